@@ -1,0 +1,332 @@
+#!/usr/bin/env bash
+# Usage: scripts/control-plane.sh up|env|down|status|build
+#
+# A real, local Kubernetes control plane for tests and the demo (envtest's approach):
+# etcd + kube-apiserver + kube-controller-manager (garbage collector and namespace
+# controllers), built from the official Go modules and started on 127.0.0.1.
+#
+#   build   build the binaries into the version-keyed cache (no-op when cached)
+#   up      build if needed, start everything, wait for /readyz, write a kubeconfig;
+#           a second `up` reuses the running plane
+#   env     print `export KUBECONFIG=…` and `export KUBE_AUDIT_LOG=…` for eval
+#   down    stop only the processes `up` started, remove their data
+#   status  say whether the plane is running
+#
+# Settings (environment):
+#   WEBSERVICE_CP_DIR     state directory (pids, kubeconfig, audit log)   [.cache/control-plane]
+#   WEBSERVICE_BIN_CACHE  where built binaries are cached                 [.cache/bin]
+#   KUBEBUILDER_ASSETS    take etcd, kube-apiserver, kubectl, kube-controller-manager from here
+#   USE_EXISTING_CLUSTER  =true: start nothing; use the caller's KUBECONFIG
+#   CP_READY_TIMEOUT      seconds to wait for /readyz                     [90]
+set -euo pipefail
+
+readonly ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+readonly MODULES="${ROOT}/scripts/controlplane"
+# shellcheck source=scripts/controlplane/versions.env
+source "${MODULES}/versions.env"
+
+readonly STATE_DIR="${WEBSERVICE_CP_DIR:-${ROOT}/.cache/control-plane}"
+readonly BIN_DIR="${WEBSERVICE_BIN_CACHE:-${ROOT}/.cache/bin}/k8s-${K8S_VERSION}-etcd-${ETCD_VERSION}"
+readonly READY_TIMEOUT="${CP_READY_TIMEOUT:-90}"
+readonly COMPONENTS=(kube-controller-manager kube-apiserver etcd)
+
+log() { echo "control-plane: $*" >&2; }
+die() { echo "error: $*" >&2; exit 1; }
+
+# --- binaries ---------------------------------------------------------------
+
+# Prints the path of a binary: KUBEBUILDER_ASSETS first, then the build cache.
+binary() {
+  local name="$1"
+  if [[ -n "${KUBEBUILDER_ASSETS:-}" && -x "${KUBEBUILDER_ASSETS}/${name}" ]]; then
+    echo "${KUBEBUILDER_ASSETS}/${name}"
+  else
+    echo "${BIN_DIR}/${name}"
+  fi
+}
+
+missing_binaries() {
+  local name
+  for name in etcd kube-apiserver kube-controller-manager kubectl; do
+    [[ -x "$(binary "${name}")" ]] || echo "${name}"
+  done
+}
+
+go_build() {
+  local module_dir="$1" logfile="$2"
+  shift 2
+  if ! (cd "${module_dir}" && go build -trimpath -buildvcs=false "$@") >"${logfile}" 2>&1; then
+    tail -n 25 "${logfile}" >&2
+    if grep -qE 'dial tcp|proxy|timeout|no such host|reading .*: (404|410)' "${logfile}"; then
+      die "downloading Go modules failed (see above; full log: ${logfile})"
+    fi
+    die "go build failed in ${module_dir} (see above; full log: ${logfile})"
+  fi
+}
+
+cmd_build() {
+  local -a missing
+  mapfile -t missing < <(missing_binaries)
+  if [[ "${#missing[@]}" -eq 0 ]]; then
+    log "binaries cached in $(dirname "$(binary kube-apiserver)")"
+    return 0
+  fi
+  command -v go >/dev/null || die "Go is not installed (needed to build ${missing[*]}); install Go >= 1.26 or set KUBEBUILDER_ASSETS"
+  mkdir -p "${BIN_DIR}"
+  local started=${SECONDS}
+  local minor="${K8S_VERSION#v1.}"
+  minor="${minor%%.*}"
+  local pkg="k8s.io/component-base/version" client="k8s.io/client-go/pkg/version"
+  local -a ldflags=(
+    -s -w
+    "-X ${pkg}.gitVersion=${K8S_VERSION}" "-X ${pkg}.gitMajor=1" "-X ${pkg}.gitMinor=${minor}"
+    "-X ${pkg}.gitTreeState=clean"
+    "-X ${client}.gitVersion=${K8S_VERSION}" "-X ${client}.gitMajor=1" "-X ${client}.gitMinor=${minor}"
+    "-X ${client}.gitTreeState=clean"
+  )
+  log "building ${missing[*]} (Kubernetes ${K8S_VERSION}, etcd ${ETCD_VERSION}); a cold build takes several minutes"
+  local tmp
+  tmp=$(mktemp -d "${BIN_DIR}/.build.XXXXXX")
+  go_build "${MODULES}/etcd" "${tmp}/etcd.log" -ldflags "-s -w" -o "${tmp}/etcd" go.etcd.io/etcd/server/v3
+  go_build "${MODULES}/kube" "${tmp}/kube.log" -ldflags "${ldflags[*]}" -o "${tmp}/" \
+    k8s.io/kubernetes/cmd/kube-apiserver k8s.io/kubernetes/cmd/kube-controller-manager k8s.io/kubernetes/cmd/kubectl
+  local name
+  for name in etcd kube-apiserver kube-controller-manager kubectl; do
+    mv -f "${tmp}/${name}" "${BIN_DIR}/${name}"
+  done
+  rm -rf "${tmp}"
+  log "built in $((SECONDS - started))s into ${BIN_DIR}"
+}
+
+# --- processes --------------------------------------------------------------
+
+pid_alive() {
+  local file="${STATE_DIR}/$1.pid"
+  [[ -f "${file}" ]] && kill -0 "$(cat "${file}")" 2>/dev/null
+}
+
+free_port() {
+  node -e 'const s=require("net").createServer();s.listen(0,"127.0.0.1",()=>{console.log(s.address().port);s.close()})'
+}
+
+port_free() {
+  node -e 'const s=require("net").createServer();s.once("error",()=>process.exit(1));s.listen(Number(process.argv[1]),"127.0.0.1",()=>s.close())' "$1"
+}
+
+start() {
+  local name="$1"
+  shift
+  "$@" >"${STATE_DIR}/${name}.log" 2>&1 &
+  echo "$!" >"${STATE_DIR}/${name}.pid"
+}
+
+kubectl_cp() {
+  "$(binary kubectl)" --kubeconfig "${STATE_DIR}/kubeconfig" "$@"
+}
+
+is_ready() {
+  kubectl_cp get --raw /readyz >/dev/null 2>&1
+}
+
+fail_start() {
+  local name="$1" why="$2"
+  echo "error: ${why}; last lines of ${STATE_DIR}/${name}.log:" >&2
+  tail -n 20 "${STATE_DIR}/${name}.log" >&2 || true
+  cmd_down >/dev/null 2>&1 || true
+  exit 1
+}
+
+wait_for() {
+  local name="$1" what="$2" check="$3"
+  local deadline=$((SECONDS + READY_TIMEOUT))
+  until "${check}"; do
+    pid_alive "${name}" || fail_start "${name}" "${name} exited before ${what}"
+    ((SECONDS < deadline)) || fail_start "${name}" "${name} was not ${what} within ${READY_TIMEOUT}s"
+    sleep 0.3
+  done
+}
+
+etcd_ready() {
+  node -e 'fetch(process.argv[1]).then(r=>process.exit(r.ok?0:1),()=>process.exit(1))' "$(cat "${STATE_DIR}/etcd.url")/health"
+}
+
+write_pki() {
+  local pki="${STATE_DIR}/pki"
+  mkdir -p "${pki}"
+  openssl req -x509 -newkey rsa:2048 -nodes -days 3650 -subj "/CN=webservice-test-ca" \
+    -keyout "${pki}/ca.key" -out "${pki}/ca.crt" 2>/dev/null
+  openssl req -newkey rsa:2048 -nodes -subj "/CN=kube-apiserver" \
+    -keyout "${pki}/server.key" -out "${pki}/server.csr" 2>/dev/null
+  printf 'subjectAltName=IP:127.0.0.1,DNS:localhost\nextendedKeyUsage=serverAuth\n' >"${pki}/server.ext"
+  openssl x509 -req -in "${pki}/server.csr" -CA "${pki}/ca.crt" -CAkey "${pki}/ca.key" -CAcreateserial \
+    -days 3650 -extfile "${pki}/server.ext" -out "${pki}/server.crt" 2>/dev/null
+  openssl genrsa -out "${pki}/sa.key" 2048 2>/dev/null
+  openssl rsa -in "${pki}/sa.key" -pubout -out "${pki}/sa.pub" 2>/dev/null
+  # Static tokens: the user is a cluster admin; the controller manager has its own
+  # name so the audit policy can leave the control plane's own traffic out.
+  local admin_token kcm_token
+  admin_token=$(openssl rand -hex 16)
+  kcm_token=$(openssl rand -hex 16)
+  printf '%s,admin,admin-uid,system:masters\n%s,system:kube-controller-manager,kcm-uid,system:masters\n' \
+    "${admin_token}" "${kcm_token}" >"${pki}/tokens.csv"
+  chmod 600 "${pki}"/*.key "${pki}/tokens.csv"
+  echo "${admin_token}" >"${pki}/admin.token"
+  echo "${kcm_token}" >"${pki}/kcm.token"
+}
+
+write_kubeconfig() {
+  local file="$1" user="$2" token="$3" server="$4"
+  cat >"${file}" <<EOF
+apiVersion: v1
+kind: Config
+clusters:
+- name: webservice-test
+  cluster:
+    server: ${server}
+    certificate-authority: ${STATE_DIR}/pki/ca.crt
+users:
+- name: ${user}
+  user:
+    token: ${token}
+contexts:
+- name: webservice-test
+  context:
+    cluster: webservice-test
+    user: ${user}
+current-context: webservice-test
+EOF
+  chmod 600 "${file}"
+}
+
+write_audit_policy() {
+  cat >"${STATE_DIR}/audit-policy.yaml" <<'EOF'
+apiVersion: audit.k8s.io/v1
+kind: Policy
+omitStages: ["RequestReceived"]
+rules:
+# The control plane's own traffic is not what tests and benchmarks count.
+- level: None
+  users: ["system:apiserver", "system:kube-controller-manager"]
+- level: None
+  userGroups: ["system:nodes", "system:serviceaccounts"]
+- level: Metadata
+EOF
+}
+
+cmd_up() {
+  if [[ "${USE_EXISTING_CLUSTER:-}" == "true" ]]; then
+    log "USE_EXISTING_CLUSTER=true: using ${KUBECONFIG:-~/.kube/config}"
+    return 0
+  fi
+  if pid_alive kube-apiserver && is_ready; then
+    log "already running ($(cat "${STATE_DIR}/server.url")); reusing it"
+    return 0
+  fi
+  cmd_down >/dev/null 2>&1 || true
+  command -v openssl >/dev/null || die "openssl is needed to make the control plane's certificates"
+  command -v node >/dev/null || die "node is needed to find free ports"
+  cmd_build
+  local started=${SECONDS}
+  mkdir -p "${STATE_DIR}"
+  local data
+  data=$(mktemp -d "${TMPDIR:-/tmp}/webservice-cp.XXXXXX")
+  echo "${data}" >"${STATE_DIR}/data.dir"
+  write_pki
+  write_audit_policy
+
+  local etcd_port peer_port api_port
+  etcd_port=$(free_port)
+  peer_port=$(free_port)
+  api_port=$(free_port)
+  local port
+  for port in "${etcd_port}" "${peer_port}" "${api_port}"; do
+    port_free "${port}" || die "port ${port} on 127.0.0.1 is already in use; run up again"
+  done
+  echo "http://127.0.0.1:${etcd_port}" >"${STATE_DIR}/etcd.url"
+  echo "https://127.0.0.1:${api_port}" >"${STATE_DIR}/server.url"
+
+  start etcd "$(binary etcd)" \
+    --name default --data-dir "${data}/etcd" \
+    --listen-client-urls "http://127.0.0.1:${etcd_port}" --advertise-client-urls "http://127.0.0.1:${etcd_port}" \
+    --listen-peer-urls "http://127.0.0.1:${peer_port}" --initial-advertise-peer-urls "http://127.0.0.1:${peer_port}" \
+    --initial-cluster "default=http://127.0.0.1:${peer_port}" \
+    --unsafe-no-fsync --log-level warn
+  wait_for etcd "healthy" etcd_ready
+
+  local pki="${STATE_DIR}/pki"
+  start kube-apiserver "$(binary kube-apiserver)" \
+    --bind-address 127.0.0.1 --advertise-address 127.0.0.1 --secure-port "${api_port}" \
+    --etcd-servers "http://127.0.0.1:${etcd_port}" \
+    --tls-cert-file "${pki}/server.crt" --tls-private-key-file "${pki}/server.key" \
+    --client-ca-file "${pki}/ca.crt" --token-auth-file "${pki}/tokens.csv" \
+    --authorization-mode RBAC \
+    --service-account-issuer https://kubernetes.default.svc --service-account-key-file "${pki}/sa.pub" \
+    --service-account-signing-key-file "${pki}/sa.key" --service-cluster-ip-range 10.96.0.0/24 \
+    --audit-policy-file "${STATE_DIR}/audit-policy.yaml" --audit-log-path "${STATE_DIR}/audit.log" \
+    --audit-log-format json --audit-log-mode blocking \
+    --cert-dir "${data}/apiserver-certs"
+  write_kubeconfig "${STATE_DIR}/kubeconfig" admin "$(cat "${pki}/admin.token")" "https://127.0.0.1:${api_port}"
+  write_kubeconfig "${STATE_DIR}/kcm.kubeconfig" system:kube-controller-manager "$(cat "${pki}/kcm.token")" \
+    "https://127.0.0.1:${api_port}"
+  wait_for kube-apiserver "ready (/readyz)" is_ready
+
+  start kube-controller-manager "$(binary kube-controller-manager)" \
+    --kubeconfig "${STATE_DIR}/kcm.kubeconfig" \
+    --controllers garbage-collector-controller,namespace-controller \
+    --leader-elect=false --secure-port 0 --use-service-account-credentials=false
+  sleep 0.5
+  pid_alive kube-controller-manager || fail_start kube-controller-manager "kube-controller-manager exited at start"
+  log "up in $((SECONDS - started))s: $(cat "${STATE_DIR}/server.url") ($("$(binary kube-apiserver)" --version))"
+}
+
+cmd_env() {
+  if [[ "${USE_EXISTING_CLUSTER:-}" == "true" ]]; then
+    printf 'export KUBECONFIG=%q\n' "${KUBECONFIG:-${HOME}/.kube/config}"
+    return 0
+  fi
+  [[ -f "${STATE_DIR}/kubeconfig" ]] || die "the control plane is not up: run scripts/control-plane.sh up"
+  printf 'export KUBECONFIG=%q\n' "${STATE_DIR}/kubeconfig"
+  printf 'export KUBE_AUDIT_LOG=%q\n' "${STATE_DIR}/audit.log"
+  printf 'export PATH=%q:"$PATH"\n' "$(dirname "$(binary kubectl)")"
+}
+
+cmd_down() {
+  [[ "${USE_EXISTING_CLUSTER:-}" == "true" ]] && return 0
+  local name pid
+  for name in "${COMPONENTS[@]}"; do
+    if pid_alive "${name}"; then
+      pid=$(cat "${STATE_DIR}/${name}.pid")
+      kill "${pid}" 2>/dev/null || true
+      for _ in $(seq 1 50); do kill -0 "${pid}" 2>/dev/null || break; sleep 0.1; done
+      kill -9 "${pid}" 2>/dev/null || true
+    fi
+    rm -f "${STATE_DIR}/${name}.pid"
+  done
+  if [[ -f "${STATE_DIR}/data.dir" ]]; then
+    rm -rf "$(cat "${STATE_DIR}/data.dir")"
+  fi
+  [[ -d "${STATE_DIR}" ]] && rm -rf "${STATE_DIR}"
+  log "down"
+}
+
+cmd_status() {
+  if pid_alive kube-apiserver && is_ready; then
+    echo "running: $(cat "${STATE_DIR}/server.url") (kubeconfig ${STATE_DIR}/kubeconfig)"
+  else
+    echo "not running"
+    return 1
+  fi
+}
+
+main() {
+  case "${1:-}" in
+    up) cmd_up ;;
+    env) cmd_env ;;
+    down) cmd_down ;;
+    status) cmd_status ;;
+    build) cmd_build ;;
+    *) sed -n '2,20p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//' >&2; exit 2 ;;
+  esac
+}
+
+main "$@"

@@ -1,0 +1,23 @@
+#!/usr/bin/env bash
+# Usage: scripts/test.sh [JEST ARGS...]      (npm test -- [JEST ARGS...])
+#
+# Everything, from a fresh clone: installs dependencies, type-checks and bundles the
+# plugin, builds the control-plane binaries if they are not cached, then runs jest:
+# unit tests, and integration tests against a real kube-apiserver + etcd that the
+# integration project's global setup starts on 127.0.0.1 and stops at the end.
+set -euo pipefail
+
+readonly ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+
+main() {
+  cd "${ROOT}"
+  bash scripts/ensure-deps.sh
+  npx --no-install tsc --noEmit -p tsconfig.json
+  node scripts/build.mjs
+  if [[ "${USE_EXISTING_CLUSTER:-}" != "true" ]]; then
+    bash scripts/control-plane.sh build
+  fi
+  npx --no-install jest "$@"
+}
+
+main "$@"

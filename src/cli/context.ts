@@ -1,0 +1,112 @@
+// Global flags and the per-invocation context every command receives.
+import * as fs from 'node:fs';
+import type { Argv } from 'yargs';
+import { KubeClient } from '../kube/client';
+import { UserError } from '../kube/errors';
+import { OUTPUT_FORMATS, OutputFormat, Printer, createPrinter } from '../print/output';
+
+export interface GlobalArgs {
+  kubeconfig?: string;
+  context?: string;
+  namespace?: string;
+  'all-namespaces'?: boolean;
+  output: OutputFormat;
+  color: boolean;
+  verbose: boolean;
+  'request-timeout': number;
+}
+
+export function globalOptions<T>(yargs: Argv<T>): Argv<T & GlobalArgs> {
+  return yargs
+    .option('kubeconfig', { type: 'string', describe: 'Path to the kubeconfig file to use', global: true })
+    .option('context', { type: 'string', describe: 'The name of the kubeconfig context to use', global: true })
+    .option('namespace', {
+      alias: 'n',
+      type: 'string',
+      describe: "Namespace of the WebServices (default: the context's namespace, else \"default\")",
+      global: true,
+    })
+    .option('all-namespaces', {
+      alias: 'A',
+      type: 'boolean',
+      describe: 'With --all: act on WebServices in every namespace',
+      global: true,
+    })
+    .option('output', {
+      alias: 'o',
+      choices: OUTPUT_FORMATS,
+      default: 'table' as OutputFormat,
+      describe: 'Output format',
+      global: true,
+    })
+    .option('color', {
+      type: 'boolean',
+      default: true,
+      describe: 'Colour tables on a terminal (--no-color or NO_COLOR turn it off)',
+      global: true,
+    })
+    .option('verbose', { alias: 'v', type: 'boolean', default: false, describe: 'Explain more; show stack traces', global: true })
+    .option('request-timeout', {
+      type: 'number',
+      default: 30,
+      describe: 'Seconds to wait for one API request before giving up',
+      global: true,
+    }) as Argv<T & GlobalArgs>;
+}
+
+export interface Context {
+  args: GlobalArgs;
+  out: Printer;
+  /** Connects on first use, so commands that work offline (-f) never need a cluster. */
+  client(): KubeClient;
+  /** Whether client() has been called, i.e. the command talked to a cluster. */
+  connected(): boolean;
+  namespace(): string;
+  /** null means every namespace (-A). */
+  scopeNamespace(): string | null;
+  now(): Date;
+}
+
+export function createContext(args: GlobalArgs): Context {
+  let client: KubeClient | undefined;
+  if (args['request-timeout'] <= 0 || !Number.isFinite(args['request-timeout'])) {
+    throw new UserError(`--request-timeout must be a positive number of seconds, got ${args['request-timeout']}`);
+  }
+  const connect = () =>
+    (client ??= KubeClient.connect({
+      kubeconfig: args.kubeconfig,
+      context: args.context,
+      requestTimeoutMs: args['request-timeout'] * 1000,
+    }));
+  const namespace = () => args.namespace || connect().connection.namespace;
+  return {
+    args,
+    out: createPrinter({ format: args.output, colorFlag: args.color }),
+    client: connect,
+    connected: () => client !== undefined,
+    namespace,
+    scopeNamespace: () => (args['all-namespaces'] ? null : namespace()),
+    now: () => new Date(),
+  };
+}
+
+/** Reads JSON from a file, or from stdin for "-". */
+export function readJsonInput(file: string): unknown {
+  let text: string;
+  try {
+    text = fs.readFileSync(file === '-' ? 0 : file, 'utf8');
+  } catch (err) {
+    throw new UserError(`cannot read ${file}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`);
+  }
+  try {
+    return JSON.parse(text);
+  } catch (err) {
+    throw new UserError(`${file} is not valid JSON: ${(err as Error).message}`);
+  }
+}
+
+/** NAME or --all, never both, never neither. */
+export function requireTarget(name: string | undefined, all: boolean | undefined, extra = ''): void {
+  if (name && all) throw new UserError('give either NAME or --all, not both');
+  if (!name && !all) throw new UserError(`give a WebService NAME or --all${extra}`);
+}

@@ -1,0 +1,16 @@
+// Adapts a command body to a yargs handler: builds the context, sets the exit code.
+import { Context, GlobalArgs, createContext } from './context';
+
+export function withContext<A>(
+  body: (ctx: Context, args: A & GlobalArgs) => Promise<number | void>,
+): (args: A) => Promise<void> {
+  return async (args: A) => {
+    const ctx = createContext(args as A & GlobalArgs);
+    const code = await body(ctx, args as A & GlobalArgs);
+    if (typeof code === 'number') process.exitCode = code;
+    if (ctx.args.verbose && ctx.connected()) {
+      const { reads, writes } = ctx.client().requests;
+      ctx.out.progress(`requests: ${reads} read, ${writes} write`);
+    }
+  };
+}

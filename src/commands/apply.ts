@@ -1,0 +1,187 @@
+// kubectl webservice apply: observe -> decide -> act -> status, per WebService.
+import type { CommandModule } from 'yargs';
+import { backoffSeconds } from '../core/backoff';
+import { Decision, decide } from '../core/decide';
+import { jsonEqual } from '../core/equal';
+import { observe } from '../core/observe';
+import { Report, buildReport, exitCodeOf } from '../core/report';
+import { parseDecision } from '../core/validate';
+import { Context, readJsonInput, requireTarget } from '../cli/context';
+import { withContext } from '../cli/run';
+import { gatherOne } from '../engine/gather';
+import { ReconcileResult, carryOut, mapBounded, reconcile, reportItem } from '../engine/reconcile';
+import { UserError } from '../kube/errors';
+import { parseDuration } from '../cli/duration';
+import { printDecisions } from './decisions';
+import { RequeueArgs, checkRequeueAfter, requeueOption } from './plan';
+import { TargetArgs, gatherTarget, nowIso, targetOptions } from './shared';
+
+interface Args extends TargetArgs, RequeueArgs {
+  filename?: string;
+  wait?: string;
+  'dry-run'?: boolean;
+  concurrency: number;
+  'skip-status'?: boolean;
+}
+
+const DEFAULT_WAIT = '5m';
+
+export const applyCommand: CommandModule<object, Args> = {
+  command: 'apply [name]',
+  describe: 'Reconcile WebServices: create or update the child ConfigMap, finalize deletions, write status',
+  builder: (yargs) =>
+    requeueOption(targetOptions(yargs, 'apply'))
+      .option('filename', {
+        alias: 'f',
+        type: 'string',
+        describe: 'Carry out a decision saved by "plan -o json" (refused if the cluster changed since); no status write',
+      })
+      .option('wait', {
+        type: 'string',
+        describe: `Repeat passes until converged or TIMEOUT (e.g. 90s, 5m; bare --wait means ${DEFAULT_WAIT})`,
+      })
+      .option('dry-run', { type: 'boolean', describe: 'Only print the decisions, as plan does' })
+      .option('concurrency', { type: 'number', default: 4, describe: 'WebServices reconciled at once with --all' })
+      .option('skip-status', { type: 'boolean', hidden: true, describe: 'Do not write status (reconcile.sh writes it)' })
+      .example('$0 apply checkout -n crd-lab', 'reconcile one WebService')
+      .example('$0 apply --all -n crd-lab -o json', 'one pass over a namespace, with a report')
+      .example('$0 apply --all --wait=2m', 'repeat until every WebService is Ready'),
+  handler: withContext<Args>(async (ctx, args) => {
+    checkRequeueAfter(args['requeue-after']);
+    if (!Number.isInteger(args.concurrency) || args.concurrency < 1) {
+      throw new UserError(`--concurrency must be a whole number >= 1, got ${args.concurrency}`);
+    }
+    if (args.filename) return applySavedDecision(ctx, args.filename);
+    requireTarget(args.name, args.all);
+    const timeoutMs = args.wait === undefined ? 0 : parseDuration(args.wait || DEFAULT_WAIT, '--wait') * 1000;
+    const results = await reconcileUntilDone(ctx, args, timeoutMs);
+    const report = buildReport(results.map(reportItem));
+    printApply(ctx, args, results, report);
+    return args['dry-run'] ? 0 : exitCodeOf(report);
+  }),
+};
+
+async function pass(ctx: Context, args: Args): Promise<ReconcileResult[]> {
+  const inputs = await gatherTarget(ctx, args);
+  const options = {
+    requeueAfterSeconds: args['requeue-after'],
+    now: nowIso(ctx),
+    dryRun: args['dry-run'],
+    skipStatus: args['skip-status'],
+  };
+  return mapBounded(inputs, args.concurrency, (input) => reconcile(ctx.client(), input, options));
+}
+
+/**
+ * One pass, or with --wait, passes until converged or timed out. A requeue comes back
+ * after its after_seconds; an error or conflict after exponential backoff with jitter.
+ */
+async function reconcileUntilDone(ctx: Context, args: Args, timeoutMs: number): Promise<ReconcileResult[]> {
+  const deadline = Date.now() + timeoutMs;
+  const failures = new Map<string, number>();
+  for (let round = 1; ; round++) {
+    const results = await pass(ctx, args);
+    if (timeoutMs === 0 || args['dry-run']) return results;
+    const pending = results.filter((r) => !r.converged && !(r.decision.action === 'finalize' && !r.error));
+    if (pending.length === 0) return results;
+    const delays = pending.map((r) => {
+      const key = `${r.decision.namespace}/${r.decision.name}`;
+      if (r.decision.action === 'requeue' && !r.error) return r.decision.after_seconds ?? 1;
+      const n = (failures.get(key) ?? 0) + 1;
+      failures.set(key, n);
+      return backoffSeconds(n, Math.random());
+    });
+    const waitMs = Math.min(Math.min(...delays) * 1000, deadline - Date.now());
+    if (waitMs <= 0) return results;
+    if (process.stderr.isTTY) {
+      const names = pending.map((r) => `${r.decision.name} (${r.error ? 'error' : r.decision.action})`).join(', ');
+      ctx.out.progress(`pass ${round}: waiting ${Math.ceil(waitMs / 1000)}s for ${names}`);
+    }
+    await new Promise((resolve) => setTimeout(resolve, waitMs));
+  }
+}
+
+function printApply(ctx: Context, args: Args, results: ReconcileResult[], report: Report): void {
+  const { out } = ctx;
+  if (out.format === 'json' || out.format === 'yaml') {
+    if (args['dry-run']) out.data(args.name ? results[0].decision : { items: results.map((r) => r.decision) });
+    else out.data(args.name ? singleResult(results[0]) : report);
+    return;
+  }
+  printDecisions(
+    ctx,
+    results.map((r) => ({
+      decision: r.decision,
+      result: args['dry-run'] ? undefined : describeResult(r),
+      failed: Boolean(r.error),
+    })),
+  );
+  if (!args['dry-run'] && args.all) {
+    const counts = Object.entries(report.summary)
+      .filter(([, n]) => n > 0)
+      .map(([action, n]) => `${n} ${action}`)
+      .join(', ');
+    out.line(`\n${counts || 'nothing in scope'}; converged: ${report.converged}`);
+  }
+}
+
+function singleResult(r: ReconcileResult) {
+  return {
+    decision: r.decision,
+    result: {
+      statusWritten: r.statusWritten,
+      cleaned: r.cleaned,
+      converged: r.converged,
+      ...(r.error ? { error: r.error.message } : {}),
+    },
+  };
+}
+
+function describeResult(r: ReconcileResult): string {
+  if (r.error) return `error: ${r.error.message}`;
+  const parts: string[] = [];
+  switch (r.decision.action) {
+    case 'create':
+      parts.push('created');
+      break;
+    case 'update':
+      parts.push('patched');
+      break;
+    case 'noop':
+      parts.push('unchanged');
+      break;
+    case 'requeue':
+      parts.push(`requeue in ${r.decision.after_seconds}s`);
+      break;
+    case 'conflict':
+      parts.push('left untouched');
+      break;
+    case 'finalize':
+      parts.push(r.cleaned.length > 0 ? `cleaned ${r.cleaned.join(',')}` : 'finalizer removed');
+      break;
+  }
+  if (r.statusWritten) parts.push('status written');
+  return parts.join(', ');
+}
+
+/** Carries out a saved plan only if planning now gives the very same decision. */
+async function applySavedDecision(ctx: Context, file: string): Promise<number> {
+  const saved = parseDecision(readJsonInput(file));
+  const fresh = decide(observe(await gatherOne(ctx.client(), saved.namespace, saved.name)), {
+    requeueAfterSeconds: saved.after_seconds,
+  });
+  if (!jsonEqual(stripUndefined(fresh), saved)) {
+    throw new UserError(
+      `the decision in ${file} is stale: planning webservice/${saved.name} now gives "${fresh.action}" (${fresh.reason}); run plan again`,
+    );
+  }
+  const cleaned = await carryOut(ctx.client(), fresh);
+  const result = { decision: fresh, result: { cleaned, statusWritten: false } };
+  if (ctx.out.format === 'json' || ctx.out.format === 'yaml') ctx.out.data(result);
+  else printDecisions(ctx, [{ decision: fresh, result: fresh.ops.length > 0 ? 'carried out' : 'nothing to do' }]);
+  return fresh.action === 'conflict' ? 1 : fresh.action === 'requeue' ? 2 : 0;
+}
+
+function stripUndefined(decision: Decision): Decision {
+  return JSON.parse(JSON.stringify(decision)) as Decision;
+}

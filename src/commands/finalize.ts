@@ -1,0 +1,73 @@
+// kubectl webservice finalize: the last reconcile of a WebService being deleted.
+// Deletes the children it owns, then removes only our finalizer.
+import type { CommandModule } from 'yargs';
+import { FINALIZER } from '../core/model';
+import { observe } from '../core/observe';
+import { Context } from '../cli/context';
+import { withContext } from '../cli/run';
+import { reconcile } from '../engine/reconcile';
+import { UserError } from '../kube/errors';
+import { TargetArgs, gatherTarget, nowIso, targetOptions } from './shared';
+
+interface FinalizeRow {
+  namespace: string;
+  name: string;
+  cleaned: string[];
+  finalizerRemoved: boolean;
+  error?: string;
+}
+
+export const finalizeCommand: CommandModule<object, TargetArgs> = {
+  command: 'finalize [name]',
+  describe: 'Clean up after a WebService that is being deleted: delete its children, then remove our finalizer',
+  builder: (yargs) =>
+    targetOptions(yargs, 'finalize')
+      .example('kubectl delete webservice ephemeral --wait=false && $0 finalize ephemeral', 'finish a deletion')
+      .example('$0 finalize --all -o json', 'finalize every WebService that is being deleted'),
+  handler: withContext<TargetArgs>(async (ctx, args) => {
+    const inputs = await gatherTarget(ctx, args);
+    const terminating = inputs.filter((input) => observe(input).deleting);
+    if (args.name && terminating.length === 0) {
+      throw new UserError(
+        `webservice "${args.name}" is not being deleted; finalize only finishes a deletion ` +
+          `(kubectl delete webservice ${args.name} --wait=false), so nothing was touched`,
+      );
+    }
+    const rows: FinalizeRow[] = [];
+    for (const input of terminating) {
+      const result = await reconcile(ctx.client(), input, { now: nowIso(ctx) });
+      rows.push({
+        namespace: result.decision.namespace,
+        name: result.decision.name,
+        cleaned: result.cleaned,
+        finalizerRemoved: result.decision.action === 'finalize' && !result.error,
+        ...(result.error ? { error: result.error.message } : {}),
+      });
+    }
+    printFinalize(ctx, rows, Boolean(args.name));
+    return rows.some((r) => r.error) ? 1 : 0;
+  }),
+};
+
+function printFinalize(ctx: Context, rows: FinalizeRow[], single: boolean): void {
+  const { out } = ctx;
+  if (out.format === 'json' || out.format === 'yaml') {
+    out.data(single ? rows[0] : { items: rows });
+    return;
+  }
+  if (rows.length === 0) {
+    out.progress('No WebServices are being deleted.');
+    return;
+  }
+  out.table(
+    ['namespace', 'name', 'cleaned', 'finalizer'],
+    rows.map((row) => [
+      { text: row.namespace },
+      { text: row.name },
+      { text: row.cleaned.join(',') || '<none>' },
+      row.error
+        ? { text: `error: ${row.error}`, style: out.color.red }
+        : { text: row.finalizerRemoved ? `removed ${FINALIZER}` : 'already gone', style: out.color.magenta },
+    ]),
+  );
+}

@@ -1,0 +1,169 @@
+// observe: raw objects in, the facts a decision needs out. Pure.
+import {
+  ConfigMap,
+  DEFAULT_REPLICAS,
+  DEFAULT_TIER,
+  KIND,
+  MANAGED_BY_LABEL,
+  MANAGED_BY_VALUE,
+  OwnerReference,
+  READY,
+  SyncInput,
+  WebService,
+  WebServiceStatus,
+  childName,
+} from './model';
+
+/** What the CR asks for, with the CRD's defaults filled in. */
+export interface DesiredState {
+  image: string;
+  replicas: number;
+  tier: string;
+  dependsOn?: string[];
+}
+
+/** The child's content that we own; `{}` while the child does not exist. */
+export interface ActualState {
+  image?: string;
+  replicas?: string;
+  tier?: string;
+}
+
+export interface ChildFacts {
+  name: string;
+  uid?: string;
+  resourceVersion?: string;
+  /** A controller ownerReference carries the parent's uid. */
+  controlledByParent: boolean;
+  /** Our managed-by label is set to our value. */
+  managedByUs: boolean;
+  labels: Record<string, string>;
+  ownerReferences: OwnerReference[];
+  data: Record<string, string>;
+}
+
+export interface ChildRef {
+  name: string;
+  uid?: string;
+  resourceVersion?: string;
+}
+
+export type DependencyState = 'Ready' | 'NotFound' | 'NotReady' | 'Deleting';
+
+export interface DependencyFacts {
+  name: string;
+  state: DependencyState;
+  message: string;
+}
+
+export interface Observation {
+  namespace: string;
+  name: string;
+  desired: DesiredState;
+  actual: ActualState;
+  uid: string;
+  generation: number;
+  resourceVersion?: string;
+  deleting: boolean;
+  finalizers: string[];
+  child: ChildFacts | null;
+  /** Every ConfigMap that carries our label and a controller reference to this CR. */
+  ownedChildren: ChildRef[];
+  dependencies: DependencyFacts[];
+  status: WebServiceStatus;
+}
+
+const ACTUAL_KEYS = ['image', 'replicas', 'tier'] as const;
+
+export function observe(input: SyncInput): Observation {
+  const { parent } = input;
+  const meta = parent.metadata;
+  const namespace = meta.namespace ?? 'default';
+  const uid = meta.uid ?? '';
+  const wantedChild = childName(meta.name);
+  const child = input.children.find((c) => c.metadata.name === wantedChild && sameNamespace(c, namespace)) ?? null;
+
+  return {
+    namespace,
+    name: meta.name,
+    desired: desiredOf(parent),
+    actual: child ? actualOf(child) : {},
+    uid,
+    generation: meta.generation ?? 0,
+    resourceVersion: meta.resourceVersion,
+    deleting: Boolean(meta.deletionTimestamp),
+    finalizers: meta.finalizers ?? [],
+    child: child ? childFacts(child, uid) : null,
+    ownedChildren: input.children
+      .filter((c) => sameNamespace(c, namespace) && isOurs(c, uid))
+      .map((c) => ({ name: c.metadata.name, uid: c.metadata.uid, resourceVersion: c.metadata.resourceVersion }))
+      .sort((a, b) => a.name.localeCompare(b.name)),
+    dependencies: (parent.spec.dependsOn ?? []).map((name) => dependencyFacts(name, namespace, input.related)),
+    status: parent.status ?? {},
+  };
+}
+
+export function desiredOf(parent: WebService): DesiredState {
+  const desired: DesiredState = {
+    image: parent.spec.image,
+    replicas: parent.spec.replicas ?? DEFAULT_REPLICAS,
+    tier: parent.spec.tier ?? DEFAULT_TIER,
+  };
+  if (parent.spec.dependsOn && parent.spec.dependsOn.length > 0) desired.dependsOn = [...parent.spec.dependsOn];
+  return desired;
+}
+
+function actualOf(child: ConfigMap): ActualState {
+  const actual: ActualState = {};
+  for (const key of ACTUAL_KEYS) {
+    const value = child.data?.[key];
+    if (value !== undefined) actual[key] = value;
+  }
+  return actual;
+}
+
+function childFacts(child: ConfigMap, parentUid: string): ChildFacts {
+  const labels = child.metadata.labels ?? {};
+  return {
+    name: child.metadata.name,
+    uid: child.metadata.uid,
+    resourceVersion: child.metadata.resourceVersion,
+    controlledByParent: isControlledBy(child, parentUid),
+    managedByUs: labels[MANAGED_BY_LABEL] === MANAGED_BY_VALUE,
+    labels,
+    ownerReferences: child.metadata.ownerReferences ?? [],
+    data: child.data ?? {},
+  };
+}
+
+function isControlledBy(child: ConfigMap, parentUid: string): boolean {
+  return (child.metadata.ownerReferences ?? []).some(
+    (ref) => ref.controller === true && ref.kind === KIND && parentUid !== '' && ref.uid === parentUid,
+  );
+}
+
+function isOurs(child: ConfigMap, parentUid: string): boolean {
+  return child.metadata.labels?.[MANAGED_BY_LABEL] === MANAGED_BY_VALUE && isControlledBy(child, parentUid);
+}
+
+function sameNamespace(obj: { metadata: { namespace?: string } }, namespace: string): boolean {
+  return (obj.metadata.namespace ?? namespace) === namespace;
+}
+
+function dependencyFacts(name: string, namespace: string, related: WebService[]): DependencyFacts {
+  const dep = related.find((ws) => ws.metadata.name === name && sameNamespace(ws, namespace));
+  if (!dep) return { name, state: 'NotFound', message: `webservice/${name} not found` };
+  if (dep.metadata.deletionTimestamp) return { name, state: 'Deleting', message: `webservice/${name} is being deleted` };
+  const generation = dep.metadata.generation ?? 0;
+  const ready = dep.status?.conditions?.find((c) => c.type === READY);
+  const observed = ready?.observedGeneration ?? dep.status?.observedGeneration;
+  if (ready?.status === 'True' && observed === generation) {
+    return { name, state: 'Ready', message: `webservice/${name} is Ready` };
+  }
+  const why = !ready
+    ? 'has no Ready condition yet'
+    : ready.status !== 'True'
+      ? `is not Ready (${ready.reason || 'no reason'})`
+      : `has not observed generation ${generation} yet`;
+  return { name, state: 'NotReady', message: `webservice/${name} ${why}` };
+}

@@ -1,0 +1,45 @@
+// The report of one pass over many CRs, and the exit code it implies. Pure.
+import { ACTIONS, Action } from './decide';
+
+export interface ReportItem {
+  name: string;
+  namespace: string;
+  action: Action;
+  reason: string;
+  target: string;
+  /** Set when carrying out the decision failed. */
+  error?: string;
+  /** observedGeneration == generation and Ready=True after the pass. */
+  converged: boolean;
+  after_seconds?: number;
+}
+
+export type Summary = Record<Action | 'error', number>;
+
+export interface Report {
+  items: ReportItem[];
+  summary: Summary;
+  converged: boolean;
+}
+
+export function buildReport(items: ReportItem[]): Report {
+  const summary = Object.fromEntries([...ACTIONS, 'error'].map((key) => [key, 0])) as Summary;
+  for (const item of items) {
+    summary[item.action]++;
+    if (item.error) summary.error++;
+  }
+  const sorted = [...items].sort((a, b) => a.namespace.localeCompare(b.namespace) || a.name.localeCompare(b.name));
+  // A CR that finalize removed is gone, so it cannot hold anything back.
+  const converged = sorted.every((item) => item.converged || (item.action === 'finalize' && !item.error));
+  return { items: sorted, summary, converged };
+}
+
+export const EXIT_CONVERGED = 0;
+export const EXIT_FAILED = 1;
+export const EXIT_PENDING = 2;
+
+/** 0 converged; 1 errors or conflicts; 2 requeues (or anything else) still pending. */
+export function exitCodeOf(report: Report): number {
+  if (report.summary.error > 0 || report.summary.conflict > 0) return EXIT_FAILED;
+  return report.converged ? EXIT_CONVERGED : EXIT_PENDING;
+}

@@ -1,0 +1,97 @@
+// Shape checks for JSON that comes from outside (files, stdin). Pure.
+// Never trust CR content: anything that does not have the expected shape is refused
+// with a message naming the field, before the core sees it.
+import { ACTIONS, Decision } from './decide';
+import { ConfigMap, SyncInput, WebService } from './model';
+import { Observation } from './observe';
+
+export class InputError extends Error {}
+
+type Json = Record<string, unknown>;
+
+function isObject(value: unknown): value is Json {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+function need(condition: boolean, message: string): void {
+  if (!condition) throw new InputError(message);
+}
+
+function checkWebService(value: unknown, where: string): WebService {
+  need(isObject(value), `${where} must be a WebService object`);
+  const ws = value as Json;
+  need(isObject(ws.metadata) && typeof (ws.metadata as Json).name === 'string', `${where}.metadata.name must be a string`);
+  need(isObject(ws.spec), `${where}.spec must be an object`);
+  const spec = ws.spec as Json;
+  need(typeof spec.image === 'string' && spec.image !== '', `${where}.spec.image must be a non-empty string`);
+  need(spec.replicas === undefined || Number.isInteger(spec.replicas), `${where}.spec.replicas must be an integer`);
+  need(spec.tier === undefined || typeof spec.tier === 'string', `${where}.spec.tier must be a string`);
+  need(
+    spec.dependsOn === undefined || (Array.isArray(spec.dependsOn) && spec.dependsOn.every((d) => typeof d === 'string')),
+    `${where}.spec.dependsOn must be a list of names`,
+  );
+  return value as WebService;
+}
+
+function checkConfigMap(value: unknown, where: string): ConfigMap {
+  need(isObject(value), `${where} must be a ConfigMap object`);
+  const cm = value as Json;
+  need(isObject(cm.metadata) && typeof (cm.metadata as Json).name === 'string', `${where}.metadata.name must be a string`);
+  need(
+    cm.data === undefined || (isObject(cm.data) && Object.values(cm.data).every((v) => typeof v === 'string')),
+    `${where}.data must map strings to strings`,
+  );
+  return value as ConfigMap;
+}
+
+/** {parent, children?, related?}: raw objects, e.g. from `kubectl get -o json`. */
+export function parseSyncInput(value: unknown): SyncInput {
+  need(isObject(value), 'input must be a JSON object');
+  const input = value as Json;
+  const children = input.children ?? [];
+  const related = input.related ?? [];
+  need(Array.isArray(children), 'children must be a list of ConfigMaps');
+  need(Array.isArray(related), 'related must be a list of WebServices');
+  return {
+    parent: checkWebService(input.parent, 'parent'),
+    children: (children as unknown[]).map((c, i) => checkConfigMap(c, `children[${i}]`)),
+    related: (related as unknown[]).map((r, i) => checkWebService(r, `related[${i}]`)),
+  };
+}
+
+export function isSyncInput(value: unknown): boolean {
+  return isObject(value) && 'parent' in value;
+}
+
+export function parseObservation(value: unknown): Observation {
+  need(isObject(value), 'observation must be a JSON object');
+  const obs = value as Json;
+  for (const key of ['namespace', 'name', 'uid'] as const) {
+    need(typeof obs[key] === 'string', `observation.${key} must be a string`);
+  }
+  need(isObject(obs.desired) && typeof (obs.desired as Json).image === 'string', 'observation.desired.image must be a string');
+  need(Number.isInteger((obs.desired as Json).replicas), 'observation.desired.replicas must be an integer');
+  need(typeof (obs.desired as Json).tier === 'string', 'observation.desired.tier must be a string');
+  need(isObject(obs.actual), 'observation.actual must be an object');
+  need(Number.isInteger(obs.generation), 'observation.generation must be an integer');
+  need(typeof obs.deleting === 'boolean', 'observation.deleting must be a boolean');
+  need(Array.isArray(obs.finalizers), 'observation.finalizers must be a list');
+  need(obs.child === null || isObject(obs.child), 'observation.child must be an object or null');
+  need(Array.isArray(obs.ownedChildren), 'observation.ownedChildren must be a list');
+  need(Array.isArray(obs.dependencies), 'observation.dependencies must be a list');
+  need(isObject(obs.status), 'observation.status must be an object');
+  return value as unknown as Observation;
+}
+
+export function parseDecision(value: unknown): Decision {
+  need(isObject(value), 'decision must be a JSON object');
+  const d = value as Json;
+  need(typeof d.namespace === 'string' && typeof d.name === 'string', 'decision.namespace and decision.name must be strings');
+  need(ACTIONS.includes(d.action as never), `decision.action must be one of ${ACTIONS.join(', ')}`);
+  need(Array.isArray(d.ops), 'decision.ops must be a list');
+  const known = ['addFinalizer', 'createChild', 'patchChild', 'deleteChild', 'removeFinalizer'];
+  for (const [i, op] of (d.ops as unknown[]).entries()) {
+    need(isObject(op) && known.includes((op as Json).op as string), `decision.ops[${i}].op must be one of ${known.join(', ')}`);
+  }
+  return value as unknown as Decision;
+}

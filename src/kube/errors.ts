@@ -1,0 +1,74 @@
+// Typed API errors. The client module maps every failure into one of these, so
+// commands can tell "not found" from "conflict" without knowing client-node.
+
+export type KubeErrorKind =
+  | 'NotFound'
+  | 'AlreadyExists'
+  | 'Conflict'
+  | 'Forbidden'
+  | 'Unauthorized'
+  | 'Invalid'
+  | 'Unreachable'
+  | 'Timeout'
+  | 'Server';
+
+export class KubeError extends Error {
+  constructor(
+    readonly kind: KubeErrorKind,
+    message: string,
+    readonly httpStatus?: number,
+  ) {
+    super(message);
+    this.name = `${kind}Error`;
+  }
+}
+
+export class NotFoundError extends KubeError {
+  constructor(message: string) {
+    super('NotFound', message, 404);
+  }
+}
+
+/** 409: either an optimistic-concurrency conflict or AlreadyExists on create. */
+export class ConflictError extends KubeError {
+  constructor(
+    message: string,
+    readonly alreadyExists = false,
+  ) {
+    super(alreadyExists ? 'AlreadyExists' : 'Conflict', message, 409);
+  }
+}
+
+export class ForbiddenError extends KubeError {
+  constructor(message: string, httpStatus = 403) {
+    super(httpStatus === 401 ? 'Unauthorized' : 'Forbidden', message, httpStatus);
+  }
+}
+
+export class InvalidError extends KubeError {
+  constructor(message: string, httpStatus = 422) {
+    super('Invalid', message, httpStatus);
+  }
+}
+
+export class UnreachableError extends KubeError {
+  constructor(message: string, timeout = false) {
+    super(timeout ? 'Timeout' : 'Unreachable', message);
+  }
+}
+
+/** A usage or configuration error: bad flags, no kubeconfig, a CR in the wrong state. */
+export class UserError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'UserError';
+  }
+}
+
+export function isConflict(err: unknown): err is ConflictError {
+  return err instanceof ConflictError;
+}
+
+export function isNotFound(err: unknown): err is NotFoundError {
+  return err instanceof NotFoundError;
+}

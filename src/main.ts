@@ -1,0 +1,61 @@
+// Entry point of the kubectl-webservice plugin.
+// require-style imports make esbuild take yargs' CommonJS build, whose help text
+// wraps at word boundaries (the ESM build ships a naive wrapper).
+import yargs = require('yargs');
+import helpers = require('yargs/helpers');
+import { globalOptions } from './cli/context';
+import { applyCommand } from './commands/apply';
+import { finalizeCommand } from './commands/finalize';
+import { observeCommand } from './commands/observe';
+import { planCommand } from './commands/plan';
+import { statusCommand } from './commands/status';
+import { InputError } from './core/validate';
+import { KubeError, UserError } from './kube/errors';
+
+declare const PLUGIN_VERSION: string | undefined;
+const version = typeof PLUGIN_VERSION === 'string' ? PLUGIN_VERSION : 'dev';
+
+class UsageError extends Error {}
+
+export async function main(argv: string[]): Promise<void> {
+  const verbose = argv.includes('-v') || argv.includes('--verbose');
+  try {
+    await globalOptions(yargs(argv))
+      .scriptName('kubectl webservice')
+      .usage('$0 <command> [NAME | --all] [flags]\n\nReconcile WebService custom resources (webservices.apps.labhub.io).')
+      .command(observeCommand)
+      .command(planCommand)
+      .command(applyCommand)
+      .command(statusCommand)
+      .command(finalizeCommand)
+      .demandCommand(1, 'give a command: observe, plan, apply, status or finalize')
+      .recommendCommands()
+      .strict()
+      .version(version)
+      .help()
+      .alias('h', 'help')
+      .wrap(Math.min(120, process.stdout.columns || 100))
+      .fail((message, err) => {
+        throw err ?? new UsageError(message);
+      })
+      .parseAsync();
+  } catch (err) {
+    reportError(err, verbose);
+  }
+}
+
+function reportError(err: unknown, verbose: boolean): void {
+  const error = err instanceof Error ? err : new Error(String(err));
+  process.stderr.write(`error: ${oneLine(error.message)}\n`);
+  if (err instanceof UsageError) process.stderr.write('See "kubectl webservice --help" for usage.\n');
+  const expected = err instanceof UserError || err instanceof KubeError || err instanceof InputError || err instanceof UsageError;
+  if (verbose && error.stack) process.stderr.write(`${error.stack}\n`);
+  else if (!expected && !verbose) process.stderr.write('(run with -v for details)\n');
+  process.exitCode = 1;
+}
+
+function oneLine(message: string): string {
+  return message.replace(/\s*\n\s*/g, ' ').trim();
+}
+
+void main(helpers.hideBin(process.argv));

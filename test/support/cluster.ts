@@ -1,0 +1,145 @@
+// Test helpers that drive the bundled plugin and kubectl as a user would, and read
+// the control plane's audit log to count requests. Nothing here mocks the API server.
+import { spawnSync } from 'node:child_process';
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+
+export const ROOT = path.resolve(__dirname, '../..');
+export const PLUGIN = path.join(ROOT, 'dist/kubectl-webservice');
+
+export interface RunResult {
+  status: number;
+  stdout: string;
+  stderr: string;
+}
+
+function run(command: string, args: string[], input?: string, env: NodeJS.ProcessEnv = {}): RunResult {
+  const result = spawnSync(command, args, {
+    encoding: 'utf8',
+    input,
+    env: { ...process.env, NO_COLOR: '1', ...env },
+    timeout: 120_000,
+  });
+  if (result.error) throw result.error;
+  return { status: result.status ?? -1, stdout: result.stdout, stderr: result.stderr };
+}
+
+/** Runs the bundled plugin the way kubectl would: a child process. */
+export function plugin(args: string[], options: { input?: string; env?: NodeJS.ProcessEnv } = {}): RunResult {
+  return run(PLUGIN, args, options.input, options.env);
+}
+
+/** Runs kubectl and throws on failure, with its stderr. */
+export function kubectl(args: string[], input?: string): string {
+  const result = run('kubectl', args, input);
+  if (result.status !== 0) throw new Error(`kubectl ${args.join(' ')} failed: ${result.stderr}`);
+  return result.stdout;
+}
+
+export function getJson<T = any>(args: string[]): T {
+  return JSON.parse(kubectl([...args, '-o', 'json'])) as T;
+}
+
+export function tryGetJson<T = any>(args: string[]): T | null {
+  const result = run('kubectl', [...args, '-o', 'json']);
+  if (result.status !== 0) {
+    if (/NotFound|not found/.test(result.stderr)) return null;
+    throw new Error(`kubectl ${args.join(' ')} failed: ${result.stderr}`);
+  }
+  return JSON.parse(result.stdout) as T;
+}
+
+/** A fresh namespace for one test file, deleted (without waiting) afterwards. */
+export function createNamespace(prefix: string): string {
+  const name = `${prefix}-${process.pid}-${Math.floor(Math.random() * 1e6)}`;
+  kubectl(['create', 'namespace', name]);
+  return name;
+}
+
+export function deleteNamespace(name: string): void {
+  run('kubectl', ['delete', 'namespace', name, '--wait=false']);
+}
+
+export function applyYaml(namespace: string, yaml: string): void {
+  kubectl(['apply', '-n', namespace, '-f', '-'], yaml);
+}
+
+export function webService(name: string, spec: Record<string, unknown>, extra: Record<string, unknown> = {}): string {
+  return JSON.stringify({ apiVersion: 'apps.labhub.io/v1', kind: 'WebService', metadata: { name, ...extra }, spec });
+}
+
+export function sleep(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms));
+}
+
+export async function eventually<T>(check: () => T | null | undefined | false, timeoutMs = 30_000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = check();
+    if (value) return value;
+    if (Date.now() > deadline) throw new Error(`condition not met within ${timeoutMs}ms`);
+    await sleep(250);
+  }
+}
+
+export interface AuditEvent {
+  verb: string;
+  user: { username: string };
+  userAgent?: string;
+  stage: string;
+  auditID: string;
+  objectRef?: { resource?: string; namespace?: string; name?: string; subresource?: string };
+  responseStatus?: { code?: number };
+}
+
+const MUTATING = new Set(['create', 'update', 'patch', 'delete', 'deletecollection']);
+
+/**
+ * A window on the audit log: call mark() before an action, then events() after it.
+ * The log is written by the apiserver asynchronously to our client, so events()
+ * first makes a marker request and waits until that request appears.
+ */
+export class AuditWindow {
+  private offset = 0;
+
+  constructor(private readonly namespace: string) {}
+
+  static available(): boolean {
+    return Boolean(process.env.KUBE_AUDIT_LOG && fs.existsSync(process.env.KUBE_AUDIT_LOG));
+  }
+
+  mark(): void {
+    this.offset = fs.statSync(process.env.KUBE_AUDIT_LOG!).size;
+  }
+
+  async events(): Promise<AuditEvent[]> {
+    const marker = `audit-marker-${Date.now()}-${Math.floor(Math.random() * 1e6)}`;
+    run('kubectl', ['get', 'configmap', marker, '-n', this.namespace, '--ignore-not-found']);
+    const all = await eventually(() => {
+      const events = this.read();
+      return events.some((e) => e.objectRef?.name === marker) ? events : null;
+    });
+    return all.filter((e) => e.objectRef?.name !== marker && e.objectRef?.namespace === this.namespace);
+  }
+
+  async mutating(): Promise<AuditEvent[]> {
+    return (await this.events()).filter((e) => MUTATING.has(e.verb));
+  }
+
+  private read(): AuditEvent[] {
+    const fd = fs.openSync(process.env.KUBE_AUDIT_LOG!, 'r');
+    try {
+      const size = fs.fstatSync(fd).size;
+      const buffer = Buffer.alloc(size - this.offset);
+      fs.readSync(fd, buffer, 0, buffer.length, this.offset);
+      return buffer
+        .toString('utf8')
+        .split('\n')
+        .filter((line) => line.trim() !== '')
+        .map((line) => JSON.parse(line) as AuditEvent)
+        .filter((e) => e.stage === 'ResponseComplete');
+    } finally {
+      fs.closeSync(fd);
+    }
+  }
+}

@@ -1,0 +1,26 @@
+// Starts one real control plane for the whole integration run (unless
+// USE_EXISTING_CLUSTER=true) and installs the CRD. Workers inherit the environment.
+import { execFileSync } from 'node:child_process';
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import { ROOT, PLUGIN, kubectl } from './cluster';
+
+export default async function globalSetup(): Promise<void> {
+  if (!fs.existsSync(PLUGIN)) {
+    throw new Error(`${PLUGIN} is missing: run the tests with "npm test", which builds it first`);
+  }
+  if (process.env.USE_EXISTING_CLUSTER !== 'true') {
+    const stateDir = fs.mkdtempSync(path.join(os.tmpdir(), 'webservice-test-plane-'));
+    process.env.WEBSERVICE_CP_DIR = stateDir;
+    execFileSync('bash', [path.join(ROOT, 'scripts/control-plane.sh'), 'up'], { stdio: ['ignore', 'inherit', 'inherit'] });
+    const env = execFileSync('bash', [path.join(ROOT, 'scripts/control-plane.sh'), 'env'], { encoding: 'utf8' });
+    for (const match of env.matchAll(/^export (KUBECONFIG|KUBE_AUDIT_LOG)=(.*)$/gm)) {
+      process.env[match[1]] = match[2].replace(/^'|'$/g, '');
+    }
+    const binDir = /^export PATH=(.*):"\$PATH"$/m.exec(env)?.[1]?.replace(/^'|'$/g, '');
+    if (binDir) process.env.PATH = `${binDir}${path.delimiter}${process.env.PATH}`;
+  }
+  kubectl(['apply', '-f', path.join(ROOT, 'crds/webservices.apps.labhub.io.yaml')]);
+  kubectl(['wait', '--for', 'condition=Established', '--timeout=60s', 'crd/webservices.apps.labhub.io']);
+}
