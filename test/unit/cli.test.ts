@@ -1,0 +1,82 @@
+// Pure pieces of the CLI: tables, colour rules, durations, input validation.
+import { parseDuration } from '../../src/cli/duration';
+import { observe } from '../../src/core/observe';
+import { InputError, parseDecision, parseSyncInput } from '../../src/core/validate';
+import { age, formatTable, wantsColor } from '../../src/print/output';
+
+describe('formatTable', () => {
+  it('pads columns with three spaces like kubectl, uppercase headers, no trailing blanks', () => {
+    const table = formatTable(
+      ['name', 'action'],
+      [
+        [{ text: 'checkout' }, { text: 'noop' }],
+        [{ text: 'search' }, { text: 'create' }],
+      ],
+    );
+    expect(table).toBe('NAME       ACTION\ncheckout   noop\nsearch     create\n');
+  });
+
+  it('applies styles after padding so colour does not break alignment', () => {
+    const table = formatTable(['a', 'b'], [[{ text: 'x', style: (s) => `<${s}>` }, { text: 'y' }]]);
+    expect(table.split('\n')[1]).toBe('<x   >y');
+  });
+});
+
+describe('wantsColor', () => {
+  it('only on a TTY, never with NO_COLOR or --no-color', () => {
+    expect(wantsColor(true, { isTTY: true }, {})).toBe(true);
+    expect(wantsColor(true, { isTTY: false }, {})).toBe(false);
+    expect(wantsColor(true, { isTTY: true }, { NO_COLOR: '1' })).toBe(false);
+    expect(wantsColor(false, { isTTY: true }, {})).toBe(false);
+  });
+});
+
+describe('age', () => {
+  it('prints kubectl-style ages', () => {
+    const now = new Date('2026-11-29T12:00:00Z');
+    expect(age('2026-11-29T11:59:15Z', now)).toBe('45s');
+    expect(age('2026-11-29T11:00:00Z', now)).toBe('60m');
+    expect(age('2026-11-29T02:00:00Z', now)).toBe('10h');
+    expect(age('2026-11-20T12:00:00Z', now)).toBe('9d');
+  });
+});
+
+describe('parseDuration', () => {
+  it('reads seconds, units and compounds', () => {
+    expect(parseDuration('90', '--wait')).toBe(90);
+    expect(parseDuration('2m', '--wait')).toBe(120);
+    expect(parseDuration('1m30s', '--wait')).toBe(90);
+    expect(parseDuration('500ms', '--wait')).toBe(0.5);
+  });
+
+  it('refuses nonsense with the flag name', () => {
+    expect(() => parseDuration('soon', '--wait')).toThrow('invalid duration for --wait: "soon"');
+    expect(() => parseDuration('0s', '--wait')).toThrow('--wait must be longer than zero');
+  });
+});
+
+describe('input validation', () => {
+  const parent = { metadata: { name: 'checkout', namespace: 'ns', uid: 'u' }, spec: { image: 'nginx:1.27' } };
+
+  it('accepts raw objects and fills defaults in desired', () => {
+    const obs = observe(parseSyncInput({ parent }));
+    expect(obs.desired).toEqual({ image: 'nginx:1.27', replicas: 1, tier: 'dev' });
+    expect(obs.actual).toEqual({});
+    expect(obs.child).toBeNull();
+  });
+
+  it('names the field that is wrong', () => {
+    expect(() => parseSyncInput({ parent: { ...parent, spec: { image: 5 } } })).toThrow('parent.spec.image must be a non-empty string');
+    expect(() => parseSyncInput({ parent, children: [{ metadata: { name: 'x' }, data: { a: 1 } }] })).toThrow(
+      'children[0].data must map strings to strings',
+    );
+    expect(() => parseSyncInput([])).toThrow(InputError);
+  });
+
+  it('refuses decisions with unknown ops', () => {
+    expect(() => parseDecision({ namespace: 'n', name: 'x', action: 'noop', ops: [{ op: 'rm -rf' }] })).toThrow(
+      'decision.ops[0].op must be one of',
+    );
+    expect(() => parseDecision({ namespace: 'n', name: 'x', action: 'explode', ops: [] })).toThrow('decision.action');
+  });
+});

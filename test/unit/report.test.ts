@@ -1,0 +1,50 @@
+import { backoffSeconds } from '../../src/core/backoff';
+import { ReportItem, buildReport, exitCodeOf } from '../../src/core/report';
+
+function item(name: string, action: ReportItem['action'], extra: Partial<ReportItem> = {}): ReportItem {
+  return { name, namespace: 'crd-lab', action, reason: 'r', target: `configmap/${name}-desired`, converged: true, ...extra };
+}
+
+describe('buildReport', () => {
+  it('counts actions, sorts items and converges when every item has', () => {
+    const report = buildReport([item('search', 'create'), item('checkout', 'noop'), item('billing', 'noop')]);
+    expect(report.items.map((i) => i.name)).toEqual(['billing', 'checkout', 'search']);
+    expect(report.summary).toEqual({ create: 1, update: 0, noop: 2, requeue: 0, conflict: 0, finalize: 0, error: 0 });
+    expect(report.converged).toBe(true);
+    expect(exitCodeOf(report)).toBe(0);
+  });
+
+  it('a pending requeue is exit 2, not an error', () => {
+    const report = buildReport([item('a', 'noop'), item('b', 'requeue', { converged: false, after_seconds: 10 })]);
+    expect(report.converged).toBe(false);
+    expect(exitCodeOf(report)).toBe(2);
+  });
+
+  it('a conflict or an error is exit 1', () => {
+    expect(exitCodeOf(buildReport([item('a', 'conflict', { converged: false })]))).toBe(1);
+    const failed = buildReport([item('a', 'update', { converged: false, error: 'forbidden' })]);
+    expect(failed.summary.error).toBe(1);
+    expect(exitCodeOf(failed)).toBe(1);
+  });
+
+  it('a finalized CR is gone and does not hold convergence back', () => {
+    expect(buildReport([item('a', 'finalize', { converged: false })]).converged).toBe(true);
+  });
+
+  it('an empty scope is converged', () => {
+    expect(buildReport([]).converged).toBe(true);
+  });
+});
+
+describe('backoffSeconds', () => {
+  it('doubles per failure and caps', () => {
+    const full = (n: number) => backoffSeconds(n, 1, { baseSeconds: 1, capSeconds: 60 });
+    expect([1, 2, 3, 4, 5, 6, 7, 8].map(full)).toEqual([1, 2, 4, 8, 16, 32, 60, 60]);
+  });
+
+  it('jitters within [delay/2, delay]', () => {
+    expect(backoffSeconds(4, 0)).toBe(4);
+    expect(backoffSeconds(4, 0.5)).toBe(6);
+    expect(backoffSeconds(4, 1)).toBe(8);
+  });
+});
