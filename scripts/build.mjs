@@ -6,19 +6,23 @@ import { chmodSync, readFileSync } from 'node:fs';
 const pkg = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8'));
 const outfile = 'dist/kubectl-webservice';
 
-await build({
-  entryPoints: ['src/main.ts'],
-  outfile,
+const common = {
   bundle: true,
   platform: 'node',
   target: 'node20',
   format: 'cjs',
-  minify: false,
-  sourcemap: false,
   legalComments: 'none',
+  logLevel: 'warning',
+};
+
+await build({
+  ...common,
+  entryPoints: ['src/main.ts'],
+  outfile,
   banner: { js: '#!/usr/bin/env node' },
   define: { PLUGIN_VERSION: JSON.stringify(pkg.version) },
-  logLevel: 'warning',
 });
+// The lab demo (npm run demo) is a separate bundle; it is not part of the plugin.
+await build({ ...common, entryPoints: ['scripts/lab/demo.ts'], outfile: 'dist/lab-demo.js' });
 chmodSync(outfile, 0o755);
 console.error(`built ${outfile} (${pkg.version})`);

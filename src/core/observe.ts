@@ -57,10 +57,10 @@ export interface DependencyFacts {
 }
 
 export interface Observation {
-  namespace: string;
-  name: string;
   desired: DesiredState;
   actual: ActualState;
+  namespace: string;
+  name: string;
   uid: string;
   generation: number;
   resourceVersion?: string;
@@ -84,10 +84,10 @@ export function observe(input: SyncInput): Observation {
   const child = input.children.find((c) => c.metadata.name === wantedChild && sameNamespace(c, namespace)) ?? null;
 
   return {
-    namespace,
-    name: meta.name,
     desired: desiredOf(parent),
     actual: child ? actualOf(child) : {},
+    namespace,
+    name: meta.name,
     uid,
     generation: meta.generation ?? 0,
     resourceVersion: meta.resourceVersion,
