@@ -11,9 +11,8 @@ import { planCommand } from './commands/plan';
 import { statusCommand } from './commands/status';
 import { InputError } from './core/validate';
 import { KubeError, UserError } from './kube/errors';
+import { VERSION } from './version';
 
-declare const PLUGIN_VERSION: string | undefined;
-const version = typeof PLUGIN_VERSION === 'string' ? PLUGIN_VERSION : 'dev';
 
 class UsageError extends Error {}
 
@@ -31,7 +30,7 @@ export async function main(argv: string[]): Promise<void> {
       .demandCommand(1, 'give a command: observe, plan, apply, status or finalize')
       .recommendCommands()
       .strict()
-      .version(version)
+      .version(VERSION)
       .help()
       .alias('h', 'help')
       .wrap(Math.min(120, process.stdout.columns || 100))

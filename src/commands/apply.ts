@@ -103,6 +103,9 @@ async function reconcileUntilDone(ctx: Context, args: Args, timeoutMs: number): 
 
 function printApply(ctx: Context, args: Args, results: ReconcileResult[], report: Report): void {
   const { out } = ctx;
+  for (const r of results) {
+    if (r.error) out.error(`webservice ${r.decision.namespace}/${r.decision.name}: ${r.error.message}`);
+  }
   if (out.format === 'json' || out.format === 'yaml') {
     if (args['dry-run']) out.data(args.name ? results[0].decision : { items: results.map((r) => r.decision) });
     else out.data(args.name ? singleResult(results[0]) : report);

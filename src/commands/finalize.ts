@@ -44,6 +44,9 @@ export const finalizeCommand: CommandModule<object, TargetArgs> = {
         ...(result.error ? { error: result.error.message } : {}),
       });
     }
+    for (const row of rows) {
+      if (row.error) ctx.out.error(`webservice ${row.namespace}/${row.name}: ${row.error}`);
+    }
     printFinalize(ctx, rows, Boolean(args.name));
     return rows.some((r) => r.error) ? 1 : 0;
   }),

@@ -12,6 +12,7 @@ import {
   V1ConfigMap,
   setHeaderOptions,
 } from '@kubernetes/client-node';
+import { USER_AGENT } from '../version';
 import { ConfigMap, GROUP, PLURAL, RESOURCE, VERSION, WebService, WebServiceStatus } from '../core/model';
 import {
   ConflictError,
@@ -123,7 +124,7 @@ export class KubeClient {
 
   getWebService(namespace: string, name: string): Promise<WebService> {
     return this.read(`${RESOURCE} "${name}"`, () =>
-      this.custom.getNamespacedCustomObject({ group: GROUP, version: VERSION, namespace, plural: PLURAL, name }),
+      this.custom.getNamespacedCustomObject({ group: GROUP, version: VERSION, namespace, plural: PLURAL, name }, identify()),
     );
   }
 
@@ -131,8 +132,8 @@ export class KubeClient {
   async listWebServices(namespace: string | null): Promise<WebService[]> {
     const list = await this.read<{ items: WebService[] }>(RESOURCE, () =>
       namespace === null
-        ? this.custom.listClusterCustomObject({ group: GROUP, version: VERSION, plural: PLURAL })
-        : this.custom.listNamespacedCustomObject({ group: GROUP, version: VERSION, namespace, plural: PLURAL }),
+        ? this.custom.listClusterCustomObject({ group: GROUP, version: VERSION, plural: PLURAL }, identify())
+        : this.custom.listNamespacedCustomObject({ group: GROUP, version: VERSION, namespace, plural: PLURAL }, identify()),
     );
     return list.items ?? [];
   }
@@ -140,15 +141,15 @@ export class KubeClient {
   async listConfigMaps(namespace: string | null): Promise<ConfigMap[]> {
     const list = await this.read('configmaps', () =>
       namespace === null
-        ? this.core.listConfigMapForAllNamespaces()
-        : this.core.listNamespacedConfigMap({ namespace }),
+        ? this.core.listConfigMapForAllNamespaces({}, identify())
+        : this.core.listNamespacedConfigMap({ namespace }, identify()),
     );
     return list.items.map(plainConfigMap);
   }
 
   async createConfigMap(namespace: string, object: ConfigMap): Promise<ConfigMap> {
     const created = await this.write(`configmaps "${object.metadata.name}"`, () =>
-      this.core.createNamespacedConfigMap({ namespace, body: object as V1ConfigMap }),
+      this.core.createNamespacedConfigMap({ namespace, body: object as V1ConfigMap }, identify()),
     );
     return plainConfigMap(created);
   }
@@ -164,11 +165,10 @@ export class KubeClient {
   async deleteConfigMap(namespace: string, name: string, uid?: string): Promise<boolean> {
     try {
       await this.write(`configmaps "${name}"`, () =>
-        this.core.deleteNamespacedConfigMap({
-          namespace,
-          name,
-          body: uid ? { preconditions: { uid } } : {},
-        }),
+        this.core.deleteNamespacedConfigMap(
+          { namespace, name, body: uid ? { preconditions: { uid } } : {} },
+          identify(),
+        ),
       );
       return true;
     } catch (err) {
@@ -224,8 +224,13 @@ export class KubeClient {
   }
 }
 
+/** Every request names the plugin, as kubectl does, so audit logs can tell who wrote. */
+function identify() {
+  return setHeaderOptions('User-Agent', USER_AGENT);
+}
+
 function mergePatch() {
-  return setHeaderOptions('Content-Type', PatchStrategy.MergePatch);
+  return setHeaderOptions('Content-Type', PatchStrategy.MergePatch, identify());
 }
 
 /** client-node turns core objects into classes with Date fields; we hand out plain JSON. */

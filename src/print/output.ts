@@ -15,6 +15,8 @@ export interface Printer {
   line(text: string): void;
   /** Progress and notes: stderr, so stdout stays clean for pipes. */
   progress(text: string): void;
+  /** A problem that does not stop the command (one object of many failed): `error: …` on stderr. */
+  error(text: string): void;
 }
 
 export interface Cell {
@@ -55,6 +57,9 @@ export function createPrinter(options: PrinterOptions): Printer {
     },
     progress(text) {
       stderr.write(`${errColor ? text : stripAnsi(text)}\n`);
+    },
+    error(text) {
+      stderr.write(`error: ${text.replace(/\s*\n\s*/g, ' ')}\n`);
     },
   };
 }

@@ -1,0 +1,446 @@
+// The five subcommands, driven as a user would (the bundled plugin in a child
+// process) against the real apiserver, with writes counted in the audit log.
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import {
+  AuditWindow,
+  applyYaml,
+  createNamespace,
+  deleteNamespace,
+  eventually,
+  getJson,
+  kubectl,
+  plugin,
+  tryGetJson,
+  webService,
+} from '../support/cluster';
+
+let ns: string;
+let audit: AuditWindow;
+beforeAll(() => {
+  ns = createNamespace('commands');
+  audit = new AuditWindow(ns);
+});
+afterAll(() => deleteNamespace(ns));
+
+const json = (args: string[]) => {
+  const result = plugin([...args, '-n', ns, '-o', 'json']);
+  return { ...result, value: result.stdout ? JSON.parse(result.stdout) : undefined };
+};
+const child = (name: string) => tryGetJson(['get', 'configmap', `${name}-desired`, '-n', ns]);
+const ws = (name: string) => getJson(['get', 'webservice', name, '-n', ns]);
+const rv = (obj: { metadata: { resourceVersion: string } }) => obj.metadata.resourceVersion;
+
+describe('observe', () => {
+  beforeAll(() => applyYaml(ns, webService('obs', { image: 'nginx:1.27', replicas: 2 })));
+
+  it('-o json: desired is the spec with defaults, actual is {} before the child exists', () => {
+    const { status, value } = json(['observe', 'obs']);
+    expect(status).toBe(0);
+    expect(value.desired).toEqual({ image: 'nginx:1.27', replicas: 2, tier: 'dev' });
+    expect(value.actual).toEqual({});
+    expect(value.child).toBeNull();
+    expect(value.uid).toBe(ws('obs').metadata.uid);
+  });
+
+  it('prints a table', () => {
+    const result = plugin(['observe', 'obs', '-n', ns]);
+    expect(result.status).toBe(0);
+    expect(result.stdout.split('\n')[0]).toMatch(/^NAMESPACE\s{3,}NAME\s{3,}DESIRED IMAGE\s{3,}ACTUAL IMAGE/);
+    expect(result.stdout).toMatch(new RegExp(`${ns}\\s+obs\\s+nginx:1\\.27\\s+<none>\\s+-/2\\s+absent`));
+  });
+
+  it('-f -: observes objects given on stdin, without a cluster', () => {
+    const input = JSON.stringify({ parent: ws('obs') });
+    const result = plugin(['observe', '-f', '-', '-o', 'json'], { input, env: { KUBECONFIG: '/nonexistent' } });
+    expect(result.status).toBe(0);
+    expect(JSON.parse(result.stdout).desired.image).toBe('nginx:1.27');
+  });
+});
+
+describe('plan', () => {
+  beforeAll(() => applyYaml(ns, webService('planned', { image: 'nginx:1.27' })));
+
+  it('-o json prints exactly one decision and writes nothing', async () => {
+    audit.mark();
+    const { status, value } = json(['plan', 'planned']);
+    expect(status).toBe(0);
+    expect(value).toMatchObject({
+      action: 'create',
+      reason: 'configmap/planned-desired does not exist yet',
+      target: 'configmap/planned-desired',
+      is_error: false,
+    });
+    expect(await audit.mutating()).toEqual([]);
+    expect(child('planned')).toBeNull();
+  });
+
+  it('prints a coloured-by-action table (plain without a TTY)', () => {
+    const result = plugin(['plan', '--all', '-n', ns]);
+    expect(result.status).toBe(0);
+    expect(result.stdout).toMatch(/^NAMESPACE\s+NAME\s+ACTION\s+TARGET\s+REASON\n/);
+    expect(result.stdout).toMatch(/planned\s+create\s+configmap\/planned-desired/);
+    expect(result.stdout).not.toMatch(/\u001b\[/);
+  });
+});
+
+describe('apply', () => {
+  beforeAll(() => applyYaml(ns, webService('web', { image: 'nginx:1.27', replicas: 3, tier: 'prod' })));
+
+  it('creates the owned child, adds the finalizer and writes status', () => {
+    const { status, value } = json(['apply', 'web']);
+    expect(status).toBe(0);
+    expect(value.decision.action).toBe('create');
+    expect(value.result).toMatchObject({ statusWritten: true, converged: true });
+
+    const parent = ws('web');
+    const cm = child('web');
+    expect(cm.data).toEqual({ image: 'nginx:1.27', replicas: '3', tier: 'prod' });
+    expect(cm.metadata.labels['app.kubernetes.io/managed-by']).toBe('webservice-controller');
+    expect(cm.metadata.ownerReferences).toEqual([
+      {
+        apiVersion: 'apps.labhub.io/v1',
+        kind: 'WebService',
+        name: 'web',
+        uid: parent.metadata.uid,
+        controller: true,
+        blockOwnerDeletion: true,
+      },
+    ]);
+    expect(parent.metadata.finalizers).toEqual(['webservice.labhub.io/cleanup']);
+    expect(parent.status.observedGeneration).toBe(parent.metadata.generation);
+    expect(parent.status.replicas).toBe(3);
+    expect(parent.status.conditions).toEqual([
+      expect.objectContaining({ type: 'Ready', status: 'True', reason: 'Reconciled', observedGeneration: parent.metadata.generation }),
+    ]);
+  });
+
+  it('a second apply makes zero mutating requests and moves no resourceVersion', async () => {
+    const parentBefore = rv(ws('web'));
+    const childBefore = rv(child('web'));
+    audit.mark();
+    const { status, value } = json(['apply', 'web']);
+    expect(status).toBe(0);
+    expect(value.decision.action).toBe('noop');
+    const writes = await audit.mutating();
+    expect(writes.map((e) => `${e.verb} ${e.objectRef?.resource}/${e.objectRef?.name}`)).toEqual([]);
+    expect(rv(ws('web'))).toBe(parentBefore);
+    expect(rv(child('web'))).toBe(childBefore);
+  });
+
+  it('an image change is an update of the child, and status follows', () => {
+    kubectl(['patch', 'webservice', 'web', '-n', ns, '--type=merge', '-p', '{"spec":{"image":"nginx:1.28"}}']);
+    const { status, value } = json(['apply', 'web']);
+    expect(status).toBe(0);
+    expect(value.decision).toMatchObject({ action: 'update', changes: [{ field: 'data.image', from: 'nginx:1.27', to: 'nginx:1.28' }] });
+    expect(child('web').data.image).toBe('nginx:1.28');
+    const parent = ws('web');
+    expect(parent.status.observedGeneration).toBe(parent.metadata.generation);
+  });
+
+  it('restores a hand-edited child and keeps the keys and labels others added', () => {
+    kubectl([
+      'patch', 'configmap', 'web-desired', '-n', ns, '--type=merge',
+      '-p', '{"data":{"image":"evil:latest","note":"mine"},"metadata":{"labels":{"team":"payments"}}}',
+    ]);
+    const { value } = json(['apply', 'web']);
+    expect(value.decision.action).toBe('update');
+    const cm = child('web');
+    expect(cm.data).toEqual({ image: 'nginx:1.28', replicas: '3', tier: 'prod', note: 'mine' });
+    expect(cm.metadata.labels.team).toBe('payments');
+  });
+
+  it('recreates a deleted child', () => {
+    kubectl(['delete', 'configmap', 'web-desired', '-n', ns]);
+    const { value } = json(['apply', 'web']);
+    expect(value.decision.action).toBe('create');
+    expect(child('web').data.image).toBe('nginx:1.28');
+  });
+
+  it('leaves a foreign child untouched and reports a conflict (exit 1)', async () => {
+    applyYaml(ns, JSON.stringify({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'taken-desired' }, data: { theirs: 'yes' } }));
+    applyYaml(ns, webService('taken', { image: 'nginx:1.27' }));
+    const before = child('taken');
+    audit.mark();
+    const { status, value } = json(['apply', 'taken']);
+    expect(status).toBe(1);
+    expect(value.decision).toMatchObject({ action: 'conflict', is_error: true });
+    expect(value.decision.reason).toContain('is not ours');
+    const after = child('taken');
+    expect(rv(after)).toBe(rv(before));
+    expect(after.data).toEqual({ theirs: 'yes' });
+    const writes = await audit.mutating();
+    expect(writes.map((e) => `${e.verb} ${e.objectRef?.resource}/${e.objectRef?.subresource ?? ''}`)).toEqual([
+      'patch webservices/status',
+    ]);
+    expect(ws('taken').status.conditions[0]).toMatchObject({ status: 'False', reason: 'ChildConflict' });
+    expect(ws('taken').metadata.finalizers).toBeUndefined();
+  });
+
+  it('prints a table with the result of each decision', () => {
+    const result = plugin(['apply', 'web', '-n', ns]);
+    expect(result.status).toBe(0);
+    expect(result.stdout).toMatch(/^NAMESPACE\s+NAME\s+ACTION\s+TARGET\s+RESULT\s+REASON\n/);
+    expect(result.stdout).toMatch(/web\s+noop\s+configmap\/web-desired\s+unchanged/);
+  });
+});
+
+describe('dependencies', () => {
+  let deps: string;
+  beforeAll(() => {
+    deps = createNamespace('deps');
+  });
+  afterAll(() => deleteNamespace(deps));
+
+  it('a missing dependency is a requeue (exit 2), then converges once the dependency is ready', () => {
+    applyYaml(deps, webService('front', { image: 'nginx:1.27', dependsOn: ['pay'] }));
+    const first = plugin(['apply', 'front', '-n', deps, '-o', 'json']);
+    expect(first.status).toBe(2);
+    expect(JSON.parse(first.stdout).decision).toMatchObject({
+      action: 'requeue',
+      is_error: false,
+      after_seconds: 10,
+      target: 'webservice/pay',
+    });
+    expect(tryGetJson(['get', 'configmap', 'front-desired', '-n', deps])).toBeNull();
+    const waiting = getJson(['get', 'webservice', 'front', '-n', deps]);
+    expect(waiting.status.conditions[0]).toMatchObject({ status: 'False', reason: 'DependencyNotReady' });
+
+    applyYaml(deps, webService('pay', { image: 'nginx:1.27' }));
+    // pay exists but is not Ready until reconciled: --wait reconciles it in the first
+    // pass and comes back to front after front's requeue interval.
+    const waited = plugin(['apply', '--all', '-n', deps, '--requeue-after', '1', '--wait=60s', '-o', 'json']);
+    expect(waited.status).toBe(0);
+    const report = JSON.parse(waited.stdout);
+    expect(report.converged).toBe(true);
+    // The report is the last pass: pay was created in the first, front in the second.
+    expect(report.items.map((i: { name: string; action: string }) => [i.name, i.action])).toEqual([
+      ['front', 'create'],
+      ['pay', 'noop'],
+    ]);
+    expect(tryGetJson(['get', 'configmap', 'front-desired', '-n', deps])).not.toBeNull();
+    const front = getJson(['get', 'webservice', 'front', '-n', deps]);
+    expect(front.status.conditions[0]).toMatchObject({ status: 'True', reason: 'Reconciled' });
+  });
+});
+
+describe('apply --all', () => {
+  let scoped: string;
+  beforeAll(() => {
+    scoped = createNamespace('all');
+    for (const name of ['a', 'b', 'c']) applyYaml(scoped, webService(name, { image: 'nginx:1.27' }));
+  });
+  afterAll(() => deleteNamespace(scoped));
+
+  it('reports every CR, observes with a constant number of LISTs, and converges', async () => {
+    const window = new AuditWindow(scoped);
+    window.mark();
+    const result = plugin(['apply', '--all', '-n', scoped, '-o', 'json']);
+    expect(result.status).toBe(0);
+    const report = JSON.parse(result.stdout);
+    expect(report.items.map((i: { name: string; action: string }) => [i.name, i.action])).toEqual([
+      ['a', 'create'],
+      ['b', 'create'],
+      ['c', 'create'],
+    ]);
+    expect(report.summary).toMatchObject({ create: 3, noop: 0, requeue: 0, error: 0 });
+    expect(report.converged).toBe(true);
+    const reads = (await window.events()).filter(
+      (e) => e.userAgent?.startsWith('kubectl-webservice/') && (e.verb === 'get' || e.verb === 'list'),
+    );
+    expect(reads.map((e) => `${e.verb} ${e.objectRef?.resource}`).sort()).toEqual(['list configmaps', 'list webservices']);
+  });
+
+  it('a converged pass over many makes zero mutating requests and exits 0', async () => {
+    const window = new AuditWindow(scoped);
+    window.mark();
+    const result = plugin(['apply', '--all', '-n', scoped, '-o', 'json']);
+    expect(result.status).toBe(0);
+    expect(JSON.parse(result.stdout).summary).toMatchObject({ noop: 3, create: 0 });
+    expect(await window.mutating()).toEqual([]);
+  });
+
+  it('--dry-run is plan: it writes nothing', async () => {
+    applyYaml(scoped, webService('d', { image: 'nginx:1.27' }));
+    const window = new AuditWindow(scoped);
+    window.mark();
+    const result = plugin(['apply', '--all', '--dry-run', '-n', scoped, '-o', 'json']);
+    expect(result.status).toBe(0);
+    expect(JSON.parse(result.stdout).items.find((d: { name: string }) => d.name === 'd').action).toBe('create');
+    expect(await window.mutating()).toEqual([]);
+  });
+});
+
+describe('status', () => {
+  beforeAll(() => {
+    applyYaml(ns, webService('st', { image: 'nginx:1.27', replicas: 2 }));
+    json(['apply', 'st']);
+  });
+
+  it('prints READY, REASON, GENERATION, OBSERVED, REPLICAS and AGE', () => {
+    const result = plugin(['status', 'st', '-n', ns]);
+    expect(result.status).toBe(0);
+    expect(result.stdout).toMatch(/^NAMESPACE\s+NAME\s+READY\s+REASON\s+GENERATION\s+OBSERVED\s+REPLICAS\s+AGE\n/);
+    expect(result.stdout).toMatch(/st\s+True\s+Reconciled\s+1\s+1\s+2\s+\d+s/);
+  });
+
+  it('writes nothing when the stored status is current', async () => {
+    audit.mark();
+    const { value } = json(['status', 'st']);
+    expect(value).toMatchObject({ changed: false, written: false });
+    expect(await audit.mutating()).toEqual([]);
+  });
+
+  it('writes through the status subresource when it differs; --dry-run does not', async () => {
+    kubectl(['delete', 'configmap', 'st-desired', '-n', ns]);
+    audit.mark();
+    const dry = json(['status', 'st', '--dry-run']);
+    expect(dry.value).toMatchObject({ changed: true, written: false });
+    expect(dry.value.status.conditions[0]).toMatchObject({ status: 'False', reason: 'ChildMissing' });
+    expect(await audit.mutating()).toEqual([]);
+
+    audit.mark();
+    const real = json(['status', 'st']);
+    expect(real.value).toMatchObject({ changed: true, written: true });
+    const writes = await audit.mutating();
+    expect(writes.map((e) => `${e.verb} ${e.objectRef?.subresource}`)).toEqual(['patch status']);
+    expect(ws('st').status.conditions[0]).toMatchObject({ status: 'False', reason: 'ChildMissing' });
+  });
+});
+
+describe('finalize', () => {
+  it('refuses a live CR and touches nothing', async () => {
+    applyYaml(ns, webService('alive', { image: 'nginx:1.27' }));
+    json(['apply', 'alive']);
+    const before = rv(ws('alive'));
+    audit.mark();
+    const result = plugin(['finalize', 'alive', '-n', ns]);
+    expect(result.status).toBe(1);
+    expect(result.stderr).toMatch(/^error: webservice "alive" is not being deleted; .*nothing was touched\n$/);
+    expect(await audit.mutating()).toEqual([]);
+    expect(rv(ws('alive'))).toBe(before);
+  });
+
+  it('on a terminating CR: deletes its child, removes only our finalizer, and the CR goes away', async () => {
+    applyYaml(ns, webService('gone', { image: 'nginx:1.27' }, { finalizers: ['example.com/keep-me'] }));
+    json(['apply', 'gone']);
+    expect(ws('gone').metadata.finalizers).toEqual(['example.com/keep-me', 'webservice.labhub.io/cleanup']);
+    kubectl(['delete', 'webservice', 'gone', '-n', ns, '--wait=false']);
+    expect(ws('gone').metadata.deletionTimestamp).toBeTruthy();
+
+    const { status, value } = json(['finalize', 'gone']);
+    expect(status).toBe(0);
+    expect(value).toEqual({ namespace: ns, name: 'gone', cleaned: ['configmap/gone-desired'], finalizerRemoved: true });
+    expect(child('gone')).toBeNull();
+    expect(ws('gone').metadata.finalizers).toEqual(['example.com/keep-me']);
+
+    kubectl(['patch', 'webservice', 'gone', '-n', ns, '--type=json', '-p', '[{"op":"remove","path":"/metadata/finalizers"}]']);
+    await eventually(() => tryGetJson(['get', 'webservice', 'gone', '-n', ns]) === null);
+  });
+
+  it('prints what it cleaned up as a table', async () => {
+    applyYaml(ns, webService('tidy', { image: 'nginx:1.27' }));
+    json(['apply', 'tidy']);
+    kubectl(['delete', 'webservice', 'tidy', '-n', ns, '--wait=false']);
+    const result = plugin(['finalize', 'tidy', '-n', ns]);
+    expect(result.status).toBe(0);
+    expect(result.stdout).toMatch(/^NAMESPACE\s+NAME\s+CLEANED\s+FINALIZER\n/);
+    expect(result.stdout).toMatch(/tidy\s+configmap\/tidy-desired\s+removed webservice\.labhub\.io\/cleanup/);
+    await eventually(() => tryGetJson(['get', 'webservice', 'tidy', '-n', ns]) === null);
+  });
+});
+
+describe('errors', () => {
+  it('a missing CR: one line, kubectl style, exit 1', () => {
+    const result = plugin(['plan', 'nope', '-n', ns]);
+    expect(result.status).toBe(1);
+    expect(result.stderr).toBe('error: webservices.apps.labhub.io "nope" not found\n');
+  });
+
+  it('no cluster: fails within seconds with a clear line and no stack trace', () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'nocluster-'));
+    const config = path.join(dir, 'config');
+    fs.writeFileSync(
+      config,
+      [
+        'apiVersion: v1', 'kind: Config',
+        'clusters: [{name: c, cluster: {server: "https://127.0.0.1:1"}}]',
+        'users: [{name: u, user: {token: t}}]',
+        'contexts: [{name: x, context: {cluster: c, user: u}}]',
+        'current-context: x',
+      ].join('\n'),
+    );
+    const started = Date.now();
+    const result = plugin(['apply', '--all', '-n', 'default', '--kubeconfig', config]);
+    fs.rmSync(dir, { recursive: true, force: true });
+    expect(Date.now() - started).toBeLessThan(10_000);
+    expect(result.status).toBe(1);
+    expect(result.stderr).toMatch(/^error: the connection to the server https:\/\/127\.0\.0\.1:1 was refused .*\n$/);
+  });
+
+  it('invalid flags: one line and a pointer to --help', () => {
+    const result = plugin(['apply', 'web', '--all', '-n', ns]);
+    expect(result.status).toBe(1);
+    expect(result.stderr).toBe('error: give either NAME or --all, not both\n');
+    const bad = plugin(['apply', '--all', '--concurrency', '0', '-n', ns]);
+    expect(bad.stderr).toBe('error: --concurrency must be a whole number >= 1, got 0\n');
+    const unknown = plugin(['plan', '--bogus']);
+    expect(unknown.status).toBe(1);
+    expect(unknown.stderr).toBe('error: Unknown argument: bogus\nSee "kubectl webservice --help" for usage.\n');
+  });
+
+  it('bad input files: one line naming the problem', () => {
+    const result = plugin(['plan', '-f', '-'], { input: '{"parent": {"metadata": {"name": "x"}, "spec": {}}}' });
+    expect(result.status).toBe(1);
+    expect(result.stderr).toBe('error: parent.spec.image must be a non-empty string\n');
+  });
+
+  describe('RBAC', () => {
+    let kubeconfig: string;
+    beforeAll(() => {
+      // A real identity with read-only access: a ServiceAccount token from the TokenRequest API.
+      kubectl(['create', 'serviceaccount', 'reader', '-n', ns]);
+      kubectl(['create', 'role', 'reader', '-n', ns, '--verb=get,list,watch', '--resource=webservices.apps.labhub.io,configmaps']);
+      kubectl(['create', 'rolebinding', 'reader', '-n', ns, '--role=reader', `--serviceaccount=${ns}:reader`]);
+      const token = kubectl(['create', 'token', 'reader', '-n', ns]).trim();
+      const admin = getJson(['config', 'view', '--raw', '--minify']);
+      const cluster = admin.clusters[0].cluster;
+      kubeconfig = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'reader-')), 'config');
+      fs.writeFileSync(
+        kubeconfig,
+        JSON.stringify({
+          apiVersion: 'v1',
+          kind: 'Config',
+          clusters: [{ name: 'c', cluster }],
+          users: [{ name: 'reader', user: { token } }],
+          contexts: [{ name: 'reader', context: { cluster: 'c', user: 'reader', namespace: ns } }],
+          'current-context': 'reader',
+        }),
+      );
+      applyYaml(ns, webService('locked', { image: 'nginx:1.27' }));
+    });
+
+    it('plan works with read access', () => {
+      const result = plugin(['plan', 'locked', '--kubeconfig', kubeconfig, '-o', 'json']);
+      expect(result.status).toBe(0);
+      expect(JSON.parse(result.stdout).action).toBe('create');
+    });
+
+    it('apply says which verb on which resource is forbidden, and changes nothing', () => {
+      const result = plugin(['apply', 'locked', '--kubeconfig', kubeconfig, '-o', 'json']);
+      expect(result.status).toBe(1);
+      const { result: outcome } = JSON.parse(result.stdout);
+      expect(outcome.error).toMatch(/cannot patch resource "webservices" in API group "apps\.labhub\.io"/);
+      expect(result.stderr).toMatch(
+        new RegExp(`^error: webservice ${ns}/locked: .*User "system:serviceaccount:${ns}:reader" cannot patch resource "webservices"[^\n]*\n$`),
+      );
+      expect(child('locked')).toBeNull();
+      expect(ws('locked').metadata.finalizers).toBeUndefined();
+
+      const table = plugin(['apply', 'locked', '--kubeconfig', kubeconfig]);
+      expect(table.status).toBe(1);
+      expect(table.stdout).toMatch(/locked\s+create\s+configmap\/locked-desired\s+error: .*is forbidden: User "system:serviceaccount:/);
+    });
+  });
+});

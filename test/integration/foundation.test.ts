@@ -1,0 +1,139 @@
+// What the product relies on, shown on the real API server: CRD validation and
+// defaults, the status subresource, garbage collection; and the bundled plugin runs.
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import { spawnSync } from 'node:child_process';
+import {
+  ROOT,
+  applyYaml,
+  createNamespace,
+  deleteNamespace,
+  eventually,
+  getJson,
+  kubectl,
+  plugin,
+  tryGetJson,
+  webService,
+} from '../support/cluster';
+
+let ns: string;
+beforeAll(() => {
+  ns = createNamespace('foundation');
+});
+afterAll(() => deleteNamespace(ns));
+
+describe('the WebService CRD on a real apiserver', () => {
+  it('is Established and served with the status subresource', () => {
+    const crd = getJson(['get', 'crd', 'webservices.apps.labhub.io']);
+    expect(crd.status.conditions).toContainEqual(expect.objectContaining({ type: 'Established', status: 'True' }));
+    expect(crd.spec.versions[0].subresources).toEqual({ status: {} });
+  });
+
+  it('rejects a WebService without image, with a clear message', () => {
+    const result = spawnSync('kubectl', ['apply', '-n', ns, '-f', '-'], {
+      input: JSON.stringify({ apiVersion: 'apps.labhub.io/v1', kind: 'WebService', metadata: { name: 'noimage' }, spec: {} }),
+      encoding: 'utf8',
+    });
+    expect(result.status).not.toBe(0);
+    expect(result.stderr).toMatch(/spec\.image: Required value/);
+  });
+
+  it.each([['nginx:1.27; rm -rf /'], ['$(reboot)'], ['nginx 1.27'], ['nginx:1.27\n']])(
+    'rejects image %j: no whitespace, control or shell metacharacters',
+    (image) => {
+      const result = spawnSync('kubectl', ['apply', '-n', ns, '-f', '-'], {
+        input: webService('badimage', { image }),
+        encoding: 'utf8',
+      });
+      expect(result.status).not.toBe(0);
+      expect(result.stderr).toMatch(/spec\.image: Invalid value/);
+    },
+  );
+
+  it('rejects a WebService that depends on itself', () => {
+    const result = spawnSync('kubectl', ['apply', '-n', ns, '-f', '-'], {
+      input: webService('loop', { image: 'nginx:1.27', dependsOn: ['loop'] }),
+      encoding: 'utf8',
+    });
+    expect(result.status).not.toBe(0);
+    expect(result.stderr).toContain('a WebService cannot depend on itself');
+  });
+
+  it('fills in replicas=1 and tier=dev on a minimal WebService', () => {
+    applyYaml(ns, webService('minimal', { image: 'nginx:1.27' }));
+    const ws = getJson(['get', 'webservice', 'minimal', '-n', ns]);
+    expect(ws.spec).toEqual({ image: 'nginx:1.27', replicas: 1, tier: 'dev' });
+  });
+
+  it('a status write does not bump generation', () => {
+    applyYaml(ns, webService('statusonly', { image: 'nginx:1.27' }));
+    const before = getJson(['get', 'webservice', 'statusonly', '-n', ns]);
+    kubectl([
+      'patch', 'webservice', 'statusonly', '-n', ns, '--subresource=status', '--type=merge',
+      '-p', JSON.stringify({ status: { replicas: 1, observedGeneration: before.metadata.generation } }),
+    ]);
+    const after = getJson(['get', 'webservice', 'statusonly', '-n', ns]);
+    expect(after.status.replicas).toBe(1);
+    expect(after.metadata.generation).toBe(before.metadata.generation);
+    expect(after.metadata.resourceVersion).not.toBe(before.metadata.resourceVersion);
+  });
+
+  it('deleting an owner garbage-collects the ConfigMap it owns', async () => {
+    applyYaml(ns, webService('owner', { image: 'nginx:1.27' }));
+    const owner = getJson(['get', 'webservice', 'owner', '-n', ns]);
+    applyYaml(
+      ns,
+      JSON.stringify({
+        apiVersion: 'v1',
+        kind: 'ConfigMap',
+        metadata: {
+          name: 'owned',
+          ownerReferences: [{ apiVersion: 'apps.labhub.io/v1', kind: 'WebService', name: 'owner', uid: owner.metadata.uid }],
+        },
+        data: { a: 'b' },
+      }),
+    );
+    kubectl(['delete', 'webservice', 'owner', '-n', ns, '--wait=false']);
+    await eventually(() => tryGetJson(['get', 'configmap', 'owned', '-n', ns]) === null, 60_000);
+  });
+});
+
+describe('the bundled plugin', () => {
+  const pathWithPlugin = `${path.join(ROOT, 'dist')}${path.delimiter}${process.env.PATH}`;
+
+  it('answers --help as "kubectl webservice" through kubectl\'s plugin mechanism', () => {
+    const result = spawnSync('kubectl', ['webservice', '--help'], { encoding: 'utf8', env: { ...process.env, PATH: pathWithPlugin } });
+    expect(result.status).toBe(0);
+    expect(result.stdout).toContain('kubectl webservice <command>');
+    for (const command of ['observe', 'plan', 'apply', 'status', 'finalize']) {
+      expect(result.stdout).toContain(`kubectl webservice ${command}`);
+    }
+  });
+
+  it('prints its version', () => {
+    const pkg = require(path.join(ROOT, 'package.json')) as { version: string };
+    const result = spawnSync('kubectl', ['webservice', '--version'], { encoding: 'utf8', env: { ...process.env, PATH: pathWithPlugin } });
+    expect(result.status).toBe(0);
+    expect(result.stdout.trim()).toBe(pkg.version);
+  });
+
+  it('runs as a single file, with no node_modules anywhere near it', () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'lone-plugin-'));
+    const lone = path.join(dir, 'kubectl-webservice');
+    fs.copyFileSync(path.join(ROOT, 'dist/kubectl-webservice'), lone);
+    fs.chmodSync(lone, 0o755);
+    const result = spawnSync(lone, ['--help'], { encoding: 'utf8', cwd: dir });
+    fs.rmSync(dir, { recursive: true, force: true });
+    expect(result.stderr).toBe('');
+    expect(result.status).toBe(0);
+  });
+
+  it('refuses to guess a cluster when there is no kubeconfig', () => {
+    const result = plugin(['plan', 'x'], { env: { KUBECONFIG: '', HOME: '/nonexistent-home' } });
+    expect(result.status).toBe(1);
+    expect(result.stderr).toBe(
+      'error: no Kubernetes configuration found: set KUBECONFIG, pass --kubeconfig, or create ~/.kube/config\n',
+    );
+  });
+});
