@@ -20,7 +20,8 @@
 #   CP_READY_TIMEOUT      seconds to wait for /readyz                     [90]
 set -euo pipefail
 
-readonly ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+readonly ROOT
 readonly MODULES="${ROOT}/scripts/controlplane"
 # shellcheck source=scripts/controlplane/versions.env
 source "${MODULES}/versions.env"
@@ -287,6 +288,7 @@ cmd_env() {
   [[ -f "${STATE_DIR}/kubeconfig" ]] || die "the control plane is not up: run scripts/control-plane.sh up"
   printf 'export KUBECONFIG=%q\n' "${STATE_DIR}/kubeconfig"
   printf 'export KUBE_AUDIT_LOG=%q\n' "${STATE_DIR}/audit.log"
+  # shellcheck disable=SC2016 # $PATH is for the shell that evals this
   printf 'export PATH=%q:"$PATH"\n' "$(dirname "$(binary kubectl)")"
 }
 

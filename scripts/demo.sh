@@ -9,7 +9,8 @@
 # Settings: LAB_DIR (default ~/op/reconcile) receives reconcile.sh and out/.
 set -euo pipefail
 
-readonly ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+readonly ROOT
 
 main() {
   cd "${ROOT}"

@@ -5,7 +5,8 @@
 # package-lock.json, so every entry point works on a fresh clone.
 set -euo pipefail
 
-readonly ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+readonly ROOT
 readonly STAMP="${ROOT}/node_modules/.lock-sha256"
 
 lock_hash() {

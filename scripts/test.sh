@@ -7,7 +7,8 @@
 # integration project's global setup starts on 127.0.0.1 and stops at the end.
 set -euo pipefail
 
-readonly ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+readonly ROOT
 
 main() {
   cd "${ROOT}"

@@ -10,7 +10,8 @@
 # Run it only to move versions; the generated go.mod/go.sum files are committed.
 set -euo pipefail
 
-readonly HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+readonly HERE
 # shellcheck source=scripts/controlplane/versions.env
 source "${HERE}/versions.env"
 
