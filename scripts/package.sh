@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Usage: scripts/package.sh        (npm run package)
 #
-# Builds the release archive dist/kubectl-webservice-vX.Y.Z.tar.gz (the bundled
+# Builds the release archive dist/release/kubectl-webservice-vX.Y.Z.tar.gz (the bundled
 # plugin, its completion helper, LICENSE and README) reproducibly, then writes the
 # krew manifest with the archive's real sha256. The bundle is plain JavaScript, so
 # one archive serves linux and darwin on amd64 and arm64.
@@ -87,11 +87,12 @@ main() {
   local version
   version=$(node -p 'require("./package.json").version')
   local name="kubectl-webservice-v${version}.tar.gz"
-  build_archive "dist/${name}"
+  mkdir -p dist/release
+  build_archive "dist/release/${name}"
   local sha
-  sha=$(sha256sum "dist/${name}" | cut -d' ' -f1)
+  sha=$(sha256sum "dist/release/${name}" | cut -d" " -f1)
   write_manifest "${version}" "${BASE_URL}/v${version}/${name}" "${sha}"
-  echo "dist/${name} sha256 ${sha}; manifest ${MANIFEST}" >&2
+  echo "dist/release/${name} sha256 ${sha}; manifest ${MANIFEST}" >&2
 }
 
 main "$@"

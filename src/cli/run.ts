@@ -8,9 +8,10 @@ export function withContext<A>(
     const ctx = createContext(args as A & GlobalArgs);
     const code = await body(ctx, args as A & GlobalArgs);
     if (typeof code === 'number') process.exitCode = code;
-    if (ctx.args.verbose && ctx.connected()) {
-      const { reads, writes } = ctx.client().requests;
-      ctx.out.progress(`requests: ${reads} read, ${writes} write`);
+    if (ctx.args.verbose) {
+      const requests = ctx.connected() ? ctx.client().requests : { reads: 0, writes: 0 };
+      const rssMiB = (process.resourceUsage().maxRSS / 1024).toFixed(1);
+      ctx.out.progress(`requests: ${requests.reads} read, ${requests.writes} write; max RSS ${rssMiB} MiB`);
     }
   };
 }
