@@ -24,5 +24,6 @@ await build({
 });
 // The lab demo (npm run demo) is a separate bundle; it is not part of the plugin.
 await build({ ...common, entryPoints: ['scripts/lab/demo.ts'], outfile: 'dist/lab-demo.js' });
+await build({ ...common, entryPoints: ['scripts/bench/bench.ts'], outfile: 'dist/bench.js' });
 chmodSync(outfile, 0o755);
 console.error(`built ${outfile} (${pkg.version})`);

@@ -1,0 +1,27 @@
+#!/usr/bin/env bash
+# Usage: scripts/bench.sh        (npm run bench)
+#
+# Benchmarks the plugin on the local control plane (started if needed, or the current
+# KUBECONFIG with USE_EXISTING_CLUSTER=true): start-up, a first pass that creates N
+# children, a converged pass (which must make zero writes), and one drifted object.
+# Settings: BENCH_COUNT (WebServices, default 200), BENCH_REPEAT (default 5).
+set -euo pipefail
+
+ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+readonly ROOT
+
+main() {
+  cd "${ROOT}"
+  bash scripts/ensure-deps.sh
+  npx --no-install tsc --noEmit -p tsconfig.json
+  node scripts/build.mjs
+  if [[ "${USE_EXISTING_CLUSTER:-}" != "true" ]]; then
+    bash scripts/control-plane.sh up
+    eval "$(bash scripts/control-plane.sh env)"
+  fi
+  kubectl apply -f crds/webservices.apps.labhub.io.yaml >/dev/null
+  kubectl wait --for=condition=Established --timeout=60s crd/webservices.apps.labhub.io >/dev/null
+  node dist/bench.js
+}
+
+main "$@"
