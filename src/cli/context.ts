@@ -1,7 +1,7 @@
 // Global flags and the per-invocation context every command receives.
 import * as fs from 'node:fs';
 import type { Argv } from 'yargs';
-import { KubeClient } from '../kube/client';
+import type { KubeClient } from '../kube/client';
 import { UserError } from '../kube/errors';
 import { OUTPUT_FORMATS, OutputFormat, Printer, createPrinter } from '../print/output';
 
@@ -72,8 +72,10 @@ export function createContext(args: GlobalArgs): Context {
   if (args['request-timeout'] <= 0 || !Number.isFinite(args['request-timeout'])) {
     throw new UserError(`--request-timeout must be a positive number of seconds, got ${args['request-timeout']}`);
   }
+  // client-node is most of the bundle: load it only when a command talks to a cluster,
+  // so --help, --version and offline -f runs start fast.
   const connect = () =>
-    (client ??= KubeClient.connect({
+    (client ??= (require('../kube/client') as typeof import('../kube/client')).KubeClient.connect({
       kubeconfig: args.kubeconfig,
       context: args.context,
       requestTimeoutMs: args['request-timeout'] * 1000,

@@ -1,6 +1,6 @@
 // Reads what the core needs from the API server, with a constant number of requests.
 import { SyncInput, WebService, ConfigMap } from '../core/model';
-import { KubeClient } from '../kube/client';
+import type { KubeClient } from '../kube/client';
 
 /** One CR: GET it, LIST the ConfigMaps of its namespace, LIST WebServices only if it has dependencies. */
 export async function gatherOne(client: KubeClient, namespace: string, name: string): Promise<SyncInput> {

@@ -7,7 +7,7 @@ import { Observation, observe } from '../core/observe';
 import { Outcome, StatusResult, computeStatus, isConverged, statusPatch } from '../core/status';
 import { ReportItem } from '../core/report';
 import { ConflictError, NotFoundError } from '../kube/errors';
-import { KubeClient } from '../kube/client';
+import type { KubeClient } from '../kube/client';
 import { gatherOne } from './gather';
 
 /** Optimistic-concurrency conflicts are retried from a fresh observation this many times. */
@@ -45,8 +45,12 @@ export async function reconcile(client: KubeClient, input: SyncInput, options: R
       cleaned = await carryOut(client, decision);
     } catch (err) {
       if (err instanceof ConflictError && attempt < MAX_ATTEMPTS) {
-        current = await gatherOne(client, observation.namespace, observation.name);
-        continue;
+        try {
+          current = await gatherOne(client, observation.namespace, observation.name);
+          continue;
+        } catch (again) {
+          err = again; // e.g. the CR was deleted meanwhile: report it as this CR's failure
+        }
       }
       outcome = { kind: 'failed', message: (err as Error).message };
     }
