@@ -9,16 +9,13 @@ set -euo pipefail
 
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 readonly ROOT
+# shellcheck source=scripts/lib/cluster.sh
+source "${ROOT}/scripts/lib/cluster.sh"
 
 main() {
   cd "${ROOT}"
-  bash scripts/ensure-deps.sh
-  npx --no-install tsc --noEmit -p tsconfig.json
-  node scripts/build.mjs
-  if [[ "${USE_EXISTING_CLUSTER:-}" != "true" ]]; then
-    bash scripts/control-plane.sh up
-    eval "$(bash scripts/control-plane.sh env)"
-  fi
+  bash scripts/build.sh
+  use_cluster "${ROOT}"
   kubectl apply -f crds/webservices.apps.labhub.io.yaml >/dev/null
   kubectl wait --for=condition=Established --timeout=60s crd/webservices.apps.labhub.io >/dev/null
   node dist/bench.js

@@ -11,19 +11,13 @@ set -euo pipefail
 
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 readonly ROOT
+# shellcheck source=scripts/lib/cluster.sh
+source "${ROOT}/scripts/lib/cluster.sh"
 
 main() {
   cd "${ROOT}"
-  bash scripts/ensure-deps.sh
-  npx --no-install tsc --noEmit -p tsconfig.json
-  node scripts/build.mjs
-  if [[ "${USE_EXISTING_CLUSTER:-}" != "true" ]]; then
-    bash scripts/control-plane.sh up
-    eval "$(bash scripts/control-plane.sh env)"
-  fi
-  command -v kubectl >/dev/null || { echo "error: kubectl is not on PATH" >&2; exit 1; }
-  # kubectl finds the plugin on PATH, as it would after a krew install.
-  export PATH="${ROOT}/dist:${PATH}"
+  bash scripts/build.sh
+  use_cluster "${ROOT}"
   local code=0
   DEMO_ROOT="${ROOT}" node dist/lab-demo.js || code=$?
   if [[ "${USE_EXISTING_CLUSTER:-}" != "true" ]]; then

@@ -81,9 +81,7 @@ END
 
 main() {
   cd "${ROOT}"
-  bash scripts/ensure-deps.sh
-  npx --no-install tsc --noEmit -p tsconfig.json
-  node scripts/build.mjs
+  bash scripts/build.sh
   local version
   version=$(node -p 'require("./package.json").version')
   local name="kubectl-webservice-v${version}.tar.gz"

@@ -12,9 +12,7 @@ readonly ROOT
 
 main() {
   cd "${ROOT}"
-  bash scripts/ensure-deps.sh
-  npx --no-install tsc --noEmit -p tsconfig.json
-  node scripts/build.mjs
+  bash scripts/build.sh
   if [[ "${USE_EXISTING_CLUSTER:-}" != "true" ]]; then
     bash scripts/control-plane.sh build
   fi

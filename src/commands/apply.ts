@@ -13,8 +13,16 @@ import { ReconcileResult, carryOut, mapBounded, reconcile, reportItem } from '..
 import { UserError } from '../kube/errors';
 import { parseDuration } from '../cli/duration';
 import { printDecisions } from './decisions';
-import { RequeueArgs, checkRequeueAfter, requeueOption } from './plan';
-import { TargetArgs, gatherTarget, nowIso, targetOptions } from './shared';
+import {
+  RequeueArgs,
+  TargetArgs,
+  checkRequeueAfter,
+  gatherTarget,
+  nowIso,
+  printResults,
+  requeueOption,
+  targetOptions,
+} from './shared';
 
 interface Args extends TargetArgs, RequeueArgs {
   filename?: string;
@@ -106,20 +114,20 @@ function printApply(ctx: Context, args: Args, results: ReconcileResult[], report
   for (const r of results) {
     if (r.error) out.error(`webservice ${r.decision.namespace}/${r.decision.name}: ${r.error.message}`);
   }
-  if (out.format === 'json' || out.format === 'yaml') {
-    if (args['dry-run']) out.data(args.name ? results[0].decision : { items: results.map((r) => r.decision) });
-    else out.data(args.name ? singleResult(results[0]) : report);
+  if (args['dry-run']) {
+    printResults(ctx, results.map((r) => r.decision), Boolean(args.name), (decisions) =>
+      printDecisions(ctx, decisions.map((decision) => ({ decision }))),
+    );
     return;
   }
-  printDecisions(
-    ctx,
-    results.map((r) => ({
-      decision: r.decision,
-      result: args['dry-run'] ? undefined : describeResult(r),
-      failed: Boolean(r.error),
-    })),
+  if (out.format === 'json' || out.format === 'yaml') {
+    out.data(args.name ? singleResult(results[0]) : report);
+    return;
+  }
+  printResults(ctx, results, Boolean(args.name), (items) =>
+    printDecisions(ctx, items.map((r) => ({ decision: r.decision, result: describeResult(r), failed: Boolean(r.error) }))),
   );
-  if (!args['dry-run'] && args.all) {
+  if (args.all) {
     const counts = Object.entries(report.summary)
       .filter(([, n]) => n > 0)
       .map(([action, n]) => `${n} ${action}`)

@@ -12,10 +12,6 @@ export interface DecisionRow {
 
 export function printDecisions(ctx: Context, rows: DecisionRow[]): void {
   const { out } = ctx;
-  if (rows.length === 0) {
-    out.progress(`No WebServices found${ctx.args['all-namespaces'] ? '' : ` in ${ctx.namespace()} namespace`}.`);
-    return;
-  }
   const wide = out.format === 'wide';
   const withResult = rows.some((r) => r.result !== undefined);
   const headers = ['namespace', 'name', 'action', 'target'];

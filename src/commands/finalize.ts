@@ -7,7 +7,7 @@ import { Context } from '../cli/context';
 import { withContext } from '../cli/run';
 import { reconcile } from '../engine/reconcile';
 import { UserError } from '../kube/errors';
-import { TargetArgs, gatherTarget, nowIso, targetOptions } from './shared';
+import { TargetArgs, gatherTarget, nowIso, printResults, targetOptions } from './shared';
 
 interface FinalizeRow {
   namespace: string;
@@ -47,21 +47,13 @@ export const finalizeCommand: CommandModule<object, TargetArgs> = {
     for (const row of rows) {
       if (row.error) ctx.out.error(`webservice ${row.namespace}/${row.name}: ${row.error}`);
     }
-    printFinalize(ctx, rows, Boolean(args.name));
+    printResults(ctx, rows, Boolean(args.name), (items) => finalizeTable(ctx, items), 'No WebServices are being deleted.');
     return rows.some((r) => r.error) ? 1 : 0;
   }),
 };
 
-function printFinalize(ctx: Context, rows: FinalizeRow[], single: boolean): void {
+function finalizeTable(ctx: Context, rows: FinalizeRow[]): void {
   const { out } = ctx;
-  if (out.format === 'json' || out.format === 'yaml') {
-    out.data(single ? rows[0] : { items: rows });
-    return;
-  }
-  if (rows.length === 0) {
-    out.progress('No WebServices are being deleted.');
-    return;
-  }
   out.table(
     ['namespace', 'name', 'cleaned', 'finalizer'],
     rows.map((row) => [

@@ -4,7 +4,7 @@ import { Observation, observe } from '../core/observe';
 import { parseSyncInput } from '../core/validate';
 import { Context, readJsonInput } from '../cli/context';
 import { Cell } from '../print/output';
-import { TargetArgs, gatherTarget, targetOptions } from './shared';
+import { TargetArgs, gatherTarget, printResults, targetOptions } from './shared';
 import { withContext } from '../cli/run';
 
 interface Args extends TargetArgs {
@@ -27,20 +27,12 @@ export const observeCommand: CommandModule<object, Args> = {
     const observations = args.filename
       ? [observe(parseSyncInput(readJsonInput(args.filename)))]
       : (await gatherTarget(ctx, args)).map(observe);
-    printObservations(ctx, observations, Boolean(args.name || args.filename));
+    printResults(ctx, observations, Boolean(args.name || args.filename), (items) => observationTable(ctx, items));
   }),
 };
 
-function printObservations(ctx: Context, observations: Observation[], single: boolean): void {
+function observationTable(ctx: Context, observations: Observation[]): void {
   const { out } = ctx;
-  if (out.format === 'json' || out.format === 'yaml') {
-    out.data(single ? observations[0] : { items: observations });
-    return;
-  }
-  if (observations.length === 0) {
-    out.progress(`No WebServices found${ctx.args['all-namespaces'] ? '' : ` in ${ctx.namespace()} namespace`}.`);
-    return;
-  }
   const wide = out.format === 'wide';
   const headers = ['namespace', 'name', 'desired image', 'actual image', 'replicas', 'child', 'dependencies'];
   if (wide) headers.push('tier', 'generation');

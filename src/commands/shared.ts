@@ -1,6 +1,6 @@
-// Pieces every command shares: the NAME/--all positional and how a scope is read.
+// Pieces every command shares: NAME/--all, --requeue-after, reading a scope, printing results.
 import type { Argv } from 'yargs';
-import { SyncInput } from '../core/model';
+import { DEFAULT_REQUEUE_AFTER_SECONDS, SyncInput } from '../core/model';
 import { gatherAll, gatherOne } from '../engine/gather';
 import { Context, requireTarget } from '../cli/context';
 import { UserError } from '../kube/errors';
@@ -19,6 +19,24 @@ export function targetOptions<T>(yargs: Argv<T>, verb: string): Argv<T & TargetA
     }) as Argv<T & TargetArgs>;
 }
 
+export interface RequeueArgs {
+  'requeue-after': number;
+}
+
+export function requeueOption<T>(yargs: Argv<T>) {
+  return yargs.option('requeue-after', {
+    type: 'number',
+    default: DEFAULT_REQUEUE_AFTER_SECONDS,
+    describe: 'Seconds to wait before looking again at a WebService whose dependencies are not ready',
+  });
+}
+
+export function checkRequeueAfter(seconds: number): void {
+  if (!Number.isInteger(seconds) || seconds <= 0) {
+    throw new UserError(`--requeue-after must be a whole number of seconds > 0, got ${seconds}`);
+  }
+}
+
 /** The sync inputs for NAME or --all: one GET for a name, two LISTs for --all. */
 export async function gatherTarget(ctx: Context, args: TargetArgs): Promise<SyncInput[]> {
   requireTarget(args.name, args.all);
@@ -27,6 +45,26 @@ export async function gatherTarget(ctx: Context, args: TargetArgs): Promise<Sync
     return [await gatherOne(ctx.client(), ctx.namespace(), args.name)];
   }
   return gatherAll(ctx.client(), ctx.scopeNamespace());
+}
+
+/**
+ * Prints a command's results the kubectl way: -o json|yaml gives one object for NAME
+ * and {items} for --all; otherwise a table, or a note on stderr when there is nothing.
+ */
+export function printResults<T>(
+  ctx: Context,
+  items: T[],
+  single: boolean,
+  table: (items: T[]) => void,
+  empty?: string,
+): void {
+  if (ctx.out.format === 'json' || ctx.out.format === 'yaml') {
+    ctx.out.data(single ? items[0] : { items });
+  } else if (items.length === 0) {
+    ctx.out.progress(empty ?? `No WebServices found${ctx.args['all-namespaces'] ? '' : ` in ${ctx.namespace()} namespace`}.`);
+  } else {
+    table(items);
+  }
 }
 
 export function nowIso(ctx: Context): () => string {

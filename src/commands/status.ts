@@ -8,8 +8,16 @@ import { computeStatus, readyOf, statusPatch } from '../core/status';
 import { Context } from '../cli/context';
 import { withContext } from '../cli/run';
 import { age } from '../print/output';
-import { RequeueArgs, checkRequeueAfter, requeueOption } from './plan';
-import { TargetArgs, gatherTarget, nowIso, targetOptions } from './shared';
+import {
+  RequeueArgs,
+  TargetArgs,
+  checkRequeueAfter,
+  gatherTarget,
+  nowIso,
+  printResults,
+  requeueOption,
+  targetOptions,
+} from './shared';
 
 interface Args extends TargetArgs, RequeueArgs {
   'dry-run'?: boolean;
@@ -56,20 +64,12 @@ export const statusCommand: CommandModule<object, Args> = {
         written: Boolean(patch) && !args['dry-run'],
       });
     }
-    printStatus(ctx, rows, Boolean(args.name));
+    printResults(ctx, rows, Boolean(args.name), (items) => statusTable(ctx, items));
   }),
 };
 
-function printStatus(ctx: Context, rows: StatusRow[], single: boolean): void {
+function statusTable(ctx: Context, rows: StatusRow[]): void {
   const { out } = ctx;
-  if (out.format === 'json' || out.format === 'yaml') {
-    out.data(single ? rows[0] : { items: rows });
-    return;
-  }
-  if (rows.length === 0) {
-    out.progress(`No WebServices found${ctx.args['all-namespaces'] ? '' : ` in ${ctx.namespace()} namespace`}.`);
-    return;
-  }
   const now = ctx.now();
   const headers = ['namespace', 'name', 'ready', 'reason', 'generation', 'observed', 'replicas', 'age'];
   if (out.format === 'wide') headers.push('written', 'message');
