@@ -3,8 +3,10 @@
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
+import { spawnSync } from 'node:child_process';
 import {
   AuditWindow,
+  PLUGIN,
   applyYaml,
   createNamespace,
   deleteNamespace,
@@ -183,6 +185,45 @@ describe('apply', () => {
     expect(result.status).toBe(0);
     expect(result.stdout).toMatch(/^NAMESPACE\s+NAME\s+ACTION\s+TARGET\s+RESULT\s+REASON\n/);
     expect(result.stdout).toMatch(/web\s+noop\s+configmap\/web-desired\s+unchanged/);
+  });
+});
+
+describe('apply -f: a saved decision', () => {
+  it('is carried out when planning now gives the same decision', () => {
+    applyYaml(ns, webService('saved', { image: 'nginx:1.27' }));
+    const plan = plugin(['plan', 'saved', '-n', ns, '-o', 'json']).stdout;
+    const result = plugin(['apply', '-f', '-', '-o', 'json'], { input: plan });
+    expect(result.status).toBe(0);
+    expect(JSON.parse(result.stdout).decision.action).toBe('create');
+    expect(child('saved').data.image).toBe('nginx:1.27');
+  });
+
+  it('is refused, changing nothing, when the cluster moved on since the plan', async () => {
+    kubectl(['patch', 'webservice', 'saved', '-n', ns, '--type=merge', '-p', '{"spec":{"image":"nginx:1.30"}}']);
+    const plan = plugin(['plan', 'saved', '-n', ns, '-o', 'json']).stdout;
+    kubectl(['patch', 'webservice', 'saved', '-n', ns, '--type=merge', '-p', '{"spec":{"image":"nginx:1.31"}}']);
+    audit.mark();
+    const result = plugin(['apply', '-f', '-'], { input: plan });
+    expect(result.status).toBe(1);
+    expect(result.stderr).toMatch(/^error: the decision in - is stale: planning webservice\/saved now gives "update" .*; run plan again\n$/);
+    expect(await audit.mutating()).toEqual([]);
+    expect(child('saved').data.image).toBe('nginx:1.27');
+  });
+});
+
+describe('colour', () => {
+  // `script` gives the plugin a real terminal, the only place colour belongs.
+  const onTty = (env: string) =>
+    spawnSync('script', ['-qec', `${env} ${PLUGIN} plan --all -n ${ns}`, '/dev/null'], { encoding: 'utf8' }).stdout;
+
+  it('colours actions on a terminal', () => {
+    expect(onTty('env -u NO_COLOR')).toMatch(/\u001b\[32mcreate|\u001b\[2mnoop/);
+  });
+
+  it('never with NO_COLOR or --no-color, and never in -o json', () => {
+    expect(onTty('NO_COLOR=1')).not.toMatch(/\u001b\[/);
+    expect(spawnSync('script', ['-qec', `env -u NO_COLOR ${PLUGIN} plan --all --no-color -n ${ns}`, '/dev/null'], { encoding: 'utf8' }).stdout).not.toMatch(/\u001b\[/);
+    expect(spawnSync('script', ['-qec', `env -u NO_COLOR ${PLUGIN} plan --all -o json -n ${ns}`, '/dev/null'], { encoding: 'utf8' }).stdout).not.toMatch(/\u001b\[/);
   });
 });
 
