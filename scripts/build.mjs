@@ -12,6 +12,9 @@ const common = {
   target: 'node20',
   format: 'cjs',
   legalComments: 'none',
+  // Smaller and faster to load; identifiers stay readable for -v stack traces.
+  minifyWhitespace: true,
+  minifySyntax: true,
   logLevel: 'warning',
 };
 
