@@ -1,10 +1,10 @@
 // kubectl webservice apply: observe -> decide -> act -> status, per WebService.
 import type { CommandModule } from 'yargs';
-import { backoffSeconds } from '../core/backoff';
+import { retryAfterSeconds } from '../core/backoff';
 import { Decision, decide } from '../core/decide';
 import { jsonEqual } from '../core/equal';
 import { observe } from '../core/observe';
-import { Report, buildReport, exitCodeOf } from '../core/report';
+import { Report, buildReport, exitCodeOf, isSettled } from '../core/report';
 import { parseDecision } from '../core/validate';
 import { Context, readJsonInput, requireTarget } from '../cli/context';
 import { withContext } from '../cli/run';
@@ -90,19 +90,19 @@ async function reconcileUntilDone(ctx: Context, args: Args, timeoutMs: number): 
   for (let round = 1; ; round++) {
     const results = await pass(ctx, args);
     if (timeoutMs === 0 || args['dry-run']) return results;
-    const pending = results.filter((r) => !r.converged && !(r.decision.action === 'finalize' && !r.error));
+    const pending = results.map(reportItem).filter((item) => !isSettled(item));
     if (pending.length === 0) return results;
-    const delays = pending.map((r) => {
-      const key = `${r.decision.namespace}/${r.decision.name}`;
-      if (r.decision.action === 'requeue' && !r.error) return r.decision.after_seconds ?? 1;
-      const n = (failures.get(key) ?? 0) + 1;
-      failures.set(key, n);
-      return backoffSeconds(n, Math.random());
+    const delays = pending.map((item) => {
+      const key = `${item.namespace}/${item.name}`;
+      const failed = item.action !== 'requeue' || item.error !== undefined;
+      const count = failed ? (failures.get(key) ?? 0) + 1 : 0;
+      if (failed) failures.set(key, count);
+      return retryAfterSeconds(item, count, Math.random());
     });
     const waitMs = Math.min(Math.min(...delays) * 1000, deadline - Date.now());
     if (waitMs <= 0) return results;
     if (process.stderr.isTTY) {
-      const names = pending.map((r) => `${r.decision.name} (${r.error ? 'error' : r.decision.action})`).join(', ');
+      const names = pending.map((item) => `${item.name} (${item.error ? 'error' : item.action})`).join(', ');
       ctx.out.progress(`pass ${round}: waiting ${Math.ceil(waitMs / 1000)}s for ${names}`);
     }
     await new Promise((resolve) => setTimeout(resolve, waitMs));

@@ -1,6 +1,8 @@
 // Per-object exponential backoff with jitter and a cap, for errors only: a requeue
 // waits exactly the after_seconds its decision asked for. Pure: random is passed in.
 
+import { ReportItem } from './report';
+
 export interface BackoffOptions {
   baseSeconds: number;
   capSeconds: number;
@@ -17,4 +19,14 @@ export function backoffSeconds(failures: number, random: number, options: Backof
   const delay = Math.min(options.capSeconds, options.baseSeconds * 2 ** (n - 1));
   const r = Math.min(1, Math.max(0, random));
   return delay / 2 + (delay / 2) * r;
+}
+
+/**
+ * When to look at an unsettled CR again (controller-runtime's Result vs error):
+ * a requeue after exactly its after_seconds, anything else (an error, a conflict)
+ * after the backoff for its count of consecutive failures.
+ */
+export function retryAfterSeconds(item: ReportItem, failures: number, random: number): number {
+  if (item.action === 'requeue' && !item.error) return item.after_seconds ?? DEFAULT_BACKOFF.baseSeconds;
+  return backoffSeconds(failures, random);
 }

@@ -22,6 +22,11 @@ export interface Report {
   converged: boolean;
 }
 
+/** Nothing left to wait for: converged, or finalized and gone. */
+export function isSettled(item: ReportItem): boolean {
+  return item.converged || (item.action === 'finalize' && !item.error);
+}
+
 export function buildReport(items: ReportItem[]): Report {
   const summary = Object.fromEntries([...ACTIONS, 'error'].map((key) => [key, 0])) as Summary;
   for (const item of items) {
@@ -30,7 +35,7 @@ export function buildReport(items: ReportItem[]): Report {
   }
   const sorted = [...items].sort((a, b) => a.namespace.localeCompare(b.namespace) || a.name.localeCompare(b.name));
   // A CR that finalize removed is gone, so it cannot hold anything back.
-  const converged = sorted.every((item) => item.converged || (item.action === 'finalize' && !item.error));
+  const converged = sorted.every(isSettled);
   return { items: sorted, summary, converged };
 }
 

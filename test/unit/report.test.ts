@@ -1,4 +1,4 @@
-import { backoffSeconds } from '../../src/core/backoff';
+import { backoffSeconds, retryAfterSeconds } from '../../src/core/backoff';
 import { ReportItem, buildReport, exitCodeOf } from '../../src/core/report';
 
 function item(name: string, action: ReportItem['action'], extra: Partial<ReportItem> = {}): ReportItem {
@@ -46,5 +46,19 @@ describe('backoffSeconds', () => {
     expect(backoffSeconds(4, 0)).toBe(4);
     expect(backoffSeconds(4, 0.5)).toBe(6);
     expect(backoffSeconds(4, 1)).toBe(8);
+  });
+});
+
+describe('retryAfterSeconds', () => {
+  it('a requeue comes back after exactly its after_seconds, however often it repeats', () => {
+    expect(retryAfterSeconds(item('a', 'requeue', { converged: false, after_seconds: 7 }), 0, 0.3)).toBe(7);
+  });
+
+  it('an error or a conflict backs off by its count of failures', () => {
+    const conflict = item('a', 'conflict', { converged: false });
+    expect(retryAfterSeconds(conflict, 1, 1)).toBe(1);
+    expect(retryAfterSeconds(conflict, 4, 1)).toBe(8);
+    const failedRequeue = item('b', 'requeue', { converged: false, after_seconds: 7, error: 'forbidden' });
+    expect(retryAfterSeconds(failedRequeue, 3, 1)).toBe(4);
   });
 });
