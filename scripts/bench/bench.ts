@@ -104,7 +104,9 @@ function main(): void {
       formatTable(['case', 'wall time', 'reads', 'writes', 'max rss'], rows.map((r) => r.map((text) => ({ text })))),
     );
   } finally {
+    // Our finalizers hold the namespace's deletion until finalize has cleaned up.
     kubectl(['delete', 'namespace', NS, '--wait=false']);
+    spawnSync(PLUGIN, ['finalize', '--all', '-n', NS, '-o', 'json'], { encoding: 'utf8' });
   }
 }
 

@@ -56,8 +56,10 @@ export function createNamespace(prefix: string): string {
   return name;
 }
 
+/** Deletes a test namespace; finalize lets go of the WebServices our finalizer holds. */
 export function deleteNamespace(name: string): void {
   run('kubectl', ['delete', 'namespace', name, '--wait=false']);
+  run(PLUGIN, ['finalize', '--all', '-n', name, '-o', 'json']);
 }
 
 export function applyYaml(namespace: string, yaml: string): void {
