@@ -7,6 +7,7 @@ import { spawnSync } from 'node:child_process';
 import {
   AuditWindow,
   PLUGIN,
+  ROOT,
   applyYaml,
   createNamespace,
   deleteNamespace,
@@ -392,6 +393,51 @@ describe('finalize', () => {
   });
 });
 
+/** A kubeconfig for a new ServiceAccount bound in `namespace` (TokenRequest API token). */
+function serviceAccountKubeconfig(namespace: string, name: string, binding: string[]): string {
+  kubectl(['create', 'serviceaccount', name, '-n', namespace]);
+  kubectl(['create', 'rolebinding', name, '-n', namespace, ...binding, `--serviceaccount=${namespace}:${name}`]);
+  const token = kubectl(['create', 'token', name, '-n', namespace]).trim();
+  const cluster = getJson(['config', 'view', '--raw', '--minify']).clusters[0].cluster;
+  const file = path.join(fs.mkdtempSync(path.join(os.tmpdir(), `${name}-`)), 'config');
+  fs.writeFileSync(
+    file,
+    JSON.stringify({
+      apiVersion: 'v1',
+      kind: 'Config',
+      clusters: [{ name: 'c', cluster }],
+      users: [{ name, user: { token } }],
+      contexts: [{ name, context: { cluster: 'c', user: name, namespace } }],
+      'current-context': name,
+    }),
+  );
+  return file;
+}
+
+describe('the shipped least-privilege role', () => {
+  let scoped: string;
+  let kubeconfig: string;
+  beforeAll(() => {
+    scoped = createNamespace('rbac');
+    kubectl(['apply', '-f', path.join(ROOT, 'crds/rbac/webservice-reconciler.yaml')]);
+    kubeconfig = serviceAccountKubeconfig(scoped, 'reconciler', ['--clusterrole=webservice-reconciler']);
+    applyYaml(scoped, webService('api', { image: 'nginx:1.27' }));
+  });
+  afterAll(() => deleteNamespace(scoped));
+
+  it('is enough for apply, status and finalize', () => {
+    const as = (args: string[]) => plugin([...args, '--kubeconfig', kubeconfig, '-o', 'json']);
+    const applied = as(['apply', '--all']);
+    expect(applied.stderr).toBe('');
+    expect(JSON.parse(applied.stdout)).toMatchObject({ converged: true, summary: { create: 1, error: 0 } });
+    expect(as(['status', 'api']).status).toBe(0);
+    kubectl(['delete', 'webservice', 'api', '-n', scoped, '--wait=false']);
+    const finalized = as(['finalize', 'api']);
+    expect(finalized.status).toBe(0);
+    expect(JSON.parse(finalized.stdout)).toMatchObject({ cleaned: ['configmap/api-desired'], finalizerRemoved: true });
+  });
+});
+
 describe('errors', () => {
   it('a missing CR: one line, kubectl style, exit 1', () => {
     const result = plugin(['plan', 'nope', '-n', ns]);
@@ -441,24 +487,8 @@ describe('errors', () => {
     let kubeconfig: string;
     beforeAll(() => {
       // A real identity with read-only access: a ServiceAccount token from the TokenRequest API.
-      kubectl(['create', 'serviceaccount', 'reader', '-n', ns]);
       kubectl(['create', 'role', 'reader', '-n', ns, '--verb=get,list,watch', '--resource=webservices.apps.labhub.io,configmaps']);
-      kubectl(['create', 'rolebinding', 'reader', '-n', ns, '--role=reader', `--serviceaccount=${ns}:reader`]);
-      const token = kubectl(['create', 'token', 'reader', '-n', ns]).trim();
-      const admin = getJson(['config', 'view', '--raw', '--minify']);
-      const cluster = admin.clusters[0].cluster;
-      kubeconfig = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'reader-')), 'config');
-      fs.writeFileSync(
-        kubeconfig,
-        JSON.stringify({
-          apiVersion: 'v1',
-          kind: 'Config',
-          clusters: [{ name: 'c', cluster }],
-          users: [{ name: 'reader', user: { token } }],
-          contexts: [{ name: 'reader', context: { cluster: 'c', user: 'reader', namespace: ns } }],
-          'current-context': 'reader',
-        }),
-      );
+      kubeconfig = serviceAccountKubeconfig(ns, 'reader', ['--role=reader']);
       applyYaml(ns, webService('locked', { image: 'nginx:1.27' }));
     });
 
