@@ -29,7 +29,6 @@ interface Args extends TargetArgs, RequeueArgs {
   wait?: string;
   'dry-run'?: boolean;
   concurrency: number;
-  'skip-status'?: boolean;
 }
 
 const DEFAULT_WAIT = '5m';
@@ -50,7 +49,6 @@ export const applyCommand: CommandModule<object, Args> = {
       })
       .option('dry-run', { type: 'boolean', describe: 'Only print the decisions, as plan does' })
       .option('concurrency', { type: 'number', default: 4, describe: 'WebServices reconciled at once with --all' })
-      .option('skip-status', { type: 'boolean', hidden: true, describe: 'Do not write status (reconcile.sh writes it)' })
       .example('$0 apply checkout -n crd-lab', 'reconcile one WebService')
       .example('$0 apply --all -n crd-lab -o json', 'one pass over a namespace, with a report')
       .example('$0 apply --all --wait=2m', 'repeat until every WebService is Ready'),
@@ -75,7 +73,6 @@ async function pass(ctx: Context, args: Args): Promise<ReconcileResult[]> {
     requeueAfterSeconds: args['requeue-after'],
     now: nowIso(ctx),
     dryRun: args['dry-run'],
-    skipStatus: args['skip-status'],
   };
   return mapBounded(inputs, args.concurrency, (input) => reconcile(ctx.client(), input, options));
 }

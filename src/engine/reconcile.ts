@@ -17,8 +17,6 @@ export interface ReconcileOptions extends DecideOptions {
   now: () => string;
   /** Compute everything, write nothing. */
   dryRun?: boolean;
-  /** Skip the status write (reconcile.sh writes status itself, with kubectl). */
-  skipStatus?: boolean;
 }
 
 export interface ReconcileResult {
@@ -81,7 +79,7 @@ async function finish(
   const status = computeStatus(observation, decision, outcome, options.now());
   let error = outcome.kind === 'failed' ? new Error(outcome.message) : undefined;
   let statusWritten = false;
-  const patch = options.skipStatus ? null : statusPatch(status);
+  const patch = statusPatch(status);
   if (patch) {
     try {
       await client.patchWebServiceStatus(observation.namespace, observation.name, patch);
@@ -98,12 +96,14 @@ async function finish(
 export async function carryOut(client: KubeClient, decision: Decision): Promise<string[]> {
   const cleaned: string[] = [];
   for (const op of decision.ops) {
-    if (await execute(client, decision, op)) cleaned.push(`configmap/${(op as { name: string }).name}`);
+    const deleted = await execute(client, decision, op);
+    if (deleted) cleaned.push(deleted);
   }
   return cleaned;
 }
 
-async function execute(client: KubeClient, decision: Decision, op: Op): Promise<boolean> {
+/** Carries out one op; returns what it deleted, if anything. */
+async function execute(client: KubeClient, decision: Decision, op: Op): Promise<string | null> {
   const { namespace, name } = decision;
   switch (op.op) {
     case 'addFinalizer':
@@ -116,15 +116,15 @@ async function execute(client: KubeClient, decision: Decision, op: Op): Promise<
         // The object is already gone once its last finalizer is off: nothing left to do.
         if (!(op.op === 'removeFinalizer' && err instanceof NotFoundError)) throw err;
       }
-      return false;
+      return null;
     case 'createChild':
       await client.createConfigMap(namespace, op.object);
-      return false;
+      return null;
     case 'patchChild':
       await client.patchConfigMap(namespace, op.name, op.patch);
-      return false;
+      return null;
     case 'deleteChild':
-      return client.deleteConfigMap(namespace, op.name, op.uid);
+      return (await client.deleteConfigMap(namespace, op.name, op.uid)) ? `configmap/${op.name}` : null;
   }
 }
 
