@@ -1,10 +1,10 @@
 // Bundles the plugin into one executable file, dist/kubectl-webservice, that needs
-// no node_modules at run time. Run through `npm run build`, which type-checks first.
+// no node_modules at run time, plus the demo and bench runners (not part of the plugin).
+// Run through `npm run build`, which type-checks first.
 import { build } from 'esbuild';
-import { chmodSync, readFileSync } from 'node:fs';
+import { chmodSync, readFileSync, renameSync } from 'node:fs';
 
 const pkg = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8'));
-const outfile = 'dist/kubectl-webservice';
 
 const common = {
   bundle: true,
@@ -18,15 +18,18 @@ const common = {
   logLevel: 'warning',
 };
 
-await build({
-  ...common,
-  entryPoints: ['src/main.ts'],
-  outfile,
+/** Writes beside the target, then renames: a running copy never sees a half-written file. */
+async function bundle(entry, outfile, options = {}) {
+  const temporary = `${outfile}.tmp-${process.pid}`;
+  await build({ ...common, ...options, entryPoints: [entry], outfile: temporary });
+  chmodSync(temporary, 0o755);
+  renameSync(temporary, outfile);
+}
+
+await bundle('src/main.ts', 'dist/kubectl-webservice', {
   banner: { js: '#!/usr/bin/env node' },
   define: { PLUGIN_VERSION: JSON.stringify(pkg.version) },
 });
-// The lab demo (npm run demo) is a separate bundle; it is not part of the plugin.
-await build({ ...common, entryPoints: ['scripts/lab/demo.ts'], outfile: 'dist/lab-demo.js' });
-await build({ ...common, entryPoints: ['scripts/bench/bench.ts'], outfile: 'dist/bench.js' });
-chmodSync(outfile, 0o755);
-console.error(`built ${outfile} (${pkg.version})`);
+await bundle('scripts/lab/demo.ts', 'dist/lab-demo.js');
+await bundle('scripts/bench/bench.ts', 'dist/bench.js');
+console.error(`built dist/kubectl-webservice (${pkg.version})`);
