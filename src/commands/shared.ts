@@ -1,6 +1,7 @@
 // Pieces every command shares: NAME/--all, --requeue-after, reading a scope, printing results.
 import type { Argv } from 'yargs';
 import { DEFAULT_REQUEUE_AFTER_SECONDS, SyncInput } from '../core/model';
+import { checkName, checkNamespace } from '../core/validate';
 import { gatherAll, gatherOne } from '../engine/gather';
 import { Context, requireTarget } from '../cli/context';
 import { UserError } from '../kube/errors';
@@ -42,9 +43,10 @@ export async function gatherTarget(ctx: Context, args: TargetArgs): Promise<Sync
   requireTarget(args.name, args.all);
   if (args.name) {
     if (ctx.args['all-namespaces']) throw new UserError('a WebService cannot be retrieved by name across all namespaces');
-    return [await gatherOne(ctx.client(), ctx.namespace(), args.name)];
+    return [await gatherOne(ctx.client(), checkNamespace(ctx.namespace()), checkName(args.name))];
   }
-  return gatherAll(ctx.client(), ctx.scopeNamespace());
+  const namespace = ctx.scopeNamespace();
+  return gatherAll(ctx.client(), namespace === null ? null : checkNamespace(namespace));
 }
 
 /**

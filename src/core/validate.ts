@@ -7,6 +7,28 @@ import { Observation } from './observe';
 
 export class InputError extends Error {}
 
+const DNS_SUBDOMAIN = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/;
+const DNS_LABEL = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/;
+
+/** A WebService name as the API server accepts it; anything else could escape the URL path. */
+export function isValidName(name: string): boolean {
+  return name.length <= 253 && DNS_SUBDOMAIN.test(name);
+}
+
+export function isValidNamespace(namespace: string): boolean {
+  return namespace.length <= 63 && DNS_LABEL.test(namespace);
+}
+
+export function checkName(name: string, what = 'name'): string {
+  need(isValidName(name), `invalid ${what} "${name}": must be a lowercase RFC 1123 subdomain (e.g. checkout)`);
+  return name;
+}
+
+export function checkNamespace(namespace: string, what = 'namespace'): string {
+  need(isValidNamespace(namespace), `invalid ${what} "${namespace}": must be a lowercase RFC 1123 label (e.g. crd-lab)`);
+  return namespace;
+}
+
 type Json = Record<string, unknown>;
 
 function isObject(value: unknown): value is Json {
@@ -87,6 +109,8 @@ export function parseDecision(value: unknown): Decision {
   need(isObject(value), 'decision must be a JSON object');
   const d = value as Json;
   need(typeof d.namespace === 'string' && typeof d.name === 'string', 'decision.namespace and decision.name must be strings');
+  checkNamespace(d.namespace as string, 'decision.namespace');
+  checkName(d.name as string, 'decision.name');
   need(ACTIONS.includes(d.action as never), `decision.action must be one of ${ACTIONS.join(', ')}`);
   need(Array.isArray(d.ops), 'decision.ops must be a list');
   const known = ['addFinalizer', 'createChild', 'patchChild', 'deleteChild', 'removeFinalizer'];

@@ -477,6 +477,14 @@ describe('errors', () => {
     expect(unknown.stderr).toBe('error: Unknown argument: bogus\nSee "kubectl webservice --help" for usage.\n');
   });
 
+  it('a NAME that is not a valid object name is refused before any request', async () => {
+    audit.mark();
+    const result = plugin(['apply', 'web/status', '-n', ns]);
+    expect(result.status).toBe(1);
+    expect(result.stderr).toBe('error: invalid name "web/status": must be a lowercase RFC 1123 subdomain (e.g. checkout)\n');
+    expect(await audit.events()).toEqual([]);
+  });
+
   it('bad input files: one line naming the problem', () => {
     const result = plugin(['plan', '-f', '-'], { input: '{"parent": {"metadata": {"name": "x"}, "spec": {}}}' });
     expect(result.status).toBe(1);

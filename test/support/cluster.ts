@@ -90,6 +90,7 @@ export interface AuditEvent {
   userAgent?: string;
   stage: string;
   auditID: string;
+  requestURI?: string;
   objectRef?: { resource?: string; namespace?: string; name?: string; subresource?: string };
   responseStatus?: { code?: number };
 }
@@ -115,13 +116,16 @@ export class AuditWindow {
   }
 
   async events(): Promise<AuditEvent[]> {
+    // One GET of something that exists, tagged in its query: kubectl makes no follow-up request.
     const marker = `audit-marker-${Date.now()}-${Math.floor(Math.random() * 1e6)}`;
-    run('kubectl', ['get', 'configmap', marker, '-n', this.namespace, '--ignore-not-found']);
+    const uri = `/api/v1/namespaces/${this.namespace}?${marker}=1`;
+    const result = run('kubectl', ['get', '--raw', uri]);
+    if (result.status !== 0) throw new Error(`audit marker request failed: ${result.stderr}`);
     const all = await eventually(() => {
       const events = this.read();
-      return events.some((e) => e.objectRef?.name === marker) ? events : null;
+      return events.some((e) => e.requestURI?.includes(marker)) ? events : null;
     });
-    return all.filter((e) => e.objectRef?.name !== marker && e.objectRef?.namespace === this.namespace);
+    return all.filter((e) => !e.requestURI?.includes(marker) && e.objectRef?.namespace === this.namespace);
   }
 
   async mutating(): Promise<AuditEvent[]> {

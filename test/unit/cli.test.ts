@@ -1,7 +1,7 @@
 // Pure pieces of the CLI: tables, colour rules, durations, input validation.
 import { parseDuration } from '../../src/cli/duration';
 import { observe } from '../../src/core/observe';
-import { InputError, parseDecision, parseSyncInput } from '../../src/core/validate';
+import { InputError, isValidName, isValidNamespace, parseDecision, parseSyncInput } from '../../src/core/validate';
 import { age, formatTable, wantsColor } from '../../src/print/output';
 
 describe('formatTable', () => {
@@ -71,6 +71,17 @@ describe('input validation', () => {
       'children[0].data must map strings to strings',
     );
     expect(() => parseSyncInput([])).toThrow(InputError);
+  });
+
+  it('refuses names and namespaces that could escape a URL path', () => {
+    expect(isValidName('checkout')).toBe(true);
+    expect(isValidName('web.v2')).toBe(true);
+    for (const bad of ['a/status', '../x', 'Checkout', 'a b', '', 'x'.repeat(254)]) expect(isValidName(bad)).toBe(false);
+    expect(isValidNamespace('crd-lab')).toBe(true);
+    for (const bad of ['bad ns', 'a.b', 'x'.repeat(64)]) expect(isValidNamespace(bad)).toBe(false);
+    expect(() => parseDecision({ namespace: 'n', name: 'x/status', action: 'noop', ops: [] })).toThrow(
+      'invalid decision.name "x/status"',
+    );
   });
 
   it('refuses decisions with unknown ops', () => {
