@@ -99,6 +99,38 @@ describe('the WebService CRD on a real apiserver', () => {
   });
 });
 
+const controlPlane = process.env.USE_EXISTING_CLUSTER === 'true' ? describe.skip : describe;
+
+controlPlane('scripts/control-plane.sh', () => {
+  const script = (command: string) =>
+    spawnSync('bash', [path.join(ROOT, 'scripts/control-plane.sh'), command], { encoding: 'utf8' });
+
+  it('a second up reuses the running plane', () => {
+    const server = getJson(['config', 'view', '--minify']).clusters[0].cluster.server;
+    const again = script('up');
+    expect(again.status).toBe(0);
+    expect(again.stderr).toContain(`already running (${server}); reusing it`);
+  });
+
+  it('env prints the exports a shell evals, status says it runs', () => {
+    const env = script('env').stdout;
+    expect(env).toContain(`export KUBECONFIG=${process.env.KUBECONFIG}`);
+    expect(env).toContain(`export KUBE_AUDIT_LOG=${process.env.KUBE_AUDIT_LOG}`);
+    expect(script('status').stdout).toMatch(/^running: https:\/\/127\.0\.0\.1:\d+ /);
+  });
+
+  it('serves the Kubernetes version it was built as, with RBAC on', () => {
+    const version = JSON.parse(kubectl(['get', '--raw', '/version']));
+    const pinned = /K8S_VERSION=(v[\d.]+)/.exec(fs.readFileSync(path.join(ROOT, 'scripts/controlplane/versions.env'), 'utf8'))![1];
+    expect(version.gitVersion).toBe(pinned);
+    expect(kubectl(['api-versions'])).toContain('rbac.authorization.k8s.io/v1');
+    const canI = spawnSync('kubectl', ['auth', 'can-i', 'create', 'configmaps', '--as=system:serviceaccount:default:nobody'], {
+      encoding: 'utf8',
+    });
+    expect(canI.stdout.trim()).toBe('no');
+  });
+});
+
 describe('the bundled plugin', () => {
   const pathWithPlugin = `${path.join(ROOT, 'dist')}${path.delimiter}${process.env.PATH}`;
 
