@@ -64,11 +64,3 @@ export class UserError extends Error {
     this.name = 'UserError';
   }
 }
-
-export function isConflict(err: unknown): err is ConflictError {
-  return err instanceof ConflictError;
-}
-
-export function isNotFound(err: unknown): err is NotFoundError {
-  return err instanceof NotFoundError;
-}
