@@ -6,12 +6,22 @@ export function withContext<A>(
 ): (args: A) => Promise<void> {
   return async (args: A) => {
     const ctx = createContext(args as A & GlobalArgs);
-    const code = await body(ctx, args as A & GlobalArgs);
-    if (typeof code === 'number') process.exitCode = code;
-    if (ctx.args.verbose) {
-      const requests = ctx.connected() ? ctx.client().requests : { reads: 0, writes: 0 };
-      const rssMiB = (process.resourceUsage().maxRSS / 1024).toFixed(1);
-      ctx.out.progress(`requests: ${requests.reads} read, ${requests.writes} write; max RSS ${rssMiB} MiB`);
+    try {
+      const code = await body(ctx, args as A & GlobalArgs);
+      if (typeof code === 'number') process.exitCode = code;
+      if (ctx.args.verbose) ctx.out.progress(usage(ctx));
+    } finally {
+      if (ctx.connected()) ctx.client().close();
     }
   };
+}
+
+function usage(ctx: Context): string {
+  const rssMiB = (process.resourceUsage().maxRSS / 1024).toFixed(1);
+  if (!ctx.connected()) return `requests: 0 read, 0 write; max RSS ${rssMiB} MiB`;
+  const { requests, transport } = ctx.client();
+  return (
+    `requests: ${requests.reads} read, ${requests.writes} write over ${transport.stats.connections} connection(s); ` +
+    `max RSS ${rssMiB} MiB`
+  );
 }

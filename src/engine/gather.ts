@@ -1,35 +1,60 @@
-// Reads what the core needs from the API server, with a constant number of requests.
-import { SyncInput, WebService, ConfigMap } from '../core/model';
+// Reads what the core needs from the API server: reads sized to the question, and a
+// constant number of requests however many WebServices a scope holds.
+import { ConfigMap, SyncInput, WebService, childName } from '../core/model';
+import { indexObjects, keyOf, objectKey, syncInputFor } from '../core/pass';
+import { NotFoundError } from '../kube/errors';
+import { OWNED_SELECTOR } from '../kube/client';
 import type { KubeClient } from '../kube/client';
 
-/** One CR: GET it, LIST the ConfigMaps of its namespace, LIST WebServices only if it has dependencies. */
+/**
+ * One CR: GET it and GET its `<name>-desired` child; a CR being deleted instead LISTs
+ * the children it owns (label-selected), which is what finalize deletes. Dependencies
+ * are read by name.
+ */
 export async function gatherOne(client: KubeClient, namespace: string, name: string): Promise<SyncInput> {
   const parent = await client.getWebService(namespace, name);
   const [children, related] = await Promise.all([
-    client.listConfigMaps(namespace),
-    parent.spec?.dependsOn?.length ? client.listWebServices(namespace) : Promise.resolve([]),
+    parent.metadata.deletionTimestamp
+      ? client.listConfigMaps(namespace, { labelSelector: OWNED_SELECTOR }).then((list) => list.items)
+      : client.getConfigMap(namespace, childName(name)).then((child) => (child ? [child] : [])),
+    Promise.all((parent.spec?.dependsOn ?? []).map((dep) => getIfExists(client, namespace, dep))),
   ]);
-  return { parent, children, related };
+  const present = related.filter((ws): ws is WebService => ws !== null);
+  return syncInputFor(parent, indexObjects(present, children));
 }
 
-/** Every CR in a namespace (or in all, for null): two LISTs, however many CRs there are. */
-export async function gatherAll(client: KubeClient, namespace: string | null): Promise<SyncInput[]> {
-  const [parents, children] = await Promise.all([client.listWebServices(namespace), client.listConfigMaps(namespace)]);
-  const childrenByNamespace = groupByNamespace(children);
-  const parentsByNamespace = groupByNamespace(parents);
-  return parents.map((parent) => {
-    const ns = parent.metadata.namespace ?? '';
-    return { parent, children: childrenByNamespace.get(ns) ?? [], related: parentsByNamespace.get(ns) ?? [] };
-  });
-}
-
-function groupByNamespace<T extends WebService | ConfigMap>(objects: T[]): Map<string, T[]> {
-  const groups = new Map<string, T[]>();
-  for (const obj of objects) {
-    const ns = obj.metadata.namespace ?? '';
-    const group = groups.get(ns);
-    if (group) group.push(obj);
-    else groups.set(ns, [obj]);
+async function getIfExists(client: KubeClient, namespace: string, name: string): Promise<WebService | null> {
+  try {
+    return await client.getWebService(namespace, name);
+  } catch (err) {
+    if (err instanceof NotFoundError) return null;
+    throw err;
   }
-  return groups;
+}
+
+/**
+ * Every CR in a namespace (or in all, for null). Two LISTs: the WebServices, and the
+ * ConfigMaps that carry our label. Only when some WebService has no labelled child does
+ * a third, metadata-only LIST look for a foreign object sitting on its child's name.
+ */
+export async function gatherAll(client: KubeClient, namespace: string | null): Promise<SyncInput[]> {
+  const [parents, owned] = await Promise.all([
+    client.listWebServices(namespace),
+    client.listConfigMaps(namespace, { labelSelector: OWNED_SELECTOR }),
+  ]);
+  const children: ConfigMap[] = owned.items;
+  const ownedKeys = new Set(children.map(keyOf));
+  const missing = new Set(
+    parents.items
+      .map((p) => objectKey(p.metadata.namespace, childName(p.metadata.name)))
+      .filter((key) => !ownedKeys.has(key)),
+  );
+  if (missing.size > 0) {
+    const all = await client.listConfigMapMetadata(namespace);
+    for (const meta of all.items) {
+      if (missing.has(keyOf(meta)) && !ownedKeys.has(keyOf(meta))) children.push({ metadata: meta.metadata });
+    }
+  }
+  const index = indexObjects(parents.items, children);
+  return parents.items.map((parent) => syncInputFor(parent, index));
 }

@@ -3,26 +3,10 @@
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import {
-  ApiException,
-  CoreV1Api,
-  CustomObjectsApi,
-  KubeConfig,
-  PatchStrategy,
-  V1ConfigMap,
-  setHeaderOptions,
-} from '@kubernetes/client-node';
-import { USER_AGENT } from '../version';
-import { ConfigMap, GROUP, PLURAL, RESOURCE, VERSION, WebService, WebServiceStatus } from '../core/model';
-import {
-  ConflictError,
-  ForbiddenError,
-  InvalidError,
-  KubeError,
-  NotFoundError,
-  UnreachableError,
-  UserError,
-} from './errors';
+import { KubeConfig } from '@kubernetes/client-node';
+import { ConfigMap, GROUP, MANAGED_BY_LABEL, MANAGED_BY_VALUE, PLURAL, RESOURCE, VERSION, WebService, WebServiceStatus } from '../core/model';
+import { NotFoundError, UserError } from './errors';
+import { Request, Transport, WatchEvent, WatchOptions } from './transport';
 
 const SERVICE_ACCOUNT_TOKEN = '/var/run/secrets/kubernetes.io/serviceaccount/token';
 const DEFAULT_TIMEOUT_MS = 30_000;
@@ -97,79 +81,152 @@ function loadFile(kc: KubeConfig, file: string): void {
   }
 }
 
-/** Counts requests by verb; `apply -v` prints it, and it shows a converged pass writes nothing. */
+/** Counts requests by verb; `-v` prints it, and it shows a converged pass writes nothing. */
 export interface RequestCounter {
   reads: number;
   writes: number;
 }
 
+/** A LIST's items with the collection's resourceVersion, where a watch can start. */
+export interface ObjectList<T> {
+  items: T[];
+  resourceVersion: string;
+}
+
+/** Metadata only (PartialObjectMetadata): names, labels and owners without the data. */
+export interface ObjectMetadata {
+  metadata: ConfigMap['metadata'];
+}
+
+export interface Lease {
+  metadata: { name: string; namespace?: string; resourceVersion?: string };
+  spec: {
+    holderIdentity?: string;
+    leaseDurationSeconds?: number;
+    acquireTime?: string;
+    renewTime?: string;
+    leaseTransitions?: number;
+  };
+}
+
+/** An events.k8s.io/v1 Event, as the controller and apply report them. */
+export interface KubeEvent {
+  metadata: { generateName?: string; name?: string; namespace: string };
+  eventTime: string;
+  reportingController: string;
+  reportingInstance: string;
+  action: string;
+  reason: string;
+  note: string;
+  type: 'Normal' | 'Warning';
+  regarding: { apiVersion: string; kind: string; name: string; namespace: string; uid?: string; resourceVersion?: string };
+}
+
+export type WriteVerb = 'create' | 'patch' | 'update' | 'delete';
+
+export interface ListOptions {
+  labelSelector?: string;
+  fieldSelector?: string;
+}
+
+/** Our children carry this label; LISTs of them are sized to what we own. */
+export const OWNED_SELECTOR = `${MANAGED_BY_LABEL}=${MANAGED_BY_VALUE}`;
+const METADATA_LIST = 'application/json;as=PartialObjectMetadataList;g=meta.k8s.io;v=v1,application/json';
+const MERGE_PATCH = 'application/merge-patch+json';
+
+const wsPath = (namespace: string | null, name?: string) =>
+  `/apis/${GROUP}/${VERSION}${namespace === null ? '' : `/namespaces/${encodeURIComponent(namespace)}`}/${PLURAL}` +
+  (name === undefined ? '' : `/${encodeURIComponent(name)}`);
+const cmPath = (namespace: string | null, name?: string) =>
+  `/api/v1${namespace === null ? '' : `/namespaces/${encodeURIComponent(namespace)}`}/configmaps` +
+  (name === undefined ? '' : `/${encodeURIComponent(name)}`);
+const leasePath = (namespace: string, name?: string) =>
+  `/apis/coordination.k8s.io/v1/namespaces/${encodeURIComponent(namespace)}/leases${name === undefined ? '' : `/${encodeURIComponent(name)}`}`;
+
 export class KubeClient {
-  private readonly core: CoreV1Api;
-  private readonly custom: CustomObjectsApi;
-  private readonly timeoutMs: number;
   readonly requests: RequestCounter = { reads: 0, writes: 0 };
+  readonly transport: Transport;
+  /** Called before every write; throws to refuse it (a replica that is not the leader). */
+  private writeGuard: () => void = () => {};
+  private writeObserver: (verb: WriteVerb, resource: string) => void = () => {};
 
   constructor(
     readonly connection: Connection,
     options: ConnectOptions = {},
   ) {
-    this.core = connection.kubeConfig.makeApiClient(CoreV1Api);
-    this.custom = connection.kubeConfig.makeApiClient(CustomObjectsApi);
-    this.timeoutMs = options.requestTimeoutMs ?? DEFAULT_TIMEOUT_MS;
+    this.transport = new Transport(connection.kubeConfig, connection.server, options.requestTimeoutMs ?? DEFAULT_TIMEOUT_MS);
   }
 
   static connect(options: ConnectOptions): KubeClient {
     return new KubeClient(loadConnection(options), options);
   }
 
+  /** Every write asks guard first; observer hears of each write made (metrics). */
+  guardWrites(guard: () => void, observer?: (verb: WriteVerb, resource: string) => void): void {
+    this.writeGuard = guard;
+    if (observer) this.writeObserver = observer;
+  }
+
+  close(): void {
+    this.transport.close();
+  }
+
   getWebService(namespace: string, name: string): Promise<WebService> {
-    return this.read(`${RESOURCE} "${name}"`, () =>
-      this.custom.getNamespacedCustomObject({ group: GROUP, version: VERSION, namespace, plural: PLURAL, name }, identify()),
-    );
+    return this.read({ method: 'GET', path: wsPath(namespace, name), what: `${RESOURCE} "${name}"` });
   }
 
   /** All WebServices in a namespace, or in every namespace when namespace is null. */
-  async listWebServices(namespace: string | null): Promise<WebService[]> {
-    const list = await this.read<{ items: WebService[] }>(RESOURCE, () =>
-      namespace === null
-        ? this.custom.listClusterCustomObject({ group: GROUP, version: VERSION, plural: PLURAL }, identify())
-        : this.custom.listNamespacedCustomObject({ group: GROUP, version: VERSION, namespace, plural: PLURAL }, identify()),
-    );
-    return list.items ?? [];
+  listWebServices(namespace: string | null, options: ListOptions = {}): Promise<ObjectList<WebService>> {
+    return this.list({ method: 'GET', path: wsPath(namespace), query: { ...options }, what: RESOURCE });
   }
 
-  async listConfigMaps(namespace: string | null): Promise<ConfigMap[]> {
-    const list = await this.read('configmaps', () =>
-      namespace === null
-        ? this.core.listConfigMapForAllNamespaces({}, identify())
-        : this.core.listNamespacedConfigMap({ namespace }, identify()),
-    );
-    return list.items.map(plainConfigMap);
+  /** One ConfigMap, or null when there is none. */
+  async getConfigMap(namespace: string, name: string): Promise<ConfigMap | null> {
+    try {
+      return await this.read<ConfigMap>({ method: 'GET', path: cmPath(namespace, name), what: `configmaps "${name}"` });
+    } catch (err) {
+      if (err instanceof NotFoundError) return null;
+      throw err;
+    }
   }
 
-  async createConfigMap(namespace: string, object: ConfigMap): Promise<ConfigMap> {
-    const created = await this.write(`configmaps "${object.metadata.name}"`, () =>
-      this.core.createNamespacedConfigMap({ namespace, body: object as V1ConfigMap }, identify()),
-    );
-    return plainConfigMap(created);
+  listConfigMaps(namespace: string | null, options: ListOptions = {}): Promise<ObjectList<ConfigMap>> {
+    return this.list({ method: 'GET', path: cmPath(namespace), query: { ...options }, what: 'configmaps' });
   }
 
-  async patchConfigMap(namespace: string, name: string, patch: object): Promise<ConfigMap> {
-    const patched = await this.write(`configmaps "${name}"`, () =>
-      this.core.patchNamespacedConfigMap({ namespace, name, body: patch }, mergePatch()),
-    );
-    return plainConfigMap(patched);
+  /** Every ConfigMap's metadata, without its data: a name check that costs bytes per object, not per value. */
+  listConfigMapMetadata(namespace: string | null, options: ListOptions = {}): Promise<ObjectList<ObjectMetadata>> {
+    return this.list({ method: 'GET', path: cmPath(namespace), query: { ...options }, accept: METADATA_LIST, what: 'configmaps' });
+  }
+
+  createConfigMap(namespace: string, object: ConfigMap): Promise<ConfigMap> {
+    return this.write('create', 'configmaps', {
+      method: 'POST',
+      path: cmPath(namespace),
+      body: object,
+      what: `configmaps "${object.metadata.name}"`,
+    });
+  }
+
+  patchConfigMap(namespace: string, name: string, patch: object): Promise<ConfigMap> {
+    return this.write('patch', 'configmaps', {
+      method: 'PATCH',
+      path: cmPath(namespace, name),
+      body: patch,
+      contentType: MERGE_PATCH,
+      what: `configmaps "${name}"`,
+    });
   }
 
   /** Deletes with a uid precondition, so a same-named replacement is never hit. Not found is fine. */
   async deleteConfigMap(namespace: string, name: string, uid?: string): Promise<boolean> {
     try {
-      await this.write(`configmaps "${name}"`, () =>
-        this.core.deleteNamespacedConfigMap(
-          { namespace, name, body: uid ? { preconditions: { uid } } : {} },
-          identify(),
-        ),
-      );
+      await this.write('delete', 'configmaps', {
+        method: 'DELETE',
+        path: cmPath(namespace, name),
+        body: { kind: 'DeleteOptions', apiVersion: 'v1', ...(uid ? { preconditions: { uid } } : {}) },
+        what: `configmaps "${name}"`,
+      });
       return true;
     } catch (err) {
       if (err instanceof NotFoundError) return false;
@@ -178,109 +235,124 @@ export class KubeClient {
   }
 
   patchWebService(namespace: string, name: string, patch: object): Promise<WebService> {
-    return this.write(`${RESOURCE} "${name}"`, () =>
-      this.custom.patchNamespacedCustomObject(
-        { group: GROUP, version: VERSION, namespace, plural: PLURAL, name, body: patch },
-        mergePatch(),
-      ),
-    );
+    return this.write('patch', PLURAL, {
+      method: 'PATCH',
+      path: wsPath(namespace, name),
+      body: patch,
+      contentType: MERGE_PATCH,
+      what: `${RESOURCE} "${name}"`,
+    });
   }
 
   patchWebServiceStatus(namespace: string, name: string, patch: { status: WebServiceStatus }): Promise<WebService> {
-    return this.write(`${RESOURCE} "${name}"`, () =>
-      this.custom.patchNamespacedCustomObjectStatus(
-        { group: GROUP, version: VERSION, namespace, plural: PLURAL, name, body: patch },
-        mergePatch(),
-      ),
+    return this.write('patch', `${PLURAL}/status`, {
+      method: 'PATCH',
+      path: `${wsPath(namespace, name)}/status`,
+      body: patch,
+      contentType: MERGE_PATCH,
+      what: `${RESOURCE} "${name}"`,
+    });
+  }
+
+  /** Watches WebServices from resourceVersion (with bookmarks) until the server ends the stream. */
+  watchWebServices(
+    namespace: string | null,
+    resourceVersion: string,
+    timeoutSeconds: number,
+    onEvent: (event: WatchEvent<WebService>) => void,
+    options: WatchOptions,
+  ): Promise<void> {
+    return this.watch(wsPath(namespace), RESOURCE, resourceVersion, timeoutSeconds, {}, onEvent, options);
+  }
+
+  watchConfigMaps(
+    namespace: string | null,
+    resourceVersion: string,
+    timeoutSeconds: number,
+    listOptions: ListOptions,
+    onEvent: (event: WatchEvent<ConfigMap>) => void,
+    options: WatchOptions,
+  ): Promise<void> {
+    return this.watch(cmPath(namespace), 'configmaps', resourceVersion, timeoutSeconds, listOptions, onEvent, options);
+  }
+
+  async getLease(namespace: string, name: string): Promise<Lease | null> {
+    try {
+      return await this.read<Lease>({ method: 'GET', path: leasePath(namespace, name), what: `leases "${name}"` });
+    } catch (err) {
+      if (err instanceof NotFoundError) return null;
+      throw err;
+    }
+  }
+
+  /** Lease writes are leader election itself, so the write guard does not apply to them. */
+  createLease(lease: Lease): Promise<Lease> {
+    this.requests.writes++;
+    return this.transport.request({
+      method: 'POST',
+      path: leasePath(lease.metadata.namespace ?? 'default'),
+      body: { apiVersion: 'coordination.k8s.io/v1', kind: 'Lease', ...lease },
+      what: `leases "${lease.metadata.name}"`,
+    });
+  }
+
+  /** A PUT carrying the resourceVersion it read: two candidates can never both win. */
+  updateLease(lease: Lease): Promise<Lease> {
+    this.requests.writes++;
+    return this.transport.request({
+      method: 'PUT',
+      path: leasePath(lease.metadata.namespace ?? 'default', lease.metadata.name),
+      body: { apiVersion: 'coordination.k8s.io/v1', kind: 'Lease', ...lease },
+      what: `leases "${lease.metadata.name}"`,
+    });
+  }
+
+  createEvent(event: KubeEvent): Promise<KubeEvent> {
+    return this.write('create', 'events', {
+      method: 'POST',
+      path: `/apis/events.k8s.io/v1/namespaces/${encodeURIComponent(event.metadata.namespace)}/events`,
+      body: { apiVersion: 'events.k8s.io/v1', kind: 'Event', ...event },
+      what: 'events',
+    });
+  }
+
+  private read<T>(req: Request): Promise<T> {
+    this.requests.reads++;
+    return this.transport.request<T>(req);
+  }
+
+  private async list<T>(req: Request): Promise<ObjectList<T>> {
+    const list = await this.read<{ items?: T[]; metadata?: { resourceVersion?: string } }>(req);
+    return { items: list.items ?? [], resourceVersion: list.metadata?.resourceVersion ?? '' };
+  }
+
+  private async write<T>(verb: WriteVerb, resource: string, req: Request): Promise<T> {
+    this.writeGuard();
+    this.requests.writes++;
+    const result = await this.transport.request<T>(req);
+    this.writeObserver(verb, resource);
+    return result;
+  }
+
+  private watch<T>(
+    path: string,
+    what: string,
+    resourceVersion: string,
+    timeoutSeconds: number,
+    listOptions: ListOptions,
+    onEvent: (event: WatchEvent<T>) => void,
+    options: WatchOptions,
+  ): Promise<void> {
+    this.requests.reads++;
+    return this.transport.watch<T>(
+      {
+        method: 'GET',
+        path,
+        query: { ...listOptions, watch: true, resourceVersion, allowWatchBookmarks: true, timeoutSeconds },
+        what,
+      },
+      onEvent,
+      options,
     );
   }
-
-  private read<T>(what: string, call: () => Promise<T>): Promise<T> {
-    this.requests.reads++;
-    return this.run(what, call);
-  }
-
-  private write<T>(what: string, call: () => Promise<T>): Promise<T> {
-    this.requests.writes++;
-    return this.run(what, call);
-  }
-
-  private async run<T>(what: string, call: () => Promise<T>): Promise<T> {
-    let timer: NodeJS.Timeout | undefined;
-    const timeout = new Promise<never>((_, reject) => {
-      timer = setTimeout(
-        () => reject(new UnreachableError(`${this.connection.server}: no answer within ${this.timeoutMs / 1000}s`, true)),
-        this.timeoutMs,
-      );
-      timer.unref();
-    });
-    try {
-      return await Promise.race([call(), timeout]);
-    } catch (err) {
-      throw mapError(err, what, this.connection.server);
-    } finally {
-      clearTimeout(timer);
-    }
-  }
-}
-
-/** Every request names the plugin, as kubectl does, so audit logs can tell who wrote. */
-function identify() {
-  return setHeaderOptions('User-Agent', USER_AGENT);
-}
-
-function mergePatch() {
-  return setHeaderOptions('Content-Type', PatchStrategy.MergePatch, identify());
-}
-
-/** client-node turns core objects into classes with Date fields; we hand out plain JSON. */
-function plainConfigMap(cm: V1ConfigMap): ConfigMap {
-  return JSON.parse(JSON.stringify(cm)) as ConfigMap;
-}
-
-interface StatusBody {
-  message?: string;
-  reason?: string;
-  details?: { causes?: { message?: string; field?: string }[] };
-}
-
-function mapError(err: unknown, what: string, server: string): Error {
-  if (err instanceof KubeError || err instanceof UserError) return err;
-  if (err instanceof ApiException) {
-    const body = parseBody(err.body);
-    const message = body.message || `${what}: HTTP ${err.code}`;
-    switch (err.code) {
-      case 404:
-        return new NotFoundError(body.message || `${what} not found`);
-      case 409:
-        return new ConflictError(message, body.reason === 'AlreadyExists');
-      case 401:
-        return new ForbiddenError(body.message || `the server has asked for the client to provide credentials (${what})`, 401);
-      case 403:
-        return new ForbiddenError(message);
-      case 400:
-      case 422:
-        return new InvalidError(message, err.code);
-      default:
-        return new KubeError('Server', message, err.code);
-    }
-  }
-  const code = (err as { code?: string })?.code;
-  const detail = (err as Error)?.message ?? String(err);
-  if (code === 'ECONNREFUSED' || code === 'ENOTFOUND' || code === 'EHOSTUNREACH' || code === 'ECONNRESET' || code === 'ETIMEDOUT') {
-    return new UnreachableError(`the connection to the server ${server} was refused or failed (${code}): is the cluster running?`);
-  }
-  if ((err as Error)?.name === 'FetchError') return new UnreachableError(`cannot reach ${server}: ${detail}`);
-  return err instanceof Error ? err : new Error(detail);
-}
-
-function parseBody(body: unknown): StatusBody {
-  if (typeof body === 'string') {
-    try {
-      return JSON.parse(body) as StatusBody;
-    } catch {
-      return { message: body.trim() || undefined };
-    }
-  }
-  return (body as StatusBody) ?? {};
 }

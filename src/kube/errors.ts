@@ -10,6 +10,7 @@ export type KubeErrorKind =
   | 'Invalid'
   | 'Unreachable'
   | 'Timeout'
+  | 'Gone'
   | 'Server';
 
 export class KubeError extends Error {
@@ -43,6 +44,11 @@ export class ForbiddenError extends KubeError {
   constructor(message: string, httpStatus = 403) {
     super(httpStatus === 401 ? 'Unauthorized' : 'Forbidden', message, httpStatus);
   }
+}
+
+/** 410 Gone: a watch or list asked for a resourceVersion that etcd has compacted. */
+export function isGone(err: unknown): boolean {
+  return err instanceof KubeError && err.kind === 'Gone';
 }
 
 export class InvalidError extends KubeError {

@@ -1,0 +1,87 @@
+// Indexes one pass's objects once, so each WebService's sync input is found by key
+// instead of by scanning every ConfigMap and WebService: a pass stays linear in the
+// number of objects. Pure: the shells (commands, controller cache) hand the objects in.
+import { ConfigMap, KIND, SyncInput, WebService, childName } from './model';
+
+export interface PassIndex {
+  /** ConfigMaps by namespace/name. */
+  childrenByKey: Map<string, ConfigMap>;
+  /** ConfigMaps by the uid of their controller ownerReference to a WebService. */
+  childrenByOwner: Map<string, ConfigMap[]>;
+  /** WebServices by namespace/name. */
+  parentsByKey: Map<string, WebService>;
+}
+
+export function objectKey(namespace: string | undefined, name: string): string {
+  return `${namespace ?? ''}/${name}`;
+}
+
+export function keyOf(obj: { metadata: { namespace?: string; name: string } }): string {
+  return objectKey(obj.metadata.namespace, obj.metadata.name);
+}
+
+/** The uid of a ConfigMap's controlling WebService, if it has one. */
+export function controllerUid(child: ConfigMap): string | undefined {
+  return child.metadata.ownerReferences?.find((ref) => ref.controller === true && ref.kind === KIND)?.uid;
+}
+
+export function emptyIndex(): PassIndex {
+  return { childrenByKey: new Map(), childrenByOwner: new Map(), parentsByKey: new Map() };
+}
+
+export function indexObjects(parents: WebService[], children: ConfigMap[]): PassIndex {
+  const index = emptyIndex();
+  for (const parent of parents) index.parentsByKey.set(keyOf(parent), parent);
+  for (const child of children) addChild(index, child);
+  return index;
+}
+
+export function addChild(index: PassIndex, child: ConfigMap): void {
+  const key = keyOf(child);
+  const previous = index.childrenByKey.get(key);
+  if (previous) removeChild(index, previous);
+  index.childrenByKey.set(key, child);
+  const owner = controllerUid(child);
+  if (owner) {
+    const owned = index.childrenByOwner.get(owner);
+    if (owned) owned.push(child);
+    else index.childrenByOwner.set(owner, [child]);
+  }
+}
+
+export function removeChild(index: PassIndex, child: ConfigMap): void {
+  const key = keyOf(child);
+  const stored = index.childrenByKey.get(key);
+  if (!stored) return;
+  index.childrenByKey.delete(key);
+  const owner = controllerUid(stored);
+  if (!owner) return;
+  const rest = (index.childrenByOwner.get(owner) ?? []).filter((c) => keyOf(c) !== key);
+  if (rest.length > 0) index.childrenByOwner.set(owner, rest);
+  else index.childrenByOwner.delete(owner);
+}
+
+/**
+ * What one reconcile needs, looked up by key: the child named after the parent, the
+ * ConfigMaps it controls, and the WebServices it depends on.
+ */
+export function syncInputFor(parent: WebService, index: PassIndex): SyncInput {
+  const namespace = parent.metadata.namespace;
+  const children: ConfigMap[] = [];
+  const named = index.childrenByKey.get(objectKey(namespace, childName(parent.metadata.name)));
+  if (named) children.push(named);
+  for (const owned of index.childrenByOwner.get(parent.metadata.uid ?? '') ?? []) {
+    if (owned !== named && (owned.metadata.namespace ?? namespace) === namespace) children.push(owned);
+  }
+  const related: WebService[] = [];
+  for (const name of parent.spec?.dependsOn ?? []) {
+    const dependency = index.parentsByKey.get(objectKey(namespace, name));
+    if (dependency) related.push(dependency);
+  }
+  return { parent, children, related };
+}
+
+export function syncInputs(parents: WebService[], children: ConfigMap[]): SyncInput[] {
+  const index = indexObjects(parents, children);
+  return parents.map((parent) => syncInputFor(parent, index));
+}

@@ -1,0 +1,281 @@
+// HTTP to the API server: one keep-alive connection pool per process, plain JSON in
+// and out. Credentials still come from client-node's KubeConfig (client certificates,
+// tokens, exec and auth-provider plugins, rotating token files); the TLS context is
+// built once, so a pass of thousands of requests reuses a handful of connections
+// instead of paying a handshake and a new SecureContext for each one.
+import * as http from 'node:http';
+import * as https from 'node:https';
+import * as tls from 'node:tls';
+import type { KubeConfig } from '@kubernetes/client-node';
+import { USER_AGENT } from '../version';
+import { ConflictError, ForbiddenError, InvalidError, KubeError, NotFoundError, UnreachableError } from './errors';
+
+export interface Request {
+  method: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
+  /** Absolute API path, e.g. /api/v1/namespaces/x/configmaps. */
+  path: string;
+  query?: Record<string, string | number | boolean | undefined>;
+  body?: unknown;
+  contentType?: string;
+  accept?: string;
+  /** What the request is about, for error messages: `configmaps "x"`. */
+  what: string;
+}
+
+/** A watch event as the API server streams it. */
+export interface WatchEvent<T> {
+  type: 'ADDED' | 'MODIFIED' | 'DELETED' | 'BOOKMARK' | 'ERROR';
+  object: T;
+}
+
+export interface WatchOptions {
+  /** Abort when no byte (event or bookmark) arrives for this long: a silent watch is a dead watch. */
+  idleTimeoutMs: number;
+  signal?: AbortSignal;
+}
+
+/** Counts connections opened and requests sent, so tests and -v can show the pool works. */
+export interface TransportStats {
+  connections: number;
+  requests: number;
+}
+
+const MAX_SOCKETS = 32;
+
+export class Transport {
+  readonly stats: TransportStats = { connections: 0, requests: 0 };
+  private readonly agent: http.Agent;
+  private readonly url: URL;
+  private readonly secure: boolean;
+  private readonly staticHeaders: Record<string, string>;
+  private readonly dynamicAuth: boolean;
+
+  constructor(
+    private readonly kubeConfig: KubeConfig,
+    readonly server: string,
+    private readonly timeoutMs: number,
+  ) {
+    this.url = new URL(server);
+    this.secure = this.url.protocol === 'https:';
+    const user = kubeConfig.getCurrentUser();
+    const cluster = kubeConfig.getCurrentCluster();
+    // Exec and auth-provider credentials (and in-cluster token files) can change while
+    // we run, so those headers are asked for per request; client-node caches them.
+    this.dynamicAuth = Boolean(user?.exec || user?.authProvider);
+    this.staticHeaders = { 'User-Agent': USER_AGENT };
+    if (user?.token && !this.dynamicAuth) this.staticHeaders.Authorization = `Bearer ${user.token}`;
+    if (user?.username) {
+      this.staticHeaders.Authorization = `Basic ${Buffer.from(`${user.username}:${user.password ?? ''}`).toString('base64')}`;
+    }
+    if (user?.impersonateUser) this.staticHeaders['Impersonate-User'] = user.impersonateUser;
+
+    const agentOptions: https.AgentOptions = { keepAlive: true, maxSockets: MAX_SOCKETS, maxFreeSockets: MAX_SOCKETS };
+    if (this.secure) {
+      const tlsOptions = tlsMaterial(kubeConfig);
+      agentOptions.secureContext = tls.createSecureContext(tlsOptions);
+      if (cluster?.skipTLSVerify) agentOptions.rejectUnauthorized = false;
+      if (cluster?.tlsServerName) agentOptions.servername = cluster.tlsServerName;
+    }
+    this.agent = this.secure ? new https.Agent(agentOptions) : new http.Agent(agentOptions);
+    const createConnection = (this.agent as unknown as { createConnection: (...a: unknown[]) => unknown }).createConnection;
+    (this.agent as unknown as { createConnection: (...a: unknown[]) => unknown }).createConnection = (...args: unknown[]) => {
+      this.stats.connections++;
+      return createConnection.apply(this.agent, args);
+    };
+  }
+
+  /** One request; the parsed JSON body, or a typed error. */
+  async request<T>(req: Request): Promise<T> {
+    const controller = new AbortController();
+    const timer = setTimeout(() => controller.abort(), this.timeoutMs);
+    try {
+      const res = await this.send(req, controller.signal);
+      const body = await readBody(res);
+      if ((res.statusCode ?? 0) >= 400) throw statusError(res.statusCode ?? 0, body, req.what);
+      return (body.length === 0 ? {} : JSON.parse(body.toString('utf8'))) as T;
+    } catch (err) {
+      if (controller.signal.aborted) {
+        throw new UnreachableError(`${this.server}: no answer within ${this.timeoutMs / 1000}s`, true);
+      }
+      throw networkError(err, this.server);
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
+  /**
+   * A watch: streams events to onEvent until the server closes the stream (its
+   * timeoutSeconds), the signal aborts, or nothing arrives for idleTimeoutMs.
+   * Resolves on a clean end; rejects with a typed error otherwise.
+   */
+  async watch<T>(req: Request, onEvent: (event: WatchEvent<T>) => void, options: WatchOptions): Promise<void> {
+    const controller = new AbortController();
+    const abort = () => controller.abort();
+    options.signal?.addEventListener('abort', abort);
+    let idle = false;
+    let timer: NodeJS.Timeout | undefined;
+    const armWatchdog = () => {
+      clearTimeout(timer);
+      timer = setTimeout(() => {
+        idle = true;
+        controller.abort();
+      }, options.idleTimeoutMs);
+    };
+    armWatchdog();
+    try {
+      const res = await this.send(req, controller.signal);
+      if ((res.statusCode ?? 0) >= 400) throw statusError(res.statusCode ?? 0, await readBody(res), req.what);
+      let pending = '';
+      for await (const chunk of res) {
+        armWatchdog();
+        pending += (chunk as Buffer).toString('utf8');
+        let newline: number;
+        while ((newline = pending.indexOf('\n')) >= 0) {
+          const line = pending.slice(0, newline).trim();
+          pending = pending.slice(newline + 1);
+          if (line) onEvent(JSON.parse(line) as WatchEvent<T>);
+        }
+      }
+    } catch (err) {
+      if (options.signal?.aborted) return;
+      if (idle) throw new UnreachableError(`watch ${req.what}: no event or bookmark for ${options.idleTimeoutMs / 1000}s`, true);
+      throw networkError(err, this.server);
+    } finally {
+      clearTimeout(timer);
+      options.signal?.removeEventListener('abort', abort);
+    }
+  }
+
+  /** Adds to the User-Agent (e.g. a controller replica's identity), so audit logs tell writers apart. */
+  identify(suffix: string): void {
+    this.staticHeaders['User-Agent'] = `${USER_AGENT} ${suffix}`;
+  }
+
+  /** Closes idle pooled connections so the process can exit. */
+  close(): void {
+    this.agent.destroy();
+  }
+
+  private async send(req: Request, signal: AbortSignal): Promise<http.IncomingMessage> {
+    const headers: Record<string, string> = { ...this.staticHeaders, Accept: req.accept ?? 'application/json' };
+    if (this.dynamicAuth) Object.assign(headers, await this.freshAuthHeaders());
+    const payload = req.body === undefined ? undefined : Buffer.from(JSON.stringify(req.body));
+    if (payload) {
+      headers['Content-Type'] = req.contentType ?? 'application/json';
+      headers['Content-Length'] = String(payload.length);
+    }
+    this.stats.requests++;
+    const lib = this.secure ? https : http;
+    return new Promise((resolve, reject) => {
+      const request = lib.request(
+        {
+          protocol: this.url.protocol,
+          hostname: this.url.hostname,
+          port: this.url.port || (this.secure ? 443 : 80),
+          path: `${this.url.pathname.replace(/\/$/, '')}${req.path}${queryString(req.query)}`,
+          method: req.method,
+          headers,
+          agent: this.agent,
+          signal,
+        },
+        resolve,
+      );
+      request.on('error', reject);
+      request.end(payload);
+    });
+  }
+
+  private async freshAuthHeaders(): Promise<Record<string, string>> {
+    const opts: https.RequestOptions = {};
+    await this.kubeConfig.applyToHTTPSOptions(opts);
+    const out: Record<string, string> = {};
+    for (const [key, value] of Object.entries(opts.headers ?? {})) {
+      if (typeof value === 'string') out[key] = value;
+    }
+    return out;
+  }
+}
+
+/** CA, client certificate and key of the current context, read once. */
+function tlsMaterial(kc: KubeConfig): tls.SecureContextOptions {
+  const cluster = kc.getCurrentCluster();
+  const user = kc.getCurrentUser();
+  const read = (file?: string, data?: string): Buffer | undefined => {
+    if (file) return require('node:fs').readFileSync(file) as Buffer;
+    if (data) return Buffer.from(data, 'base64');
+    return undefined;
+  };
+  const options: tls.SecureContextOptions = {};
+  const ca = read(cluster?.caFile, cluster?.caData);
+  if (ca) options.ca = ca;
+  const cert = read(user?.certFile, user?.certData);
+  if (cert) options.cert = cert;
+  const key = read(user?.keyFile, user?.keyData);
+  if (key) options.key = key;
+  return options;
+}
+
+function queryString(query: Request['query']): string {
+  if (!query) return '';
+  const params = new URLSearchParams();
+  for (const [key, value] of Object.entries(query)) {
+    if (value !== undefined) params.set(key, String(value));
+  }
+  const text = params.toString();
+  return text ? `?${text}` : '';
+}
+
+async function readBody(res: http.IncomingMessage): Promise<Buffer> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of res) chunks.push(chunk as Buffer);
+  return Buffer.concat(chunks);
+}
+
+interface StatusBody {
+  message?: string;
+  reason?: string;
+}
+
+/** Maps an API status to a typed error, with the server's own message (kubectl's wording). */
+export function statusError(code: number, raw: Buffer, what: string): KubeError {
+  let body: StatusBody = {};
+  const text = raw.toString('utf8');
+  try {
+    body = JSON.parse(text) as StatusBody;
+  } catch {
+    body = { message: text.trim() || undefined };
+  }
+  const message = body.message || `${what}: HTTP ${code}`;
+  switch (code) {
+    case 404:
+      return new NotFoundError(body.message || `${what} not found`);
+    case 409:
+      return new ConflictError(message, body.reason === 'AlreadyExists');
+    case 401:
+      return new ForbiddenError(body.message || `the server has asked for the client to provide credentials (${what})`, 401);
+    case 403:
+      return new ForbiddenError(message);
+    case 400:
+    case 422:
+      return new InvalidError(message, code);
+    case 410:
+      return new KubeError('Gone', message, code);
+    default:
+      return new KubeError('Server', message, code);
+  }
+}
+
+const NETWORK_CODES = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EHOSTUNREACH', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'EAI_AGAIN']);
+
+function networkError(err: unknown, server: string): Error {
+  if (err instanceof KubeError) return err;
+  const code = (err as { code?: string })?.code;
+  if (code && NETWORK_CODES.has(code)) {
+    return new UnreachableError(`the connection to the server ${server} was refused or failed (${code}): is the cluster running?`);
+  }
+  if (code && /^(ERR_TLS|CERT_|UNABLE_TO|DEPTH_ZERO|SELF_SIGNED)/.test(code)) {
+    return new UnreachableError(`TLS with ${server} failed: ${(err as Error).message}`);
+  }
+  if ((err as Error)?.name === 'AbortError') return new UnreachableError(`the request to ${server} was aborted`);
+  return err instanceof Error ? err : new Error(String(err));
+}
