@@ -20,6 +20,7 @@ import {
   gatherTarget,
   nowIso,
   printResults,
+  reportingInstance,
   requeueOption,
   targetOptions,
 } from './shared';
@@ -73,6 +74,7 @@ async function pass(ctx: Context, args: Args): Promise<ReconcileResult[]> {
     requeueAfterSeconds: args['requeue-after'],
     now: nowIso(ctx),
     dryRun: args['dry-run'],
+    reportingInstance: reportingInstance(),
   };
   return mapBounded(inputs, args.concurrency, (input) => reconcile(ctx.client(), input, options));
 }
@@ -111,6 +113,8 @@ function printApply(ctx: Context, args: Args, results: ReconcileResult[], report
   for (const r of results) {
     if (r.error) out.error(`webservice ${r.decision.namespace}/${r.decision.name}: ${r.error.message}`);
   }
+  const eventError = results.find((r) => r.eventError)?.eventError;
+  if (eventError) out.progress(`warning: Events were not recorded: ${eventError.message}`);
   if (args['dry-run']) {
     printResults(ctx, results.map((r) => r.decision), Boolean(args.name), (decisions) =>
       printDecisions(ctx, decisions.map((decision) => ({ decision }))),
@@ -183,7 +187,7 @@ async function applySavedDecision(ctx: Context, file: string): Promise<number> {
       `the decision in ${file} is stale: planning webservice/${saved.name} now gives "${fresh.action}" (${fresh.reason}); run plan again`,
     );
   }
-  const cleaned = await carryOut(ctx.client(), fresh);
+  const { cleaned } = await carryOut(ctx.client(), fresh);
   const result = { decision: fresh, result: { cleaned, statusWritten: false } };
   if (ctx.out.format === 'json' || ctx.out.format === 'yaml') ctx.out.data(result);
   else printDecisions(ctx, [{ decision: fresh, result: fresh.ops.length > 0 ? 'carried out' : 'nothing to do' }]);

@@ -7,7 +7,7 @@ import { Context } from '../cli/context';
 import { withContext } from '../cli/run';
 import { reconcile } from '../engine/reconcile';
 import { UserError } from '../kube/errors';
-import { TargetArgs, gatherTarget, nowIso, printResults, targetOptions } from './shared';
+import { TargetArgs, gatherTarget, nowIso, printResults, reportingInstance, targetOptions } from './shared';
 
 interface FinalizeRow {
   namespace: string;
@@ -35,7 +35,7 @@ export const finalizeCommand: CommandModule<object, TargetArgs> = {
     }
     const rows: FinalizeRow[] = [];
     for (const input of terminating) {
-      const result = await reconcile(ctx.client(), input, { now: nowIso(ctx) });
+      const result = await reconcile(ctx.client(), input, { now: nowIso(ctx), reportingInstance: reportingInstance() });
       rows.push({
         namespace: result.decision.namespace,
         name: result.decision.name,

@@ -1,4 +1,5 @@
 // Pieces every command shares: NAME/--all, --requeue-after, reading a scope, printing results.
+import * as os from 'node:os';
 import type { Argv } from 'yargs';
 import { DEFAULT_REQUEUE_AFTER_SECONDS, SyncInput } from '../core/model';
 import { checkName, checkNamespace } from '../core/validate';
@@ -67,6 +68,11 @@ export function printResults<T>(
   } else {
     table(items);
   }
+}
+
+/** Events from a terminal say which machine's plugin reported them. */
+export function reportingInstance(): string {
+  return `kubectl-webservice-${os.hostname()}`.slice(0, 128);
 }
 
 export function nowIso(ctx: Context): () => string {

@@ -2,9 +2,10 @@
 // Every command and reconcile.sh reach the core's decide and computeStatus through here
 // or through the same core functions; no decision is made in this file.
 import { Decision, DecideOptions, Op, decide } from '../core/decide';
-import { SyncInput } from '../core/model';
+import { EventRecord, REPORTING_CONTROLLER, eventsFor } from '../core/events';
+import { API_VERSION, ConfigMap, KIND, SyncInput, WebService } from '../core/model';
 import { Observation, observe } from '../core/observe';
-import { Outcome, StatusResult, computeStatus, isConverged, statusPatch } from '../core/status';
+import { Outcome, StatusResult, computeStatus, isConverged, readyOf, statusPatch } from '../core/status';
 import { ReportItem } from '../core/report';
 import { ConflictError, NotFoundError } from '../kube/errors';
 import type { KubeClient } from '../kube/client';
@@ -17,15 +18,29 @@ export interface ReconcileOptions extends DecideOptions {
   now: () => string;
   /** Compute everything, write nothing. */
   dryRun?: boolean;
+  /** Who reports the Events (events.k8s.io reportingInstance); no Events without it. */
+  reportingInstance?: string;
+}
+
+/** The objects as the API server returned them after our writes: newer than what we read. */
+export interface Written {
+  parent?: WebService;
+  children: ConfigMap[];
 }
 
 export interface ReconcileResult {
+  /** What the final decision was made from (fresh from the API after a 409). */
+  input: SyncInput;
   observation: Observation;
   decision: Decision;
   status: StatusResult;
   statusWritten: boolean;
   /** ConfigMaps a finalize deleted. */
   cleaned: string[];
+  written: Written;
+  events: EventRecord[];
+  /** Recording an Event failed; the reconcile itself did not. */
+  eventError?: Error;
   error?: Error;
   converged: boolean;
 }
@@ -35,12 +50,12 @@ export async function reconcile(client: KubeClient, input: SyncInput, options: R
   for (let attempt = 1; ; attempt++) {
     const observation = observe(current);
     const decision = decide(observation, options);
-    if (options.dryRun) return planned(observation, decision, options);
+    if (options.dryRun) return { input: current, ...planned(observation, decision, options) };
 
-    let cleaned: string[] = [];
+    let applied: Applied = { cleaned: [], written: { children: [] } };
     let outcome: Outcome = { kind: 'applied' };
     try {
-      cleaned = await carryOut(client, decision);
+      applied = await carryOut(client, decision);
     } catch (err) {
       if (err instanceof ConflictError && attempt < MAX_ATTEMPTS) {
         try {
@@ -52,11 +67,11 @@ export async function reconcile(client: KubeClient, input: SyncInput, options: R
       }
       outcome = { kind: 'failed', message: (err as Error).message };
     }
-    return finish(client, observation, decision, outcome, cleaned, options);
+    return { input: current, ...(await finish(client, observation, decision, outcome, applied, options)) };
   }
 }
 
-function planned(observation: Observation, decision: Decision, options: ReconcileOptions): ReconcileResult {
+function planned(observation: Observation, decision: Decision, options: ReconcileOptions): Omit<ReconcileResult, 'input'> {
   const status = computeStatus(observation, decision, { kind: 'planned' }, options.now());
   return {
     observation,
@@ -64,6 +79,8 @@ function planned(observation: Observation, decision: Decision, options: Reconcil
     status,
     statusWritten: false,
     cleaned: [],
+    written: { children: [] },
+    events: [],
     converged: isConverged(observation.generation, status.status),
   };
 }
@@ -73,58 +90,109 @@ async function finish(
   observation: Observation,
   decision: Decision,
   outcome: Outcome,
-  cleaned: string[],
+  applied: Applied,
   options: ReconcileOptions,
-): Promise<ReconcileResult> {
+): Promise<Omit<ReconcileResult, 'input'>> {
+  const { cleaned, written } = applied;
   const status = computeStatus(observation, decision, outcome, options.now());
   let error = outcome.kind === 'failed' ? new Error(outcome.message) : undefined;
   let statusWritten = false;
   const patch = statusPatch(status);
   if (patch) {
     try {
-      await client.patchWebServiceStatus(observation.namespace, observation.name, patch);
+      written.parent = await client.patchWebServiceStatus(observation.namespace, observation.name, patch);
       statusWritten = true;
     } catch (err) {
       error ??= err as Error;
     }
   }
+  const events = eventsFor(decision, outcome, readyOf(observation.status), readyOf(status.status ?? undefined), cleaned);
+  const eventError = await recordEvents(client, observation, events, options);
   const converged = !error && isConverged(observation.generation, status.status);
-  return { observation, decision, status, statusWritten, cleaned, error, converged };
+  return { observation, decision, status, statusWritten, cleaned, written, events, eventError, error, converged };
 }
 
-/** Executes a decision's ops in order. Returns the ConfigMaps it deleted. */
-export async function carryOut(client: KubeClient, decision: Decision): Promise<string[]> {
-  const cleaned: string[] = [];
-  for (const op of decision.ops) {
-    const deleted = await execute(client, decision, op);
-    if (deleted) cleaned.push(deleted);
+/** Records events on the WebService; a failure here is reported, never fatal. */
+async function recordEvents(
+  client: KubeClient,
+  observation: Observation,
+  events: EventRecord[],
+  options: ReconcileOptions,
+): Promise<Error | undefined> {
+  if (!options.reportingInstance) return undefined;
+  try {
+    for (const event of events) {
+      await client.createEvent({
+        metadata: { name: eventName(observation.name, options.now()), namespace: observation.namespace },
+        eventTime: microTimeOf(options.now()),
+        reportingController: REPORTING_CONTROLLER,
+        reportingInstance: options.reportingInstance,
+        action: event.action,
+        reason: event.reason,
+        note: event.note,
+        type: event.type,
+        regarding: {
+          apiVersion: API_VERSION,
+          kind: KIND,
+          name: observation.name,
+          namespace: observation.namespace,
+          uid: observation.uid,
+        },
+      });
+    }
+    return undefined;
+  } catch (err) {
+    return err as Error;
   }
-  return cleaned;
 }
 
-/** Carries out one op; returns what it deleted, if anything. */
-async function execute(client: KubeClient, decision: Decision, op: Op): Promise<string | null> {
+/** Like client-go's recorder: the object's name, a dot, a hex timestamp (plus a little randomness). */
+function eventName(objectName: string, now: string): string {
+  const suffix = `${Date.parse(now).toString(16)}${Math.floor(Math.random() * 0xffff).toString(16).padStart(4, '0')}`;
+  return `${objectName.slice(0, 253 - suffix.length - 1)}.${suffix}`;
+}
+
+/** events.k8s.io wants MicroTime: six fractional digits. */
+function microTimeOf(iso: string): string {
+  return iso.replace(/(\.\d+)?Z$/, (_, fraction: string | undefined) => `${(fraction ?? '.').padEnd(7, '0').slice(0, 7)}Z`);
+}
+
+export interface Applied {
+  /** ConfigMaps a finalize deleted. */
+  cleaned: string[];
+  written: Written;
+}
+
+/** Executes a decision's ops in order; returns what it deleted and the objects it wrote. */
+export async function carryOut(client: KubeClient, decision: Decision): Promise<Applied> {
+  const applied: Applied = { cleaned: [], written: { children: [] } };
+  for (const op of decision.ops) await execute(client, decision, op, applied);
+  return applied;
+}
+
+async function execute(client: KubeClient, decision: Decision, op: Op, applied: Applied): Promise<void> {
   const { namespace, name } = decision;
   switch (op.op) {
     case 'addFinalizer':
     case 'removeFinalizer':
       try {
-        await client.patchWebService(namespace, name, {
+        applied.written.parent = await client.patchWebService(namespace, name, {
           metadata: { resourceVersion: op.resourceVersion, finalizers: op.finalizers },
         });
       } catch (err) {
         // The object is already gone once its last finalizer is off: nothing left to do.
         if (!(op.op === 'removeFinalizer' && err instanceof NotFoundError)) throw err;
       }
-      return null;
+      return;
     case 'createChild':
-      await client.createConfigMap(namespace, op.object);
-      return null;
+      applied.written.children.push(await client.createConfigMap(namespace, op.object));
+      return;
     case 'patchChild':
-      await client.patchConfigMap(namespace, op.name, op.patch);
-      return null;
+      applied.written.children.push(await client.patchConfigMap(namespace, op.name, op.patch));
+      return;
     case 'deleteChild':
-      return (await client.deleteConfigMap(namespace, op.name, op.uid)) ? `configmap/${op.name}` : null;
+      if (await client.deleteConfigMap(namespace, op.name, op.uid)) applied.cleaned.push(`configmap/${op.name}`);
+      return;
   }
 }
 

@@ -2,6 +2,7 @@
 // the control plane's audit log to count requests. Nothing here mocks the API server.
 import { spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
+import * as os from 'node:os';
 import * as path from 'node:path';
 
 export const ROOT = path.resolve(__dirname, '../..');
@@ -95,7 +96,7 @@ export interface AuditEvent {
   responseStatus?: { code?: number };
 }
 
-const MUTATING = new Set(['create', 'update', 'patch', 'delete', 'deletecollection']);
+export const MUTATING = new Set(['create', 'update', 'patch', 'delete', 'deletecollection']);
 
 /**
  * A window on the audit log: call mark() before an action, then events() after it.
@@ -128,6 +129,12 @@ export class AuditWindow {
     return all.filter((e) => !e.requestURI?.includes(marker) && e.objectRef?.namespace === this.namespace);
   }
 
+  /** Every event since mark(), in any namespace or none (cluster-scoped requests too). */
+  async all(): Promise<AuditEvent[]> {
+    await this.events();
+    return this.read().filter((e) => !e.requestURI?.includes('audit-marker-'));
+  }
+
   async mutating(): Promise<AuditEvent[]> {
     return (await this.events()).filter((e) => MUTATING.has(e.verb));
   }
@@ -148,4 +155,30 @@ export class AuditWindow {
       fs.closeSync(fd);
     }
   }
+}
+
+/** A kubeconfig for a new ServiceAccount bound in `namespace` (TokenRequest API token). */
+export function serviceAccountKubeconfig(namespace: string, name: string, binding: string[]): string {
+  kubectl(['create', 'serviceaccount', name, '-n', namespace]);
+  kubectl(['create', 'rolebinding', name, '-n', namespace, ...binding, `--serviceaccount=${namespace}:${name}`]);
+  return tokenKubeconfig(namespace, name);
+}
+
+/** A kubeconfig that authenticates as an existing ServiceAccount, with a fresh token. */
+export function tokenKubeconfig(namespace: string, name: string): string {
+  const token = kubectl(['create', 'token', name, '-n', namespace, '--duration=2h']).trim();
+  const cluster = getJson(['config', 'view', '--raw', '--minify']).clusters[0].cluster;
+  const file = path.join(fs.mkdtempSync(path.join(os.tmpdir(), `${name}-`)), 'config');
+  fs.writeFileSync(
+    file,
+    JSON.stringify({
+      apiVersion: 'v1',
+      kind: 'Config',
+      clusters: [{ name: 'c', cluster }],
+      users: [{ name, user: { token } }],
+      contexts: [{ name, context: { cluster: 'c', user: name, namespace } }],
+      'current-context': name,
+    }),
+  );
+  return file;
 }

@@ -1,0 +1,58 @@
+// Which Kubernetes Events a reconcile reports. Pure: the decision, what happened to it
+// and the Ready condition before and after go in; event records come out.
+// The rules keep steady state silent: a noop reports nothing, and a condition that
+// persists (waiting on a dependency, a conflict, an error) is reported once, when it
+// starts, i.e. when the Ready reason changes.
+import { Decision } from './decide';
+import { Condition } from './model';
+import { Outcome, ReadyCondition } from './status';
+
+export const REPORTING_CONTROLLER = 'webservice-controller';
+
+export interface EventRecord {
+  type: 'Normal' | 'Warning';
+  /** CamelCase, like every Kubernetes reason. */
+  reason: string;
+  /** What was done (events.k8s.io `action`). */
+  action: string;
+  note: string;
+}
+
+/** Kubernetes refuses notes over 1 kB. */
+const MAX_NOTE = 1024;
+
+export function eventsFor(
+  decision: Decision,
+  outcome: Outcome,
+  before: Condition | undefined,
+  after: ReadyCondition | undefined,
+  cleaned: string[] = [],
+): EventRecord[] {
+  const startsNow = (reason: string) => after?.reason === reason && before?.reason !== reason;
+  if (outcome.kind === 'planned') return [];
+  if (outcome.kind === 'failed') {
+    return startsNow('ReconcileError') ? [record('Warning', 'ReconcileError', 'Reconcile', outcome.message)] : [];
+  }
+  switch (decision.action) {
+    case 'create':
+      return [record('Normal', 'Created', 'Create', `created ${decision.target}`)];
+    case 'update':
+      return [record('Normal', 'Updated', 'Update', decision.reason)];
+    case 'finalize': {
+      const what = cleaned.length > 0 ? `deleted ${cleaned.join(', ')}; ` : '';
+      return [record('Normal', 'Finalized', 'Finalize', `${what}removed finalizer`)];
+    }
+    case 'requeue':
+      return startsNow('DependencyNotReady')
+        ? [record('Normal', 'DependencyNotReady', 'Requeue', `${decision.reason}; looking again in ${decision.after_seconds}s`)]
+        : [];
+    case 'conflict':
+      return startsNow('ChildConflict') ? [record('Warning', 'ChildConflict', 'Refuse', decision.reason)] : [];
+    case 'noop':
+      return [];
+  }
+}
+
+function record(type: EventRecord['type'], reason: string, action: string, note: string): EventRecord {
+  return { type, reason, action, note: note.length > MAX_NOTE ? `${note.slice(0, MAX_NOTE - 1)}…` : note };
+}
