@@ -1,0 +1,146 @@
+// Prometheus metrics for the controller, under the names controller-runtime and client-go use,
+// so existing dashboards and alerts work unchanged. They live on a private registry: nothing
+// else in the process (or a second controller in a test) can collide with them.
+import { Counter, Gauge, Histogram, Registry } from 'prom-client';
+import { QueueMetrics } from './queue';
+
+/** controller-runtime's reconcile_total result label. */
+export type ReconcileResult = 'success' | 'error' | 'requeue' | 'requeue_after';
+
+const RESULTS: readonly ReconcileResult[] = ['success', 'error', 'requeue', 'requeue_after'];
+
+/** controller-runtime's reconcile_time_seconds buckets. */
+const RECONCILE_BUCKETS = [
+  0.005, 0.01, 0.025, 0.05, 0.1, 0.15, 0.2, 0.25, 0.3, 0.35, 0.4, 0.45, 0.5, 0.6, 0.7, 0.8, 0.9, 1.0,
+  1.25, 1.5, 1.75, 2.0, 2.5, 3.0, 3.5, 4.0, 4.5, 5, 6, 7, 8, 9, 10, 15, 20, 25, 30, 40, 50, 60,
+];
+
+/** client-go's workqueue buckets: 10ns to 10s, one per power of ten. */
+const WORKQUEUE_BUCKETS = [1e-8, 1e-7, 1e-6, 1e-5, 1e-4, 1e-3, 1e-2, 1e-1, 1, 10];
+
+export interface ControllerMetrics {
+  registry: Registry;
+  /** Feeds the workqueue_* metrics; pass it as the WorkQueue's metrics option. */
+  queue: QueueMetrics;
+  /** One finished reconcile: how it ended and how long it took. */
+  reconciled(result: ReconcileResult, seconds: number): void;
+  /** One decision of the core (create, update, noop, requeue, conflict, finalize). */
+  decision(action: string): void;
+  /** One write request sent to the API server, e.g. ('create', 'configmaps'). */
+  write(verb: string, resource: string): void;
+  leader(isLeader: boolean): void;
+}
+
+export function createMetrics(controllerName = 'webservice'): ControllerMetrics {
+  const registry = new Registry();
+  const registers = [registry];
+  const controller = controllerName;
+  const name = controllerName;
+
+  const reconcileTotal = new Counter({
+    name: 'controller_runtime_reconcile_total',
+    help: 'Total number of reconciliations per controller',
+    labelNames: ['controller', 'result'] as const,
+    registers,
+  });
+  const reconcileErrors = new Counter({
+    name: 'controller_runtime_reconcile_errors_total',
+    help: 'Total number of reconciliation errors per controller',
+    labelNames: ['controller'] as const,
+    registers,
+  });
+  const reconcileTime = new Histogram({
+    name: 'controller_runtime_reconcile_time_seconds',
+    help: 'Length of time per reconciliation per controller',
+    labelNames: ['controller'] as const,
+    buckets: RECONCILE_BUCKETS,
+    registers,
+  });
+
+  const depth = new Gauge({
+    name: 'workqueue_depth',
+    help: 'Current depth of workqueue',
+    labelNames: ['name'] as const,
+    registers,
+  });
+  const adds = new Counter({
+    name: 'workqueue_adds_total',
+    help: 'Total number of adds handled by workqueue',
+    labelNames: ['name'] as const,
+    registers,
+  });
+  const retries = new Counter({
+    name: 'workqueue_retries_total',
+    help: 'Total number of retries handled by workqueue',
+    labelNames: ['name'] as const,
+    registers,
+  });
+  const queueDuration = new Histogram({
+    name: 'workqueue_queue_duration_seconds',
+    help: 'How long in seconds an item stays in workqueue before being requested',
+    labelNames: ['name'] as const,
+    buckets: WORKQUEUE_BUCKETS,
+    registers,
+  });
+  const workDuration = new Histogram({
+    name: 'workqueue_work_duration_seconds',
+    help: 'How long in seconds processing an item from workqueue takes',
+    labelNames: ['name'] as const,
+    buckets: WORKQUEUE_BUCKETS,
+    registers,
+  });
+
+  const leaderStatus = new Gauge({
+    name: 'leader_election_master_status',
+    help: 'Gauge of if the reporting system is master of the relevant lease, 0 indicates backup, 1 indicates master',
+    labelNames: ['name'] as const,
+    registers,
+  });
+
+  const decisions = new Counter({
+    name: 'webservice_decisions_total',
+    help: 'Decisions of the reconcile core, by action',
+    labelNames: ['action'] as const,
+    registers,
+  });
+  const writes = new Counter({
+    name: 'webservice_writes_total',
+    help: 'Write requests sent to the API server, by verb and resource',
+    labelNames: ['verb', 'resource'] as const,
+    registers,
+  });
+
+  // Series exist from the start (at zero), as in controller-runtime, so rate() and alerts on
+  // absent series behave before the first reconcile.
+  for (const result of RESULTS) reconcileTotal.inc({ controller, result }, 0);
+  reconcileErrors.inc({ controller }, 0);
+  depth.set({ name }, 0);
+  adds.inc({ name }, 0);
+  retries.inc({ name }, 0);
+  leaderStatus.set({ name }, 0);
+
+  return {
+    registry,
+    queue: {
+      adds: () => adds.inc({ name }),
+      depth: (n) => depth.set({ name }, n),
+      retries: () => retries.inc({ name }),
+      queueLatency: (seconds) => queueDuration.observe({ name }, seconds),
+      workDuration: (seconds) => workDuration.observe({ name }, seconds),
+    },
+    reconciled(result, seconds) {
+      reconcileTotal.inc({ controller, result });
+      if (result === 'error') reconcileErrors.inc({ controller });
+      reconcileTime.observe({ controller }, seconds);
+    },
+    decision(action) {
+      decisions.inc({ action });
+    },
+    write(verb, resource) {
+      writes.inc({ verb, resource });
+    },
+    leader(isLeader) {
+      leaderStatus.set({ name }, isLeader ? 1 : 0);
+    },
+  };
+}

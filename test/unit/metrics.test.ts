@@ -1,0 +1,212 @@
+// Controller metrics (names, labels, counters that move) and the /metrics, /healthz and
+// /readyz endpoints, on a real HTTP server bound to 127.0.0.1:0.
+import * as http from 'node:http';
+import { register as globalRegistry } from 'prom-client';
+import { parseBindAddress, ProbeServer, startProbeServer } from '../../src/controller/http';
+import { createMetrics } from '../../src/controller/metrics';
+import { WorkQueue } from '../../src/controller/queue';
+import { FakeClock } from '../support/fake-clock';
+
+/** The sample line for a series, e.g. value(text, 'workqueue_depth{name="webservice"}'). */
+function value(text: string, series: string): number | undefined {
+  const line = text.split('\n').find((l) => l.startsWith(`${series} `));
+  return line === undefined ? undefined : Number(line.slice(series.length + 1));
+}
+
+describe('createMetrics', () => {
+  it('registers controller-runtime and client-go names, with every series at zero from the start', async () => {
+    const text = await createMetrics().registry.metrics();
+    for (const name of [
+      'controller_runtime_reconcile_total',
+      'controller_runtime_reconcile_errors_total',
+      'controller_runtime_reconcile_time_seconds',
+      'workqueue_depth',
+      'workqueue_adds_total',
+      'workqueue_retries_total',
+      'workqueue_queue_duration_seconds',
+      'workqueue_work_duration_seconds',
+      'leader_election_master_status',
+      'webservice_decisions_total',
+      'webservice_writes_total',
+    ]) {
+      expect(text).toContain(`# TYPE ${name} `);
+    }
+    for (const result of ['success', 'error', 'requeue', 'requeue_after']) {
+      expect(value(text, `controller_runtime_reconcile_total{controller="webservice",result="${result}"}`)).toBe(0);
+    }
+    expect(value(text, 'leader_election_master_status{name="webservice"}')).toBe(0);
+  });
+
+  it('counts reconciles by result, errors apart, and times them', async () => {
+    const m = createMetrics('webservice');
+    m.reconciled('success', 0.2);
+    m.reconciled('success', 0.3);
+    m.reconciled('error', 1.5);
+    m.reconciled('requeue_after', 0.01);
+    const text = await m.registry.metrics();
+
+    expect(value(text, 'controller_runtime_reconcile_total{controller="webservice",result="success"}')).toBe(2);
+    expect(value(text, 'controller_runtime_reconcile_total{controller="webservice",result="error"}')).toBe(1);
+    expect(value(text, 'controller_runtime_reconcile_total{controller="webservice",result="requeue_after"}')).toBe(1);
+    expect(value(text, 'controller_runtime_reconcile_errors_total{controller="webservice"}')).toBe(1);
+    expect(value(text, 'controller_runtime_reconcile_time_seconds_count{controller="webservice"}')).toBe(4);
+    expect(value(text, 'controller_runtime_reconcile_time_seconds_sum{controller="webservice"}')).toBeCloseTo(2.01);
+  });
+
+  it('counts decisions, writes and leadership', async () => {
+    const m = createMetrics();
+    m.decision('create');
+    m.decision('create');
+    m.decision('noop');
+    m.write('create', 'configmaps');
+    m.write('patch', 'webservices/status');
+    m.leader(true);
+    let text = await m.registry.metrics();
+
+    expect(value(text, 'webservice_decisions_total{action="create"}')).toBe(2);
+    expect(value(text, 'webservice_decisions_total{action="noop"}')).toBe(1);
+    expect(value(text, 'webservice_writes_total{verb="create",resource="configmaps"}')).toBe(1);
+    expect(value(text, 'webservice_writes_total{verb="patch",resource="webservices/status"}')).toBe(1);
+    expect(value(text, 'leader_election_master_status{name="webservice"}')).toBe(1);
+
+    m.leader(false);
+    text = await m.registry.metrics();
+    expect(value(text, 'leader_election_master_status{name="webservice"}')).toBe(0);
+  });
+
+  it('feeds the workqueue metrics from a WorkQueue, labelled with the controller name', async () => {
+    const clock = new FakeClock();
+    const m = createMetrics('ws');
+    const queue = new WorkQueue({ baseDelayMs: 5, maxDelayMs: 1000, clock, metrics: m.queue });
+    queue.add('ns/a');
+    queue.add('ns/b');
+    queue.add('ns/a');
+    await clock.advance(2); // 2ms in the queue
+    const key = await queue.get();
+    await clock.advance(50); // 50ms of work
+    queue.done(key!);
+    queue.addRateLimited(key!);
+    const text = await m.registry.metrics();
+
+    expect(value(text, 'workqueue_adds_total{name="ws"}')).toBe(2);
+    expect(value(text, 'workqueue_depth{name="ws"}')).toBe(1);
+    expect(value(text, 'workqueue_retries_total{name="ws"}')).toBe(1);
+    expect(value(text, 'workqueue_queue_duration_seconds_bucket{le="0.001",name="ws"}')).toBe(0);
+    expect(value(text, 'workqueue_queue_duration_seconds_bucket{le="0.01",name="ws"}')).toBe(1);
+    expect(value(text, 'workqueue_work_duration_seconds_sum{name="ws"}')).toBeCloseTo(0.05);
+    // client-go's buckets: 10ns to 10s, one per power of ten.
+    expect(text).toContain('workqueue_work_duration_seconds_bucket{le="1e-8",name="ws"}');
+    expect(text).toContain('workqueue_work_duration_seconds_bucket{le="10",name="ws"}');
+  });
+
+  it('uses a private registry: two controllers do not collide, the global registry stays empty', () => {
+    expect(() => [createMetrics('one'), createMetrics('two')]).not.toThrow();
+    expect(globalRegistry.getSingleMetric('workqueue_depth')).toBeUndefined();
+  });
+});
+
+describe('parseBindAddress', () => {
+  it('reads controller-runtime bind addresses', () => {
+    expect(parseBindAddress(':8080')).toEqual({ port: 8080 });
+    expect(parseBindAddress('127.0.0.1:0')).toEqual({ host: '127.0.0.1', port: 0 });
+    expect(parseBindAddress('[::1]:9090')).toEqual({ host: '::1', port: 9090 });
+    expect(parseBindAddress('0')).toBeUndefined();
+    expect(parseBindAddress('')).toBeUndefined();
+  });
+
+  it('rejects an address without a port', () => {
+    expect(() => parseBindAddress('8080')).toThrow(/invalid bind address "8080"/);
+    expect(() => parseBindAddress('localhost')).toThrow(/want host:port/);
+    expect(() => parseBindAddress(':99999')).toThrow(/invalid bind address/);
+  });
+});
+
+describe('startProbeServer', () => {
+  const servers: ProbeServer[] = [];
+  const agent = new http.Agent({ keepAlive: true }); // close() must not wait for idle connections
+  afterAll(() => agent.destroy());
+  afterEach(async () => {
+    await Promise.all(servers.splice(0).map((s) => s.close()));
+  });
+
+  async function serve(options: Parameters<typeof startProbeServer>[0]): Promise<ProbeServer> {
+    const server = await startProbeServer(options);
+    if (!server) throw new Error('expected a server');
+    servers.push(server);
+    return server;
+  }
+
+  function request(port: number, path: string, method = 'GET', via: http.Agent | false = agent) {
+    return new Promise<{ status: number; body: string; contentType?: string }>((resolve, reject) => {
+      const req = http.request({ host: '127.0.0.1', port, path, method, agent: via }, (res) => {
+        let body = '';
+        res.setEncoding('utf8');
+        res.on('data', (chunk: string) => (body += chunk));
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, body, contentType: res.headers['content-type'] }));
+      });
+      req.on('error', reject);
+      req.end();
+    });
+  }
+
+  it('answers /readyz 503 until ready, then 200; /healthz 200', async () => {
+    let ready = false;
+    const { port } = await serve({ address: '127.0.0.1:0', ready: () => ready });
+    expect(port).toBeGreaterThan(0);
+
+    expect(await request(port, '/readyz')).toMatchObject({ status: 503, body: 'not ready\n' });
+    expect(await request(port, '/healthz')).toMatchObject({ status: 200, body: 'ok' });
+    ready = true;
+    expect(await request(port, '/readyz')).toMatchObject({ status: 200, body: 'ok' });
+  });
+
+  it('answers /healthz 503 when unhealthy, or when the check throws', async () => {
+    let healthy: () => boolean = () => false;
+    const { port } = await serve({ address: '127.0.0.1:0', ready: () => true, healthy: () => healthy() });
+    expect((await request(port, '/healthz')).status).toBe(503);
+    healthy = () => {
+      throw new Error('boom');
+    };
+    expect((await request(port, '/healthz')).status).toBe(503);
+  });
+
+  it('serves /metrics in the registry format', async () => {
+    const m = createMetrics();
+    m.decision('update');
+    const { port } = await serve({ address: '127.0.0.1:0', metrics: m.registry, ready: () => true });
+    const res = await request(port, '/metrics');
+
+    expect(res.status).toBe(200);
+    expect(res.contentType).toBe(m.registry.contentType);
+    expect(value(res.body, 'webservice_decisions_total{action="update"}')).toBe(1);
+  });
+
+  it('serves only what it was given: metrics and probes can be on separate addresses', async () => {
+    const m = createMetrics();
+    const metricsOnly = await serve({ address: '127.0.0.1:0', metrics: m.registry });
+    const probesOnly = await serve({ address: '127.0.0.1:0', ready: () => true });
+
+    expect((await request(metricsOnly.port, '/metrics')).status).toBe(200);
+    expect((await request(metricsOnly.port, '/readyz')).status).toBe(404);
+    expect((await request(probesOnly.port, '/metrics')).status).toBe(404);
+    expect((await request(probesOnly.port, '/readyz')).status).toBe(200);
+  });
+
+  it('refuses methods other than GET and HEAD, and unknown paths', async () => {
+    const { port } = await serve({ address: '127.0.0.1:0', ready: () => true });
+    expect((await request(port, '/readyz', 'POST')).status).toBe(405);
+    expect((await request(port, '/readyz', 'HEAD')).status).toBe(200);
+    expect((await request(port, '/nope')).status).toBe(404);
+  });
+
+  it('is disabled by address "0"', async () => {
+    await expect(startProbeServer({ address: '0', ready: () => true })).resolves.toBeUndefined();
+  });
+
+  it('close() stops listening even with a keep-alive connection open', async () => {
+    const server = await startProbeServer({ address: '127.0.0.1:0', ready: () => true });
+    await request(server!.port, '/healthz');
+    await server!.close(); // while the agent still holds an idle connection to it
+    await expect(request(server!.port, '/healthz', 'GET', false)).rejects.toThrow(/ECONNREFUSED/);
+  });
+});
