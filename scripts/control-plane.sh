@@ -11,6 +11,7 @@
 #   env     print `export KUBECONFIG=…` and `export KUBE_AUDIT_LOG=…` for eval
 #   down    stop only the processes `up` started, remove their data
 #   status  say whether the plane is running
+#   restart-apiserver  stop and start kube-apiserver alone (for fault tests)
 #
 # Settings (environment):
 #   WEBSERVICE_CP_DIR     state directory (pids, kubeconfig, audit log)   [.cache/control-plane]
@@ -65,6 +66,16 @@ go_build() {
   fi
 }
 
+# Builds one binary and says how long it took: a cold build should never be silent for minutes.
+timed_build() {
+  local name="$1" module_dir="$2" tmp="$3"
+  shift 3
+  local started=${SECONDS}
+  log "building ${name}..."
+  go_build "${module_dir}" "${tmp}/${name}.log" "$@"
+  log "built ${name} in $((SECONDS - started))s"
+}
+
 cmd_build() {
   local -a missing
   mapfile -t missing < <(missing_binaries)
@@ -88,9 +99,12 @@ cmd_build() {
   log "building ${missing[*]} (Kubernetes ${K8S_VERSION}, etcd ${ETCD_VERSION}); a cold build takes several minutes"
   local tmp
   tmp=$(mktemp -d "${BIN_DIR}/.build.XXXXXX")
-  go_build "${MODULES}/etcd" "${tmp}/etcd.log" -ldflags "-s -w" -o "${tmp}/etcd" go.etcd.io/etcd/server/v3
-  go_build "${MODULES}/kube" "${tmp}/kube.log" -ldflags "${ldflags[*]}" -o "${tmp}/" \
-    k8s.io/kubernetes/cmd/kube-apiserver k8s.io/kubernetes/cmd/kube-controller-manager k8s.io/kubernetes/cmd/kubectl
+  timed_build etcd "${MODULES}/etcd" "${tmp}" -ldflags "-s -w" -o "${tmp}/etcd" go.etcd.io/etcd/server/v3
+  local binary_name
+  for binary_name in kube-apiserver kube-controller-manager kubectl; do
+    timed_build "${binary_name}" "${MODULES}/kube" "${tmp}" -ldflags "${ldflags[*]}" -o "${tmp}/${binary_name}" \
+      "k8s.io/kubernetes/cmd/${binary_name}"
+  done
   local name
   for name in etcd kube-apiserver kube-controller-manager kubectl; do
     mv -f "${tmp}/${name}" "${BIN_DIR}/${name}"
@@ -209,9 +223,26 @@ rules:
 - level: None
   users: ["system:apiserver", "system:kube-controller-manager"]
 - level: None
-  userGroups: ["system:nodes", "system:serviceaccounts"]
+  userGroups: ["system:nodes"]
 - level: Metadata
 EOF
+}
+
+# Starts kube-apiserver on the plane's ports and data; used by up and restart-apiserver.
+start_apiserver() {
+  local api_port="$1" etcd_port="$2" data="$3"
+  local pki="${STATE_DIR}/pki"
+  start kube-apiserver "$(binary kube-apiserver)" \
+    --bind-address 127.0.0.1 --advertise-address 127.0.0.1 --secure-port "${api_port}" \
+    --etcd-servers "http://127.0.0.1:${etcd_port}" \
+    --tls-cert-file "${pki}/server.crt" --tls-private-key-file "${pki}/server.key" \
+    --client-ca-file "${pki}/ca.crt" --token-auth-file "${pki}/tokens.csv" \
+    --authorization-mode RBAC \
+    --service-account-issuer https://kubernetes.default.svc --service-account-key-file "${pki}/sa.pub" \
+    --service-account-signing-key-file "${pki}/sa.key" --service-cluster-ip-range 10.96.0.0/24 \
+    --audit-policy-file "${STATE_DIR}/audit-policy.yaml" --audit-log-path "${STATE_DIR}/audit.log" \
+    --audit-log-format json --audit-log-mode blocking \
+    --cert-dir "${data}/apiserver-certs"
 }
 
 cmd_up() {
@@ -254,18 +285,8 @@ cmd_up() {
     --unsafe-no-fsync --log-level warn
   wait_for etcd "healthy" etcd_ready
 
+  start_apiserver "${api_port}" "${etcd_port}" "${data}"
   local pki="${STATE_DIR}/pki"
-  start kube-apiserver "$(binary kube-apiserver)" \
-    --bind-address 127.0.0.1 --advertise-address 127.0.0.1 --secure-port "${api_port}" \
-    --etcd-servers "http://127.0.0.1:${etcd_port}" \
-    --tls-cert-file "${pki}/server.crt" --tls-private-key-file "${pki}/server.key" \
-    --client-ca-file "${pki}/ca.crt" --token-auth-file "${pki}/tokens.csv" \
-    --authorization-mode RBAC \
-    --service-account-issuer https://kubernetes.default.svc --service-account-key-file "${pki}/sa.pub" \
-    --service-account-signing-key-file "${pki}/sa.key" --service-cluster-ip-range 10.96.0.0/24 \
-    --audit-policy-file "${STATE_DIR}/audit-policy.yaml" --audit-log-path "${STATE_DIR}/audit.log" \
-    --audit-log-format json --audit-log-mode blocking \
-    --cert-dir "${data}/apiserver-certs"
   write_kubeconfig "${STATE_DIR}/kubeconfig" admin "$(cat "${pki}/admin.token")" "https://127.0.0.1:${api_port}"
   write_kubeconfig "${STATE_DIR}/kcm.kubeconfig" system:kube-controller-manager "$(cat "${pki}/kcm.token")" \
     "https://127.0.0.1:${api_port}"
@@ -278,6 +299,23 @@ cmd_up() {
   sleep 0.5
   pid_alive kube-controller-manager || fail_start kube-controller-manager "kube-controller-manager exited at start"
   log "up in $((SECONDS - started))s: $(cat "${STATE_DIR}/server.url") ($("$(binary kube-apiserver)" --version))"
+}
+
+# Stops and starts kube-apiserver alone, keeping etcd, the data and the kubeconfig:
+# what a controller sees when its API server restarts.
+cmd_restart_apiserver() {
+  pid_alive kube-apiserver || die "the control plane is not up: run scripts/control-plane.sh up"
+  local pid api_port etcd_port
+  pid=$(cat "${STATE_DIR}/kube-apiserver.pid")
+  api_port=$(sed 's/.*://' "${STATE_DIR}/server.url")
+  etcd_port=$(sed 's/.*://' "${STATE_DIR}/etcd.url")
+  kill "${pid}"
+  for _ in $(seq 1 100); do kill -0 "${pid}" 2>/dev/null || break; sleep 0.1; done
+  kill -9 "${pid}" 2>/dev/null || true
+  log "kube-apiserver stopped"
+  start_apiserver "${api_port}" "${etcd_port}" "$(cat "${STATE_DIR}/data.dir")"
+  wait_for kube-apiserver "ready (/readyz)" is_ready
+  log "kube-apiserver restarted"
 }
 
 cmd_env() {
@@ -327,6 +365,7 @@ main() {
     down) cmd_down ;;
     status) cmd_status ;;
     build) cmd_build ;;
+    restart-apiserver) cmd_restart_apiserver ;;
     *) sed -n '2,20p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//' >&2; exit 2 ;;
   esac
 }

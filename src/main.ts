@@ -8,6 +8,7 @@ import { applyCommand } from './commands/apply';
 import { finalizeCommand } from './commands/finalize';
 import { observeCommand } from './commands/observe';
 import { planCommand } from './commands/plan';
+import { runCommand } from './commands/run';
 import { statusCommand } from './commands/status';
 import { InputError } from './core/validate';
 import { KubeError, UserError } from './kube/errors';
@@ -27,7 +28,8 @@ export async function main(argv: string[]): Promise<void> {
       .command(applyCommand)
       .command(statusCommand)
       .command(finalizeCommand)
-      .demandCommand(1, 'give a command: observe, plan, apply, status or finalize')
+      .command(runCommand)
+      .demandCommand(1, 'give a command: observe, plan, apply, status, finalize or run')
       .recommendCommands()
       .strict()
       .version(VERSION)

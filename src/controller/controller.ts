@@ -1,0 +1,283 @@
+// The watch-driven controller: reflectors keep a cache of WebServices and of our
+// ConfigMaps, events become keys, workers reconcile keys from the cache through the
+// same engine and core as `apply`. Only the engine decides and writes; this file only
+// schedules. A converged key makes no request at all.
+import { WebService, ConfigMap, childName } from '../core/model';
+import { PassIndex, addChild, emptyIndex, keyOf, objectKey, removeChild, syncInputFor } from '../core/pass';
+import { readyOf } from '../core/status';
+import { ReconcileResult, reconcile } from '../engine/reconcile';
+import { KubeClient, OWNED_SELECTOR } from '../kube/client';
+import type { Logger } from './log';
+import type { ControllerMetrics } from './metrics';
+import { WorkQueue } from './queue';
+import { Reflector } from './reflector';
+
+export interface ControllerOptions {
+  /** null: every namespace. */
+  namespace: string | null;
+  concurrency: number;
+  requeueAfterSeconds: number;
+  resyncPeriodMs: number;
+  backoffBaseMs: number;
+  backoffMaxMs: number;
+  watchIdleTimeoutMs: number;
+  /** reportingInstance of our Events. */
+  identity: string;
+  log: Logger;
+  metrics?: ControllerMetrics;
+  now: () => string;
+}
+
+export class Controller {
+  readonly queue: WorkQueue;
+  private readonly index: PassIndex = emptyIndex();
+  /** dependency key -> keys of the WebServices that depend on it. */
+  private readonly dependents = new Map<string, Set<string>>();
+  /** Foreign ConfigMaps on a child's name, learnt from a refused create: not watched, forgotten at resync. */
+  private readonly foreign = new Set<string>();
+  private readonly webServices: Reflector<WebService>;
+  private readonly configMaps: Reflector<ConfigMap>;
+  private readonly abort = new AbortController();
+  private reflectors: Promise<void>[] = [];
+  private workers: Promise<void>[] = [];
+  private resyncTimer: NodeJS.Timeout | undefined;
+
+  constructor(
+    private readonly client: KubeClient,
+    private readonly options: ControllerOptions,
+  ) {
+    this.queue = new WorkQueue({
+      baseDelayMs: options.backoffBaseMs,
+      maxDelayMs: options.backoffMaxMs,
+      metrics: options.metrics?.queue,
+    });
+    const { namespace, log } = options;
+    const reflectorLog = (level: 'info' | 'error' | 'debug', message: string, fields?: Record<string, unknown>) =>
+      log(level, message, fields);
+    this.webServices = new Reflector<WebService>(
+      {
+        list: () => client.listWebServices(namespace),
+        watch: (rv, timeout, onEvent, watchOptions) => client.watchWebServices(namespace, rv, timeout, onEvent, watchOptions),
+      },
+      { upsert: (ws, previous) => this.webServiceChanged(ws, previous), remove: (ws) => this.webServiceRemoved(ws) },
+      { name: 'webservices', idleTimeoutMs: options.watchIdleTimeoutMs, log: reflectorLog },
+    );
+    this.configMaps = new Reflector<ConfigMap>(
+      {
+        list: () => client.listConfigMaps(namespace, { labelSelector: OWNED_SELECTOR }),
+        watch: (rv, timeout, onEvent, watchOptions) =>
+          client.watchConfigMaps(namespace, rv, timeout, { labelSelector: OWNED_SELECTOR }, onEvent, watchOptions),
+      },
+      { upsert: (cm) => this.configMapChanged(cm), remove: (cm) => this.configMapRemoved(cm) },
+      { name: 'configmaps', idleTimeoutMs: options.watchIdleTimeoutMs, log: reflectorLog },
+    );
+  }
+
+  /** Starts the list/watch loops (a standby replica keeps its cache warm too). */
+  startCaches(): void {
+    const signal = this.abort.signal;
+    this.reflectors = [this.webServices.run(signal), this.configMaps.run(signal)];
+  }
+
+  synced(): boolean {
+    return this.webServices.synced() && this.configMaps.synced();
+  }
+
+  reflectorStats() {
+    return { webservices: this.webServices.stats, configmaps: this.configMaps.stats };
+  }
+
+  /** Starts the workers, and a full resync every resyncPeriod. Call once the caches have synced. */
+  startWorkers(): void {
+    this.enqueueAll();
+    this.workers = Array.from({ length: this.options.concurrency }, () => this.work());
+    const resync = () => {
+      for (const key of this.foreign) {
+        const stale = this.index.childrenByKey.get(key);
+        if (stale) removeChild(this.index, stale);
+      }
+      this.foreign.clear();
+      this.enqueueAll();
+    };
+    if (this.options.resyncPeriodMs > 0) {
+      this.resyncTimer = setInterval(resync, this.options.resyncPeriodMs);
+    }
+  }
+
+  /** Graceful: no new work, the reconciles in flight finish, then the watches stop. */
+  async shutDown(): Promise<void> {
+    clearInterval(this.resyncTimer);
+    this.queue.shutDown();
+    await Promise.all(this.workers);
+    this.abort.abort();
+    await Promise.all(this.reflectors);
+  }
+
+  private enqueueAll(): void {
+    for (const key of this.index.parentsByKey.keys()) this.queue.add(key);
+  }
+
+  // --- events to keys ---------------------------------------------------------
+
+  private webServiceChanged(ws: WebService, previous: WebService | undefined): void {
+    const key = keyOf(ws);
+    this.index.parentsByKey.set(key, ws);
+    this.trackDependencies(key, previous, ws);
+    this.queue.add(key);
+    // A dependent converges as soon as its dependency does, not after_seconds later.
+    if (!previous || dependencyState(previous) !== dependencyState(ws)) this.enqueueDependents(key);
+  }
+
+  private webServiceRemoved(ws: WebService): void {
+    const key = keyOf(ws);
+    this.index.parentsByKey.delete(key);
+    this.trackDependencies(key, ws, undefined);
+    this.queue.add(key);
+    this.enqueueDependents(key);
+  }
+
+  private configMapChanged(cm: ConfigMap): void {
+    const key = keyOf(cm);
+    this.foreign.delete(key);
+    addChild(this.index, cm);
+    this.enqueueOwner(cm);
+  }
+
+  private configMapRemoved(cm: ConfigMap): void {
+    removeChild(this.index, cm);
+    this.enqueueOwner(cm);
+  }
+
+  private enqueueOwner(cm: ConfigMap): void {
+    const owner = cm.metadata.ownerReferences?.find((ref) => ref.controller === true && ref.kind === 'WebService');
+    if (owner) this.queue.add(objectKey(cm.metadata.namespace, owner.name));
+  }
+
+  private trackDependencies(key: string, before: WebService | undefined, after: WebService | undefined): void {
+    const namespace = (after ?? before)?.metadata.namespace;
+    for (const name of before?.spec?.dependsOn ?? []) this.dependents.get(objectKey(namespace, name))?.delete(key);
+    for (const name of after?.spec?.dependsOn ?? []) {
+      const depKey = objectKey(namespace, name);
+      const set = this.dependents.get(depKey) ?? new Set<string>();
+      set.add(key);
+      this.dependents.set(depKey, set);
+    }
+  }
+
+  private enqueueDependents(key: string): void {
+    for (const dependent of this.dependents.get(key) ?? []) this.queue.add(dependent);
+  }
+
+  // --- workers ----------------------------------------------------------------
+
+  private async work(): Promise<void> {
+    for (;;) {
+      const key = await this.queue.get();
+      if (key === undefined) return;
+      try {
+        await this.reconcileKey(key);
+      } catch (err) {
+        // Engine failures come back in the result; this is a bug or a refused write (not leader).
+        this.options.log('error', 'reconcile failed', { key, error: (err as Error).message });
+        this.options.metrics?.reconciled('error', 0);
+        this.queue.addRateLimited(key);
+      } finally {
+        this.queue.done(key);
+      }
+    }
+  }
+
+  private async reconcileKey(key: string): Promise<void> {
+    const parent = this.index.parentsByKey.get(key);
+    if (!parent) {
+      this.queue.forget(key); // deleted: nothing left to reconcile
+      return;
+    }
+    const started = process.hrtime.bigint();
+    const result = await reconcile(this.client, syncInputFor(parent, this.index), {
+      now: this.options.now,
+      requeueAfterSeconds: this.options.requeueAfterSeconds,
+      reportingInstance: this.options.identity,
+    });
+    const seconds = Number(process.hrtime.bigint() - started) / 1e9;
+    this.remember(result);
+    const { decision } = result;
+    const writes = [
+      ...decision.ops.map((op) => op.op),
+      ...(result.statusWritten ? ['status'] : []),
+      ...result.events.map((event) => `event:${event.reason}`),
+    ];
+    this.options.metrics?.decision(decision.action);
+    const fields = {
+      key,
+      action: decision.action,
+      reason: decision.reason,
+      writes,
+      durationMs: Math.round(seconds * 1000),
+    };
+    if (result.error) {
+      this.options.metrics?.reconciled('error', seconds);
+      this.options.log('error', 'reconcile failed; retrying with backoff', { ...fields, error: result.error.message });
+      this.queue.addRateLimited(key);
+      return;
+    }
+    if (result.eventError) this.options.log('error', 'recording an Event failed', { key, error: result.eventError.message });
+    if (decision.action === 'requeue') {
+      this.options.metrics?.reconciled('requeue_after', seconds);
+      this.queue.forget(key);
+      this.queue.addAfter(key, (decision.after_seconds ?? this.options.requeueAfterSeconds) * 1000);
+    } else {
+      this.options.metrics?.reconciled('success', seconds);
+      this.queue.forget(key);
+    }
+    this.options.log(writes.length > 0 ? 'info' : 'debug', 'reconciled', fields);
+  }
+
+  /**
+   * Folds our own writes' responses into the cache, so the next look at this key does not
+   * act on what we have already changed; the watch events that follow carry the same or a
+   * newer version. A foreign ConfigMap learnt from a refused create is remembered too.
+   */
+  private remember(result: ReconcileResult): void {
+    const { written, decision } = result;
+    if (written.parent && decision.action !== 'finalize') {
+      const key = keyOf(written.parent);
+      const cached = this.index.parentsByKey.get(key);
+      if (cached && isNewer(written.parent, cached)) this.index.parentsByKey.set(key, written.parent);
+    }
+    for (const child of written.children) {
+      const cached = this.index.childrenByKey.get(keyOf(child));
+      if (!cached || isNewer(child, cached)) addChild(this.index, child);
+    }
+    if (decision.action === 'conflict') {
+      const name = childName(decision.name);
+      const child = result.input.children.find((c) => c.metadata.name === name);
+      const key = objectKey(decision.namespace, name);
+      if (child && !this.index.childrenByKey.has(key)) {
+        addChild(this.index, child);
+        this.foreign.add(key);
+      }
+    }
+  }
+}
+
+/** The facts a dependent's decision reads from its dependency. */
+function dependencyState(ws: WebService): string {
+  const ready = readyOf(ws.status);
+  return [
+    Boolean(ws.metadata.deletionTimestamp),
+    ready?.status,
+    ready?.observedGeneration ?? ws.status?.observedGeneration,
+    ws.metadata.generation,
+  ].join('|');
+}
+
+/**
+ * resourceVersions are opaque, but the API server hands out increasing integers; where
+ * both parse, an older write response never overwrites a newer watch event.
+ */
+function isNewer(candidate: { metadata: { resourceVersion?: string } }, cached: { metadata: { resourceVersion?: string } }): boolean {
+  const a = Number(candidate.metadata.resourceVersion);
+  const b = Number(cached.metadata.resourceVersion);
+  return !(Number.isFinite(a) && Number.isFinite(b)) || a > b;
+}

@@ -1,0 +1,22 @@
+// The leader elector's lease, kept in a coordination.k8s.io/v1 Lease through the one
+// API module. Updates carry the resourceVersion read, so two candidates never both win.
+import type { KubeClient } from '../kube/client';
+import type { LeaseRecord, LeaseStore } from './leader';
+
+export function leaseStore(client: KubeClient, namespace: string, name: string): LeaseStore {
+  return {
+    async get() {
+      const lease = await client.getLease(namespace, name);
+      return lease ? { record: lease.spec ?? {}, resourceVersion: lease.metadata.resourceVersion ?? '' } : null;
+    },
+    async create(record: LeaseRecord) {
+      const lease = await client.createLease({ metadata: { name, namespace }, spec: record });
+      return lease.metadata.resourceVersion ?? '';
+    },
+    async update(record: LeaseRecord, resourceVersion: string) {
+      const lease = await client.updateLease({ metadata: { name, namespace, resourceVersion }, spec: record });
+      return lease.metadata.resourceVersion ?? '';
+    },
+    describe: () => `${namespace}/${name}`,
+  };
+}

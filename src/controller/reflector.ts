@@ -1,0 +1,174 @@
+// A small list/watch loop in the manner of client-go's reflector. client-node 1.4's
+// ListWatch stops for good on any non-410 error and never notices a silent watch, so
+// this one is ours:
+// - list, then watch from the list's resourceVersion, with bookmarks and a random
+//   5–10 minute timeoutSeconds, then watch again from the last resourceVersion seen;
+// - relist on 410 Gone (etcd compacted the version we asked for);
+// - on any other failure, back off 800 ms doubling to 30 s, with jitter, and retry;
+// - a watchdog aborts a watch that brings neither an event nor a bookmark for too long.
+import type { ObjectList } from '../kube/client';
+import { KubeError, isGone } from '../kube/errors';
+import type { WatchEvent, WatchOptions } from '../kube/transport';
+import { keyOf } from '../core/pass';
+
+interface Meta {
+  metadata: { name: string; namespace?: string; resourceVersion?: string };
+}
+
+export interface ListWatchSource<T> {
+  list(): Promise<ObjectList<T>>;
+  watch(resourceVersion: string, timeoutSeconds: number, onEvent: (event: WatchEvent<T>) => void, options: WatchOptions): Promise<void>;
+}
+
+export interface ReflectorHandlers<T> {
+  /** Added or changed; `previous` is what the store held before. */
+  upsert(object: T, previous: T | undefined): void;
+  remove(object: T): void;
+  /** The store holds a complete list (after the first list, and after each relist). */
+  synced?(): void;
+}
+
+export interface ReflectorOptions {
+  name: string;
+  idleTimeoutMs: number;
+  minWatchTimeoutSeconds?: number;
+  initialBackoffMs?: number;
+  maxBackoffMs?: number;
+  random?: () => number;
+  log: (level: 'info' | 'error' | 'debug', message: string, fields?: Record<string, unknown>) => void;
+}
+
+/** Counts what a reflector did, for tests and logs: relists after 410, restarts after errors. */
+export interface ReflectorStats {
+  lists: number;
+  watches: number;
+  relistsOnGone: number;
+  failures: number;
+  idleTimeouts: number;
+}
+
+export class Reflector<T extends Meta> {
+  readonly store = new Map<string, T>();
+  readonly stats: ReflectorStats = { lists: 0, watches: 0, relistsOnGone: 0, failures: 0, idleTimeouts: 0 };
+  private hasSynced = false;
+  private readonly random: () => number;
+
+  constructor(
+    private readonly source: ListWatchSource<T>,
+    private readonly handlers: ReflectorHandlers<T>,
+    private readonly options: ReflectorOptions,
+  ) {
+    this.random = options.random ?? Math.random;
+  }
+
+  synced(): boolean {
+    return this.hasSynced;
+  }
+
+  /** Runs until the signal aborts. */
+  async run(signal: AbortSignal): Promise<void> {
+    const initial = this.options.initialBackoffMs ?? 800;
+    const max = this.options.maxBackoffMs ?? 30_000;
+    let backoffMs = initial;
+    let resourceVersion: string | null = null;
+    while (!signal.aborted) {
+      try {
+        if (resourceVersion === null) resourceVersion = await this.relist();
+        backoffMs = initial;
+        resourceVersion = await this.watchOnce(resourceVersion, signal);
+      } catch (err) {
+        if (signal.aborted) break;
+        if (isGone(err)) {
+          this.stats.relistsOnGone++;
+          this.options.log('info', 'watch expired (410 Gone); relisting', { reflector: this.options.name });
+          resourceVersion = null;
+          continue;
+        }
+        this.stats.failures++;
+        if (err instanceof KubeError && err.kind === 'Timeout' && /no event or bookmark/.test(err.message)) {
+          this.stats.idleTimeouts++;
+        }
+        const delay = backoffMs / 2 + (backoffMs / 2) * this.random();
+        this.options.log('error', `list/watch failed; retrying in ${(delay / 1000).toFixed(1)}s`, {
+          reflector: this.options.name,
+          error: (err as Error).message,
+        });
+        await sleep(delay, signal);
+        backoffMs = Math.min(max, backoffMs * 2);
+      }
+    }
+  }
+
+  /** A fresh list replaces the store: what vanished meanwhile is reported as removed. */
+  private async relist(): Promise<string> {
+    this.stats.lists++;
+    const list = await this.source.list();
+    const seen = new Set<string>();
+    for (const object of list.items) {
+      const key = keyOf(object);
+      seen.add(key);
+      this.apply(object);
+    }
+    for (const [key, object] of [...this.store]) {
+      if (!seen.has(key)) {
+        this.store.delete(key);
+        this.handlers.remove(object);
+      }
+    }
+    this.hasSynced = true;
+    this.handlers.synced?.();
+    return list.resourceVersion;
+  }
+
+  /** One watch, until the server ends it; returns the last resourceVersion seen. */
+  private async watchOnce(from: string, signal: AbortSignal): Promise<string> {
+    this.stats.watches++;
+    let resourceVersion = from;
+    const minTimeout = this.options.minWatchTimeoutSeconds ?? 300;
+    const timeoutSeconds = Math.floor(minTimeout * (1 + this.random()));
+    await this.source.watch(
+      resourceVersion,
+      timeoutSeconds,
+      (event) => {
+        if (event.type === 'ERROR') throw statusOf(event.object);
+        const next = event.object.metadata.resourceVersion;
+        if (event.type === 'DELETED') {
+          const key = keyOf(event.object);
+          this.store.delete(key);
+          this.handlers.remove(event.object);
+        } else if (event.type !== 'BOOKMARK') {
+          this.apply(event.object);
+        }
+        if (next) resourceVersion = next;
+      },
+      { idleTimeoutMs: this.options.idleTimeoutMs, signal },
+    );
+    return resourceVersion;
+  }
+
+  private apply(object: T): void {
+    const key = keyOf(object);
+    const previous = this.store.get(key);
+    if (previous && previous.metadata.resourceVersion === object.metadata.resourceVersion) return;
+    this.store.set(key, object);
+    this.handlers.upsert(object, previous);
+  }
+}
+
+/** A watch ERROR event carries a Status; 410 means the resourceVersion is too old. */
+function statusOf(object: unknown): KubeError {
+  const status = object as { code?: number; message?: string };
+  return new KubeError(status.code === 410 ? 'Gone' : 'Server', status.message ?? 'watch error', status.code);
+}
+
+function sleep(ms: number, signal: AbortSignal): Promise<void> {
+  return new Promise((resolve) => {
+    const timer = setTimeout(done, ms);
+    function done() {
+      clearTimeout(timer);
+      signal.removeEventListener('abort', done);
+      resolve();
+    }
+    signal.addEventListener('abort', done);
+  });
+}

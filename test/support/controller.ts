@@ -1,0 +1,88 @@
+// Runs `kubectl webservice run` as a child process, the way a user or a pod runs it,
+// and reads its JSON log lines.
+import { ChildProcess, spawn } from 'node:child_process';
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { PLUGIN, ROOT, eventually, kubectl, tokenKubeconfig } from './cluster';
+
+export interface LogEntry {
+  ts: string;
+  level: string;
+  msg: string;
+  [field: string]: unknown;
+}
+
+export class ControllerProcess {
+  readonly entries: LogEntry[] = [];
+  stderr = '';
+  exit: { code: number | null; signal: NodeJS.Signals | null } | null = null;
+  readonly exited: Promise<void>;
+  private readonly child: ChildProcess;
+
+  constructor(args: string[], env: NodeJS.ProcessEnv = {}) {
+    this.child = spawn(PLUGIN, ['run', '--log-format=json', ...args], {
+      env: { ...process.env, NO_COLOR: '1', ...env },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let pending = '';
+    this.child.stderr!.on('data', (chunk: Buffer) => {
+      const text = chunk.toString('utf8');
+      this.stderr += text;
+      pending += text;
+      let newline: number;
+      while ((newline = pending.indexOf('\n')) >= 0) {
+        const line = pending.slice(0, newline);
+        pending = pending.slice(newline + 1);
+        try {
+          this.entries.push(JSON.parse(line) as LogEntry);
+        } catch {
+          // not a log entry (e.g. an error: line before the logger exists)
+        }
+      }
+    });
+    this.exited = new Promise((resolve) =>
+      this.child.on('exit', (code, signal) => {
+        this.exit = { code, signal };
+        resolve();
+      }),
+    );
+  }
+
+  get pid(): number {
+    return this.child.pid!;
+  }
+
+  /** Waits for a log entry whose message matches, and returns it. */
+  async waitForLog(pattern: RegExp, timeoutMs = 30_000, from = 0): Promise<LogEntry> {
+    return eventually(() => {
+      if (this.exit) throw new Error(`controller exited (${JSON.stringify(this.exit)}): ${this.stderr.slice(-2000)}`);
+      return this.entries.slice(from).find((e) => pattern.test(e.msg));
+    }, timeoutMs);
+  }
+
+  signal(signal: NodeJS.Signals): void {
+    if (!this.exit) this.child.kill(signal);
+  }
+
+  /** SIGTERM and wait; SIGKILL if it does not stop in time. */
+  async stop(timeoutMs = 20_000): Promise<void> {
+    if (this.exit) return;
+    this.signal('SIGTERM');
+    const timer = setTimeout(() => this.signal('SIGKILL'), timeoutMs);
+    await this.exited;
+    clearTimeout(timer);
+  }
+}
+
+/**
+ * Installs deploy/'s Namespace, ServiceAccount and RBAC, and returns a kubeconfig that
+ * authenticates as that ServiceAccount: the controller runs with exactly what ships.
+ */
+export function controllerKubeconfig(): string {
+  for (const file of ['00-namespace.yaml', '10-rbac.yaml']) {
+    kubectl(['apply', '-f', path.join(ROOT, 'deploy', file)]);
+  }
+  const kubeconfig = tokenKubeconfig('webservice-system', 'webservice-controller');
+  if (!fs.existsSync(kubeconfig)) throw new Error('no kubeconfig written');
+  return kubeconfig;
+}
