@@ -6,6 +6,26 @@ import { chmodSync, readFileSync, renameSync } from 'node:fs';
 
 const pkg = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8'));
 
+/**
+ * Optional peers that ws (bufferutil, utf-8-validate) and node-fetch (encoding) try to
+ * require() and do without; none is installed. Each resolves to a stub that throws like a
+ * missing module, so nothing is looked up at run time: the standalone binary's require()
+ * knows built-in modules only, and prints a warning when asked for any other.
+ */
+const optionalPeers = {
+  name: 'optional-peers',
+  setup(build) {
+    build.onResolve({ filter: /^(bufferutil|utf-8-validate|encoding)$/ }, (args) => ({
+      path: args.path,
+      namespace: 'optional-peer',
+    }));
+    build.onLoad({ filter: /.*/, namespace: 'optional-peer' }, (args) => ({
+      contents: `throw Object.assign(new Error(${JSON.stringify(`Cannot find module '${args.path}'`)}), { code: 'MODULE_NOT_FOUND' });`,
+      loader: 'js',
+    }));
+  },
+};
+
 const common = {
   bundle: true,
   platform: 'node',
@@ -16,6 +36,7 @@ const common = {
   minifyWhitespace: true,
   minifySyntax: true,
   logLevel: 'warning',
+  plugins: [optionalPeers],
 };
 
 /** Writes beside the target, then renames: a running copy never sees a half-written file. */

@@ -1,5 +1,6 @@
-// The release path: a reproducible archive, a krew manifest with its real sha256,
-// and the completion helper as kubectl calls it.
+// The release path: reproducible archives (the bundled plugin, and the standalone
+// linux/amd64 binary), a krew manifest with their real sha256, the standalone binary as
+// kubectl finds it with no Node on PATH, and the completion helper as kubectl calls it.
 import { createHash } from 'node:crypto';
 import { spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
@@ -8,53 +9,170 @@ import * as path from 'node:path';
 import * as yaml from 'js-yaml';
 import { ROOT, applyYaml, createNamespace, deleteNamespace, webService } from '../support/cluster';
 
-describe('npm run package', () => {
-  let dir: string;
+const version = require(path.join(ROOT, 'package.json')).version as string;
+const BUNDLE_ARCHIVE = path.join(ROOT, 'dist', 'release', `kubectl-webservice-v${version}.tar.gz`);
+const STANDALONE_ARCHIVE = path.join(ROOT, 'dist', 'release', `kubectl-webservice-v${version}-linux-amd64.tar.gz`);
+// scripts/package.sh builds the standalone binary, so it runs on linux/x64 only.
+const describeOnLinuxX64 = process.platform === 'linux' && process.arch === 'x64' ? describe : describe.skip;
+
+const sha256 = (file: string) => createHash('sha256').update(fs.readFileSync(file)).digest('hex');
+const listing = (archive: string) =>
+  spawnSync('tar', ['tzf', archive], { encoding: 'utf8' }).stdout.split('\n').filter(Boolean).sort();
+
+let packageDir: string | undefined;
+/** Runs scripts/package.sh, with the krew manifest written in dir. */
+function pack(dir: string) {
+  return spawnSync('bash', [path.join(ROOT, 'scripts/package.sh')], {
+    encoding: 'utf8',
+    env: { ...process.env, KREW_MANIFEST_OUT: path.join(dir, 'plugin.yaml') },
+  });
+}
+/** Packages once for this file; returns the directory of its krew manifest. */
+function packaged(): string {
+  if (packageDir === undefined) {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'package-'));
+    const result = pack(dir);
+    if (result.status !== 0) throw new Error(result.stderr);
+    packageDir = dir;
+  }
+  return packageDir;
+}
+afterAll(() => {
+  if (packageDir !== undefined) fs.rmSync(packageDir, { recursive: true, force: true });
+});
+
+describeOnLinuxX64('npm run package', () => {
   let manifest: any;
-  const archive = () => {
-    const version = require(path.join(ROOT, 'package.json')).version as string;
-    return path.join(ROOT, 'dist', 'release', `kubectl-webservice-v${version}.tar.gz`);
-  };
-  const pack = () =>
-    spawnSync('bash', [path.join(ROOT, 'scripts/package.sh')], {
-      encoding: 'utf8',
-      env: { ...process.env, KREW_MANIFEST_OUT: path.join(dir, 'plugin.yaml') },
-    });
+  const platformOf = (p: any) => `${p.selector.matchLabels.os}/${p.selector.matchLabels.arch}`;
 
   beforeAll(() => {
-    dir = fs.mkdtempSync(path.join(os.tmpdir(), 'package-'));
-    const result = pack();
-    if (result.status !== 0) throw new Error(result.stderr);
-    manifest = yaml.load(fs.readFileSync(path.join(dir, 'plugin.yaml'), 'utf8'));
-  }, 120_000);
-  afterAll(() => fs.rmSync(dir, { recursive: true, force: true }));
+    manifest = yaml.load(fs.readFileSync(path.join(packaged(), 'plugin.yaml'), 'utf8'));
+  }, 300_000);
 
-  it('archives the plugin, its completion helper, LICENSE and README', () => {
-    const listing = spawnSync('tar', ['tzf', archive()], { encoding: 'utf8' }).stdout.split('\n').filter(Boolean).sort();
-    expect(listing).toEqual(['./', './LICENSE', './README.md', './kubectl-webservice', './kubectl_complete-webservice']);
+  it('archives the bundled plugin, its completion helper, LICENSE and README', () => {
+    expect(listing(BUNDLE_ARCHIVE)).toEqual(['./', './LICENSE', './README.md', './kubectl-webservice', './kubectl_complete-webservice']);
   });
 
-  it('writes a krew v1alpha2 manifest with the archive\'s real sha256 for linux and darwin, amd64 and arm64', () => {
-    const sha = createHash('sha256').update(fs.readFileSync(archive())).digest('hex');
+  it('archives the standalone linux/amd64 binary as kubectl-webservice, with the same companions', () => {
+    expect(listing(STANDALONE_ARCHIVE)).toEqual(['./', './LICENSE', './README.md', './kubectl-webservice', './kubectl_complete-webservice']);
+    const member = (archive: string, name: string) => spawnSync('tar', ['xzOf', archive, name], { maxBuffer: 1 << 28 }).stdout;
+    for (const name of ['./LICENSE', './README.md', './kubectl_complete-webservice']) {
+      expect(member(STANDALONE_ARCHIVE, name).equals(member(BUNDLE_ARCHIVE, name))).toBe(true);
+    }
+    const binary = member(STANDALONE_ARCHIVE, './kubectl-webservice');
+    expect(binary.subarray(0, 4).toString('latin1')).toBe('\x7fELF');
+    expect(binary.readUInt16LE(18)).toBe(0x3e); // e_machine: x86-64
+    expect(binary.includes('NODE_SEA_FUSE_fce680ab2cc467b6e072b8b5df1996b2:1')).toBe(true); // the blob is injected
+  });
+
+  it('writes a krew v1alpha2 manifest: the standalone archive for linux/amd64, the bundle for the rest, with real sha256', () => {
     expect(manifest.apiVersion).toBe('krew.googlecontainertools.github.com/v1alpha2');
     expect(manifest.kind).toBe('Plugin');
     expect(manifest.metadata.name).toBe('webservice');
-    expect(manifest.spec.caveats).toMatch(/Node\.js >= 20/);
-    const platforms = manifest.spec.platforms.map((p: any) => `${p.selector.matchLabels.os}/${p.selector.matchLabels.arch}`);
-    expect(platforms.sort()).toEqual(['darwin/amd64', 'darwin/arm64', 'linux/amd64', 'linux/arm64']);
+    expect(manifest.spec.caveats).toMatch(/linux\/amd64 .*needs no Node\.js/);
+    expect(manifest.spec.caveats).toMatch(/darwin and linux\/arm64 .*needs Node\.js >= 20/);
+    expect(manifest.spec.platforms.map(platformOf).sort()).toEqual(['darwin/amd64', 'darwin/arm64', 'linux/amd64', 'linux/arm64']);
+    const bundleSha = sha256(BUNDLE_ARCHIVE);
+    const standaloneSha = sha256(STANDALONE_ARCHIVE);
+    expect(standaloneSha).not.toBe(bundleSha);
     for (const platform of manifest.spec.platforms) {
-      expect(platform.sha256).toBe(sha);
       expect(platform.bin).toBe('kubectl-webservice');
-      expect(platform.uri).toMatch(/kubectl-webservice-v[\d.]+\.tar\.gz$/);
+      if (platformOf(platform) === 'linux/amd64') {
+        expect(platform.sha256).toBe(standaloneSha);
+        expect(platform.uri).toMatch(new RegExp(`/v${version}/kubectl-webservice-v${version}-linux-amd64\\.tar\\.gz$`));
+      } else {
+        expect(platform.sha256).toBe(bundleSha);
+        expect(platform.uri).toMatch(new RegExp(`/v${version}/kubectl-webservice-v${version}\\.tar\\.gz$`));
+      }
     }
   });
 
-  it('is reproducible: packaging again gives the same sha256', () => {
-    const first = manifest.spec.platforms[0].sha256;
-    expect(pack().status).toBe(0);
-    const again = yaml.load(fs.readFileSync(path.join(dir, 'plugin.yaml'), 'utf8')) as any;
-    expect(again.spec.platforms[0].sha256).toBe(first);
-  }, 120_000);
+  it('is reproducible: packaging again gives the same archives, byte for byte', () => {
+    const first = manifest.spec.platforms.map((p: any) => p.sha256);
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'package-again-'));
+    try {
+      const result = pack(dir);
+      if (result.status !== 0) throw new Error(result.stderr);
+      const again = yaml.load(fs.readFileSync(path.join(dir, 'plugin.yaml'), 'utf8')) as any;
+      expect(again.spec.platforms.map((p: any) => p.sha256)).toEqual(first);
+    } finally {
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
+  }, 300_000);
+});
+
+describeOnLinuxX64('the standalone binary, as kubectl finds it', () => {
+  let dir: string;
+  let env: NodeJS.ProcessEnv;
+  const fixture = path.join(ROOT, 'test/fixtures/decide/create-defaults');
+
+  beforeAll(() => {
+    packaged();
+    // Like krew: unpack the release archive. On PATH: the plugin alone in one directory, and
+    // kubectl alone in another. No node.
+    dir = fs.mkdtempSync(path.join(os.tmpdir(), 'standalone-'));
+    const unpacked = path.join(dir, 'unpacked');
+    const pluginDir = path.join(dir, 'plugin');
+    const kubectlDir = path.join(dir, 'kubectl');
+    for (const d of [unpacked, pluginDir, kubectlDir]) fs.mkdirSync(d);
+    const untar = spawnSync('tar', ['xzf', STANDALONE_ARCHIVE, '-C', unpacked], { encoding: 'utf8' });
+    if (untar.status !== 0) throw new Error(untar.stderr);
+    fs.copyFileSync(path.join(unpacked, 'kubectl-webservice'), path.join(pluginDir, 'kubectl-webservice'));
+    fs.chmodSync(path.join(pluginDir, 'kubectl-webservice'), 0o755);
+    const kubectl = (process.env.PATH ?? '')
+      .split(path.delimiter)
+      .map((d) => path.join(d, 'kubectl'))
+      .find((file) => fs.existsSync(file));
+    if (!kubectl) throw new Error('kubectl not found on PATH');
+    fs.symlinkSync(kubectl, path.join(kubectlDir, 'kubectl'));
+    env = { ...process.env, PATH: [pluginDir, kubectlDir].join(path.delimiter), NO_COLOR: '1' };
+    delete env.NODE_OPTIONS; // V8 flags there would make the binary's code cache unusable
+  }, 300_000);
+  afterAll(() => fs.rmSync(dir, { recursive: true, force: true }));
+
+  const webservice = (args: string[], extra: NodeJS.ProcessEnv = {}) =>
+    spawnSync('kubectl', ['webservice', ...args], { encoding: 'utf8', env: { ...env, ...extra }, timeout: 60_000 });
+
+  it('has no node to lean on', () => {
+    expect(spawnSync('/bin/sh', ['-c', 'command -v node'], { env }).status).not.toBe(0);
+  });
+
+  it('answers `kubectl webservice --version` and `--help`', () => {
+    const result = webservice(['--version']);
+    expect(result.stderr).toBe('');
+    expect(result.status).toBe(0);
+    expect(result.stdout.trim()).toBe(version);
+    const help = webservice(['--help']);
+    expect(help.status).toBe(0);
+    expect(help.stdout).toContain('kubectl webservice <command>');
+  });
+
+  it('plans offline from a file, with no cluster configured', () => {
+    const result = webservice(['plan', '-f', path.join(fixture, 'input.json'), '-o', 'json'], { KUBECONFIG: path.join(dir, 'none') });
+    expect(result.stderr).toBe('');
+    expect(result.status).toBe(0);
+    expect(JSON.parse(result.stdout)).toEqual(JSON.parse(fs.readFileSync(path.join(fixture, 'decision.json'), 'utf8')));
+  });
+
+  describe('against the apiserver', () => {
+    let ns: string;
+    beforeAll(() => {
+      ns = createNamespace('standalone');
+      applyYaml(ns, webService('checkout', { image: 'nginx:1.27' }));
+    });
+    afterAll(() => deleteNamespace(ns));
+
+    it('plans, applies and converges, with nothing on stderr', () => {
+      const plan = webservice(['plan', 'checkout', '-n', ns, '-o', 'json']);
+      expect(plan.stderr).toBe('');
+      expect(JSON.parse(plan.stdout)).toMatchObject({ action: 'create', target: 'configmap/checkout-desired' });
+      const applied = webservice(['apply', '--all', '-n', ns, '-o', 'json']);
+      expect(applied.stderr).toBe('');
+      expect(JSON.parse(applied.stdout)).toMatchObject({ converged: true, summary: { create: 1, error: 0 } });
+      const again = webservice(['plan', 'checkout', '-n', ns, '-o', 'json']);
+      expect(JSON.parse(again.stdout)).toMatchObject({ action: 'noop' });
+    });
+  });
 });
 
 describe('shell completion through kubectl', () => {
