@@ -16,12 +16,11 @@ export function withContext<A>(
   };
 }
 
+/** What -v reports last: requests, connections, CPU and memory (the bench reads this line). */
 function usage(ctx: Context): string {
-  const rssMiB = (process.resourceUsage().maxRSS / 1024).toFixed(1);
-  if (!ctx.connected()) return `requests: 0 read, 0 write; max RSS ${rssMiB} MiB`;
+  const { maxRSS, userCPUTime, systemCPUTime } = process.resourceUsage();
+  const footprint = `cpu ${((userCPUTime + systemCPUTime) / 1000).toFixed(0)} ms; max RSS ${(maxRSS / 1024).toFixed(1)} MiB`;
+  if (!ctx.connected()) return `requests: 0 read, 0 write over 0 connection(s); ${footprint}`;
   const { requests, transport } = ctx.client();
-  return (
-    `requests: ${requests.reads} read, ${requests.writes} write over ${transport.stats.connections} connection(s); ` +
-    `max RSS ${rssMiB} MiB`
-  );
+  return `requests: ${requests.reads} read, ${requests.writes} write over ${transport.stats.connections} connection(s); ${footprint}`;
 }
