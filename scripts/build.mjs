@@ -26,6 +26,27 @@ const optionalPeers = {
   },
 };
 
+/**
+ * client-node's KubeConfig imports the generated API (hundreds of model classes) only for
+ * makeApiClient, which the plugin never calls: its own transport speaks JSON. Evaluating
+ * that module graph cost most of a command's start-up, so KubeConfig gets a stand-in that
+ * fails loudly if makeApiClient were ever used.
+ */
+const kubeConfigWithoutGeneratedApi = {
+  name: 'kubeconfig-without-generated-api',
+  setup(build) {
+    build.onResolve({ filter: /^\.\/gen\/index\.js$/ }, (args) =>
+      /client-node[\\/]dist[\\/]config\.js$/.test(args.importer) ? { path: 'generated-api', namespace: 'stand-in' } : undefined,
+    );
+    build.onLoad({ filter: /.*/, namespace: 'stand-in' }, () => ({
+      contents:
+        'const unused = () => { throw new Error("the generated client-node API is not bundled"); };\n' +
+        'export const createConfiguration = unused;\nexport class ServerConfiguration { constructor() { unused(); } }\n',
+      loader: 'js',
+    }));
+  },
+};
+
 const common = {
   bundle: true,
   platform: 'node',
@@ -36,7 +57,7 @@ const common = {
   minifyWhitespace: true,
   minifySyntax: true,
   logLevel: 'warning',
-  plugins: [optionalPeers],
+  plugins: [optionalPeers, kubeConfigWithoutGeneratedApi],
 };
 
 /** Writes beside the target, then renames: a running copy never sees a half-written file. */

@@ -6,12 +6,8 @@ import { Context } from '../cli/context';
 import { parseDuration } from '../cli/duration';
 import { withContext } from '../cli/run';
 import { checkName, checkNamespace } from '../core/validate';
-import { Controller } from '../controller/controller';
-import { startProbeServer } from '../controller/http';
-import { LeaderElector, defaultIdentity } from '../controller/leader';
-import { leaseStore } from '../controller/lease-store';
-import { LOG_FORMATS, LogFormat, Logger, createLogger } from '../controller/log';
-import { createMetrics } from '../controller/metrics';
+import { LOG_FORMATS, LogFormat, createLogger } from '../controller/log';
+import type { ManagerOptions } from '../controller/manager';
 import { UserError } from '../kube/errors';
 import { RequeueArgs, checkRequeueAfter, nowIso, requeueOption } from './shared';
 
@@ -75,132 +71,35 @@ async function runController(ctx: Context, args: Args): Promise<number> {
     throw new UserError(`--concurrency must be a whole number >= 1, got ${args.concurrency}`);
   }
   const ms = (flag: keyof Args) => parseDuration(String(args[flag]), `--${flag}`) * 1000;
-  const log = createLogger(args['log-format'], ctx.args.verbose);
-  const client = ctx.client();
   const scope = ctx.scopeNamespace();
-  const namespace = scope === null ? null : checkNamespace(scope);
-  const identity = defaultIdentity();
-  client.transport.identify(`run/${identity}`);
-  const metrics = createMetrics('webservice');
-
-  const controller = new Controller(client, {
-    namespace,
+  const options: ManagerOptions = {
+    namespace: scope === null ? null : checkNamespace(scope),
     concurrency: args.concurrency,
     requeueAfterSeconds: args['requeue-after'],
     resyncPeriodMs: ms('resync-period'),
     backoffBaseMs: ms('backoff-base'),
     backoffMaxMs: ms('backoff-max'),
     watchIdleTimeoutMs: ms('watch-idle-timeout'),
-    identity,
-    log,
-    metrics,
+    leaderElection: args['leader-elect']
+      ? {
+          namespace: checkNamespace(
+            args['leader-elect-namespace'] || inClusterNamespace() || ctx.namespace(),
+            '--leader-elect-namespace',
+          ),
+          name: checkName(args['leader-elect-lease-name'], '--leader-elect-lease-name'),
+          leaseDurationMs: ms('leader-elect-lease-duration'),
+          renewDeadlineMs: ms('leader-elect-renew-deadline'),
+          retryPeriodMs: ms('leader-elect-retry-period'),
+        }
+      : undefined,
+    metricsBindAddress: args['metrics-bind-address'],
+    healthProbeBindAddress: args['health-probe-bind-address'],
+    log: createLogger(args['log-format'], ctx.args.verbose),
     now: nowIso(ctx),
-  });
-
-  let stopping = false;
-  let synced: Promise<void> = Promise.resolve();
-  const lease = args['leader-elect'] ? leaseName(ctx, args) : undefined;
-  const elector = lease
-    ? createElector(identity, lease, ctx, log, ms, {
-        onStartedLeading: () => {
-          metrics.leader(true);
-          void synced.then(() => {
-            if (stopping) return;
-            log('info', `became leader (lease ${lease.namespace}/${lease.name}); controller working`, { identity });
-            controller.startWorkers();
-          });
-        },
-        onStoppedLeading: () => {
-          metrics.leader(false);
-          if (stopping) return;
-          // Lost without being asked to stop: another replica may already be writing.
-          log('error', `leader election lost (lease ${lease.namespace}/${lease.name}); exiting`, { identity });
-          process.exit(1);
-        },
-      })
-    : undefined;
-  client.guardWrites(
-    () => {
-      if (elector && !elector.isLeader()) throw new UserError('not the leader: refusing to write');
-    },
-    (verb, resource) => metrics.write(verb, resource),
-  );
-
-  const servers = await Promise.all([
-    startProbeServer({ address: args['metrics-bind-address'], metrics: metrics.registry }),
-    startProbeServer({ address: args['health-probe-bind-address'], ready: () => controller.synced() }),
-  ]);
-  if (servers[0]) log('info', 'serving /metrics', { address: args['metrics-bind-address'], port: servers[0].port });
-  if (servers[1]) log('info', 'serving /healthz and /readyz', { address: args['health-probe-bind-address'], port: servers[1].port });
-
-  let resolveExit: (code: number) => void = () => {};
-  const exited = new Promise<number>((resolve) => (resolveExit = resolve));
-  const stop = async (why: string) => {
-    if (stopping) return;
-    stopping = true;
-    log('info', `shutting down: ${why}`);
-    await controller.shutDown();
-    await elector?.stop();
-    await Promise.all(servers.map((s) => s?.close()));
-    log('info', 'stopped');
-    resolveExit(0);
   };
-  process.once('SIGINT', () => void stop('SIGINT'));
-  process.once('SIGTERM', () => void stop('SIGTERM'));
-
-  controller.startCaches();
-  const scopeText = namespace === null ? 'all namespaces' : `namespace ${namespace}`;
-  synced = waitFor(() => controller.synced() || stopping).then(() => {
-    if (!stopping) log('info', `caches synced; watching WebServices in ${scopeText}`, { identity });
-  });
-
-  if (elector && lease) {
-    log('info', `waiting to lead (lease ${lease.namespace}/${lease.name})`, { identity });
-    void elector.run();
-  } else {
-    await synced;
-    if (!stopping) {
-      controller.startWorkers();
-      log('info', 'controller working', { workers: args.concurrency });
-    }
-  }
-  return exited;
-}
-
-interface LeaseName {
-  namespace: string;
-  name: string;
-}
-
-function leaseName(ctx: Context, args: Args): LeaseName {
-  const namespace = args['leader-elect-namespace'] || inClusterNamespace() || ctx.namespace();
-  return { namespace: checkNamespace(namespace, '--leader-elect-namespace'), name: checkName(args['leader-elect-lease-name'], '--leader-elect-lease-name') };
-}
-
-function createElector(
-  identity: string,
-  lease: LeaseName,
-  ctx: Context,
-  log: Logger,
-  ms: (flag: keyof Args) => number,
-  callbacks: { onStartedLeading: () => void; onStoppedLeading: () => void },
-): LeaderElector {
-  try {
-    return new LeaderElector({
-      identity,
-      store: leaseStore(ctx.client(), lease.namespace, lease.name),
-      leaseDurationMs: ms('leader-elect-lease-duration'),
-      renewDeadlineMs: ms('leader-elect-renew-deadline'),
-      retryPeriodMs: ms('leader-elect-retry-period'),
-      ...callbacks,
-      onNewLeader: (holder) => {
-        if (holder && holder !== identity) log('info', 'the lease is held by another replica', { leader: holder });
-      },
-      log: (message) => log('debug', message),
-    });
-  } catch (err) {
-    throw new UserError((err as Error).message);
-  }
+  // The controller's machinery (and prom-client) loads only for run: other commands start faster.
+  const { runManager } = require('../controller/manager') as typeof import('../controller/manager');
+  return runManager(ctx.client(), options);
 }
 
 function inClusterNamespace(): string | undefined {
@@ -209,11 +108,4 @@ function inClusterNamespace(): string | undefined {
   } catch {
     return undefined;
   }
-}
-
-function waitFor(condition: () => boolean): Promise<void> {
-  return new Promise((resolve) => {
-    const check = () => (condition() ? resolve() : setTimeout(check, 50));
-    check();
-  });
 }

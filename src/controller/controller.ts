@@ -2,11 +2,11 @@
 // ConfigMaps, events become keys, workers reconcile keys from the cache through the
 // same engine and core as `apply`. Only the engine decides and writes; this file only
 // schedules. A converged key makes no request at all.
-import { WebService, ConfigMap, childName } from '../core/model';
+import { ConfigMap, OWNED_SELECTOR, WebService, childName } from '../core/model';
 import { PassIndex, addChild, emptyIndex, keyOf, objectKey, removeChild, syncInputFor } from '../core/pass';
 import { readyOf } from '../core/status';
 import { ReconcileResult, reconcile } from '../engine/reconcile';
-import { KubeClient, OWNED_SELECTOR } from '../kube/client';
+import type { KubeClient } from '../kube/client';
 import type { Logger } from './log';
 import type { ControllerMetrics } from './metrics';
 import { WorkQueue } from './queue';

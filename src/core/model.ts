@@ -13,6 +13,8 @@ export const MANAGED_BY_LABEL = 'app.kubernetes.io/managed-by';
 export const MANAGED_BY_VALUE = 'webservice-controller';
 export const NAME_LABEL = 'app.kubernetes.io/name';
 export const INSTANCE_LABEL = 'app.kubernetes.io/instance';
+/** Selects the ConfigMaps that carry our label: reads of children are sized to what we own. */
+export const OWNED_SELECTOR = `${MANAGED_BY_LABEL}=${MANAGED_BY_VALUE}`;
 export const READY = 'Ready';
 
 export const DEFAULT_REPLICAS = 1;

@@ -1,9 +1,8 @@
 // Reads what the core needs from the API server: reads sized to the question, and a
 // constant number of requests however many WebServices a scope holds.
-import { ConfigMap, SyncInput, WebService, childName } from '../core/model';
+import { ConfigMap, OWNED_SELECTOR, SyncInput, WebService, childName } from '../core/model';
 import { indexObjects, keyOf, objectKey, syncInputFor } from '../core/pass';
 import { NotFoundError } from '../kube/errors';
-import { OWNED_SELECTOR } from '../kube/client';
 import type { KubeClient } from '../kube/client';
 
 /**

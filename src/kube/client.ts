@@ -3,8 +3,8 @@
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { KubeConfig } from '@kubernetes/client-node';
-import { ConfigMap, GROUP, MANAGED_BY_LABEL, MANAGED_BY_VALUE, PLURAL, RESOURCE, VERSION, WebService, WebServiceStatus } from '../core/model';
+import { KubeConfig } from '@kubernetes/client-node/dist/config.js';
+import { ConfigMap, GROUP, PLURAL, RESOURCE, VERSION, WebService, WebServiceStatus } from '../core/model';
 import { NotFoundError, UserError } from './errors';
 import { Request, Transport, WatchEvent, WatchOptions } from './transport';
 
@@ -129,8 +129,6 @@ export interface ListOptions {
   fieldSelector?: string;
 }
 
-/** Our children carry this label; LISTs of them are sized to what we own. */
-export const OWNED_SELECTOR = `${MANAGED_BY_LABEL}=${MANAGED_BY_VALUE}`;
 const METADATA_LIST = 'application/json;as=PartialObjectMetadataList;g=meta.k8s.io;v=v1,application/json';
 const MERGE_PATCH = 'application/merge-patch+json';
 
