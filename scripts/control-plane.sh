@@ -131,8 +131,17 @@ port_free() {
 start() {
   local name="$1"
   shift
-  "$@" >"${STATE_DIR}/${name}.log" 2>&1 &
+  (close_inherited_fds && exec "$@") >"${STATE_DIR}/${name}.log" 2>&1 &
   echo "$!" >"${STATE_DIR}/${name}.pid"
+}
+
+# A daemon must not keep its caller's descriptors open (a pipe someone waits on, a lock).
+close_inherited_fds() {
+  local path fd
+  for path in /proc/self/fd/*; do
+    fd="${path##*/}"
+    if ((fd > 2)); then { exec {fd}>&-; } 2>/dev/null || true; fi
+  done
 }
 
 kubectl_cp() {
