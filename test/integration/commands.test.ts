@@ -533,3 +533,26 @@ describe('errors', () => {
     });
   });
 });
+
+describe('one connection pool per process', () => {
+  let scoped: string;
+  beforeAll(() => {
+    scoped = createNamespace('pool');
+    const list = { apiVersion: 'v1', kind: 'List', items: Array.from({ length: 40 }, (_, i) => JSON.parse(webService(`w${i}`, { image: 'nginx:1.27' }))) };
+    applyYaml(scoped, JSON.stringify(list));
+  });
+  afterAll(() => deleteNamespace(scoped));
+
+  it('a cold pass of 40 WebServices (120+ writes) uses at most a handful of TLS connections', () => {
+    const result = plugin(['apply', '--all', '-n', scoped, '-o', 'json', '-v']);
+    expect(result.status).toBe(0);
+    expect(JSON.parse(result.stdout).summary.create).toBe(40);
+    const usage = /requests: (\d+) read, (\d+) write over (\d+) connection\(s\)/.exec(result.stderr);
+    expect(usage).not.toBeNull();
+    const [, reads, writes, connections] = usage!.map(Number);
+    expect(reads + writes).toBeGreaterThanOrEqual(120);
+    // --concurrency 4: four requests in flight at once, each on a kept-alive connection.
+    expect(connections).toBeGreaterThan(0);
+    expect(connections).toBeLessThanOrEqual(5);
+  });
+});
