@@ -13,6 +13,7 @@ import {
   NAME_LABEL,
   OwnerReference,
   childName,
+  instanceLabelValue,
 } from './model';
 import { ChildFacts, DesiredState, Observation } from './observe';
 
@@ -175,7 +176,11 @@ export function desiredData(desired: DesiredState): Record<string, string> {
 }
 
 export function desiredLabels(parentName: string): Record<string, string> {
-  return { [MANAGED_BY_LABEL]: MANAGED_BY_VALUE, [NAME_LABEL]: 'webservice', [INSTANCE_LABEL]: parentName };
+  return {
+    [MANAGED_BY_LABEL]: MANAGED_BY_VALUE,
+    [NAME_LABEL]: 'webservice',
+    [INSTANCE_LABEL]: instanceLabelValue(parentName),
+  };
 }
 
 export function desiredOwnerReference(obs: Pick<Observation, 'name' | 'uid'>): OwnerReference {

@@ -21,8 +21,39 @@ export const DEFAULT_REPLICAS = 1;
 export const DEFAULT_TIER = 'dev';
 export const DEFAULT_REQUEUE_AFTER_SECONDS = 10;
 
+const CHILD_SUFFIX = '-desired';
+
 export function childName(parentName: string): string {
-  return `${parentName}-desired`;
+  return `${parentName}${CHILD_SUFFIX}`;
+}
+
+/** Object names are DNS subdomains of at most 253 characters, the child's included. */
+const MAX_OBJECT_NAME = 253;
+/** The longest WebService name whose child `<name>-desired` is still a valid name: 245. */
+export const MAX_NAME_LENGTH = MAX_OBJECT_NAME - CHILD_SUFFIX.length;
+/** Label values are at most 63 characters. */
+export const MAX_LABEL_VALUE = 63;
+const LABEL_HASH_LENGTH = 8;
+
+/**
+ * The app.kubernetes.io/instance label's value: the name itself when it fits in a label
+ * value, else its first 54 characters, a dash and 8 hex digits of a hash of the whole
+ * name. Deterministic, so every pass writes the same value and a converged child stays
+ * converged; names that share a prefix still get different values.
+ */
+export function instanceLabelValue(name: string): string {
+  if (name.length <= MAX_LABEL_VALUE) return name;
+  const prefix = name.slice(0, MAX_LABEL_VALUE - LABEL_HASH_LENGTH - 1);
+  return `${prefix}-${fnv1a32(name)}`;
+}
+
+/** FNV-1a, 32 bits, as 8 hex digits: tiny, pure and stable across Node versions. */
+function fnv1a32(text: string): string {
+  let hash = 0x811c9dc5;
+  for (let i = 0; i < text.length; i++) {
+    hash = Math.imul(hash ^ text.charCodeAt(i), 0x01000193) >>> 0;
+  }
+  return hash.toString(16).padStart(LABEL_HASH_LENGTH, '0');
 }
 
 export interface OwnerReference {
