@@ -1,113 +1,193 @@
-// npm run bench: how fast and how lean the plugin is on a real control plane.
-// Creates N WebServices in a fresh namespace, then times the plugin (a child
-// process, as a user runs it) and counts its requests in the apiserver audit log.
-// Bundled to dist/bench.js and started by scripts/bench.sh.
-import { spawnSync } from 'node:child_process';
+// npm run bench: how fast and how lean the plugin and its controller are on a real
+// control plane, beside the raw floor and the lab's shell loop. For each N it creates N
+// WebServices in a fresh namespace and times every case as a child process, counting
+// requests in the apiserver's audit log; then it writes results.json, RESULTS.md and
+// pass-time.svg. Bundled to dist/bench.js and started by scripts/bench.sh.
+//
+//   --quick         N = 10 and 100 only, a smaller controller burst; output in .cache/bench/
+//   --sizes=A,B     other sizes (for development)
+//   --out=DIR       where to write (default bench/, or .cache/bench/ with --quick)
+//   --report-only   rewrite RESULTS.md and the chart from DIR/results.json, measure nothing
 import * as fs from 'node:fs';
+import * as os from 'node:os';
 import * as path from 'node:path';
-import { formatTable } from '../../src/print/output';
+import { Audit } from './audit';
+import { pluginCases, shellCases } from './cases';
+import { createNamespace, createWebServices, deleteNamespace } from './cluster';
+import { controllerBurstAndLatency, controllerStartup } from './controller';
+import { passTimeChart, resultsMarkdown, targets } from './report';
+import { Results, extrapolate } from './results';
+import { PLUGIN, ROOT, kubectl, progress, run, runMeasured } from './proc';
 
-const PLUGIN = path.resolve(__dirname, 'kubectl-webservice');
-const COUNT = Number(process.env.BENCH_COUNT ?? 200);
-const REPEAT = Number(process.env.BENCH_REPEAT ?? 5);
-const AUDIT_LOG = process.env.KUBE_AUDIT_LOG;
-const NS = `bench-${process.pid}`;
+const FULL_SIZES = [10, 100, 1000, 10_000];
+const QUICK_SIZES = [10, 100];
+/** The shell loop is measured up to here and extrapolated beyond. */
+const SHELL_MAX = 100;
 
-interface Sample {
-  ms: number;
-  rssMiB: number;
-  status: number;
+interface Options {
+  quick: boolean;
+  sizes: number[];
+  out: string;
+  reportOnly: boolean;
 }
 
-function timed(argv: string[], input?: string): Sample & { stdout: string; stderr: string } {
-  const started = process.hrtime.bigint();
-  const result = spawnSync(argv[0], argv.slice(1), { encoding: 'utf8', input, maxBuffer: 256 * 1024 * 1024 });
-  const ms = Number(process.hrtime.bigint() - started) / 1e6;
-  const rss = /max RSS ([\d.]+) MiB/.exec(result.stderr ?? '');
-  return { ms, rssMiB: rss ? Number(rss[1]) : NaN, status: result.status ?? -1, stdout: result.stdout, stderr: result.stderr };
-}
-
-function kubectl(args: string[], input?: string): string {
-  const result = spawnSync('kubectl', args, { encoding: 'utf8', input, maxBuffer: 64 * 1024 * 1024 });
-  if (result.status !== 0) throw new Error(`kubectl ${args.join(' ')}: ${result.stderr}`);
-  return result.stdout;
-}
-
-function median(values: number[]): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.floor(sorted.length / 2)];
-}
-
-/** Plugin requests (by User-Agent) in the audit log since a byte offset. */
-function pluginRequests(since: number): { reads: number; writes: number } {
-  if (!AUDIT_LOG) return { reads: NaN, writes: NaN };
-  spawnSync('sleep', ['1']); // the audit backend writes shortly after the response
-  const text = fs.readFileSync(AUDIT_LOG).subarray(since).toString('utf8');
-  let reads = 0;
-  let writes = 0;
-  for (const line of text.split('\n')) {
-    if (!line.includes('kubectl-webservice/') || !line.endsWith('}')) continue;
-    const event = JSON.parse(line) as { stage: string; verb: string; userAgent?: string };
-    if (event.stage !== 'ResponseComplete' || !event.userAgent?.startsWith('kubectl-webservice/')) continue;
-    if (['get', 'list', 'watch'].includes(event.verb)) reads++;
-    else writes++;
+function parseArgs(argv: string[]): Options {
+  const options: Options = { quick: false, sizes: FULL_SIZES, out: '', reportOnly: false };
+  for (const arg of argv) {
+    if (arg === '--quick') options.quick = true;
+    else if (arg === '--report-only') options.reportOnly = true;
+    else if (arg.startsWith('--sizes=')) options.sizes = arg.slice('--sizes='.length).split(',').map(Number);
+    else if (arg.startsWith('--out=')) options.out = arg.slice('--out='.length);
+    else throw new Error(`unknown argument ${arg}: want --quick, --sizes=A,B, --out=DIR or --report-only`);
   }
-  return { reads, writes };
+  if (options.quick && !argv.some((a) => a.startsWith('--sizes='))) options.sizes = QUICK_SIZES;
+  if (options.sizes.some((n) => !Number.isInteger(n) || n < 1)) throw new Error(`--sizes wants whole numbers, got ${options.sizes.join(',')}`);
+  options.out = path.resolve(ROOT, options.out || (options.quick ? '.cache/bench' : 'bench'));
+  return options;
 }
 
-const auditOffset = () => (AUDIT_LOG ? fs.statSync(AUDIT_LOG).size : 0);
+async function machine(): Promise<Results['machine']> {
+  const version = JSON.parse((await kubectl(['version', '-o', 'json'], { capture: true })).stdout) as {
+    serverVersion?: { gitVersion?: string };
+  };
+  const git = async (args: string[]) => {
+    const result = await run(['git', '-C', ROOT, ...args], { capture: true });
+    return result.status === 0 ? result.stdout : null;
+  };
+  const changes = await git(['status', '--porcelain', '--', 'src']);
+  const time = await runMeasured(['true']);
+  return {
+    cpus: os.cpus().length,
+    cpuModel: os.cpus()[0]?.model.trim() ?? 'unknown',
+    memoryGiB: Math.round(os.totalmem() / 2 ** 30),
+    node: process.version,
+    kubernetes: version.serverVersion?.gitVersion ?? 'unknown',
+    plugin: (await run([PLUGIN, '--version'], { capture: true })).stdout.trim(),
+    commit: (await git(['rev-parse', 'HEAD']))?.trim() ?? null,
+    srcChanges: (changes ?? '').split('\n').filter(Boolean).map((line) => line.slice(3)),
+    gnuTime: time.cpuMs !== null,
+  };
+}
 
-function main(): void {
-  kubectl(['create', 'namespace', NS]);
+function loadAverage(): number[] {
+  return os.loadavg().map((v) => Math.round(v * 100) / 100);
+}
+
+/** kubectl caches discovery on disk: fill it first, so no case pays for it. */
+async function warmUp(): Promise<void> {
+  await kubectl(['api-resources']);
+  await kubectl(['get', 'webservices', '-A']);
+}
+
+function writeOutputs(results: Results, out: string): void {
+  fs.mkdirSync(out, { recursive: true });
+  fs.writeFileSync(path.join(out, 'results.json'), `${JSON.stringify(results, null, 2)}\n`);
+  const mdFile = path.join(out, 'RESULTS.md');
+  const previous = fs.existsSync(mdFile) ? fs.readFileSync(mdFile, 'utf8') : undefined;
+  fs.writeFileSync(mdFile, resultsMarkdown(results, previous));
+  fs.writeFileSync(path.join(out, 'pass-time.svg'), passTimeChart(results));
+}
+
+function printSummary(results: Results, out: string): void {
+  process.stdout.write(`\nkubectl-webservice bench${results.quick ? ' (--quick)' : ''}: N = ${results.sizes.join(', ')}\n\n`);
+  for (const t of targets(results)) {
+    process.stdout.write(`${t.standing.padEnd(12)} ${t.target}\n             ${t.measured}\n`);
+  }
+  process.stdout.write(`\nwritten: ${path.relative(process.cwd(), out) || '.'}/{results.json,RESULTS.md,pass-time.svg}\n`);
+}
+
+async function measureAll(options: Options): Promise<Results> {
+  const audit = Audit.open();
+  if (!audit) progress('no KUBE_AUDIT_LOG: requests and writes will not be counted');
+  const results: Results = {
+    schema: 1,
+    quick: options.quick,
+    startedAt: new Date().toISOString().replace(/\.\d{3}Z$/, 'Z'),
+    finishedAt: '',
+    machine: await machine(),
+    loadAverage: { start: loadAverage(), end: [] },
+    sizes: options.sizes,
+    plugin: [],
+    shell: [],
+    controller: { startup: [], burst: null, latency: null, steady: null },
+  };
+  await warmUp();
+  const largest = Math.max(...options.sizes);
+  const tag = `${process.pid}`;
+
+  for (const n of options.sizes) {
+    const namespace = `bench-${n}-${tag}`;
+    await createNamespace(namespace);
+    try {
+      progress(`N=${n}: creating ${n} WebServices`);
+      const setupMs = await createWebServices(namespace, n);
+      results.plugin.push(await pluginCases(audit, namespace, n, setupMs));
+      const steadySeconds = n === largest ? (options.quick ? 15 : 60) : 0;
+      const { startup, steady } = await controllerStartup(audit, namespace, n, steadySeconds);
+      results.controller.startup.push(startup);
+      if (steady) results.controller.steady = steady;
+    } finally {
+      progress(`N=${n}: deleting namespace ${namespace}`);
+      await deleteNamespace(namespace);
+    }
+
+    if (n <= SHELL_MAX) {
+      const shellNamespace = `bench-shell-${n}-${tag}`;
+      await createNamespace(shellNamespace);
+      try {
+        await createWebServices(shellNamespace, n);
+        results.shell.push(await shellCases(audit, shellNamespace, n));
+      } finally {
+        await deleteNamespace(shellNamespace);
+      }
+    }
+  }
+
+  const measured = results.shell.filter((s) => !s.cold.extrapolated);
+  if (measured.length >= 2) {
+    const [small, large] = measured.slice(-2);
+    for (const n of options.sizes.filter((size) => size > large.n)) {
+      results.shell.push({
+        n,
+        cold: extrapolate(small.cold, small.n, large.cold, large.n, n),
+        noop: extrapolate(small.noop, small.n, large.noop, large.n, n),
+        oneChange: extrapolate(small.oneChange, small.n, large.oneChange, large.n, n),
+      });
+    }
+  }
+
+  const burstN = options.quick ? 100 : 1000;
+  const samples = options.quick ? 30 : 200;
+  const namespace = `bench-controller-${tag}`;
+  await createNamespace(namespace);
   try {
-    const items = Array.from({ length: COUNT }, (_, i) => ({
-      apiVersion: 'apps.labhub.io/v1',
-      kind: 'WebService',
-      metadata: { name: `svc-${String(i).padStart(4, '0')}` },
-      spec: { image: `nginx:1.${i % 30}`, replicas: (i % 5) + 1 },
-    }));
-    kubectl(['apply', '-n', NS, '-f', '-'], JSON.stringify({ apiVersion: 'v1', kind: 'List', items }));
-
-    const rows: string[][] = [];
-    const startup = Array.from({ length: REPEAT }, () => timed([PLUGIN, '--version']).ms);
-    rows.push(['start-up (--version)', `${median(startup).toFixed(0)} ms`, '-', '-', '-']);
-
-    const plan = timed([PLUGIN, 'plan', '--all', '-n', NS, '-o', 'json', '-v']);
-    rows.push([`plan --all, ${COUNT} to create`, `${plan.ms.toFixed(0)} ms`, '-', '-', `${plan.rssMiB} MiB`]);
-
-    let offset = auditOffset();
-    const first = timed([PLUGIN, 'apply', '--all', '-n', NS, '-o', 'json', '-v']);
-    if (first.status !== 0) throw new Error(`first pass exited ${first.status}: ${first.stderr}`);
-    let requests = pluginRequests(offset);
-    rows.push([`apply --all, ${COUNT} creates`, `${first.ms.toFixed(0)} ms`, String(requests.reads), String(requests.writes), `${first.rssMiB} MiB`]);
-
-    const converged: Sample[] = [];
-    offset = auditOffset();
-    for (let i = 0; i < REPEAT; i++) converged.push(timed([PLUGIN, 'apply', '--all', '-n', NS, '-o', 'json', '-v']));
-    requests = pluginRequests(offset);
-    rows.push([
-      `apply --all, converged (median of ${REPEAT})`,
-      `${median(converged.map((s) => s.ms)).toFixed(0)} ms`,
-      String(requests.reads / REPEAT),
-      String(requests.writes / REPEAT),
-      `${median(converged.map((s) => s.rssMiB))} MiB`,
-    ]);
-
-    kubectl(['patch', 'webservice', 'svc-0000', '-n', NS, '--type=merge', '-p', '{"spec":{"image":"nginx:9.9"}}']);
-    offset = auditOffset();
-    const one = timed([PLUGIN, 'apply', '--all', '-n', NS, '-o', 'json', '-v']);
-    requests = pluginRequests(offset);
-    rows.push([`apply --all, 1 of ${COUNT} drifted`, `${one.ms.toFixed(0)} ms`, String(requests.reads), String(requests.writes), `${one.rssMiB} MiB`]);
-
-    process.stdout.write(`\nkubectl-webservice benchmark: ${COUNT} WebServices, ${REPEAT} repeats, node ${process.version}\n\n`);
-    process.stdout.write(
-      formatTable(['case', 'wall time', 'reads', 'writes', 'max rss'], rows.map((r) => r.map((text) => ({ text })))),
-    );
+    const { burst, latency } = await controllerBurstAndLatency(audit, namespace, burstN, samples);
+    results.controller.burst = burst;
+    results.controller.latency = latency;
   } finally {
-    // Our finalizers hold the namespace's deletion until finalize has cleaned up.
-    kubectl(['delete', 'namespace', NS, '--wait=false']);
-    spawnSync(PLUGIN, ['finalize', '--all', '-n', NS, '-o', 'json'], { encoding: 'utf8' });
+    progress(`deleting namespace ${namespace}`);
+    await deleteNamespace(namespace);
   }
+
+  results.finishedAt = new Date().toISOString().replace(/\.\d{3}Z$/, 'Z');
+  results.loadAverage.end = loadAverage();
+  return results;
 }
 
-main();
+async function main(): Promise<void> {
+  const options = parseArgs(process.argv.slice(2));
+  if (options.reportOnly) {
+    const results = JSON.parse(fs.readFileSync(path.join(options.out, 'results.json'), 'utf8')) as Results;
+    writeOutputs(results, options.out);
+    printSummary(results, options.out);
+    return;
+  }
+  const results = await measureAll(options);
+  writeOutputs(results, options.out);
+  printSummary(results, options.out);
+}
+
+main().catch((err: Error) => {
+  process.stderr.write(`error: ${err.stack ?? err.message}\n`);
+  process.exit(1);
+});

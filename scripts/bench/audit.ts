@@ -1,0 +1,112 @@
+// Counting requests in the API server's audit log (JSON lines, Metadata level): mark
+// the log's end before a case, then count what one client sent after it. The log is
+// written after the response, so count() first sends a tagged marker request and waits
+// until it shows up: everything sent before it is then in the log.
+import * as fs from 'node:fs';
+import { kubectl, sleep } from './proc';
+
+const READ_VERBS = new Set(['get', 'list', 'watch']);
+const MARKER = 'bench-audit-marker';
+
+interface AuditEvent {
+  auditID: string;
+  stage: string;
+  verb: string;
+  userAgent?: string;
+  requestURI?: string;
+  objectRef?: { resource?: string; namespace?: string };
+}
+
+/** Which client's requests a case counts, by User-Agent. */
+export type Client = 'plugin' | 'controller' | 'kubectl';
+
+export interface RequestCount {
+  /** Every request, reads and writes. */
+  requests: number;
+  reads: number;
+  /** Mutating requests other than Event creates. */
+  writes: number;
+  /** Event creates (events.k8s.io), counted apart from the reconcile's own writes. */
+  events: number;
+  /** Writes by verb and resource, e.g. `patch webservices/status`. */
+  byKind: Record<string, number>;
+}
+
+function clientOf(userAgent: string | undefined): Client | undefined {
+  if (!userAgent) return undefined;
+  if (userAgent.startsWith('kubectl-webservice/')) return userAgent.includes(' run/') ? 'controller' : 'plugin';
+  if (userAgent.startsWith('kubectl/')) return 'kubectl';
+  return undefined;
+}
+
+export class Audit {
+  private constructor(private readonly file: string) {}
+
+  /** The audit log named by KUBE_AUDIT_LOG, or undefined on a cluster without one. */
+  static open(): Audit | undefined {
+    const file = process.env.KUBE_AUDIT_LOG;
+    return file && fs.existsSync(file) ? new Audit(file) : undefined;
+  }
+
+  mark(): number {
+    return fs.statSync(this.file).size;
+  }
+
+  /** Requests of one client since the mark. Watches count once, when they start or end. */
+  async count(since: number, client: Client): Promise<RequestCount> {
+    const events = await this.eventsSince(since);
+    const seen = new Set<string>();
+    const count: RequestCount = { requests: 0, reads: 0, writes: 0, events: 0, byKind: {} };
+    for (const event of events) {
+      if (clientOf(event.userAgent) !== client || seen.has(event.auditID)) continue;
+      seen.add(event.auditID);
+      count.requests++;
+      if (READ_VERBS.has(event.verb)) {
+        count.reads++;
+        continue;
+      }
+      const resource = event.objectRef?.resource ?? '?';
+      if (resource === 'events' && event.verb === 'create') count.events++;
+      else count.writes++;
+      const kind = `${event.verb} ${resource}${event.requestURI?.includes('/status') ? '/status' : ''}`;
+      count.byKind[kind] = (count.byKind[kind] ?? 0) + 1;
+    }
+    return count;
+  }
+
+  private async eventsSince(since: number): Promise<AuditEvent[]> {
+    const tag = `${MARKER}-${process.pid}-${Date.now()}-${Math.floor(Math.random() * 1e6)}`;
+    await kubectl(['get', '--raw', `/api/v1/namespaces/default?${tag}=1`]);
+    const deadline = Date.now() + 30_000;
+    for (;;) {
+      const events = this.read(since);
+      if (events.some((e) => e.requestURI?.includes(tag))) {
+        return events.filter((e) => !e.requestURI?.includes(MARKER));
+      }
+      if (Date.now() > deadline) throw new Error('the audit marker request never reached the audit log');
+      await sleep(100);
+    }
+  }
+
+  private read(since: number): AuditEvent[] {
+    const fd = fs.openSync(this.file, 'r');
+    try {
+      const size = fs.fstatSync(fd).size;
+      const buffer = Buffer.alloc(size - since);
+      fs.readSync(fd, buffer, 0, buffer.length, since);
+      const events: AuditEvent[] = [];
+      for (const line of buffer.toString('utf8').split('\n')) {
+        let event: AuditEvent;
+        try {
+          event = JSON.parse(line) as AuditEvent;
+        } catch {
+          continue; // empty, or a line still being written after the marker
+        }
+        if (event.stage === 'ResponseComplete' || event.stage === 'ResponseStarted') events.push(event);
+      }
+      return events;
+    } finally {
+      fs.closeSync(fd);
+    }
+  }
+}

@@ -1,0 +1,139 @@
+// The one-shot cases at one size N: the plugin's passes, plan NAME beside kubectl get,
+// the raw floor beside what a user would run, and the lab's per-object shell loop.
+// Each run is a child process, timed from outside, its requests counted in the audit log.
+import { Audit, Client } from './audit';
+import { webServiceName } from './cluster';
+import { CaseResult, PluginSize, Sample, ShellSize, sampleOf, summarize } from './results';
+import { Measured, SHELL_LOOP, kubectl, progress, runMeasured, runPlugin } from './proc';
+
+const WEBSERVICES = '/apis/apps.labhub.io/v1/namespaces';
+
+/** Runs a case `runs` times, each in its own audit window. */
+async function measure(
+  audit: Audit | undefined,
+  client: Client,
+  runs: number,
+  once: (run: number) => Promise<Measured & { connections?: number }>,
+  before?: (run: number) => Promise<void>,
+): Promise<CaseResult> {
+  const samples: Sample[] = [];
+  for (let run = 0; run < runs; run++) {
+    await before?.(run);
+    const since = audit?.mark() ?? 0;
+    const measured = await once(run);
+    if (measured.status !== 0) throw new Error(`exit ${measured.status}: ${measured.stderr.trim().slice(-2000)}`);
+    const count = audit ? await audit.count(since, client) : null;
+    samples.push(sampleOf(measured, count, measured.connections));
+  }
+  return summarize(samples);
+}
+
+/** An `apply --all -o json` report, checked: a bench of a failing pass measures nothing. */
+function checkReport(stdout: string, expect: Partial<Record<'create' | 'update' | 'noop', number>>): void {
+  const report = JSON.parse(stdout) as { summary: Record<string, number>; converged: boolean };
+  for (const [action, count] of Object.entries(expect)) {
+    if (report.summary[action] !== count) {
+      throw new Error(`apply --all: expected ${count} ${action}, got ${JSON.stringify(report.summary)}`);
+    }
+  }
+  if (!report.converged) throw new Error(`apply --all did not converge: ${JSON.stringify(report.summary)}`);
+}
+
+/** Both collections a pass reads, fetched raw by two kubectl processes at once, as the plugin does. */
+async function rawFloor(namespace: string): Promise<Measured> {
+  const started = performance.now();
+  const [webServices, configMaps] = await Promise.all([
+    runMeasured(['kubectl', 'get', '--raw', `${WEBSERVICES}/${namespace}/webservices`]),
+    runMeasured(['kubectl', 'get', '--raw', `/api/v1/namespaces/${namespace}/configmaps`]),
+  ]);
+  const both = [webServices, configMaps];
+  const failed = both.find((r) => r.status !== 0);
+  return {
+    ...(failed ?? webServices),
+    wallMs: performance.now() - started,
+    cpuMs: both.every((r) => r.cpuMs !== null) ? both.reduce((sum, r) => sum + r.cpuMs!, 0) : null,
+    peakRssMiB: both.every((r) => r.peakRssMiB !== null) ? Math.max(...both.map((r) => r.peakRssMiB!)) : null,
+  };
+}
+
+export interface Repeats {
+  noop: number;
+  oneChange: number;
+  name: number;
+  floor: number;
+  kubectlGetAll: number;
+}
+
+export function repeatsFor(n: number): Repeats {
+  return { noop: 5, oneChange: 3, name: 10, floor: 5, kubectlGetAll: n >= 10_000 ? 3 : 5 };
+}
+
+let changes = 0;
+
+/** Changes one WebService's image (outside the timed run). */
+async function changeOne(namespace: string, index: number): Promise<void> {
+  const patch = JSON.stringify({ spec: { image: `nginx:changed-${++changes}` } });
+  await kubectl(['patch', 'webservice', webServiceName(index), '-n', namespace, '--type=merge', '-p', patch]);
+}
+
+/** Every plugin case at one N, on a namespace holding N new WebServices. */
+export async function pluginCases(audit: Audit | undefined, namespace: string, n: number, setupMs: number): Promise<PluginSize> {
+  const repeats = repeatsFor(n);
+  const apply = ['apply', '--all', '-n', namespace, '-o', 'json'];
+  const name = webServiceName(0);
+
+  progress(`N=${n}: apply --all, cold (${n} creates)`);
+  const cold = await measure(audit, 'plugin', 1, async () => {
+    const result = await runPlugin(apply, { capture: true });
+    if (result.status === 0) checkReport(result.stdout, { create: n });
+    return result;
+  });
+
+  progress(`N=${n}: apply --all, no-op (${repeats.noop} runs)`);
+  const noop = await measure(audit, 'plugin', repeats.noop, async () => {
+    const result = await runPlugin(apply, { capture: true });
+    if (result.status === 0) checkReport(result.stdout, { noop: n });
+    return result;
+  });
+
+  progress(`N=${n}: raw floor and kubectl get -o json`);
+  const floor = await measure(audit, 'kubectl', repeats.floor, () => rawFloor(namespace));
+  const kubectlGetAll = await measure(audit, 'kubectl', repeats.kubectlGetAll, () =>
+    runMeasured(['kubectl', 'get', 'webservices,configmaps', '-n', namespace, '-o', 'json']),
+  );
+
+  progress(`N=${n}: apply --all, one change (${repeats.oneChange} runs)`);
+  const oneChange = await measure(
+    audit,
+    'plugin',
+    repeats.oneChange,
+    async () => {
+      const result = await runPlugin(apply, { capture: true });
+      if (result.status === 0) checkReport(result.stdout, { update: 1, noop: n - 1 });
+      return result;
+    },
+    (run) => changeOne(namespace, (run * 7) % n),
+  );
+
+  progress(`N=${n}: plan NAME and kubectl get webservice NAME (${repeats.name} runs each)`);
+  const planName = await measure(audit, 'plugin', repeats.name, () => runPlugin(['plan', name, '-n', namespace]));
+  const kubectlGetName = await measure(audit, 'kubectl', repeats.name, () =>
+    runMeasured(['kubectl', 'get', 'webservice', name, '-n', namespace, '-o', 'json']),
+  );
+
+  return { n, setupMs, cold, noop, oneChange, planName, kubectlGetName, floor, kubectlGetAll };
+}
+
+/** The lab's way: a bash loop of kubectl and jq per WebService, on N new WebServices. */
+export async function shellCases(audit: Audit | undefined, namespace: string, n: number): Promise<ShellSize> {
+  const loop = () => runMeasured(['bash', SHELL_LOOP, namespace]);
+  progress(`N=${n}: shell loop, cold`);
+  const cold = await measure(audit, 'kubectl', 1, loop);
+  const runs = n <= 10 ? 3 : 1; // at N = 100 one run already takes half a minute
+  progress(`N=${n}: shell loop, no-op (${runs} run(s))`);
+  const noop = await measure(audit, 'kubectl', runs, loop);
+  if (noop.writes !== 0) throw new Error(`the shell loop wrote on a converged namespace: ${JSON.stringify(noop.writesByKind)}`);
+  progress(`N=${n}: shell loop, one change`);
+  const oneChange = await measure(audit, 'kubectl', 1, loop, () => changeOne(namespace, 0));
+  return { n, cold, noop, oneChange };
+}

@@ -1,0 +1,120 @@
+// The bench's fixtures, made and watched with plain kubectl: namespaces, many WebServices
+// at once, and watch streams read line by line. The bench itself never talks to the API.
+import { ChildProcess, spawn } from 'node:child_process';
+import { PLUGIN, kubectl, progress, run, sleep } from './proc';
+
+/** kubectl create of a List: 250 per call stays under kubectl's client-side burst (300). */
+const CREATE_CHUNK = 250;
+const CREATE_PARALLEL = 4;
+
+export function webServiceName(index: number): string {
+  return `svc-${String(index).padStart(5, '0')}`;
+}
+
+export function webService(index: number): Record<string, unknown> {
+  return {
+    apiVersion: 'apps.labhub.io/v1',
+    kind: 'WebService',
+    metadata: { name: webServiceName(index) },
+    spec: { image: `nginx:1.${index % 30}`, replicas: (index % 5) + 1 },
+  };
+}
+
+export async function createNamespace(name: string): Promise<void> {
+  await kubectl(['create', 'namespace', name]);
+}
+
+/**
+ * Creates WebServices 0..count-1 with `kubectl create -f` of Lists, several calls at
+ * once. Returns how long it took.
+ */
+export async function createWebServices(namespace: string, count: number): Promise<number> {
+  const started = Date.now();
+  const chunks: number[][] = [];
+  for (let first = 0; first < count; first += CREATE_CHUNK) {
+    chunks.push(Array.from({ length: Math.min(CREATE_CHUNK, count - first) }, (_, i) => first + i));
+  }
+  let next = 0;
+  const worker = async () => {
+    while (next < chunks.length) {
+      const chunk = chunks[next++];
+      const list = { apiVersion: 'v1', kind: 'List', items: chunk.map(webService) };
+      await kubectl(['create', '-n', namespace, '--validate=false', '-f', '-'], { input: JSON.stringify(list) });
+    }
+  };
+  await Promise.all(Array.from({ length: CREATE_PARALLEL }, worker));
+  return Date.now() - started;
+}
+
+/**
+ * Deletes a namespace and lets go of the WebServices our finalizer holds (finalize
+ * --all until the namespace is gone), so the next case starts on a quiet API server.
+ */
+export async function deleteNamespace(name: string, timeoutMs = 20 * 60_000): Promise<void> {
+  await run(['kubectl', 'delete', 'namespace', name, '--wait=false']);
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const exists = await run(['kubectl', 'get', 'namespace', name, '-o', 'name']);
+    if (exists.status !== 0) return;
+    if (Date.now() > deadline) {
+      progress(`namespace ${name} still terminating after ${timeoutMs / 1000}s; moving on`);
+      return;
+    }
+    await run([PLUGIN, 'finalize', '--all', '-n', name, '-o', 'json']);
+    await sleep(2000);
+  }
+}
+
+/** One line of a watch stream, with the bench's clock when it arrived. */
+export interface WatchLine {
+  atMs: number;
+  fields: string[];
+}
+
+/**
+ * `kubectl get -w -o jsonpath=…`: one line per object and per change, space-separated
+ * fields, starting with the current list. Arrival times are the bench's performance.now().
+ */
+export class WatchStream {
+  private readonly child: ChildProcess;
+  private pending = '';
+  private stderr = '';
+  readonly exited: Promise<void>;
+
+  constructor(resource: string, namespace: string, fields: string[], onLine: (line: WatchLine) => void, selector?: string) {
+    const template = `${fields.map((f) => `{${f}}`).join(' ')}{"\\n"}`;
+    const args = ['get', resource, '-n', namespace, '-w', '-o', `jsonpath=${template}`];
+    if (selector) args.push('-l', selector);
+    this.child = spawn('kubectl', args, { stdio: ['ignore', 'pipe', 'pipe'] });
+    this.child.stdout!.on('data', (chunk: Buffer) => {
+      const atMs = performance.now();
+      this.pending += chunk.toString('utf8');
+      let newline: number;
+      while ((newline = this.pending.indexOf('\n')) >= 0) {
+        const line = this.pending.slice(0, newline);
+        this.pending = this.pending.slice(newline + 1);
+        if (line.trim() !== '') onLine({ atMs, fields: line.split(' ') });
+      }
+    });
+    this.child.stderr!.on('data', (chunk: Buffer) => (this.stderr += chunk.toString('utf8')));
+    this.exited = new Promise((resolve) => this.child.on('close', () => resolve()));
+  }
+
+  get failure(): string | undefined {
+    return this.child.exitCode !== null ? `kubectl get -w exited ${this.child.exitCode}: ${this.stderr.trim()}` : undefined;
+  }
+
+  async stop(): Promise<void> {
+    if (this.child.exitCode === null && this.child.signalCode === null) this.child.kill('SIGTERM');
+    await this.exited;
+  }
+}
+
+/** Waits until check() holds, polling; throws after the timeout with what it was waiting for. */
+export async function until(what: string, check: () => boolean, timeoutMs: number, everyMs = 20): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!check()) {
+    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs / 1000}s waiting for ${what}`);
+    await sleep(everyMs);
+  }
+}

@@ -1,0 +1,151 @@
+// Running and timing child processes for the bench: the plugin as a user runs it, kubectl,
+// and the shell loop. Wall time from the bench's clock; client CPU and peak RSS from the
+// plugin's own -v line, or, for other programs, from GNU time when it is installed.
+import { spawn } from 'node:child_process';
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+
+export const DIST = __dirname;
+export const ROOT = path.resolve(__dirname, '..');
+export const PLUGIN = path.join(DIST, 'kubectl-webservice');
+export const SHELL_LOOP = path.join(ROOT, 'scripts/bench/shell-loop.sh');
+
+const GNU_TIME = '/usr/bin/time';
+
+export interface RunOptions {
+  input?: string;
+  /** Keep stdout (default: discarded, as a user redirecting to a file would). */
+  capture?: boolean;
+  env?: NodeJS.ProcessEnv;
+  timeoutMs?: number;
+}
+
+export interface RunResult {
+  status: number;
+  stdout: string;
+  stderr: string;
+  wallMs: number;
+}
+
+/** Runs a program to completion. Never throws on a non-zero exit: callers decide. */
+export function run(argv: string[], options: RunOptions = {}): Promise<RunResult> {
+  return new Promise((resolve, reject) => {
+    const started = process.hrtime.bigint();
+    const child = spawn(argv[0], argv.slice(1), {
+      env: { ...process.env, NO_COLOR: '1', ...options.env },
+      stdio: [options.input === undefined ? 'ignore' : 'pipe', options.capture ? 'pipe' : 'ignore', 'pipe'],
+    });
+    const out: Buffer[] = [];
+    const err: Buffer[] = [];
+    child.stdout?.on('data', (chunk: Buffer) => out.push(chunk));
+    child.stderr?.on('data', (chunk: Buffer) => err.push(chunk));
+    const timer = options.timeoutMs ? setTimeout(() => child.kill('SIGKILL'), options.timeoutMs) : undefined;
+    child.on('error', reject);
+    child.on('close', (code, signal) => {
+      clearTimeout(timer);
+      resolve({
+        status: code ?? (signal ? 128 : -1),
+        stdout: Buffer.concat(out).toString('utf8'),
+        stderr: Buffer.concat(err).toString('utf8'),
+        wallMs: Number(process.hrtime.bigint() - started) / 1e6,
+      });
+    });
+    if (options.input !== undefined) child.stdin?.end(options.input);
+  });
+}
+
+/** Like run, but a non-zero exit is an error carrying stderr. */
+export async function mustRun(argv: string[], options: RunOptions = {}): Promise<RunResult> {
+  const result = await run(argv, options);
+  if (result.status !== 0) {
+    throw new Error(`${argv.slice(0, 4).join(' ')}… exited ${result.status}: ${result.stderr.trim().slice(-2000)}`);
+  }
+  return result;
+}
+
+export function kubectl(args: string[], options: RunOptions = {}): Promise<RunResult> {
+  return mustRun(['kubectl', ...args], options);
+}
+
+/** CPU (user + system) and peak RSS of a finished process tree. */
+export interface Footprint {
+  cpuMs: number | null;
+  peakRssMiB: number | null;
+}
+
+export interface Measured extends RunResult, Footprint {}
+
+/** What `kubectl-webservice -v` prints last on stderr. */
+export function pluginFootprint(stderr: string): Footprint & { reads: number; writes: number; connections: number } {
+  const match = /requests: (\d+) read, (\d+) write over (\d+) connection\(s\); cpu (\d+) ms; max RSS ([\d.]+) MiB/.exec(stderr);
+  if (!match) throw new Error(`no -v usage line in the plugin's stderr: ${stderr.slice(-500)}`);
+  return {
+    reads: Number(match[1]),
+    writes: Number(match[2]),
+    connections: Number(match[3]),
+    cpuMs: Number(match[4]),
+    peakRssMiB: Number(match[5]),
+  };
+}
+
+/** Runs the plugin with -v and reads its footprint from the usage line. */
+export async function runPlugin(args: string[], options: RunOptions = {}): Promise<Measured & { connections: number }> {
+  const result = await run([PLUGIN, ...args, '-v'], options);
+  const footprint = pluginFootprint(result.stderr);
+  return { ...result, cpuMs: footprint.cpuMs, peakRssMiB: footprint.peakRssMiB, connections: footprint.connections };
+}
+
+let gnuTime: boolean | undefined;
+
+/** GNU time reports a process tree's CPU and the largest RSS in it; BSD time and none do not. */
+async function hasGnuTime(): Promise<boolean> {
+  if (gnuTime === undefined) {
+    const version = fs.existsSync(GNU_TIME) ? await run([GNU_TIME, '--version'], { capture: true }) : undefined;
+    gnuTime = Boolean(version && `${version.stdout}${version.stderr}`.includes('GNU'));
+  }
+  return gnuTime;
+}
+
+/**
+ * Runs any program under GNU time when available: CPU of the whole tree (children
+ * included, so a shell loop's kubectl and jq count) and the largest RSS of any process in it.
+ */
+export async function runMeasured(argv: string[], options: RunOptions = {}): Promise<Measured> {
+  if (!(await hasGnuTime())) return { ...(await run(argv, options)), cpuMs: null, peakRssMiB: null };
+  const file = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'bench-time-')), 'time');
+  try {
+    const result = await run([GNU_TIME, '-f', '%U %S %M', '-o', file, '--', ...argv], options);
+    const [user, system, maxKiB] = fs.readFileSync(file, 'utf8').trim().split('\n').pop()!.split(' ').map(Number);
+    return { ...result, cpuMs: Math.round((user + system) * 1000), peakRssMiB: round(maxKiB / 1024, 1) };
+  } finally {
+    fs.rmSync(path.dirname(file), { recursive: true, force: true });
+  }
+}
+
+export function median(values: number[]): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  const middle = Math.floor(sorted.length / 2);
+  return sorted.length % 2 === 1 ? sorted[middle] : (sorted[middle - 1] + sorted[middle]) / 2;
+}
+
+/** Nearest-rank percentile (p in 0..100). */
+export function percentile(values: number[], p: number): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  const rank = Math.max(1, Math.ceil((p / 100) * sorted.length));
+  return sorted[rank - 1];
+}
+
+export function round(value: number, digits = 0): number {
+  const factor = 10 ** digits;
+  return Math.round(value * factor) / factor;
+}
+
+export function sleep(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms));
+}
+
+/** Progress on stderr, so a redirected stdout keeps only the summary. */
+export function progress(text: string): void {
+  process.stderr.write(`bench: ${text}\n`);
+}

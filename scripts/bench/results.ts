@@ -1,0 +1,207 @@
+// The shape of bench/results.json: every raw number the bench measured, and how a case's
+// runs are summed up into one row. RESULTS.md and the chart are made from this alone.
+import { RequestCount } from './audit';
+import { Measured, median } from './proc';
+
+/** One run of a case. */
+export interface Sample {
+  wallMs: number;
+  cpuMs: number | null;
+  peakRssMiB: number | null;
+  requests: number | null;
+  reads: number | null;
+  writes: number | null;
+  events: number | null;
+  writesByKind?: Record<string, number>;
+  /** TLS connections the plugin opened (its -v line). */
+  connections?: number;
+}
+
+/**
+ * A case: wall time and CPU are medians over its samples; requests, writes and peak RSS
+ * the largest of any sample (a claim of "0 writes" holds for every run).
+ */
+export interface CaseResult {
+  runs: number;
+  wallMs: number;
+  cpuMs: number | null;
+  /** Client CPU over every mutating request (writes and Event creates); null without writes. */
+  cpuPerWriteMs: number | null;
+  peakRssMiB: number | null;
+  requests: number | null;
+  reads: number | null;
+  writes: number | null;
+  events: number | null;
+  writesByKind?: Record<string, number>;
+  /** Computed from smaller N, not measured. */
+  extrapolated?: boolean;
+  samples: Sample[];
+}
+
+export interface PluginSize {
+  n: number;
+  /** Creating the N WebServices with kubectl (not a measured case). */
+  setupMs: number;
+  cold: CaseResult;
+  noop: CaseResult;
+  oneChange: CaseResult;
+  planName: CaseResult;
+  kubectlGetName: CaseResult;
+  floor: CaseResult;
+  kubectlGetAll: CaseResult;
+}
+
+export interface ShellSize {
+  n: number;
+  cold: CaseResult;
+  noop: CaseResult;
+  oneChange: CaseResult;
+}
+
+export interface ControllerStartup {
+  n: number;
+  /** From start to the "caches synced" log line. */
+  syncedMs: number;
+  /** From start until every key was reconciled once and the queue was empty. */
+  reconciledMs: number;
+  requests: number | null;
+  writes: number | null;
+  events: number | null;
+  cpuMs: number;
+  peakRssMiB: number;
+}
+
+export interface ControllerBurst {
+  n: number;
+  /** From the first create to the last WebService Ready for its generation. */
+  readyMs: number;
+  /** How long the creates themselves took (kubectl, in parallel). */
+  createMs: number;
+  requests: number | null;
+  writes: number | null;
+  events: number | null;
+  writesByKind?: Record<string, number>;
+  cpuMs: number;
+  cpuPerWriteMs: number | null;
+  peakRssMiB: number;
+}
+
+export interface ControllerLatency {
+  samples: number;
+  n: number;
+  /** Event seen → converged, per change (ms), in order. */
+  latenciesMs: number[];
+  /** kubectl patch started → converged (includes kubectl's start-up), per change. */
+  fromPatchMs: number[];
+  p50Ms: number;
+  p99Ms: number;
+  maxMs: number;
+  requests: number | null;
+  writes: number | null;
+  events: number | null;
+  peakRssMiB: number;
+}
+
+export interface ControllerSteady {
+  n: number;
+  seconds: number;
+  requests: number | null;
+  reads: number | null;
+  writes: number | null;
+  events: number | null;
+  cpuMs: number;
+  peakRssMiB: number;
+}
+
+export interface Results {
+  schema: 1;
+  quick: boolean;
+  startedAt: string;
+  finishedAt: string;
+  machine: {
+    cpus: number;
+    cpuModel: string;
+    memoryGiB: number;
+    node: string;
+    kubernetes: string;
+    plugin: string;
+    commit: string | null;
+    /** Files under src/ that differed from the commit when the plugin was built. */
+    srcChanges: string[];
+    gnuTime: boolean;
+  };
+  /** os.loadavg() (1, 5, 15 min) when the run started and ended: the cores are shared. */
+  loadAverage: { start: number[]; end: number[] };
+  sizes: number[];
+  plugin: PluginSize[];
+  /** Measured at N ≤ 100; larger N extrapolated linearly (marked). */
+  shell: ShellSize[];
+  controller: {
+    startup: ControllerStartup[];
+    burst: ControllerBurst | null;
+    latency: ControllerLatency | null;
+    steady: ControllerSteady | null;
+  };
+}
+
+export function sampleOf(measured: Measured, count: RequestCount | null, connections?: number): Sample {
+  return {
+    wallMs: Math.round(measured.wallMs),
+    cpuMs: measured.cpuMs,
+    peakRssMiB: measured.peakRssMiB,
+    requests: count?.requests ?? null,
+    reads: count?.reads ?? null,
+    writes: count?.writes ?? null,
+    events: count?.events ?? null,
+    ...(count && Object.keys(count.byKind).length > 0 ? { writesByKind: count.byKind } : {}),
+    ...(connections === undefined ? {} : { connections }),
+  };
+}
+
+function maxOf(values: (number | null)[]): number | null {
+  return values.some((v) => v === null) ? null : Math.max(...(values as number[]));
+}
+
+export function summarize(samples: Sample[]): CaseResult {
+  const cpu = samples.every((s) => s.cpuMs !== null) ? median(samples.map((s) => s.cpuMs as number)) : null;
+  const writes = maxOf(samples.map((s) => s.writes));
+  const events = maxOf(samples.map((s) => s.events));
+  const mutating = writes === null || events === null ? 0 : writes + events;
+  return {
+    runs: samples.length,
+    wallMs: Math.round(median(samples.map((s) => s.wallMs))),
+    cpuMs: cpu,
+    cpuPerWriteMs: cpu !== null && mutating > 0 ? Math.round((cpu / mutating) * 1000) / 1000 : null,
+    peakRssMiB: maxOf(samples.map((s) => s.peakRssMiB)),
+    requests: maxOf(samples.map((s) => s.requests)),
+    reads: maxOf(samples.map((s) => s.reads)),
+    writes,
+    events,
+    ...(samples.length === 1 && samples[0].writesByKind ? { writesByKind: samples[0].writesByKind } : {}),
+    samples,
+  };
+}
+
+/** A straight line through the values at two sizes, read at a larger size. */
+export function extrapolate(small: CaseResult, smallN: number, large: CaseResult, largeN: number, n: number): CaseResult {
+  const line = (a: number | null, b: number | null): number | null =>
+    a === null || b === null ? null : Math.round(a + ((b - a) * (n - smallN)) / (largeN - smallN));
+  const cpu = line(small.cpuMs, large.cpuMs);
+  const writes = line(small.writes, large.writes);
+  const events = line(small.events, large.events);
+  const mutating = (writes ?? 0) + (events ?? 0);
+  return {
+    runs: 0,
+    wallMs: line(small.wallMs, large.wallMs)!,
+    cpuMs: cpu,
+    cpuPerWriteMs: cpu !== null && mutating > 0 ? Math.round((cpu / mutating) * 1000) / 1000 : null,
+    // One process at a time: the largest does not grow with N.
+    peakRssMiB: large.peakRssMiB,
+    requests: line(small.requests, large.requests),
+    reads: line(small.reads, large.reads),
+    writes,
+    events,
+    extrapolated: true,
+    samples: [],
+  };
+}
