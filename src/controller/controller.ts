@@ -10,7 +10,7 @@ import type { KubeClient } from '../kube/client';
 import type { Logger } from './log';
 import type { ControllerMetrics } from './metrics';
 import { WorkQueue } from './queue';
-import { Reflector } from './reflector';
+import { Reflector, stripManagedFields } from './reflector';
 
 export interface ControllerOptions {
   /** null: every namespace. */
@@ -225,7 +225,8 @@ export class Controller {
     if (decision.action === 'requeue') {
       this.options.metrics?.reconciled('requeue_after', seconds);
       this.queue.forget(key);
-      this.queue.addAfter(key, (decision.after_seconds ?? this.options.requeueAfterSeconds) * 1000);
+      // No after_seconds (a dependency cycle): only a spec change resolves it, and that is an event.
+      if (decision.after_seconds !== undefined) this.queue.addAfter(key, decision.after_seconds * 1000);
     } else {
       this.options.metrics?.reconciled('success', seconds);
       this.queue.forget(key);
@@ -243,11 +244,11 @@ export class Controller {
     if (written.parent && decision.action !== 'finalize') {
       const key = keyOf(written.parent);
       const cached = this.index.parentsByKey.get(key);
-      if (cached && isNewer(written.parent, cached)) this.index.parentsByKey.set(key, written.parent);
+      if (cached && isNewer(written.parent, cached)) this.index.parentsByKey.set(key, stripManagedFields(written.parent));
     }
     for (const child of written.children) {
       const cached = this.index.childrenByKey.get(keyOf(child));
-      if (!cached || isNewer(child, cached)) addChild(this.index, child);
+      if (!cached || isNewer(child, cached)) addChild(this.index, stripManagedFields(child));
     }
     if (decision.action === 'conflict') {
       const name = childName(decision.name);
@@ -261,12 +262,17 @@ export class Controller {
   }
 }
 
-/** The facts a dependent's decision reads from its dependency. */
+/**
+ * The facts a dependent's decision reads from its dependency. The Ready reason is one:
+ * when a cycle breaks, each former member's reason changes, which wakes the member before
+ * it in the loop, and so on round the loop.
+ */
 function dependencyState(ws: WebService): string {
   const ready = readyOf(ws.status);
   return [
     Boolean(ws.metadata.deletionTimestamp),
     ready?.status,
+    ready?.reason,
     ready?.observedGeneration ?? ws.status?.observedGeneration,
     ws.metadata.generation,
   ].join('|');

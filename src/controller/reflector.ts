@@ -147,12 +147,22 @@ export class Reflector<T extends Meta> {
   }
 
   private apply(object: T): void {
+    stripManagedFields(object);
     const key = keyOf(object);
     const previous = this.store.get(key);
     if (previous && previous.metadata.resourceVersion === object.metadata.resourceVersion) return;
     this.store.set(key, object);
     this.handlers.upsert(object, previous);
   }
+}
+
+/**
+ * Like client-go's TransformStripManagedFields: nothing in the controller reads them, and
+ * at 10 000 objects they are much of the cache's memory.
+ */
+export function stripManagedFields<T extends Meta>(object: T): T {
+  delete (object.metadata as { managedFields?: unknown }).managedFields;
+  return object;
 }
 
 /** A watch ERROR event carries a Status; 410 means the resourceVersion is too old. */
