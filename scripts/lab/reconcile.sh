@@ -21,22 +21,16 @@ readonly OUT_DIR="${OUT_DIR:-${SCRIPT_DIR}/out}"
 
 log() { echo "reconcile: $*" >&2; }
 
-# Writes the WebServices named in spec.dependsOn that exist, as a JSON array.
+# Writes the WebServices the parent may reach through spec.dependsOn, as a JSON array:
+# none without dependencies, else every WebService in the namespace (one read), so the
+# core sees a dependency cycle of any length.
 read_dependencies() {
   local namespace="$1" parent_file="$2" out_file="$3"
-  local -a names
-  mapfile -t names < <(jq -r '.spec.dependsOn // [] | .[]' "${parent_file}")
-  if [[ "${#names[@]}" -eq 0 ]]; then
+  if [[ "$(jq '.spec.dependsOn // [] | length' "${parent_file}")" -eq 0 ]]; then
     echo '[]' >"${out_file}"
     return 0
   fi
-  local found
-  found=$("${KUBECTL}" get webservice "${names[@]}" -n "${namespace}" -o json --ignore-not-found)
-  if [[ -z "${found}" ]]; then
-    echo '[]' >"${out_file}"
-  else
-    jq 'if .kind == "List" then .items else [.] end' <<<"${found}" >"${out_file}"
-  fi
+  "${KUBECTL}" get webservices -n "${namespace}" -o json | jq '.items' >"${out_file}"
 }
 
 # observe: the raw objects, read with kubectl get, turned into an observation by the core.

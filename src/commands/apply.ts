@@ -90,14 +90,17 @@ async function reconcileUntilDone(ctx: Context, args: Args, timeoutMs: number): 
     const results = await pass(ctx, args);
     if (timeoutMs === 0 || args['dry-run']) return results;
     const pending = results.map(reportItem).filter((item) => !isSettled(item));
-    if (pending.length === 0) return results;
-    const delays = pending.map((item) => {
-      const key = `${item.namespace}/${item.name}`;
-      const failed = item.action !== 'requeue' || item.error !== undefined;
-      const count = failed ? (failures.get(key) ?? 0) + 1 : 0;
-      if (failed) failures.set(key, count);
-      return retryAfterSeconds(item, count, Math.random());
-    });
+    const delays = pending
+      .map((item) => {
+        const key = `${item.namespace}/${item.name}`;
+        const failed = item.action !== 'requeue' || item.error !== undefined;
+        const count = failed ? (failures.get(key) ?? 0) + 1 : 0;
+        if (failed) failures.set(key, count);
+        return retryAfterSeconds(item, count, Math.random());
+      })
+      .filter((seconds): seconds is number => seconds !== null);
+    // Nothing left that time can fix (what remains is a dependency cycle): stop waiting.
+    if (delays.length === 0) return results;
     const waitMs = Math.min(Math.min(...delays) * 1000, deadline - Date.now());
     if (waitMs <= 0) return results;
     if (process.stderr.isTTY) {
@@ -163,7 +166,7 @@ function describeResult(r: ReconcileResult): string {
       parts.push('unchanged');
       break;
     case 'requeue':
-      parts.push(`requeue in ${r.decision.after_seconds}s`);
+      parts.push(r.decision.after_seconds === undefined ? 'waiting for a spec change' : `requeue in ${r.decision.after_seconds}s`);
       break;
     case 'conflict':
       parts.push('left untouched');

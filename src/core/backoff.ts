@@ -24,9 +24,10 @@ export function backoffSeconds(failures: number, random: number, options: Backof
 /**
  * When to look at an unsettled CR again (controller-runtime's Result vs error):
  * a requeue after exactly its after_seconds, anything else (an error, a conflict)
- * after the backoff for its count of consecutive failures.
+ * after the backoff for its count of consecutive failures. null for a requeue without
+ * after_seconds (a dependency cycle): no timer resolves it, only a change to a spec.
  */
-export function retryAfterSeconds(item: ReportItem, failures: number, random: number): number {
-  if (item.action === 'requeue' && !item.error) return item.after_seconds ?? DEFAULT_BACKOFF.baseSeconds;
+export function retryAfterSeconds(item: ReportItem, failures: number, random: number): number | null {
+  if (item.action === 'requeue' && !item.error) return item.after_seconds ?? null;
   return backoffSeconds(failures, random);
 }

@@ -15,6 +15,7 @@ import {
   childName,
   instanceLabelValue,
 } from './model';
+import { describeCycle } from './cycle';
 import { ChildFacts, DesiredState, Observation } from './observe';
 
 export type Action = 'create' | 'update' | 'noop' | 'requeue' | 'conflict' | 'finalize';
@@ -47,7 +48,10 @@ export interface Decision {
   reason: string;
   target: string;
   is_error: boolean;
+  /** When to look again; absent on a requeue that only a spec change can resolve (a cycle). */
   after_seconds?: number;
+  /** A dependency cycle through this CR: names from it back to it. */
+  cycle?: string[];
   changes?: FieldChange[];
   ops: Op[];
 }
@@ -59,6 +63,17 @@ export interface DecideOptions {
 export function decide(obs: Observation, options: DecideOptions = {}): Decision {
   const childTarget = `configmap/${childName(obs.name)}`;
   if (obs.deleting) return decideDeletion(obs);
+
+  // Before waiting on dependencies: in a cycle they will never be Ready, so no timer helps.
+  // Only a change to a member's dependsOn resolves it, and that change is an event.
+  if (obs.dependencyCycle) {
+    return record(obs, {
+      action: 'requeue',
+      reason: `dependency cycle: ${describeCycle(obs.dependencyCycle)}; change the dependsOn of one of them to break it`,
+      target: `webservice/${obs.dependencyCycle[1]}`,
+      cycle: obs.dependencyCycle,
+    });
+  }
 
   const waitingOn = obs.dependencies.filter((d) => d.state !== 'Ready');
   if (waitingOn.length > 0) {
@@ -125,6 +140,7 @@ function record(obs: Observation, fields: DecisionFields): Decision {
     ops: [],
   };
   if (fields.after_seconds !== undefined) decision.after_seconds = fields.after_seconds;
+  if (fields.cycle) decision.cycle = fields.cycle;
   if (fields.changes) decision.changes = fields.changes;
   decision.ops = fields.ops ?? [];
   return decision;

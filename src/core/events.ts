@@ -43,6 +43,9 @@ export function eventsFor(
       return [record('Normal', 'Finalized', 'Finalize', `${what}removed finalizer`)];
     }
     case 'requeue':
+      if (decision.cycle) {
+        return startsNow('DependencyCycle') ? [record('Warning', 'DependencyCycle', 'Wait', decision.reason)] : [];
+      }
       return startsNow('DependencyNotReady')
         ? [record('Normal', 'DependencyNotReady', 'Requeue', `${decision.reason}; looking again in ${decision.after_seconds}s`)]
         : [];

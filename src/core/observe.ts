@@ -1,4 +1,5 @@
 // observe: raw objects in, the facts a decision needs out. Pure.
+import { findCycle } from './cycle';
 import {
   ConfigMap,
   DEFAULT_REPLICAS,
@@ -70,6 +71,8 @@ export interface Observation {
   /** Every ConfigMap that carries our label and a controller reference to this CR. */
   ownedChildren: ChildRef[];
   dependencies: DependencyFacts[];
+  /** Set when the CR reaches itself through dependsOn: the names from it back to it. */
+  dependencyCycle?: string[];
   status: WebServiceStatus;
 }
 
@@ -83,7 +86,7 @@ export function observe(input: SyncInput): Observation {
   const wantedChild = childName(meta.name);
   const child = input.children.find((c) => c.metadata.name === wantedChild && sameNamespace(c, namespace)) ?? null;
 
-  return {
+  const observation: Observation = {
     desired: desiredOf(parent),
     actual: child ? actualOf(child) : {},
     namespace,
@@ -101,6 +104,24 @@ export function observe(input: SyncInput): Observation {
     dependencies: (parent.spec.dependsOn ?? []).map((name) => dependencyFacts(name, namespace, input.related)),
     status: parent.status ?? {},
   };
+  const cycle = dependencyCycleOf(parent, namespace, input.related);
+  if (cycle) observation.dependencyCycle = cycle;
+  return observation;
+}
+
+/**
+ * The cycle through the parent among the WebServices handed in as related (everything
+ * reachable through dependsOn). One that is being deleted leads nowhere: its going
+ * breaks the loop.
+ */
+function dependencyCycleOf(parent: WebService, namespace: string, related: WebService[]): string[] | null {
+  const byName = new Map<string, WebService>();
+  for (const ws of related) if (sameNamespace(ws, namespace)) byName.set(ws.metadata.name, ws);
+  byName.set(parent.metadata.name, parent);
+  return findCycle(parent.metadata.name, (name) => {
+    const ws = byName.get(name);
+    return ws && !ws.metadata.deletionTimestamp ? ws.spec?.dependsOn : undefined;
+  });
 }
 
 export function desiredOf(parent: WebService): DesiredState {

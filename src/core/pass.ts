@@ -63,7 +63,9 @@ export function removeChild(index: PassIndex, child: ConfigMap): void {
 
 /**
  * What one reconcile needs, looked up by key: the child named after the parent, the
- * ConfigMaps it controls, and the WebServices it depends on.
+ * ConfigMaps it controls, and the WebServices it reaches through dependsOn (its direct
+ * dependencies first), so the core can see a dependency cycle of any length. A pass
+ * costs each WebService what it reaches: linear for shallow graphs, more for long chains.
  */
 export function syncInputFor(parent: WebService, index: PassIndex): SyncInput {
   const namespace = parent.metadata.namespace;
@@ -73,12 +75,25 @@ export function syncInputFor(parent: WebService, index: PassIndex): SyncInput {
   for (const owned of index.childrenByOwner.get(parent.metadata.uid ?? '') ?? []) {
     if (owned !== named && (owned.metadata.namespace ?? namespace) === namespace) children.push(owned);
   }
+  return { parent, children, related: reachableDependencies(parent, index) };
+}
+
+/** Breadth-first through dependsOn; one being deleted is handed in but not followed (it leads nowhere). */
+function reachableDependencies(parent: WebService, index: PassIndex): WebService[] {
+  const namespace = parent.metadata.namespace;
+  const seen = new Set<string>([parent.metadata.name]);
+  const pending = [...(parent.spec?.dependsOn ?? [])];
   const related: WebService[] = [];
-  for (const name of parent.spec?.dependsOn ?? []) {
+  for (let head = 0; head < pending.length; head++) {
+    const name = pending[head];
+    if (seen.has(name)) continue;
+    seen.add(name);
     const dependency = index.parentsByKey.get(objectKey(namespace, name));
-    if (dependency) related.push(dependency);
+    if (!dependency) continue;
+    related.push(dependency);
+    if (!dependency.metadata.deletionTimestamp) pending.push(...(dependency.spec?.dependsOn ?? []));
   }
-  return { parent, children, related };
+  return related;
 }
 
 export function syncInputs(parents: WebService[], children: ConfigMap[]): SyncInput[] {

@@ -5,10 +5,14 @@ import { indexObjects, keyOf, objectKey, syncInputFor } from '../core/pass';
 import { NotFoundError } from '../kube/errors';
 import type { KubeClient } from '../kube/client';
 
+/** Past this many dependency GETs, one LIST of the namespace's WebServices is cheaper. */
+export const MAX_DEPENDENCY_GETS = 16;
+
 /**
  * One CR: GET it and GET its `<name>-desired` child; a CR being deleted instead LISTs
  * the children it owns (label-selected), which is what finalize deletes. Dependencies
- * are read by name.
+ * are read by name, level by level through dependsOn, so that a cycle of any length is
+ * seen; a graph that would take more than MAX_DEPENDENCY_GETS GETs is read with one LIST.
  */
 export async function gatherOne(client: KubeClient, namespace: string, name: string): Promise<SyncInput> {
   const parent = await client.getWebService(namespace, name);
@@ -16,10 +20,42 @@ export async function gatherOne(client: KubeClient, namespace: string, name: str
     parent.metadata.deletionTimestamp
       ? client.listConfigMaps(namespace, { labelSelector: OWNED_SELECTOR }).then((list) => list.items)
       : client.getConfigMap(namespace, childName(name)).then((child) => (child ? [child] : [])),
-    Promise.all((parent.spec?.dependsOn ?? []).map((dep) => getIfExists(client, namespace, dep))),
+    gatherDependencies(client, namespace, parent),
   ]);
-  const present = related.filter((ws): ws is WebService => ws !== null);
-  return syncInputFor(parent, indexObjects(present, children));
+  return syncInputFor(parent, indexObjects(related, children));
+}
+
+/** The WebServices reachable from parent through dependsOn (those that exist). */
+async function gatherDependencies(client: KubeClient, namespace: string, parent: WebService): Promise<WebService[]> {
+  const seen = new Set<string>([parent.metadata.name]);
+  const found: WebService[] = [];
+  let level = unseen(parent.spec?.dependsOn ?? [], seen);
+  let gets = 0;
+  while (level.length > 0) {
+    gets += level.length;
+    if (gets > MAX_DEPENDENCY_GETS) return (await client.listWebServices(namespace)).items;
+    const fetched = await Promise.all(level.map((dep) => getIfExists(client, namespace, dep)));
+    const next: string[] = [];
+    for (const ws of fetched) {
+      if (!ws) continue;
+      found.push(ws);
+      // One being deleted leads nowhere (the core does not follow it either).
+      if (!ws.metadata.deletionTimestamp) next.push(...(ws.spec?.dependsOn ?? []));
+    }
+    level = unseen(next, seen);
+  }
+  return found;
+}
+
+/** The names not seen yet, once each; marks them seen. */
+function unseen(names: string[], seen: Set<string>): string[] {
+  const fresh: string[] = [];
+  for (const name of names) {
+    if (seen.has(name)) continue;
+    seen.add(name);
+    fresh.push(name);
+  }
+  return fresh;
 }
 
 async function getIfExists(client: KubeClient, namespace: string, name: string): Promise<WebService | null> {

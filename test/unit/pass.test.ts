@@ -26,14 +26,18 @@ function child(of: WebService, name = `${of.metadata.name}-desired`): ConfigMap 
   };
 }
 
-function namespaceOf(size: number): { parents: WebService[]; children: ConfigMap[] } {
-  const parents = Array.from({ length: size }, (_, i) => parent(`ws-${i}`, 'ns', i > 0 ? [`ws-${i - 1}`] : undefined));
+type Shape = 'shared-base' | 'chain';
+
+/** Every WebService but the first depends on the first (shared-base), or on the one before it (chain). */
+function namespaceOf(size: number, shape: Shape): { parents: WebService[]; children: ConfigMap[] } {
+  const dependency = (i: number) => (shape === 'chain' ? `ws-${i - 1}` : 'ws-0');
+  const parents = Array.from({ length: size }, (_, i) => parent(`ws-${i}`, 'ns', i > 0 ? [dependency(i)] : undefined));
   return { parents, children: parents.map((p) => child(p)) };
 }
 
 /** Objects observe() scans over a whole pass: every child and related WebService handed to it. */
-function visits(size: number): number {
-  const { parents, children } = namespaceOf(size);
+function visits(size: number, shape: Shape = 'shared-base'): number {
+  const { parents, children } = namespaceOf(size, shape);
   return syncInputs(parents, children).reduce((sum, input) => sum + input.children.length + input.related.length, 0);
 }
 
@@ -42,6 +46,25 @@ describe('syncInputs', () => {
     expect(visits(100)).toBe(199);
     expect(visits(1000)).toBe(1999);
     expect(visits(1000) / visits(100)).toBeLessThan(11);
+  });
+
+  it('hands each WebService everything it reaches, so a chain costs its depth (cycles of any length are seen)', () => {
+    // ws-i reaches ws-(i-1) … ws-0: 0 + 1 + … + 99 related, plus one child each.
+    expect(visits(100, 'chain')).toBe(100 + (99 * 100) / 2);
+    const { parents, children } = namespaceOf(5, 'chain');
+    expect(syncInputs(parents, children)[4].related.map((r) => r.metadata.name)).toEqual(['ws-3', 'ws-2', 'ws-1', 'ws-0']);
+  });
+
+  it('follows dependsOn through every WebService once, even around a cycle, and not through one being deleted', () => {
+    const a = parent('a', 'ns', ['b']);
+    const b = parent('b', 'ns', ['c', 'a']);
+    const c = parent('c', 'ns', ['a', 'd']);
+    const d = parent('d', 'ns', ['e']);
+    d.metadata.deletionTimestamp = '2026-11-29T09:00:00Z';
+    const e = parent('e');
+    const [input] = syncInputs([a, b, c, d, e], []);
+    expect(input.related.map((r) => r.metadata.name)).toEqual(['b', 'c', 'd']);
+    expect(observe(input).dependencyCycle).toEqual(['a', 'b', 'a']);
   });
 
   it('hands each WebService its own child, the ConfigMaps it controls, and its dependencies', () => {
