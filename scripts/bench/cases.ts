@@ -2,28 +2,29 @@
 // the raw floor beside what a user would run, and the lab's per-object shell loop.
 // Each run is a child process, timed from outside, its requests counted in the audit log.
 import { Audit, Client } from './audit';
-import { webServiceName } from './cluster';
+import { createNamespace, createWebServices, deleteNamespace, webServiceName } from './cluster';
 import { CaseResult, PluginSize, Sample, ShellSize, sampleOf, summarize } from './results';
-import { Measured, SHELL_LOOP, kubectl, progress, runMeasured, runPlugin } from './proc';
+import { Measured, SHELL_LOOP, kubectl, progress, runMeasured, runPlugin, withServerCpu } from './proc';
 
 const WEBSERVICES = '/apis/apps.labhub.io/v1/namespaces';
 
-/** Runs a case `runs` times, each in its own audit window. */
+/** Runs a case `runs` times, each in its own audit window; before and after run outside it. */
 async function measure(
   audit: Audit | undefined,
   client: Client,
   runs: number,
   once: (run: number) => Promise<Measured & { connections?: number }>,
-  before?: (run: number) => Promise<void>,
+  hooks: { before?: (run: number) => Promise<void>; after?: (run: number) => Promise<void> } = {},
 ): Promise<CaseResult> {
   const samples: Sample[] = [];
   for (let run = 0; run < runs; run++) {
-    await before?.(run);
+    await hooks.before?.(run);
     const since = audit?.mark() ?? 0;
-    const measured = await once(run);
+    const { value: measured, serverCpuMs } = await withServerCpu(() => once(run));
     if (measured.status !== 0) throw new Error(`exit ${measured.status}: ${measured.stderr.trim().slice(-2000)}`);
     const count = audit ? await audit.count(since, client) : null;
-    samples.push(sampleOf(measured, count, measured.connections));
+    samples.push(sampleOf(measured, count, serverCpuMs, measured.connections));
+    await hooks.after?.(run);
   }
   return summarize(samples);
 }
@@ -57,6 +58,8 @@ async function rawFloor(namespace: string): Promise<Measured> {
 }
 
 export interface Repeats {
+  /** Each cold run but the last on a fresh namespace of N new WebServices. */
+  cold: number;
   noop: number;
   oneChange: number;
   name: number;
@@ -65,7 +68,7 @@ export interface Repeats {
 }
 
 export function repeatsFor(n: number): Repeats {
-  return { noop: 5, oneChange: 3, name: 10, floor: 5, kubectlGetAll: n >= 10_000 ? 3 : 5 };
+  return { cold: n <= 1000 ? 3 : 1, noop: 5, oneChange: 3, name: 10, floor: 5, kubectlGetAll: n >= 10_000 ? 3 : 5 };
 }
 
 let changes = 0;
@@ -82,12 +85,29 @@ export async function pluginCases(audit: Audit | undefined, namespace: string, n
   const apply = ['apply', '--all', '-n', namespace, '-o', 'json'];
   const name = webServiceName(0);
 
-  progress(`N=${n}: apply --all, cold (${n} creates)`);
-  const cold = await measure(audit, 'plugin', 1, async () => {
-    const result = await runPlugin(apply, { capture: true });
-    if (result.status === 0) checkReport(result.stdout, { create: n });
-    return result;
-  });
+  progress(`N=${n}: apply --all, cold (${n} creates, ${repeats.cold} run(s))`);
+  // The last cold run is on `namespace`; the others each on a fresh one, deleted right after.
+  const coldNamespace = (run: number) => (run === repeats.cold - 1 ? namespace : `${namespace}-cold${run}`);
+  const cold = await measure(
+    audit,
+    'plugin',
+    repeats.cold,
+    async (run) => {
+      const result = await runPlugin(['apply', '--all', '-n', coldNamespace(run), '-o', 'json'], { capture: true });
+      if (result.status === 0) checkReport(result.stdout, { create: n });
+      return result;
+    },
+    {
+      before: async (run) => {
+        if (coldNamespace(run) === namespace) return;
+        await createNamespace(coldNamespace(run));
+        await createWebServices(coldNamespace(run), n);
+      },
+      after: async (run) => {
+        if (coldNamespace(run) !== namespace) await deleteNamespace(coldNamespace(run));
+      },
+    },
+  );
 
   progress(`N=${n}: apply --all, no-op (${repeats.noop} runs)`);
   const noop = await measure(audit, 'plugin', repeats.noop, async () => {
@@ -112,7 +132,7 @@ export async function pluginCases(audit: Audit | undefined, namespace: string, n
       if (result.status === 0) checkReport(result.stdout, { update: 1, noop: n - 1 });
       return result;
     },
-    (run) => changeOne(namespace, (run * 7) % n),
+    { before: (run) => changeOne(namespace, (run * 7) % n) },
   );
 
   progress(`N=${n}: plan NAME and kubectl get webservice NAME (${repeats.name} runs each)`);
@@ -134,6 +154,6 @@ export async function shellCases(audit: Audit | undefined, namespace: string, n:
   const noop = await measure(audit, 'kubectl', runs, loop);
   if (noop.writes !== 0) throw new Error(`the shell loop wrote on a converged namespace: ${JSON.stringify(noop.writesByKind)}`);
   progress(`N=${n}: shell loop, one change`);
-  const oneChange = await measure(audit, 'kubectl', 1, loop, () => changeOne(namespace, 0));
+  const oneChange = await measure(audit, 'kubectl', 1, loop, { before: () => changeOne(namespace, 0) });
   return { n, cold, noop, oneChange };
 }

@@ -8,7 +8,7 @@ import * as net from 'node:net';
 import { Audit } from './audit';
 import { WatchLine, WatchStream, createWebServices, until, webServiceName } from './cluster';
 import { ControllerBurst, ControllerLatency, ControllerStartup, ControllerSteady } from './results';
-import { PLUGIN, kubectl, percentile, progress, round, run, sleep } from './proc';
+import { PLUGIN, controlPlaneCpuMs, kubectl, percentile, processCpuMs, progress, round, sleep, withServerCpu } from './proc';
 
 interface LogEntry {
   msg: string;
@@ -25,13 +25,6 @@ async function freePort(): Promise<number> {
       server.close(() => resolve(port));
     });
   });
-}
-
-let clockTicks: number | undefined;
-
-async function ticksPerSecond(): Promise<number> {
-  clockTicks ??= Number((await run(['getconf', 'CLK_TCK'], { capture: true })).stdout.trim()) || 100;
-  return clockTicks;
 }
 
 export class ControllerProcess {
@@ -99,10 +92,9 @@ export class ControllerProcess {
 
   /** CPU (user + system) used so far, ms. */
   async cpuMs(): Promise<number> {
-    const stat = fs.readFileSync(`/proc/${this.child.pid}/stat`, 'utf8');
-    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    const ticks = Number(fields[11]) + Number(fields[12]); // utime, stime (fields 14 and 15)
-    return Math.round((ticks * 1000) / (await ticksPerSecond()));
+    const cpu = await processCpuMs(this.child.pid!);
+    if (cpu === null) throw new Error(`the controller exited: ${this.stderr.slice(-2000)}`);
+    return cpu;
   }
 
   /** Sum of every series of one metric on /metrics. */
@@ -151,11 +143,13 @@ export async function controllerStartup(
 ): Promise<{ startup: ControllerStartup; steady: ControllerSteady | null }> {
   progress(`N=${n}: controller start over ${n} converged WebServices`);
   const since = audit?.mark() ?? 0;
+  const serverBefore = await controlPlaneCpuMs();
   const controller = await ControllerProcess.start(namespace);
   try {
     const syncedMs = await controller.waitForLog(/^caches synced/);
     await controller.waitForLog(/^controller working/);
     const reconciledMs = await controller.waitReconciled(n, 10 * 60_000);
+    const serverAfter = await controlPlaneCpuMs();
     const count = audit ? await audit.count(since, 'controller') : null;
     const startup: ControllerStartup = {
       n,
@@ -165,6 +159,7 @@ export async function controllerStartup(
       writes: count?.writes ?? null,
       events: count?.events ?? null,
       cpuMs: await controller.cpuMs(),
+      serverCpuMs: serverBefore === null || serverAfter === null ? null : serverAfter - serverBefore,
       peakRssMiB: controller.peakRssMiB(),
     };
     let steady: ControllerSteady | null = null;
@@ -173,7 +168,7 @@ export async function controllerStartup(
       await sleep(2000);
       const cpuBefore = await controller.cpuMs();
       const window = audit?.mark() ?? 0;
-      await sleep(steadySeconds * 1000);
+      const { serverCpuMs } = await withServerCpu(() => sleep(steadySeconds * 1000));
       const quiet = audit ? await audit.count(window, 'controller') : null;
       steady = {
         n,
@@ -183,6 +178,7 @@ export async function controllerStartup(
         writes: quiet?.writes ?? null,
         events: quiet?.events ?? null,
         cpuMs: (await controller.cpuMs()) - cpuBefore,
+        serverCpuMs,
         peakRssMiB: controller.peakRssMiB(),
       };
     }
@@ -204,15 +200,15 @@ function isReadyLine(fields: string[]): boolean {
 /**
  * A burst: the controller runs on an empty namespace, then N WebServices are created at
  * once (kubectl create of Lists, several at a time); measured from the first create to
- * the moment the last one is Ready for its generation, as seen on a watch.
- * Then `latencySamples` single spec changes, one after another: event → converged.
+ * the moment the last one is Ready for its generation, as seen on a watch. With
+ * `latencySamples`, then that many single spec changes, one after another: event → converged.
  */
-export async function controllerBurstAndLatency(
+export async function controllerBurst(
   audit: Audit | undefined,
   namespace: string,
   n: number,
-  latencySamples: number,
-): Promise<{ burst: ControllerBurst; latency: ControllerLatency }> {
+  latencySamples = 0,
+): Promise<{ burst: ControllerBurst; latency: ControllerLatency | null }> {
   const controller = await ControllerProcess.start(namespace);
   const streams: WatchStream[] = [];
   try {
@@ -230,11 +226,14 @@ export async function controllerBurstAndLatency(
     const since = audit?.mark() ?? 0;
     const cpuBefore = await controller.cpuMs();
     const started = performance.now();
-    const createMs = await createWebServices(namespace, n);
-    await until(`${n} WebServices Ready`, () => {
-      if (streams[0].failure) throw new Error(streams[0].failure);
-      return ready.size >= n;
-    }, 10 * 60_000);
+    const { value: createMs, serverCpuMs } = await withServerCpu(async () => {
+      const took = await createWebServices(namespace, n);
+      await until(`${n} WebServices Ready`, () => {
+        if (streams[0].failure) throw new Error(streams[0].failure);
+        return ready.size >= n;
+      }, 10 * 60_000);
+      return took;
+    });
     const readyMs = performance.now() - started;
     const cpuMs = (await controller.cpuMs()) - cpuBefore;
     const count = audit ? await audit.count(since, 'controller') : null;
@@ -249,11 +248,12 @@ export async function controllerBurstAndLatency(
       ...(count ? { writesByKind: count.byKind } : {}),
       cpuMs,
       cpuPerWriteMs: mutating > 0 ? round(cpuMs / mutating, 3) : null,
+      serverCpuMs,
       peakRssMiB: controller.peakRssMiB(),
     };
     await controller.waitReconciled(n, 60_000);
 
-    const latency = await measureLatency(audit, controller, namespace, n, latencySamples, streams);
+    const latency = latencySamples > 0 ? await measureLatency(audit, controller, namespace, n, latencySamples, streams) : null;
     const errors = controller.errors();
     if (errors.length > 0) throw new Error(`the controller logged errors: ${JSON.stringify(errors.slice(0, 3))}`);
     return { burst, latency };

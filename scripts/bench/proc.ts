@@ -123,6 +123,53 @@ export async function runMeasured(argv: string[], options: RunOptions = {}): Pro
   }
 }
 
+let clockTicks: number | undefined;
+
+/** CPU (user + system) a running process has used so far, ms; null once it is gone. */
+export async function processCpuMs(pid: number): Promise<number | null> {
+  clockTicks ??= Number((await run(['getconf', 'CLK_TCK'], { capture: true })).stdout.trim()) || 100;
+  let stat: string;
+  try {
+    stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
+  } catch {
+    return null;
+  }
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  return Math.round(((Number(fields[11]) + Number(fields[12])) * 1000) / clockTicks); // utime, stime
+}
+
+const CONTROL_PLANE = ['kube-apiserver', 'etcd', 'kube-controller-manager'];
+
+/**
+ * CPU used so far by the local control plane (kube-apiserver, etcd, kube-controller-manager),
+ * from the pid files scripts/control-plane.sh keeps; null on a cluster it did not start.
+ */
+export async function controlPlaneCpuMs(): Promise<number | null> {
+  if (process.env.USE_EXISTING_CLUSTER === 'true') return null;
+  const dir = process.env.WEBSERVICE_CP_DIR || path.join(ROOT, '.cache/control-plane');
+  let total = 0;
+  for (const name of CONTROL_PLANE) {
+    let pid: number;
+    try {
+      pid = Number(fs.readFileSync(path.join(dir, `${name}.pid`), 'utf8').trim());
+    } catch {
+      return null;
+    }
+    const cpu = await processCpuMs(pid);
+    if (cpu === null) return null;
+    total += cpu;
+  }
+  return total;
+}
+
+/** Control-plane CPU used while `body` runs. */
+export async function withServerCpu<T>(body: () => Promise<T>): Promise<{ value: T; serverCpuMs: number | null }> {
+  const before = await controlPlaneCpuMs();
+  const value = await body();
+  const after = await controlPlaneCpuMs();
+  return { value, serverCpuMs: before === null || after === null ? null : after - before };
+}
+
 export function median(values: number[]): number {
   const sorted = [...values].sort((a, b) => a - b);
   const middle = Math.floor(sorted.length / 2);

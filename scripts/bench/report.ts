@@ -4,7 +4,7 @@
 // another run.
 import { Point, Series, logLogChart } from './chart';
 import { CaseResult, PluginSize, Results, ShellSize } from './results';
-import { round } from './proc';
+import { median, round } from './proc';
 
 const MB_PER_MIB = 1.048576;
 const ANALYSIS_START = '<!-- analysis:start';
@@ -101,10 +101,11 @@ export function targets(results: Results): TargetRow[] {
   } else {
     const c = p1000.cold;
     const minimum = c.writes === 3 * 1000;
+    const runs = c.runs > 1 ? `median of ${c.runs} runs (${c.samples.map((r) => ms(r.wallMs)).join(', ')})` : 'one run';
     add(
       '#8',
       'Cold `apply --all` over 1000 ≤ 12 s, exactly the minimum writes (3000)',
-      `${ms(c.wallMs)}; ${c.writes} writes (${writeKinds(c)}); the ${c.events} Event creates come on top`,
+      `${ms(c.wallMs)}, ${runs}; ${c.writes} writes (${writeKinds(c)}): the ${c.events} Event creates come on top`,
       c.wallMs <= 12_000 && minimum ? 'met' : 'missed',
     );
     const plan = p1000.planName.wallMs;
@@ -140,21 +141,23 @@ export function targets(results: Results): TargetRow[] {
     );
   }
 
-  const { latency, burst, steady, startup } = results.controller;
+  const { latency, bursts, steady, startup } = results.controller;
   if (latency) {
     const over = `over ${latency.samples} changes, N=${latency.n}`;
     add('#7', 'Controller event → converged p50 ≤ 100 ms', `${latency.p50Ms} ms (${over})`, latency.p50Ms <= 100 ? 'met' : 'missed');
     add('#7', 'Controller event → converged p99 ≤ 500 ms', `${latency.p99Ms} ms (${over}; max ${latency.maxMs} ms)`, latency.p99Ms <= 500 ? 'met' : 'missed');
   }
-  if (burst && burst.n === 1000) {
+  const readyMs = bursts.length > 0 ? median(bursts.map((b) => b.readyMs)) : 0;
+  const each = bursts.map((b) => `${ms(b.readyMs)} (creates ${ms(b.createMs)})`).join(', ');
+  if (bursts.length > 0 && bursts[0].n === 1000) {
     add(
       '#7',
       'Burst of 1000 WebServices Ready ≤ 12 s',
-      `${ms(burst.readyMs)} from the first create (the creates took ${ms(burst.createMs)})`,
-      burst.readyMs <= 12_000 ? 'met' : 'missed',
+      `${ms(readyMs)} from the first create to the last Ready, ${bursts.length > 1 ? `median of ${bursts.length}: ${each}` : each}`,
+      readyMs <= 12_000 ? 'met' : 'missed',
     );
   } else {
-    const measured = burst ? `not measured: the burst was of ${burst.n} (${ms(burst.readyMs)})` : quickNote;
+    const measured = bursts.length > 0 ? `not measured: the burst was of ${bursts[0].n} (${each})` : quickNote;
     add('#7', 'Burst of 1000 WebServices Ready ≤ 12 s', measured, 'not measured');
   }
   const s10k = startup.find((s) => s.n === 10_000);
@@ -178,10 +181,11 @@ export function targets(results: Results): TargetRow[] {
 
 // --- tables -------------------------------------------------------------------
 
-const CASE_HEADERS = ['case', 'N', 'wall', 'requests', 'writes', 'Event creates', 'client CPU', 'CPU / write', 'peak RSS'];
-const CASE_ALIGN: ('l' | 'r')[] = ['l', 'r', 'r', 'r', 'r', 'r', 'r', 'r', 'r'];
+const CASE_HEADERS = ['case', 'N', 'wall', 'requests', 'writes', 'Event creates', 'client CPU', 'CPU / write', 'server CPU', 'peak RSS'];
+const CASE_ALIGN: ('l' | 'r')[] = ['l', 'r', 'r', 'r', 'r', 'r', 'r', 'r', 'r', 'r'];
 
-function caseRow(label: string, n: number, c: CaseResult): string[] {
+/** CPU per write is shown where writes are what the case does (cold passes); results.json has the rest. */
+function caseRow(label: string, n: number, c: CaseResult, perWrite = false): string[] {
   const runs = c.runs > 1 ? ` (median of ${c.runs})` : '';
   const extrapolated = c.extrapolated ? ' *(extrapolated)*' : '';
   return [
@@ -192,7 +196,8 @@ function caseRow(label: string, n: number, c: CaseResult): string[] {
     num(c.writes),
     num(c.events),
     ms(c.cpuMs),
-    cpuPerWrite(c.cpuPerWriteMs),
+    perWrite ? cpuPerWrite(c.cpuPerWriteMs) : '–',
+    ms(c.serverCpuMs),
     mib(c.peakRssMiB),
   ];
 }
@@ -209,7 +214,7 @@ function pluginTable(results: Results): string {
   ];
   const rows: string[][] = [];
   for (const [key, label] of cases) {
-    for (const size of results.plugin) rows.push(caseRow(label, size.n, size[key] as CaseResult));
+    for (const size of results.plugin) rows.push(caseRow(label, size.n, size[key] as CaseResult, key === 'cold'));
   }
   return table(CASE_HEADERS, rows, CASE_ALIGN);
 }
@@ -222,13 +227,13 @@ function shellTable(results: Results): string {
   ];
   const rows: string[][] = [];
   for (const [key, label] of cases) {
-    for (const size of results.shell) rows.push(caseRow(label, size.n, size[key] as CaseResult));
+    for (const size of results.shell) rows.push(caseRow(label, size.n, size[key] as CaseResult, key === 'cold'));
   }
   return table(CASE_HEADERS, rows, CASE_ALIGN);
 }
 
 function controllerTable(results: Results): string {
-  const { startup, burst, latency, steady } = results.controller;
+  const { startup, bursts, latency, steady } = results.controller;
   const rows: string[][] = [];
   for (const s of startup) {
     rows.push([
@@ -239,21 +244,23 @@ function controllerTable(results: Results): string {
       num(s.events),
       ms(s.cpuMs),
       '–',
+      ms(s.serverCpuMs),
       mib(s.peakRssMiB),
     ]);
   }
-  if (burst) {
+  bursts.forEach((burst, i) => {
     rows.push([
-      `burst of ${burst.n.toLocaleString('en-US')} created at once → all Ready`,
+      `burst of ${burst.n.toLocaleString('en-US')} created at once → all Ready${bursts.length > 1 ? ` (run ${i + 1} of ${bursts.length})` : ''}`,
       `${ms(burst.readyMs)} (creates: ${ms(burst.createMs)})`,
       num(burst.requests),
       num(burst.writes),
       num(burst.events),
       ms(burst.cpuMs),
       cpuPerWrite(burst.cpuPerWriteMs),
+      ms(burst.serverCpuMs),
       mib(burst.peakRssMiB),
     ]);
-  }
+  });
   if (latency) {
     rows.push([
       `${latency.samples} single spec changes, one at a time (N=${latency.n.toLocaleString('en-US')}): event → converged`,
@@ -261,6 +268,7 @@ function controllerTable(results: Results): string {
       num(latency.requests),
       num(latency.writes),
       num(latency.events),
+      '–',
       '–',
       '–',
       mib(latency.peakRssMiB),
@@ -275,13 +283,14 @@ function controllerTable(results: Results): string {
       num(steady.events),
       ms(steady.cpuMs),
       '–',
+      ms(steady.serverCpuMs),
       mib(steady.peakRssMiB),
     ]);
   }
   return table(
-    ['case', 'figure', 'requests', 'writes', 'Event creates', 'controller CPU', 'CPU / write', 'peak RSS (VmHWM)'],
+    ['case', 'figure', 'requests', 'writes', 'Event creates', 'controller CPU', 'CPU / write', 'server CPU', 'peak RSS (VmHWM)'],
     rows,
-    ['l', 'r', 'r', 'r', 'r', 'r', 'r', 'r'],
+    ['l', 'r', 'r', 'r', 'r', 'r', 'r', 'r', 'r'],
   );
 }
 
@@ -365,7 +374,7 @@ export function resultsMarkdown(results: Results, previous?: string): string {
     '## How it was measured',
     '',
     '- **Wall time**: from spawning the process to its exit, on the bench\'s clock; the median where a case ran several times' +
-      ' (no-op 5×, one change 3× with a different WebService changed before each run, `plan NAME` and `kubectl get NAME` 10× each,' +
+      ' (cold 3× at N ≤ 1000, each but the last on a fresh namespace; no-op 5×, one change 3× with a different WebService changed before each run, `plan NAME` and `kubectl get NAME` 10× each,' +
       ' the floor 5×, `kubectl get -o json` 5×, 3× at N = 10 000, the shell loop\'s no-op 3× at N = 10 and once at 100).' +
       ' Each run is a new process, as a user runs it, start-up included.',
     '- **Requests, writes, Event creates**: from the API server\'s audit log, by User-Agent (`kubectl-webservice/…` for the plugin,' +
@@ -373,7 +382,9 @@ export function resultsMarkdown(results: Results, previous?: string): string {
       ' *Writes* are the mutating requests other than Event creates (events.k8s.io), which are counted apart.',
     '- **Client CPU**: user + system CPU of the client process: the plugin\'s own `-v` line (`cpu X ms`);' +
       ` for kubectl and the shell loop (every kubectl and jq it starts) ${m.gnuTime ? 'GNU time' : '– (GNU time was not installed)'};` +
-      ' for the controller, /proc/<pid>/stat. **CPU / write** divides it by every mutating request, Event creates included.',
+      ' for the controller, /proc/<pid>/stat. **CPU / write** divides it by every mutating request, Event creates included' +
+      ' (shown for the cold passes and the burst, where writes are the work; results.json has it for every case).' +
+      ' **Server CPU** is what kube-apiserver, etcd and kube-controller-manager used meanwhile, from /proc: they share the two cores.',
     '- **Peak RSS**: the plugin\'s `-v` line (max RSS), GNU time for kubectl (the largest process of the tree), VmHWM from' +
       ' /proc/<pid>/status for the long-running controller. 1 MiB = 1.048576 MB; the targets are in MB.',
     '- **The floor** is both collections a pass reads, fetched raw by two `kubectl get --raw` processes at once (the plugin also reads' +
@@ -386,7 +397,8 @@ export function resultsMarkdown(results: Results, previous?: string): string {
       ' `observedGeneration == generation` with Ready True and the event showing the child\'s `data.image` updated. Both ends are' +
       ' seen through the same kind of watch, so the watch\'s own delay cancels out; results.json also keeps, per change, the time' +
       ' from starting `kubectl patch`, which adds kubectl\'s start-up.',
-    '- **Burst**: the controller runs on an empty namespace; N WebServices are created by `kubectl create -f` of Lists of 250,' +
+    `- **Burst** (${results.controller.bursts.length} run(s), each on a fresh namespace with a fresh controller; the target reads the median):` +
+      ' the controller runs on an empty namespace; N WebServices are created by `kubectl create -f` of Lists of 250,' +
       ' four at a time; measured from the first create until a `kubectl get -w` stream shows every one Ready for its generation.',
     '- **Steady state**: the controller over N converged WebServices, after every key was reconciled once; the audit log counts its' +
       ' requests over the window (a watch counts when it starts or ends). The controller runs without leader election, so no Lease renewals.',

@@ -7,6 +7,8 @@ import { Measured, median } from './proc';
 export interface Sample {
   wallMs: number;
   cpuMs: number | null;
+  /** CPU of kube-apiserver, etcd and kube-controller-manager meanwhile (the same two cores). */
+  serverCpuMs: number | null;
   peakRssMiB: number | null;
   requests: number | null;
   reads: number | null;
@@ -27,6 +29,7 @@ export interface CaseResult {
   cpuMs: number | null;
   /** Client CPU over every mutating request (writes and Event creates); null without writes. */
   cpuPerWriteMs: number | null;
+  serverCpuMs: number | null;
   peakRssMiB: number | null;
   requests: number | null;
   reads: number | null;
@@ -68,6 +71,7 @@ export interface ControllerStartup {
   writes: number | null;
   events: number | null;
   cpuMs: number;
+  serverCpuMs: number | null;
   peakRssMiB: number;
 }
 
@@ -83,6 +87,7 @@ export interface ControllerBurst {
   writesByKind?: Record<string, number>;
   cpuMs: number;
   cpuPerWriteMs: number | null;
+  serverCpuMs: number | null;
   peakRssMiB: number;
 }
 
@@ -110,6 +115,7 @@ export interface ControllerSteady {
   writes: number | null;
   events: number | null;
   cpuMs: number;
+  serverCpuMs: number | null;
   peakRssMiB: number;
 }
 
@@ -138,16 +144,18 @@ export interface Results {
   shell: ShellSize[];
   controller: {
     startup: ControllerStartup[];
-    burst: ControllerBurst | null;
+    /** Each in a fresh namespace with a fresh controller; the target reads the median. */
+    bursts: ControllerBurst[];
     latency: ControllerLatency | null;
     steady: ControllerSteady | null;
   };
 }
 
-export function sampleOf(measured: Measured, count: RequestCount | null, connections?: number): Sample {
+export function sampleOf(measured: Measured, count: RequestCount | null, serverCpuMs: number | null, connections?: number): Sample {
   return {
     wallMs: Math.round(measured.wallMs),
     cpuMs: measured.cpuMs,
+    serverCpuMs,
     peakRssMiB: measured.peakRssMiB,
     requests: count?.requests ?? null,
     reads: count?.reads ?? null,
@@ -163,7 +171,8 @@ function maxOf(values: (number | null)[]): number | null {
 }
 
 export function summarize(samples: Sample[]): CaseResult {
-  const cpu = samples.every((s) => s.cpuMs !== null) ? median(samples.map((s) => s.cpuMs as number)) : null;
+  const medianOf = (values: (number | null)[]) => (values.every((v) => v !== null) ? median(values as number[]) : null);
+  const cpu = medianOf(samples.map((s) => s.cpuMs));
   const writes = maxOf(samples.map((s) => s.writes));
   const events = maxOf(samples.map((s) => s.events));
   const mutating = writes === null || events === null ? 0 : writes + events;
@@ -172,6 +181,7 @@ export function summarize(samples: Sample[]): CaseResult {
     wallMs: Math.round(median(samples.map((s) => s.wallMs))),
     cpuMs: cpu,
     cpuPerWriteMs: cpu !== null && mutating > 0 ? Math.round((cpu / mutating) * 1000) / 1000 : null,
+    serverCpuMs: medianOf(samples.map((s) => s.serverCpuMs)),
     peakRssMiB: maxOf(samples.map((s) => s.peakRssMiB)),
     requests: maxOf(samples.map((s) => s.requests)),
     reads: maxOf(samples.map((s) => s.reads)),
@@ -195,6 +205,7 @@ export function extrapolate(small: CaseResult, smallN: number, large: CaseResult
     wallMs: line(small.wallMs, large.wallMs)!,
     cpuMs: cpu,
     cpuPerWriteMs: cpu !== null && mutating > 0 ? Math.round((cpu / mutating) * 1000) / 1000 : null,
+    serverCpuMs: line(small.serverCpuMs, large.serverCpuMs),
     // One process at a time: the largest does not grow with N.
     peakRssMiB: large.peakRssMiB,
     requests: line(small.requests, large.requests),
