@@ -4,7 +4,7 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { KubeConfig } from '@kubernetes/client-node/dist/config.js';
-import { ConfigMap, GROUP, PLURAL, RESOURCE, VERSION, WebService, WebServiceStatus } from '../core/model';
+import { ConfigMap, GROUP, ObjectMeta, PLURAL, RESOURCE, VERSION, WebService, WebServiceStatus } from '../core/model';
 import { NotFoundError, UserError } from './errors';
 import { Request, Transport, WatchEvent, WatchOptions } from './transport';
 
@@ -122,15 +122,95 @@ export interface KubeEvent {
   regarding: { apiVersion: string; kind: string; name: string; namespace: string; uid?: string; resourceVersion?: string };
 }
 
+/** An object of one of the kinds `install` ships (CRD, RBAC, the controller's Deployment...). */
+export interface KubeObject {
+  apiVersion: string;
+  kind: string;
+  metadata: ObjectMeta;
+  [field: string]: unknown;
+}
+
+export interface CustomResourceDefinition extends KubeObject {
+  status?: { conditions?: { type: string; status: string; reason?: string; message?: string }[] };
+}
+
+/** GET /version, as the API server answers it. */
+export interface ServerVersion {
+  major: string;
+  minor: string;
+  gitVersion: string;
+}
+
+/** What a SelfSubjectAccessReview asks: may I do verb on group/resource(/subresource) in namespace? */
+export interface ResourceAttributes {
+  verb: string;
+  group: string;
+  resource: string;
+  subresource?: string;
+  /** Absent or "": every namespace. */
+  namespace?: string;
+  name?: string;
+}
+
+export interface AccessReview {
+  allowed: boolean;
+  denied?: boolean;
+  reason?: string;
+  evaluationError?: string;
+}
+
+export interface ApplyOptions {
+  /** Server-side dry run: the API server validates and admits, and persists nothing. */
+  dryRun?: boolean;
+  /** Take over fields another manager set (the objects install applies are ours by name). */
+  force?: boolean;
+}
+
+export interface DeleteOptions {
+  /** Deletes only the object with this uid, never a same-named successor. */
+  uid?: string;
+  dryRun?: boolean;
+}
+
 export type WriteVerb = 'create' | 'patch' | 'update' | 'delete';
 
 export interface ListOptions {
   labelSelector?: string;
   fieldSelector?: string;
+  /** At most this many items (a probe that a resource is served needs one). */
+  limit?: number;
 }
 
 const METADATA_LIST = 'application/json;as=PartialObjectMetadataList;g=meta.k8s.io;v=v1,application/json';
 const MERGE_PATCH = 'application/merge-patch+json';
+const APPLY_PATCH = 'application/apply-patch+yaml';
+/** The field manager of everything `install` applies (server-side apply). */
+export const FIELD_MANAGER = 'kubectl-webservice';
+
+/** The kinds `install` ships: their resource name and whether they live in a namespace. */
+const INSTALLABLE_KINDS: Record<string, { resource: string; namespaced: boolean }> = {
+  'apiextensions.k8s.io/v1 CustomResourceDefinition': { resource: 'customresourcedefinitions', namespaced: false },
+  'v1 Namespace': { resource: 'namespaces', namespaced: false },
+  'v1 ServiceAccount': { resource: 'serviceaccounts', namespaced: true },
+  'rbac.authorization.k8s.io/v1 ClusterRole': { resource: 'clusterroles', namespaced: false },
+  'rbac.authorization.k8s.io/v1 ClusterRoleBinding': { resource: 'clusterrolebindings', namespaced: false },
+  'rbac.authorization.k8s.io/v1 Role': { resource: 'roles', namespaced: true },
+  'rbac.authorization.k8s.io/v1 RoleBinding': { resource: 'rolebindings', namespaced: true },
+  'apps/v1 Deployment': { resource: 'deployments', namespaced: true },
+};
+
+/** The REST path of an installable object, and how kubectl names it in messages. */
+function objectLocation(object: KubeObject): { path: string; resource: string; what: string } {
+  const kind = INSTALLABLE_KINDS[`${object.apiVersion} ${object.kind}`];
+  if (!kind) throw new UserError(`cannot install ${object.apiVersion} ${object.kind}: not a kind the plugin ships`);
+  const { name, namespace } = object.metadata;
+  if (kind.namespaced && !namespace) throw new UserError(`${object.kind} "${name}" has no metadata.namespace`);
+  const group = object.apiVersion.includes('/') ? object.apiVersion.split('/')[0] : '';
+  const base = group ? `/apis/${object.apiVersion}` : `/api/${object.apiVersion}`;
+  const scope = kind.namespaced ? `/namespaces/${encodeURIComponent(namespace!)}` : '';
+  const resource = group ? `${kind.resource}.${group}` : kind.resource;
+  return { path: `${base}${scope}/${kind.resource}/${encodeURIComponent(name)}`, resource: kind.resource, what: `${resource} "${name}"` };
+}
 
 const wsPath = (namespace: string | null, name?: string) =>
   `/apis/${GROUP}/${VERSION}${namespace === null ? '' : `/namespaces/${encodeURIComponent(namespace)}`}/${PLURAL}` +
@@ -312,6 +392,99 @@ export class KubeClient {
       body: { apiVersion: 'events.k8s.io/v1', kind: 'Event', ...event },
       what: 'events',
     });
+  }
+
+  /** The API server's version (GET /version, which every client may read). */
+  serverVersion(): Promise<ServerVersion> {
+    return this.read({ method: 'GET', path: '/version', what: 'the server version' });
+  }
+
+  /** The resources a group/version serves (discovery, readable by every user), or null if it is not served. */
+  async servedResources(groupVersion: string): Promise<string[] | null> {
+    try {
+      const list = await this.read<{ resources?: { name: string }[] }>({
+        method: 'GET',
+        path: `/apis/${groupVersion}`,
+        what: `the API ${groupVersion}`,
+      });
+      return (list.resources ?? []).map((r) => r.name);
+    } catch (err) {
+      if (err instanceof NotFoundError) return null;
+      throw err;
+    }
+  }
+
+  getCustomResourceDefinition(name: string): Promise<CustomResourceDefinition | null> {
+    return this.getObject<CustomResourceDefinition>({
+      apiVersion: 'apiextensions.k8s.io/v1',
+      kind: 'CustomResourceDefinition',
+      metadata: { name },
+    });
+  }
+
+  /** The live copy of an installable object (by kind, namespace and name), or null when there is none. */
+  async getObject<T extends KubeObject>(object: KubeObject): Promise<T | null> {
+    const { path, what } = objectLocation(object);
+    try {
+      return await this.read<T>({ method: 'GET', path, what });
+    } catch (err) {
+      if (err instanceof NotFoundError) return null;
+      throw err;
+    }
+  }
+
+  /** Server-side apply of a whole object, as field manager kubectl-webservice. */
+  applyObject<T extends KubeObject>(object: KubeObject, options: ApplyOptions = {}): Promise<T> {
+    const { path, resource, what } = objectLocation(object);
+    return this.write('patch', resource, {
+      method: 'PATCH',
+      path,
+      query: { fieldManager: FIELD_MANAGER, force: options.force || undefined, dryRun: options.dryRun ? 'All' : undefined },
+      body: object,
+      contentType: APPLY_PATCH,
+      what,
+    });
+  }
+
+  /** Deletes an installable object in the background; false when it was already gone. */
+  async deleteObject(object: KubeObject, options: DeleteOptions = {}): Promise<boolean> {
+    const { path, resource, what } = objectLocation(object);
+    try {
+      await this.write('delete', resource, {
+        method: 'DELETE',
+        path,
+        body: {
+          kind: 'DeleteOptions',
+          apiVersion: 'v1',
+          propagationPolicy: 'Background',
+          ...(options.uid ? { preconditions: { uid: options.uid } } : {}),
+          ...(options.dryRun ? { dryRun: ['All'] } : {}),
+        },
+        what,
+      });
+      return true;
+    } catch (err) {
+      if (err instanceof NotFoundError) return false;
+      throw err;
+    }
+  }
+
+  /**
+   * Asks the authorizer whether the current user may do something (SelfSubjectAccessReview).
+   * A POST, but it stores nothing: counted as a read.
+   */
+  async reviewAccess(attributes: ResourceAttributes): Promise<AccessReview> {
+    const review = await this.read<{ status?: AccessReview }>({
+      method: 'POST',
+      path: '/apis/authorization.k8s.io/v1/selfsubjectaccessreviews',
+      body: {
+        apiVersion: 'authorization.k8s.io/v1',
+        kind: 'SelfSubjectAccessReview',
+        spec: { resourceAttributes: attributes },
+      },
+      what: 'selfsubjectaccessreviews.authorization.k8s.io',
+    });
+    return { allowed: false, ...review.status };
   }
 
   private read<T>(req: Request): Promise<T> {
