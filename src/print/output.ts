@@ -11,13 +11,41 @@ export interface Printer {
   color: ChalkInstance;
   /** Writes machine output (json or yaml) of any value. */
   data(value: unknown): void;
+  /** Several objects: a multi-document YAML stream, or a JSON v1 List; `kubectl apply -f -` takes either. */
+  documents(values: unknown[]): void;
   table(headers: string[], rows: Cell[][]): void;
   line(text: string): void;
   /** Progress and notes: stderr, so stdout stays clean for pipes. */
   progress(text: string): void;
   /** A problem that does not stop the command (one object of many failed): `error: …` on stderr. */
   error(text: string): void;
+  /**
+   * A `label done/total` line on stderr, rewritten in place while work goes on and cleared at
+   * the end. Only on a terminal, for tables, with at least COUNTER_MIN_ITEMS to count, and
+   * never under the colour opt-outs (NO_COLOR, --no-color): otherwise it does nothing.
+   */
+  counter(label: string, total: number): Counter;
+  /** A table whose rows keep coming (status -w), in the widths its first rows set, like kubectl get -w. */
+  tableStream(headers: string[]): TableStream;
 }
+
+export interface Counter {
+  /** One more item done. */
+  tick(): void;
+  /** Clears the line; call it before printing results. */
+  done(): void;
+}
+
+export interface TableStream {
+  /** Rows: the header goes out before the first one. */
+  rows(rows: Cell[][]): void;
+}
+
+/** Fewer items finish before a counter could be read. */
+export const COUNTER_MIN_ITEMS = 10;
+/** Redraw at most this often: a terminal need not repaint for each of thousands of items. */
+const COUNTER_INTERVAL_MS = 100;
+const CLEAR_LINE = '\r\u001b[2K';
 
 export interface Cell {
   text: string;
@@ -43,11 +71,24 @@ export function createPrinter(options: PrinterOptions): Printer {
   const env = options.env ?? process.env;
   const color = new Chalk({ level: wantsColor(options.colorFlag, stdout, env) ? 1 : 0 });
   const errColor = wantsColor(options.colorFlag, stderr, env);
+  const machine = options.format === 'json' || options.format === 'yaml';
+  /** The counter line on screen, if any: notes clear it first, and the next tick redraws it. */
+  let counterShown = false;
+  const toStderr = (text: string) => {
+    if (counterShown) {
+      stderr.write(CLEAR_LINE);
+      counterShown = false;
+    }
+    stderr.write(text);
+  };
   return {
     format: options.format,
     color,
     data(value) {
       stdout.write(options.format === 'yaml' ? toYaml(value) : toJson(value));
+    },
+    documents(values) {
+      stdout.write(options.format === 'yaml' ? toYamlStream(values) : toJson({ apiVersion: 'v1', kind: 'List', items: values }));
     },
     table(headers, rows) {
       stdout.write(formatTable(headers, rows));
@@ -56,12 +97,53 @@ export function createPrinter(options: PrinterOptions): Printer {
       stdout.write(`${text}\n`);
     },
     progress(text) {
-      stderr.write(`${errColor ? text : stripAnsi(text)}\n`);
+      toStderr(`${errColor ? text : stripAnsi(text)}\n`);
     },
     error(text) {
-      stderr.write(`error: ${text.replace(/\s*\n\s*/g, ' ')}\n`);
+      toStderr(`error: ${text.replace(/\s*\n\s*/g, ' ')}\n`);
+    },
+    counter(label, total) {
+      if (!errColor || machine || total < COUNTER_MIN_ITEMS) return { tick() {}, done() {} };
+      let done = 0;
+      let drawnAt = 0;
+      const draw = () => {
+        stderr.write(`${CLEAR_LINE}${label} ${done}/${total}`);
+        counterShown = true;
+        drawnAt = Date.now();
+      };
+      draw();
+      return {
+        tick() {
+          done++;
+          if (done === total || Date.now() - drawnAt >= COUNTER_INTERVAL_MS) draw();
+        },
+        done() {
+          toStderr('');
+        },
+      };
+    },
+    tableStream(headers) {
+      let widths: number[] | undefined;
+      return {
+        rows(rows) {
+          if (rows.length === 0) return;
+          if (!widths) {
+            widths = columnWidths(headers, rows);
+            stdout.write(formatRows([headers.map((h) => ({ text: h.toUpperCase() })), ...rows], widths));
+            return;
+          }
+          const current = widths;
+          widths = columnWidths(headers, rows).map((w, col) => Math.max(w, current[col]));
+          stdout.write(formatRows(rows, widths));
+        },
+      };
     },
   };
+}
+
+/** ✓, ‼ or ✗, coloured like kubectl's and linkerd's: green, yellow, red. */
+export function checkMark(color: ChalkInstance, status: 'ok' | 'warn' | 'fail'): string {
+  return status === 'ok' ? color.green('✓') : status === 'warn' ? color.yellow('‼') : color.red('✗');
 }
 
 export function toJson(value: unknown): string {
@@ -72,10 +154,22 @@ export function toYaml(value: unknown): string {
   return yaml.dump(value, { noRefs: true, lineWidth: -1, sortKeys: false });
 }
 
+/** Several objects as one multi-document YAML stream, which `kubectl apply -f -` accepts. */
+export function toYamlStream(values: unknown[]): string {
+  return values.map((value) => `---\n${toYaml(value)}`).join('');
+}
+
 /** Like kubectl's tabwriter: uppercase headers, columns padded with 3 spaces, no borders. */
 export function formatTable(headers: string[], rows: Cell[][]): string {
   const all: Cell[][] = [headers.map((h) => ({ text: h.toUpperCase() })), ...rows];
-  const widths = headers.map((_, col) => Math.max(...all.map((row) => (row[col]?.text ?? '').length)));
+  return formatRows(all, columnWidths(headers, rows));
+}
+
+function columnWidths(headers: string[], rows: Cell[][]): number[] {
+  return headers.map((header, col) => Math.max(header.length, ...rows.map((row) => (row[col]?.text ?? '').length)));
+}
+
+function formatRows(all: Cell[][], widths: number[]): string {
   return all
     .map((row) =>
       row

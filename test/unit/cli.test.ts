@@ -2,7 +2,7 @@
 import { parseDuration } from '../../src/cli/duration';
 import { observe } from '../../src/core/observe';
 import { InputError, isValidName, isValidNamespace, parseDecision, parseSyncInput } from '../../src/core/validate';
-import { age, formatTable, wantsColor } from '../../src/print/output';
+import { COUNTER_MIN_ITEMS, age, createPrinter, formatTable, wantsColor } from '../../src/print/output';
 
 describe('formatTable', () => {
   it('pads columns with three spaces like kubectl, uppercase headers, no trailing blanks', () => {
@@ -89,5 +89,67 @@ describe('input validation', () => {
       'decision.ops[0].op must be one of',
     );
     expect(() => parseDecision({ namespace: 'n', name: 'x', action: 'explode', ops: [] })).toThrow('decision.action');
+  });
+});
+
+describe('counter (progress on stderr)', () => {
+  const stream = (isTTY: boolean) => {
+    const chunks: string[] = [];
+    return { chunks, isTTY, write: (chunk: string) => chunks.push(chunk) > 0 } as unknown as NodeJS.WriteStream & { chunks: string[] };
+  };
+  const printer = (format: 'table' | 'json', isTTY: boolean, env: NodeJS.ProcessEnv = {}, colorFlag = true) => {
+    const stderr = stream(isTTY);
+    return { stderr, out: createPrinter({ format, colorFlag, stdout: stream(isTTY), stderr, env }) };
+  };
+
+  it('rewrites one line in place on a terminal, ends on the total and clears it', () => {
+    const { out, stderr } = printer('table', true);
+    const counter = out.counter('reconciled', 12);
+    for (let i = 0; i < 12; i++) counter.tick();
+    counter.done();
+    const text = stderr.chunks.join('');
+    expect(text.startsWith('\r\u001b[2Kreconciled 0/12')).toBe(true);
+    expect(text).toContain('\r\u001b[2Kreconciled 12/12');
+    expect(text.endsWith('\r\u001b[2K')).toBe(true);
+    expect(text).not.toContain('\n');
+  });
+
+  it('clears itself before a note, so notes never share its line', () => {
+    const { out, stderr } = printer('table', true);
+    out.counter('reconciled', 20);
+    out.error('webservice ns/x: boom');
+    expect(stderr.chunks.join('')).toBe('\r\u001b[2Kreconciled 0/20\r\u001b[2Kerror: webservice ns/x: boom\n');
+  });
+
+  it('never off a terminal, with -o json, with NO_COLOR or --no-color, or for a few items', () => {
+    const silent = [
+      printer('table', false),
+      printer('json', true),
+      printer('table', true, { NO_COLOR: '1' }),
+      printer('table', true, {}, false),
+    ];
+    for (const { out, stderr } of silent) {
+      const counter = out.counter('reconciled', 50);
+      counter.tick();
+      counter.done();
+      expect(stderr.chunks).toEqual([]);
+    }
+    const { out, stderr } = printer('table', true);
+    out.counter('reconciled', COUNTER_MIN_ITEMS - 1).done();
+    expect(stderr.chunks).toEqual([]);
+  });
+});
+
+describe('tableStream (status -w)', () => {
+  it('prints the header with the first rows, then rows in the same widths', () => {
+    const chunks: string[] = [];
+    const stdout = { isTTY: false, write: (c: string) => chunks.push(c) > 0 } as unknown as NodeJS.WriteStream;
+    const out = createPrinter({ format: 'table', colorFlag: false, stdout, stderr: stdout, env: {} });
+    const table = out.tableStream(['name', 'ready']);
+    table.rows([]);
+    expect(chunks).toEqual([]);
+    table.rows([[{ text: 'checkout' }, { text: 'False' }]]);
+    table.rows([[{ text: 'web' }, { text: 'True' }]]);
+    expect(chunks.join('')).toBe('NAME       READY\ncheckout   False\nweb        True\n');
   });
 });
