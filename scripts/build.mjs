@@ -57,6 +57,8 @@ const common = {
   minifyWhitespace: true,
   minifySyntax: true,
   logLevel: 'warning',
+  // install's manifests (crds/, deploy/) travel inside the bundle as text.
+  loader: { '.yaml': 'text' },
   plugins: [optionalPeers, kubeConfigWithoutGeneratedApi],
 };
 

@@ -6,10 +6,12 @@ import helpers = require('yargs/helpers');
 import { globalOptions } from './cli/context';
 import { applyCommand } from './commands/apply';
 import { finalizeCommand } from './commands/finalize';
+import { installCommand } from './commands/install';
 import { observeCommand } from './commands/observe';
 import { planCommand } from './commands/plan';
 import { runCommand } from './commands/run';
 import { statusCommand } from './commands/status';
+import { uninstallCommand } from './commands/uninstall';
 import { InputError } from './core/validate';
 import { KubeError, UserError } from './kube/errors';
 import { VERSION } from './version';
@@ -29,7 +31,9 @@ export async function main(argv: string[]): Promise<void> {
       .command(statusCommand)
       .command(finalizeCommand)
       .command(runCommand)
-      .demandCommand(1, 'give a command: observe, plan, apply, status, finalize or run')
+      .command(installCommand)
+      .command(uninstallCommand)
+      .demandCommand(1, 'give a command: observe, plan, apply, status, finalize, run, install or uninstall')
       .recommendCommands()
       .strict()
       .version(VERSION)

@@ -1,0 +1,67 @@
+// kubectl webservice uninstall: removes what install makes. Refuses while WebServices
+// exist, unless --force, because deleting the CRD deletes every WebService with it.
+import type { CommandModule } from 'yargs';
+import { Context } from '../cli/context';
+import { parseDuration } from '../cli/duration';
+import { withContext } from '../cli/run';
+import type { UninstallReport } from '../install/installer';
+import { DryRunArgs, dryRunOption, parseDryRun } from './install';
+
+interface Args extends DryRunArgs {
+  force: boolean;
+  wait: boolean;
+  timeout: string;
+}
+
+export const uninstallCommand: CommandModule<object, Args> = {
+  command: 'uninstall',
+  describe: 'Remove what install makes: the controller, the RBAC and the CRD (refused while WebServices exist)',
+  builder: (yargs) =>
+    dryRunOption(yargs)
+      .option('force', {
+        type: 'boolean',
+        default: false,
+        describe: 'Uninstall even though WebServices exist: they are deleted with the CRD, without finalize',
+      })
+      .option('wait', { type: 'boolean', default: true, describe: 'Wait until everything deleted is gone' })
+      .option('timeout', { type: 'string', default: '2m', describe: 'How long to wait with --wait' })
+      .example('$0 uninstall', 'remove the CRD, the RBAC and the controller, if no WebService is left')
+      .example('$0 uninstall --force', 'remove them even so: every WebService is lost'),
+  handler: withContext<Args>(async (ctx, args) => {
+    const dryRun = parseDryRun(args['dry-run']);
+    const timeoutMs = args.wait ? parseDuration(args.timeout, '--timeout') * 1000 : 0;
+    const { allBundledManifests } = require('../install/manifests') as typeof import('../install/manifests');
+    const { uninstall } = require('../install/installer') as typeof import('../install/installer');
+    const report = await uninstall(ctx.client(), allBundledManifests(), { force: args.force, dryRun, timeoutMs });
+    printUninstall(ctx, report, dryRun);
+  }),
+};
+
+function printUninstall(ctx: Context, report: UninstallReport, dryRun: boolean): void {
+  const { displayName } = require('../install/manifests') as typeof import('../install/manifests');
+  const { out } = ctx;
+  if (out.format === 'json' || out.format === 'yaml') {
+    out.data({
+      items: report.results.map(({ object, action }) => ({
+        kind: object.kind,
+        name: object.metadata.name,
+        ...(object.metadata.namespace ? { namespace: object.metadata.namespace } : {}),
+        action,
+      })),
+      webServicesLost: report.webServicesLost,
+      finalizersRemoved: report.finalizersRemoved,
+      dryRun,
+    });
+    return;
+  }
+  const suffix = dryRun ? ' (server dry run)' : '';
+  const deleted = report.results.filter((r) => r.action === 'deleted');
+  for (const { object } of deleted) out.line(`${displayName(object)} deleted${suffix}`);
+  if (report.webServicesLost > 0) {
+    out.line(
+      `${report.webServicesLost} WebService(s) deleted with the CRD${suffix}` +
+        (report.finalizersRemoved > 0 ? `; our finalizer removed from ${report.finalizersRemoved}` : ''),
+    );
+  }
+  if (deleted.length === 0) out.progress('Nothing to uninstall: none of the objects install makes exist.');
+}

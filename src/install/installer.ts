@@ -1,0 +1,246 @@
+// install and uninstall through the one API module. install compares before it writes:
+// an object whose every bundled field already has the same value live is left alone, so
+// a second install makes no write at all (a server-side apply that changes nothing is
+// still a PATCH in the audit log, and still costs the API server a write path).
+import { FINALIZER, WebService } from '../core/model';
+import { mapBounded } from '../engine/reconcile';
+import { ConflictError, KubeError, NotFoundError, UserError } from '../kube/errors';
+import type { CustomResourceDefinition, KubeClient, KubeObject } from '../kube/client';
+import { containedIn, crdVersionState } from './compare';
+import { VERSION_LABEL, displayName, installedVersion, isCrd } from './manifests';
+
+export type InstallAction = 'created' | 'configured' | 'unchanged';
+
+export interface InstallResult {
+  object: KubeObject;
+  action: InstallAction;
+  /** Why a server dry run could not check this object. */
+  note?: string;
+}
+
+export interface InstallOptions {
+  dryRun: boolean;
+  /** How long to wait for a new or changed CRD to be Established. */
+  establishTimeoutMs: number;
+  version: string;
+}
+
+const POLL_MS = 250;
+
+export async function install(client: KubeClient, objects: KubeObject[], options: InstallOptions): Promise<InstallResult[]> {
+  const live = await readLive(client, objects);
+  // Refuse before anything changes: a newer CRD belongs to a newer plugin.
+  objects.forEach((object, i) => {
+    const current = live[i];
+    if (isCrd(object) && current) refuseNewer(current, options.version);
+  });
+  const namespacesToCreate = new Set(objects.filter((o, i) => o.kind === 'Namespace' && !live[i]).map((o) => o.metadata.name));
+  const results: InstallResult[] = [];
+  for (const [i, object] of objects.entries()) {
+    const current = live[i];
+    if (current && containedIn(object, current)) {
+      results.push({ object, action: 'unchanged' });
+      continue;
+    }
+    const namespace = object.metadata.namespace;
+    if (options.dryRun && namespace && namespacesToCreate.has(namespace)) {
+      // A dry run creates no namespace, so the server cannot admit what would go in it.
+      results.push({ object, action: 'created', note: `namespace ${namespace} does not exist yet` });
+      continue;
+    }
+    await client.applyObject(object, { force: true, dryRun: options.dryRun });
+    results.push({ object, action: current ? 'configured' : 'created' });
+  }
+  const crdChanged = results.find((r) => isCrd(r.object) && r.action !== 'unchanged');
+  if (crdChanged && !options.dryRun) await waitEstablished(client, crdChanged.object.metadata.name, options.establishTimeoutMs);
+  return results;
+}
+
+function refuseNewer(live: KubeObject, version: string): void {
+  const liveVersion = installedVersion(live);
+  if (crdVersionState(liveVersion, version) === 'newer') {
+    throw new UserError(
+      `${displayName(live)} is at version ${liveVersion} (label ${VERSION_LABEL}), newer than this plugin's ${version}: ` +
+        'upgrade the plugin (kubectl krew upgrade webservice) rather than downgrade the CRD; nothing was changed',
+    );
+  }
+}
+
+/**
+ * Waits for the CRD to be Established and its WebServices to be listed: for a moment after
+ * Established the API server still answers "storage is (re)initializing". Then
+ * `install && kubectl webservice apply --all` just works.
+ */
+async function waitEstablished(client: KubeClient, name: string, timeoutMs: number): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  let crd: CustomResourceDefinition | null = null;
+  let established = false;
+  let lastError: Error | undefined;
+  while (Date.now() < deadline) {
+    if (!established) {
+      crd = await client.getCustomResourceDefinition(name);
+      established = Boolean(crd?.status?.conditions?.some((c) => c.type === 'Established' && c.status === 'True'));
+    }
+    if (established) {
+      try {
+        await client.listWebServices(null, { limit: 1 });
+        return;
+      } catch (err) {
+        if (err instanceof KubeError && (err.kind === 'Forbidden' || err.kind === 'Unauthorized')) return; // not ours to see
+        if (!(err instanceof KubeError) || (err.kind !== 'Server' && err.kind !== 'NotFound')) throw err;
+        lastError = err;
+      }
+    }
+    await sleep(POLL_MS);
+  }
+  if (established) {
+    throw new UserError(`customresourcedefinition ${name} is Established, but its WebServices cannot be listed after ${timeoutMs / 1000}s: ${lastError?.message}`);
+  }
+  const names = crd?.status?.conditions?.find((c) => c.type === 'NamesAccepted' && c.status !== 'True');
+  throw new UserError(
+    `customresourcedefinition ${name} was applied but is not Established after ${timeoutMs / 1000}s` +
+      (names?.message ? `: ${names.message}` : ''),
+  );
+}
+
+// --- uninstall ------------------------------------------------------------------
+
+export type UninstallAction = 'deleted' | 'not found';
+
+export interface UninstallResult {
+  object: KubeObject;
+  action: UninstallAction;
+}
+
+export interface UninstallOptions {
+  force: boolean;
+  dryRun: boolean;
+  /** Wait until every deleted object is gone; 0 returns at once. */
+  timeoutMs: number;
+}
+
+export interface UninstallReport {
+  results: UninstallResult[];
+  /** WebServices that went (or, in a dry run, would go) with the CRD. */
+  webServicesLost: number;
+  /** Our finalizer removed from this many, so the CRD's deletion cannot hang on it. */
+  finalizersRemoved: number;
+}
+
+/**
+ * Deletes every bundled object that exists, the controller first (so it stops writing) and
+ * the CRD last. While WebServices exist it refuses, unless forced: then our finalizer is
+ * taken off each (with a resourceVersion precondition), and the CRD's deletion takes them.
+ */
+export async function uninstall(client: KubeClient, objects: KubeObject[], options: UninstallOptions): Promise<UninstallReport> {
+  const live = await readLive(client, objects);
+  const crdIndex = objects.findIndex(isCrd);
+  const webServices = crdIndex >= 0 && live[crdIndex] ? (await client.listWebServices(null)).items : [];
+  if (webServices.length > 0 && !options.force) {
+    throw new UserError(
+      `${countOf(webServices.length, 'WebService')} exist${webServices.length === 1 ? 's' : ''} in ` +
+        `${countOf(new Set(webServices.map((ws) => ws.metadata.namespace)).size, 'namespace')}, and deleting the CRD ` +
+        'deletes them all: delete them first, or pass --force to lose them; nothing was changed',
+    );
+  }
+  const order = objects.map((object, i) => ({ object, current: live[i] })).reverse();
+  const results: UninstallResult[] = [];
+  let finalizersRemoved = 0;
+  for (const { object, current } of order) {
+    if (!current) {
+      results.push({ object, action: 'not found' });
+      continue;
+    }
+    if (isCrd(object) && !options.dryRun) finalizersRemoved += await removeOurFinalizers(client, webServices);
+    const deleted = await client.deleteObject(object, { uid: current.metadata.uid, dryRun: options.dryRun });
+    results.push({ object, action: deleted ? 'deleted' : 'not found' });
+  }
+  if (options.timeoutMs > 0 && !options.dryRun) {
+    finalizersRemoved += await waitGone(
+      client,
+      results.filter((r) => r.action === 'deleted').map((r) => r.object),
+      options,
+    );
+  }
+  return { results, webServicesLost: webServices.length, finalizersRemoved };
+}
+
+/** One GET after another: a handful of objects, over one kept-alive connection. */
+async function readLive(client: KubeClient, objects: KubeObject[]): Promise<(KubeObject | null)[]> {
+  const live: (KubeObject | null)[] = [];
+  for (const object of objects) live.push(await client.getObject(object));
+  return live;
+}
+
+/**
+ * Polls until every object is gone. While the CRD is still there its WebServices are being
+ * deleted: any that (again) carries our finalizer, say from a controller that was still
+ * stopping, has it removed, so the deletion never waits on a reconcile that will not come.
+ */
+async function waitGone(client: KubeClient, objects: KubeObject[], options: UninstallOptions): Promise<number> {
+  const deadline = Date.now() + options.timeoutMs;
+  let removed = 0;
+  let remaining = objects;
+  for (;;) {
+    const still = await readLive(client, remaining);
+    remaining = remaining.filter((_, i) => still[i] !== null);
+    if (remaining.length === 0) return removed;
+    if (Date.now() > deadline) {
+      throw new UserError(
+        `still being deleted after ${options.timeoutMs / 1000}s: ${remaining.map(displayName).join(', ')}` +
+          (await lingeringFinalizers(client, remaining)),
+      );
+    }
+    if (options.force && remaining.some(isCrd)) removed += await removeOurFinalizers(client, (await client.listWebServices(null)).items);
+    await sleep(POLL_MS * 2);
+  }
+}
+
+/** What holds the remaining WebServices, for the timeout message: finalizers that are not ours. */
+async function lingeringFinalizers(client: KubeClient, remaining: KubeObject[]): Promise<string> {
+  if (!remaining.some(isCrd)) return '';
+  const held = (await client.listWebServices(null)).items.filter((ws) => (ws.metadata.finalizers ?? []).length > 0);
+  if (held.length === 0) return '';
+  const finalizers = [...new Set(held.flatMap((ws) => ws.metadata.finalizers ?? []))];
+  return `; ${countOf(held.length, 'WebService')} still carry finalizers ${finalizers.join(', ')}`;
+}
+
+/** Takes our finalizer off each WebService that has it; returns how many it changed. */
+async function removeOurFinalizers(client: KubeClient, webServices: WebService[]): Promise<number> {
+  const held = webServices.filter((ws) => ws.metadata.finalizers?.includes(FINALIZER));
+  const changed = await mapBounded(held, 4, (ws) => removeFinalizer(client, ws));
+  return changed.filter(Boolean).length;
+}
+
+/** A merge patch of the finalizer list, conditional on the resourceVersion read; on 409, read again. */
+async function removeFinalizer(client: KubeClient, ws: WebService): Promise<boolean> {
+  const namespace = ws.metadata.namespace ?? '';
+  let current = ws;
+  for (let attempt = 1; ; attempt++) {
+    const finalizers = current.metadata.finalizers ?? [];
+    if (!finalizers.includes(FINALIZER)) return false;
+    try {
+      await client.patchWebService(namespace, current.metadata.name, {
+        metadata: { resourceVersion: current.metadata.resourceVersion, finalizers: finalizers.filter((f) => f !== FINALIZER) },
+      });
+      return true;
+    } catch (err) {
+      if (err instanceof NotFoundError) return false;
+      if (!(err instanceof ConflictError) || attempt >= 5) throw err;
+    }
+    try {
+      current = await client.getWebService(namespace, current.metadata.name);
+    } catch (err) {
+      if (err instanceof NotFoundError) return false;
+      throw err;
+    }
+  }
+}
+
+function countOf(n: number, noun: string): string {
+  return `${n} ${noun}${n === 1 ? '' : 's'}`;
+}
+
+function sleep(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms));
+}

@@ -1,0 +1,236 @@
+// install and uninstall, with the manifests bundled in the plugin, on the real apiserver.
+// The whole suite shares one CRD: tests here change it (labels, fields) and uninstall
+// deletes it, so each restores it, and afterAll makes sure it is installed and Established
+// again. Jest runs the test files one after another, so no other file sees it missing.
+import * as path from 'node:path';
+import * as yaml from 'js-yaml';
+import { spawnSync } from 'node:child_process';
+import {
+  AuditEvent,
+  AuditWindow,
+  MUTATING,
+  ROOT,
+  applyYaml,
+  createNamespace,
+  deleteNamespace,
+  getJson,
+  kubectl,
+  plugin,
+  tryGetJson,
+  webService,
+} from '../support/cluster';
+
+const CRD = 'webservices.apps.labhub.io';
+const CRD_REF = `customresourcedefinition.apiextensions.k8s.io/${CRD}`;
+const LABEL = 'webservice.labhub.io/version';
+const version = require(path.join(ROOT, 'package.json')).version as string;
+
+let ns: string;
+let audit: AuditWindow;
+beforeAll(() => {
+  ns = createNamespace('install');
+  audit = new AuditWindow(ns);
+});
+afterAll(() => {
+  restoreCrd();
+  deleteNamespace(ns);
+});
+
+/** Installs the CRD again if a test left it missing or changed, and waits until it serves. */
+function restoreCrd(): void {
+  const result = plugin(['install']);
+  if (result.status !== 0) throw new Error(`install failed: ${result.stderr}`);
+  kubectl(['wait', '--for', 'condition=Established', '--timeout=60s', `crd/${CRD}`]);
+}
+
+const setLabel = (value: string | null) =>
+  kubectl(['patch', 'crd', CRD, '--type=merge', '-p', JSON.stringify({ metadata: { labels: { [LABEL]: value } } })]);
+const crd = () => getJson(['get', 'crd', CRD]);
+const fromPlugin = (e: AuditEvent) => e.userAgent?.startsWith('kubectl-webservice/') === true;
+/** Every request the plugin made since mark(), cluster-scoped ones included. */
+const pluginRequests = async () => (await audit.all()).filter(fromPlugin);
+const describeEvent = (e: AuditEvent) => `${e.verb} ${e.objectRef?.resource}/${e.objectRef?.name ?? ''}`;
+
+describe('install -o yaml|json', () => {
+  it('prints the manifests without a cluster, as a stream kubectl apply accepts', () => {
+    const result = plugin(['install', '--rbac', '-o', 'yaml'], { env: { KUBECONFIG: '/nonexistent' } });
+    expect(result.status).toBe(0);
+    const objects = (yaml.loadAll(result.stdout) as any[]).filter(Boolean);
+    expect(objects.map((o) => `${o.kind}/${o.metadata.name}`)).toEqual([`CustomResourceDefinition/${CRD}`, 'ClusterRole/webservice-reconciler']);
+    expect(objects.every((o) => o.metadata.labels[LABEL] === version)).toBe(true);
+    const dryRun = spawnSync('kubectl', ['apply', '--dry-run=server', '-f', '-'], { input: result.stdout, encoding: 'utf8' });
+    expect(dryRun.stderr).toBe('');
+    expect(dryRun.status).toBe(0);
+    expect(dryRun.stdout).toContain(`${CRD_REF} `);
+  });
+
+  it('-o json is a v1 List of the same objects, the controller included with --controller', () => {
+    const list = JSON.parse(plugin(['install', '--rbac', '--controller', '-o', 'json'], { env: { KUBECONFIG: '/nonexistent' } }).stdout);
+    expect(list).toMatchObject({ apiVersion: 'v1', kind: 'List' });
+    expect(list.items.map((o: any) => o.kind)).toEqual([
+      'CustomResourceDefinition',
+      'ClusterRole',
+      'Namespace',
+      'ServiceAccount',
+      'ClusterRole',
+      'ClusterRoleBinding',
+      'Role',
+      'RoleBinding',
+      'Deployment',
+    ]);
+  });
+});
+
+describe('install', () => {
+  afterAll(restoreCrd);
+
+  it('upgrades a CRD applied by hand (no version label) with one server-side apply; a second install makes zero requests that write', async () => {
+    setLabel(null);
+    audit.mark();
+    const first = plugin(['install']);
+    expect(first.stderr).toBe('');
+    expect(first.status).toBe(0);
+    expect(first.stdout).toBe(`${CRD_REF} configured\n`);
+    const writes = (await pluginRequests()).filter((e) => MUTATING.has(e.verb));
+    expect(writes.map(describeEvent)).toEqual([`patch customresourcedefinitions/${CRD}`]);
+    expect(writes[0].requestURI).toMatch(/fieldManager=kubectl-webservice/);
+    expect(writes[0].requestURI).toMatch(/force=true/);
+    const applied = getJson(['get', 'crd', CRD, '--show-managed-fields']);
+    expect(applied.metadata.labels[LABEL]).toBe(version);
+    expect(applied.metadata.managedFields).toContainEqual(expect.objectContaining({ manager: 'kubectl-webservice', operation: 'Apply' }));
+    const rv = applied.metadata.resourceVersion;
+
+    audit.mark();
+    const second = plugin(['install']);
+    expect(second.status).toBe(0);
+    expect(second.stdout).toBe(`${CRD_REF} unchanged\n`);
+    const requests = await pluginRequests();
+    expect(requests.filter((e) => MUTATING.has(e.verb)).map(describeEvent)).toEqual([]);
+    expect(requests.map(describeEvent)).toEqual([`get customresourcedefinitions/${CRD}`]);
+    expect(crd().metadata.resourceVersion).toBe(rv);
+  });
+
+  it('upgrades an older CRD: what the older one lacked is applied again', async () => {
+    setLabel('0.0.1');
+    kubectl(['patch', 'crd', CRD, '--type=json', '-p', '[{"op":"remove","path":"/spec/names/shortNames"}]']);
+    expect(crd().spec.names.shortNames).toBeUndefined();
+    const result = plugin(['install']);
+    expect(result.status).toBe(0);
+    expect(result.stdout).toBe(`${CRD_REF} configured\n`);
+    expect(crd().spec.names.shortNames).toEqual(['ws']);
+    expect(crd().metadata.labels[LABEL]).toBe(version);
+  });
+
+  it('refuses a newer CRD in one line, and changes nothing', async () => {
+    setLabel('99.0.0');
+    try {
+      const rv = crd().metadata.resourceVersion;
+      audit.mark();
+      const result = plugin(['install', '--rbac']);
+      expect(result.status).toBe(1);
+      expect(result.stdout).toBe('');
+      expect(result.stderr).toBe(
+        `error: ${CRD_REF} is at version 99.0.0 (label ${LABEL}), newer than this plugin's ${version}: ` +
+          'upgrade the plugin (kubectl krew upgrade webservice) rather than downgrade the CRD; nothing was changed\n',
+      );
+      expect((await pluginRequests()).filter((e) => MUTATING.has(e.verb))).toEqual([]);
+      expect(crd().metadata.resourceVersion).toBe(rv);
+    } finally {
+      setLabel(version);
+    }
+  });
+
+  it('--dry-run=server has the API server check the apply, and persists nothing', async () => {
+    setLabel(null);
+    const rv = crd().metadata.resourceVersion;
+    audit.mark();
+    const result = plugin(['install', '--dry-run=server']);
+    expect(result.status).toBe(0);
+    expect(result.stdout).toBe(`${CRD_REF} configured (server dry run)\n`);
+    const writes = (await pluginRequests()).filter((e) => MUTATING.has(e.verb));
+    expect(writes.map(describeEvent)).toEqual([`patch customresourcedefinitions/${CRD}`]);
+    expect(writes[0].requestURI).toMatch(/dryRun=All/);
+    expect(crd().metadata.resourceVersion).toBe(rv);
+    expect(crd().metadata.labels?.[LABEL]).toBeUndefined();
+  });
+
+  it('--rbac adds the reconciler ClusterRole, and is idempotent too', async () => {
+    kubectl(['delete', 'clusterrole', 'webservice-reconciler', '--ignore-not-found']);
+    const first = plugin(['install', '--rbac']);
+    expect(first.status).toBe(0);
+    expect(first.stdout).toMatch(/^clusterrole\.rbac\.authorization\.k8s\.io\/webservice-reconciler created$/m);
+    const role = getJson(['get', 'clusterrole', 'webservice-reconciler']);
+    expect(role.metadata.labels[LABEL]).toBe(version);
+    expect(role.rules).toContainEqual({ apiGroups: [''], resources: ['configmaps'], verbs: ['get', 'list', 'watch', 'create', 'patch', 'delete'] });
+    audit.mark();
+    const second = plugin(['install', '--rbac']);
+    expect(second.stdout).toBe(`${CRD_REF} unchanged\nclusterrole.rbac.authorization.k8s.io/webservice-reconciler unchanged\n`);
+    expect((await pluginRequests()).filter((e) => MUTATING.has(e.verb))).toEqual([]);
+  });
+
+  it('refuses a --dry-run it does not support, in one line, before any request', async () => {
+    audit.mark();
+    const result = plugin(['install', '--dry-run=client']);
+    expect(result.status).toBe(1);
+    expect(result.stderr).toBe('error: --dry-run must be "server" or "none", got "client" (to see the manifests without a cluster, use -o yaml)\n');
+    expect(await pluginRequests()).toEqual([]);
+  });
+});
+
+describe('uninstall', () => {
+  afterAll(restoreCrd);
+
+  beforeAll(() => {
+    applyYaml(ns, webService('kept', { image: 'nginx:1.27' }));
+    applyYaml(ns, webService('also-kept', { image: 'nginx:1.27' }));
+    // apply adds our finalizer: without --force's care, deleting the CRD would hang on it.
+    const applied = plugin(['apply', '--all', '-n', ns]);
+    if (applied.status !== 0) throw new Error(applied.stderr);
+  });
+
+  it('refuses while WebServices exist, says how many would be lost, and changes nothing', async () => {
+    const total = getJson(['get', 'webservices', '-A']).items.length;
+    expect(total).toBeGreaterThanOrEqual(2);
+    audit.mark();
+    const result = plugin(['uninstall']);
+    expect(result.status).toBe(1);
+    const [, count] = /^error: (\d+) WebServices exist in \d+ namespaces?, and deleting the CRD deletes them all: delete them first, or pass --force to lose them; nothing was changed\n$/.exec(result.stderr) ?? [];
+    expect(Number(count)).toBeGreaterThanOrEqual(2);
+    expect((await pluginRequests()).filter((e) => MUTATING.has(e.verb))).toEqual([]);
+    expect(tryGetJson(['get', 'crd', CRD])).not.toBeNull();
+    expect(getJson(['get', 'webservice', 'kept', '-n', ns]).metadata.finalizers).toEqual(['webservice.labhub.io/cleanup']);
+  });
+
+  it('--force takes our finalizer off each WebService and deletes everything install made, without hanging', async () => {
+    const installed = plugin(['install', '--rbac', '--controller']);
+    expect(installed.status).toBe(0);
+    audit.mark();
+    const started = Date.now();
+    const result = plugin(['uninstall', '--force']);
+    expect(result.stderr).toBe('');
+    expect(result.status).toBe(0);
+    expect(Date.now() - started).toBeLessThan(60_000);
+    const lines = result.stdout.trim().split('\n');
+    expect(lines[0]).toBe('deployment.apps/webservice-controller deleted');
+    expect(lines).toContain('namespace/webservice-system deleted');
+    expect(lines).toContain('clusterrole.rbac.authorization.k8s.io/webservice-reconciler deleted');
+    expect(lines[lines.length - 2]).toBe(`${CRD_REF} deleted`);
+    expect(lines[lines.length - 1]).toMatch(/^\d+ WebService\(s\) deleted with the CRD; our finalizer removed from \d+$/);
+
+    // Everything is gone when uninstall returns: it waited.
+    expect(tryGetJson(['get', 'crd', CRD])).toBeNull();
+    expect(tryGetJson(['get', 'namespace', 'webservice-system'])).toBeNull();
+    expect(tryGetJson(['get', 'clusterrole', 'webservice-reconciler'])).toBeNull();
+    const writes = (await pluginRequests()).filter((e) => MUTATING.has(e.verb));
+    const ours = writes.filter((e) => e.objectRef?.namespace === ns).map(describeEvent).sort();
+    expect(ours).toEqual(['patch webservices/also-kept', 'patch webservices/kept']);
+    expect(writes.filter((e) => e.verb === 'delete').map(describeEvent)).toContain(`delete customresourcedefinitions/${CRD}`);
+  });
+
+  it('install brings the CRD back, Established', () => {
+    const result = plugin(['install']);
+    expect(result.status).toBe(0);
+    expect(result.stdout).toBe(`${CRD_REF} created\n`);
+    expect(crd().status.conditions).toContainEqual(expect.objectContaining({ type: 'Established', status: 'True' }));
+  });
+});
