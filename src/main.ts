@@ -5,6 +5,7 @@ import yargs = require('yargs');
 import helpers = require('yargs/helpers');
 import { globalOptions } from './cli/context';
 import { applyCommand } from './commands/apply';
+import { checkCommand } from './commands/check';
 import { finalizeCommand } from './commands/finalize';
 import { installCommand } from './commands/install';
 import { observeCommand } from './commands/observe';
@@ -32,8 +33,9 @@ export async function main(argv: string[]): Promise<void> {
       .command(finalizeCommand)
       .command(runCommand)
       .command(installCommand)
+      .command(checkCommand)
       .command(uninstallCommand)
-      .demandCommand(1, 'give a command: observe, plan, apply, status, finalize, run, install or uninstall')
+      .demandCommand(1, 'give a command: observe, plan, apply, status, finalize, run, install, check or uninstall')
       .recommendCommands()
       .strict()
       .version(VERSION)

@@ -227,6 +227,12 @@ describe('uninstall', () => {
     expect(writes.filter((e) => e.verb === 'delete').map(describeEvent)).toContain(`delete customresourcedefinitions/${CRD}`);
   });
 
+  it('check then fails on the missing CRD, with the install hint', () => {
+    const result = plugin(['check', '-n', ns]);
+    expect(result.status).toBe(1);
+    expect(result.stdout).toContain(`✗ the CRD ${CRD} is not installed\n    hint: run: kubectl webservice install\n`);
+  });
+
   it('install brings the CRD back, Established', () => {
     const result = plugin(['install']);
     expect(result.status).toBe(0);

@@ -1,0 +1,50 @@
+// What each command needs from the authorizer, read from what it does: the requests of
+// engine/gather.ts and engine/reconcile.ts, as granted by crds/rbac/webservice-reconciler.yaml.
+import { GROUP, PLURAL } from '../core/model';
+
+export interface Access {
+  verb: string;
+  group: string;
+  resource: string;
+  subresource?: string;
+  /** Set when the command still works without it: what is lost then (a warning, not a failure). */
+  optional?: string;
+}
+
+export const COMMANDS = ['observe', 'plan', 'status', 'apply', 'finalize', 'run'] as const;
+export type CommandName = (typeof COMMANDS)[number];
+
+const webServices = (verb: string, subresource?: string): Access => ({ verb, group: GROUP, resource: PLURAL, subresource });
+const configMaps = (verb: string): Access => ({ verb, group: '', resource: 'configmaps' });
+const EVENTS: Access = { verb: 'create', group: 'events.k8s.io', resource: 'events', optional: 'no Events are recorded' };
+/** blockOwnerDeletion on the child's ownerReference, where OwnerReferencesPermissionEnforcement is on. */
+const FINALIZERS: Access = {
+  ...webServices('update', 'finalizers'),
+  optional: 'creating a child fails where the OwnerReferencesPermissionEnforcement admission plugin is on',
+};
+
+/** NAME reads with GET, --all with LIST; both read WebServices and ConfigMaps. */
+const READ = [webServices('get'), webServices('list'), configMaps('get'), configMaps('list')];
+const STATUS = webServices('patch', 'status');
+/** apply creates, patches and (finalizing) deletes the child, and patches our finalizer on the parent. */
+const RECONCILE = [configMaps('create'), configMaps('patch'), configMaps('delete'), webServices('patch'), STATUS, FINALIZERS, EVENTS];
+
+export const COMMAND_ACCESS: Record<CommandName, Access[]> = {
+  observe: READ,
+  plan: READ,
+  status: [...READ, STATUS],
+  apply: [...READ, ...RECONCILE],
+  finalize: [...READ, configMaps('delete'), webServices('patch'), EVENTS],
+  run: [...READ, webServices('watch'), configMaps('watch'), ...RECONCILE],
+};
+
+/** The same access, however many commands need it: one review each. */
+export function accessKey(access: Access): string {
+  return [access.verb, access.group, access.resource, access.subresource ?? ''].join('|');
+}
+
+/** kubectl's name for what is missing: `create configmaps`, `patch webservices.apps.labhub.io/status`. */
+export function describeAccess(access: Access): string {
+  const resource = access.group ? `${access.resource}.${access.group}` : access.resource;
+  return `${access.verb} ${resource}${access.subresource ? `/${access.subresource}` : ''}`;
+}

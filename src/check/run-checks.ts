@@ -1,0 +1,135 @@
+// Reads what `check` judges, through the one API module, and hands it to the verdicts.
+// A check that cannot read what it needs says so (a warning when forbidden) instead of
+// stopping the others; only an unreachable server ends the run early.
+import { decide } from '../core/decide';
+import { GROUP, OWNED_SELECTOR, VERSION as API_VERSION } from '../core/model';
+import { observe } from '../core/observe';
+import { gatherAll } from '../engine/gather';
+import { ForbiddenError } from '../kube/errors';
+import type { KubeClient } from '../kube/client';
+import { CRD_NAME, VERSION_LABEL } from '../install/manifests';
+import { Access, COMMANDS, COMMAND_ACCESS, accessKey } from './access';
+import {
+  CheckResult,
+  CrdObservation,
+  LeaseObservation,
+  accessVerdict,
+  conflictVerdict,
+  controllerVerdict,
+  crdVerdict,
+  orphanVerdict,
+  readyVerdict,
+  serverVerdict,
+  stuckVerdict,
+  unreachableVerdict,
+} from './verdicts';
+
+export interface CheckOptions {
+  /** The scope of the WebService checks and of the access reviews; null: every namespace. */
+  namespace: string | null;
+  lease: { namespace: string; name: string };
+  stuckAfterSeconds: number;
+  bundledVersion: string;
+  now: () => Date;
+}
+
+export async function runChecks(client: KubeClient, options: CheckOptions): Promise<CheckResult[]> {
+  const results: CheckResult[] = [];
+  try {
+    results.push(serverVerdict(client.connection.server, await client.serverVersion()));
+  } catch (err) {
+    // Nothing else can be checked without a server that answers.
+    return [unreachableVerdict(err as Error)];
+  }
+  const crd = await observeCrd(client).catch((err: Error) => err);
+  results.push(crd instanceof Error ? failed('crd', crd) : crdVerdict(CRD_NAME, crd, options.bundledVersion, VERSION_LABEL));
+  results.push(...(await guarded(COMMANDS.map((command) => `access/${command}`), () => accessChecks(client, options.namespace))));
+  const where = `${options.lease.namespace}/${options.lease.name}`;
+  results.push(...(await guarded(['controller'], async () => [controllerVerdict(where, await observeLease(client, options), options.now())])));
+  const served = !(crd instanceof Error) && (crd.kind === 'read' ? crd.crd !== null : crd.served);
+  if (served) results.push(...(await guarded(WEBSERVICE_CHECKS, () => webServiceChecks(client, options))));
+  return results;
+}
+
+const WEBSERVICE_CHECKS = ['stuck', 'orphans', 'conflicts', 'ready'];
+
+/** A check whose reads fail for an unexpected reason fails itself, and the others still run. */
+async function guarded(checks: string[], run: () => Promise<CheckResult[]>): Promise<CheckResult[]> {
+  try {
+    return await run();
+  } catch (err) {
+    return checks.map((check) => failed(check, err as Error));
+  }
+}
+
+function failed(check: string, error: Error): CheckResult {
+  return { check, status: 'fail', message: `${check}: could not check: ${error.message}`, hint: 'the API server failed this read; run check again in a moment' };
+}
+
+async function observeCrd(client: KubeClient): Promise<CrdObservation> {
+  try {
+    return { kind: 'read', crd: await client.getCustomResourceDefinition(CRD_NAME) };
+  } catch (err) {
+    if (!(err instanceof ForbiddenError)) throw err;
+    const resources = await client.servedResources(`${GROUP}/${API_VERSION}`);
+    return { kind: 'forbidden', served: Boolean(resources?.includes('webservices')), message: err.message };
+  }
+}
+
+/** One SelfSubjectAccessReview per distinct access, asked at once; then a verdict per command. */
+async function accessChecks(client: KubeClient, namespace: string | null): Promise<CheckResult[]> {
+  const distinct = new Map<string, Access>();
+  for (const command of COMMANDS) for (const access of COMMAND_ACCESS[command]) distinct.set(accessKey(access), access);
+  const answers = new Map<string, boolean>();
+  await Promise.all(
+    [...distinct].map(async ([key, access]) => {
+      const review = await client.reviewAccess({
+        verb: access.verb,
+        group: access.group,
+        resource: access.resource,
+        subresource: access.subresource,
+        namespace: namespace ?? '',
+      });
+      answers.set(key, review.allowed);
+    }),
+  );
+  return COMMANDS.map((command) =>
+    accessVerdict(command, COMMAND_ACCESS[command], (access) => answers.get(accessKey(access)) === true, namespace),
+  );
+}
+
+async function observeLease(client: KubeClient, options: CheckOptions): Promise<LeaseObservation> {
+  try {
+    return { kind: 'read', lease: await client.getLease(options.lease.namespace, options.lease.name) };
+  } catch (err) {
+    if (err instanceof ForbiddenError) return { kind: 'forbidden', message: err.message };
+    throw err;
+  }
+}
+
+/** Stuck deletions, orphans, conflicts and readiness, from one gather (the same reads as apply --all). */
+async function webServiceChecks(client: KubeClient, options: CheckOptions): Promise<CheckResult[]> {
+  const { namespace } = options;
+  try {
+    const [inputs, labelled] = await Promise.all([
+      gatherAll(client, namespace),
+      client.listConfigMapMetadata(namespace, { labelSelector: OWNED_SELECTOR }),
+    ]);
+    const webServices = inputs.map((input) => input.parent);
+    const decisions = inputs.map((input) => decide(observe(input)));
+    return [
+      stuckVerdict(webServices, options.stuckAfterSeconds, namespace, options.now()),
+      orphanVerdict(labelled.items, webServices, namespace),
+      conflictVerdict(decisions, namespace),
+      readyVerdict(webServices, namespace),
+    ];
+  } catch (err) {
+    if (!(err instanceof ForbiddenError)) throw err;
+    return WEBSERVICE_CHECKS.map((check) => ({
+      check,
+      status: 'warn' as const,
+      message: `not checked: WebServices and ConfigMaps cannot be listed (${err.message})`,
+      hint: 'the access checks above say what is missing',
+    }));
+  }
+}

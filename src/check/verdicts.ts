@@ -1,0 +1,286 @@
+// The judgements of `kubectl webservice check`, pure: what was read goes in, one result per
+// check comes out, with a hint under anything that is not right. `now` is passed in.
+import { Decision } from '../core/decide';
+import { ConfigMap, FINALIZER, MANAGED_BY_LABEL, MANAGED_BY_VALUE, WebService, childName } from '../core/model';
+import { controllerUid, objectKey } from '../core/pass';
+import { isConverged, readyOf } from '../core/status';
+import { crdVersionState } from '../install/compare';
+import type { CustomResourceDefinition, Lease, ServerVersion } from '../kube/client';
+import { Access, describeAccess } from './access';
+
+export type CheckStatus = 'ok' | 'warn' | 'fail';
+
+export interface CheckResult {
+  /** Stable name of the check, for -o json: server, crd, access/apply, controller, ... */
+  check: string;
+  status: CheckStatus;
+  message: string;
+  /** The objects the message is about, one per line. */
+  items?: string[];
+  /** What to do about it. */
+  hint?: string;
+}
+
+/** The oldest Kubernetes the plugin supports: CRD validation rules (CEL) are on by default from 1.25; 1.27 is what it promises. */
+export const MIN_KUBERNETES = { major: 1, minor: 27 };
+const MAX_ITEMS = 10;
+
+export function serverVerdict(server: string, version: ServerVersion): CheckResult {
+  const major = parseInt(version.major, 10);
+  const minor = parseInt(version.minor, 10); // "29+" on some managed clusters
+  const minimum = `${MIN_KUBERNETES.major}.${MIN_KUBERNETES.minor}`;
+  const supported = major > MIN_KUBERNETES.major || (major === MIN_KUBERNETES.major && minor >= MIN_KUBERNETES.minor);
+  if (!Number.isFinite(major) || !Number.isFinite(minor) || !supported) {
+    return {
+      check: 'server',
+      status: 'fail',
+      message: `the server ${server} runs Kubernetes ${version.gitVersion || `${version.major}.${version.minor}`}; the plugin needs ≥ ${minimum}`,
+      hint: `upgrade the cluster to Kubernetes ${minimum} or newer`,
+    };
+  }
+  return { check: 'server', status: 'ok', message: `the server ${server} is reachable: Kubernetes ${version.gitVersion} (≥ ${minimum} supported)` };
+}
+
+export function unreachableVerdict(error: Error & { kind?: string }): CheckResult {
+  if (error.kind === 'Unauthorized') {
+    return {
+      check: 'server',
+      status: 'fail',
+      message: `the server rejected the credentials: ${error.message}`,
+      hint: 'log in again, or check the user of the context: kubectl config view --minify',
+    };
+  }
+  return {
+    check: 'server',
+    status: 'fail',
+    message: `the server is not reachable: ${error.message}`,
+    hint: 'check the context (kubectl config current-context) and that the cluster is up: kubectl version',
+  };
+}
+
+/** The CRD as read, or, when it may not be read, whether discovery serves webservices. */
+export type CrdObservation =
+  | { kind: 'read'; crd: CustomResourceDefinition | null }
+  | { kind: 'forbidden'; served: boolean; message: string };
+
+export function crdVerdict(name: string, observed: CrdObservation, bundledVersion: string, versionLabel: string): CheckResult {
+  const install = 'kubectl webservice install';
+  if (observed.kind === 'forbidden') {
+    return observed.served
+      ? {
+          check: 'crd',
+          status: 'warn',
+          message: `${name} is served, but its CRD cannot be read, so its version is not checked: ${observed.message}`,
+          hint: 'ask a cluster admin to run: kubectl webservice check',
+        }
+      : { check: 'crd', status: 'fail', message: `the CRD ${name} is not installed`, hint: `a cluster admin runs: ${install}` };
+  }
+  const { crd } = observed;
+  if (!crd) return { check: 'crd', status: 'fail', message: `the CRD ${name} is not installed`, hint: `run: ${install}` };
+  const established = crd.status?.conditions?.find((c) => c.type === 'Established');
+  if (established?.status !== 'True') {
+    return {
+      check: 'crd',
+      status: 'fail',
+      message: `the CRD ${name} is not Established${established?.message ? `: ${established.message}` : ''}`,
+      hint: `kubectl describe crd ${name} says why (a name conflict with another CRD?)`,
+    };
+  }
+  const live = crd.metadata.labels?.[versionLabel];
+  switch (crdVersionState(live, bundledVersion)) {
+    case 'current':
+      return { check: 'crd', status: 'ok', message: `the CRD ${name} is installed, Established, at version ${bundledVersion}` };
+    case 'newer':
+      return {
+        check: 'crd',
+        status: 'fail',
+        message: `the CRD ${name} is at version ${live}, newer than this plugin (${bundledVersion})`,
+        hint: 'upgrade the plugin: kubectl krew upgrade webservice',
+      };
+    default:
+      return {
+        check: 'crd',
+        status: 'fail',
+        message: `the CRD ${name} is ${live ? `at version ${live}` : `not labelled with a version (${versionLabel})`}, older than this plugin (${bundledVersion})`,
+        hint: `upgrade it: ${install}`,
+      };
+  }
+}
+
+/** Where the reviews were asked: a namespace, or every namespace (-A). */
+export function scopeText(namespace: string | null): string {
+  return namespace === null ? 'in every namespace' : `in namespace ${namespace}`;
+}
+
+export function accessVerdict(command: string, needs: Access[], allowed: (access: Access) => boolean, namespace: string | null): CheckResult {
+  const missing = needs.filter((access) => !allowed(access));
+  const required = missing.filter((access) => !access.optional);
+  const scope = scopeText(namespace);
+  if (required.length > 0) {
+    const binding =
+      namespace === null
+        ? 'kubectl create clusterrolebinding webservice-reconciler --clusterrole=webservice-reconciler --user=<you>'
+        : `kubectl create rolebinding webservice-reconciler -n ${namespace} --clusterrole=webservice-reconciler --user=<you>`;
+    return {
+      check: `access/${command}`,
+      status: 'fail',
+      message: `${command} is not allowed ${scope}: missing ${required.map(describeAccess).join(', ')}`,
+      hint: `bind the ClusterRole webservice-reconciler (kubectl webservice install --rbac makes it): ${binding}`,
+    };
+  }
+  if (missing.length > 0) {
+    return {
+      check: `access/${command}`,
+      status: 'warn',
+      message: `${command} is allowed ${scope}, but not ${missing.map(describeAccess).join(', ')}`,
+      items: missing.map((access) => `without ${describeAccess(access)}: ${access.optional}`),
+      hint: 'the ClusterRole webservice-reconciler grants these too (kubectl webservice install --rbac)',
+    };
+  }
+  return { check: `access/${command}`, status: 'ok', message: `${command} is allowed ${scope}` };
+}
+
+export type LeaseObservation = { kind: 'read'; lease: Lease | null } | { kind: 'forbidden'; message: string };
+
+export function controllerVerdict(where: string, observed: LeaseObservation, now: Date): CheckResult {
+  const noController = {
+    check: 'controller',
+    status: 'warn' as const,
+    hint:
+      'the plugin works without one (kubectl webservice apply --all reconciles on demand); ' +
+      'to keep WebServices reconciled, kubectl webservice install --controller',
+  };
+  if (observed.kind === 'forbidden') {
+    return { ...noController, message: `cannot tell whether a controller runs: the Lease ${where} cannot be read (${observed.message})` };
+  }
+  const { lease } = observed;
+  if (!lease) return { ...noController, message: `no controller: there is no Lease ${where}` };
+  const holder = lease.spec?.holderIdentity;
+  if (!holder) return { ...noController, message: `no controller holds the Lease ${where} (the last one let it go)` };
+  const renewed = Date.parse(lease.spec.renewTime ?? lease.spec.acquireTime ?? '');
+  const durationSeconds = lease.spec.leaseDurationSeconds ?? 15;
+  // Another machine's clock wrote renewTime: allow twice the lease duration before calling it stale.
+  const staleAfterMs = 2 * durationSeconds * 1000;
+  const ageMs = now.getTime() - renewed;
+  if (!Number.isFinite(renewed) || ageMs > staleAfterMs) {
+    const namespace = where.split('/')[0];
+    return {
+      check: 'controller',
+      status: 'fail',
+      message: `the Lease ${where} is held by ${holder}, but was last renewed ${Number.isFinite(renewed) ? `${seconds(ageMs)} ago` : 'never'} (lease duration ${durationSeconds}s): its controller is gone or cannot reach the API server`,
+      hint: `kubectl -n ${namespace} get pods -l app.kubernetes.io/name=webservice-controller; kubectl -n ${namespace} logs deployment/webservice-controller`,
+    };
+  }
+  return { check: 'controller', status: 'ok', message: `a controller (${holder}) holds the Lease ${where}, renewed ${seconds(Math.max(0, ageMs))} ago` };
+}
+
+export function stuckVerdict(webServices: WebService[], stuckAfterSeconds: number, namespace: string | null, now: Date): CheckResult {
+  const stuck = webServices.filter((ws) => {
+    const since = Date.parse(ws.metadata.deletionTimestamp ?? '');
+    return Number.isFinite(since) && now.getTime() - since > stuckAfterSeconds * 1000;
+  });
+  const limit = seconds(stuckAfterSeconds * 1000);
+  if (stuck.length === 0) {
+    return { check: 'stuck', status: 'ok', message: `no WebService has been terminating for longer than ${limit} ${scopeText(namespace)}` };
+  }
+  const ours = stuck.filter((ws) => ws.metadata.finalizers?.includes(FINALIZER));
+  const first = ours[0];
+  const finalize =
+    ours.length === 1
+      ? `kubectl webservice finalize ${first.metadata.name} -n ${first.metadata.namespace}`
+      : `kubectl webservice finalize --all ${namespace === null ? '-A' : `-n ${namespace}`}`;
+  const foreign = [...new Set(stuck.flatMap((ws) => ws.metadata.finalizers ?? []).filter((f) => f !== FINALIZER))];
+  const hints = [
+    ...(ours.length > 0 ? [`${finalize} finishes the deletion (a running controller would have)`] : []),
+    ...(foreign.length > 0 ? [`finalizers that are not ours (${foreign.join(', ')}) are for whoever set them to remove`] : []),
+  ];
+  return {
+    check: 'stuck',
+    status: 'fail',
+    message: `${count(stuck.length, 'WebService')} ${stuck.length === 1 ? 'has' : 'have'} been terminating for longer than ${limit}`,
+    items: listed(
+      stuck.map(
+        (ws) =>
+          `${ws.metadata.namespace}/${ws.metadata.name}: terminating for ${seconds(now.getTime() - Date.parse(ws.metadata.deletionTimestamp!))}, ` +
+          `finalizers ${(ws.metadata.finalizers ?? []).join(', ') || '<none>'}`,
+      ),
+    ),
+    hint: hints.join('; '),
+  };
+}
+
+/**
+ * ConfigMaps with our managed-by label that no WebService in scope owns: their controller
+ * owner's uid is gone, or they have no controller owner and no WebService of their name.
+ * The garbage collector deletes dependents of a deleted owner; these it will not.
+ */
+export function orphanVerdict(configMaps: Pick<ConfigMap, 'metadata'>[], webServices: WebService[], namespace: string | null): CheckResult {
+  const uids = new Set(webServices.map((ws) => ws.metadata.uid));
+  const children = new Set(webServices.map((ws) => objectKey(ws.metadata.namespace, childName(ws.metadata.name))));
+  const orphans = configMaps.filter((cm) => {
+    if (cm.metadata.labels?.[MANAGED_BY_LABEL] !== MANAGED_BY_VALUE) return false;
+    const owner = controllerUid(cm as ConfigMap);
+    return owner ? !uids.has(owner) : !children.has(objectKey(cm.metadata.namespace, cm.metadata.name));
+  });
+  if (orphans.length === 0) return { check: 'orphans', status: 'ok', message: `no orphaned ConfigMaps ${scopeText(namespace)}` };
+  const first = orphans[0].metadata;
+  return {
+    check: 'orphans',
+    status: 'fail',
+    message: `${count(orphans.length, 'ConfigMap')} labelled ${MANAGED_BY_LABEL}=${MANAGED_BY_VALUE} ${orphans.length === 1 ? 'has' : 'have'} no WebService owning ${orphans.length === 1 ? 'it' : 'them'}`,
+    items: listed(orphans.map((cm) => `${cm.metadata.namespace}/${cm.metadata.name}: ${controllerUid(cm as ConfigMap) ? 'its owner is gone' : 'no owner reference'}`)),
+    hint:
+      `delete ${orphans.length === 1 ? 'it' : 'them'}, e.g. kubectl delete configmap ${first.name} -n ${first.namespace} ` +
+      '(the garbage collector deletes the children of a deleted WebService: is kube-controller-manager running?)',
+  };
+}
+
+export function conflictVerdict(decisions: Decision[], namespace: string | null): CheckResult {
+  const conflicts = decisions.filter((d) => d.action === 'conflict');
+  if (conflicts.length === 0) return { check: 'conflicts', status: 'ok', message: `no WebService conflicts with a foreign ConfigMap ${scopeText(namespace)}` };
+  return {
+    check: 'conflicts',
+    status: 'fail',
+    message: `${count(conflicts.length, 'WebService')} cannot be reconciled: a ConfigMap that is not ${conflicts.length === 1 ? 'its' : 'theirs'} sits on the child's name`,
+    items: listed(conflicts.map((d) => `${d.namespace}/${d.name}: ${d.reason}`)),
+    hint: 'the plugin never touches a ConfigMap it does not own: rename the WebService, or delete or move that ConfigMap',
+  };
+}
+
+export function readyVerdict(webServices: WebService[], namespace: string | null): CheckResult {
+  const live = webServices.filter((ws) => !ws.metadata.deletionTimestamp);
+  const notReady = live.filter((ws) => !isConverged(ws.metadata.generation ?? 0, ws.status));
+  if (notReady.length === 0) {
+    return { check: 'ready', status: 'ok', message: `${live.length === 0 ? 'no WebServices' : `every WebService is Ready (${live.length})`} ${scopeText(namespace)}` };
+  }
+  return {
+    check: 'ready',
+    status: 'warn',
+    message: `${count(notReady.length, 'WebService')} of ${live.length} ${notReady.length === 1 ? 'is' : 'are'} not Ready`,
+    items: listed(notReady.map((ws) => `${ws.metadata.namespace}/${ws.metadata.name}: ${notReadyReason(ws)}`)),
+    hint: `kubectl webservice plan NAME says why; kubectl webservice apply --all ${namespace === null ? '-A' : `-n ${namespace}`} reconciles`,
+  };
+}
+
+function notReadyReason(ws: WebService): string {
+  const ready = readyOf(ws.status);
+  if (!ready) return 'never reconciled';
+  if ((ws.status?.observedGeneration ?? 0) !== (ws.metadata.generation ?? 0)) return `generation ${ws.metadata.generation} not reconciled yet`;
+  return `${ready.reason}${ready.message ? `: ${ready.message}` : ''}`;
+}
+
+function listed(items: string[]): string[] {
+  return items.length > MAX_ITEMS ? [...items.slice(0, MAX_ITEMS), `... and ${items.length - MAX_ITEMS} more`] : items;
+}
+
+function count(n: number, noun: string): string {
+  return `${n} ${noun}${n === 1 ? '' : 's'}`;
+}
+
+/** A short duration: 45s, 12m, 5h. */
+function seconds(ms: number): string {
+  const s = Math.floor(ms / 1000);
+  if (s < 120) return `${s}s`;
+  if (s < 7200) return `${Math.floor(s / 60)}m`;
+  return `${Math.floor(s / 3600)}h`;
+}

@@ -1,0 +1,74 @@
+// kubectl webservice check: is this setup right? One line per check (✓, ‼ or ✗) and a
+// hint under anything that is not; exits 1 when a check fails. Warnings do not fail.
+import type { CommandModule } from 'yargs';
+import { Context } from '../cli/context';
+import { parseDuration } from '../cli/duration';
+import { withContext } from '../cli/run';
+import type { CheckResult } from '../check/verdicts';
+import { checkName, checkNamespace } from '../core/validate';
+import { UserError } from '../kube/errors';
+import { checkMark } from '../print/output';
+import { VERSION } from '../version';
+
+interface Args {
+  'stuck-after': string;
+  lease: string;
+}
+
+export const checkCommand: CommandModule<object, Args> = {
+  command: 'check',
+  describe: 'Check the setup: server version, CRD, your permissions, the controller, stuck or orphaned objects',
+  builder: (yargs) =>
+    yargs
+      .option('stuck-after', {
+        type: 'string',
+        default: '5m',
+        describe: 'A WebService terminating for longer than this is stuck on its finalizer',
+      })
+      .option('lease', {
+        type: 'string',
+        default: 'webservice-system/webservice-controller',
+        describe: "NAMESPACE/NAME of the controller's leader-election Lease",
+      })
+      .example('$0 check', 'every check, for the current namespace')
+      .example('$0 check -A -o json', 'for every namespace, as data'),
+  handler: withContext<Args>(async (ctx, args) => {
+    const stuckAfterSeconds = parseDuration(args['stuck-after'], '--stuck-after');
+    const lease = parseLease(args.lease);
+    const scope = ctx.scopeNamespace();
+    const { runChecks } = require('../check/run-checks') as typeof import('../check/run-checks');
+    const results = await runChecks(ctx.client(), {
+      namespace: scope === null ? null : checkNamespace(scope),
+      lease,
+      stuckAfterSeconds,
+      bundledVersion: VERSION,
+      now: () => ctx.now(),
+    });
+    printChecks(ctx, results);
+    return results.some((r) => r.status === 'fail') ? 1 : 0;
+  }),
+};
+
+function parseLease(text: string): { namespace: string; name: string } {
+  const parts = text.split('/');
+  if (parts.length !== 2) throw new UserError(`--lease must be NAMESPACE/NAME, got "${text}"`);
+  return { namespace: checkNamespace(parts[0], '--lease'), name: checkName(parts[1], '--lease') };
+}
+
+function printChecks(ctx: Context, results: CheckResult[]): void {
+  const { out } = ctx;
+  const summary = { ok: 0, warn: 0, fail: 0 };
+  for (const result of results) summary[result.status]++;
+  if (out.format === 'json' || out.format === 'yaml') {
+    out.data({ checks: results, summary, passed: summary.fail === 0 });
+    return;
+  }
+  for (const result of results) {
+    out.line(`${checkMark(out.color, result.status)} ${result.message}`);
+    if (result.status === 'ok') continue;
+    for (const item of result.items ?? []) out.line(`    ${item}`);
+    if (result.hint) out.line(`    ${out.color.dim('hint:')} ${result.hint}`);
+  }
+  const warnings = summary.warn === 1 ? '1 warning' : `${summary.warn} warnings`;
+  out.line(`\n${summary.ok} passed, ${warnings}, ${summary.fail} failed`);
+}

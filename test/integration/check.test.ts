@@ -1,0 +1,197 @@
+// kubectl webservice check on the real apiserver: passes on a good setup, and fails with
+// the right hint when a ServiceAccount lacks a verb, a deletion is stuck on our finalizer,
+// a ConfigMap is orphaned, a WebService conflicts, or the controller's Lease is stale.
+// (The CRD missing is shown in install.test.ts, which may delete the CRD.)
+import {
+  AuditWindow,
+  MUTATING,
+  applyYaml,
+  createNamespace,
+  deleteNamespace,
+  kubectl,
+  plugin,
+  serviceAccountKubeconfig,
+  sleep,
+  webService,
+} from '../support/cluster';
+
+const CRD = 'webservices.apps.labhub.io';
+
+let ns: string;
+beforeAll(() => {
+  ns = createNamespace('check');
+  // The suite's CRD was applied by hand; install labels it with the plugin's version.
+  const installed = plugin(['install']);
+  if (installed.status !== 0) throw new Error(installed.stderr);
+  applyYaml(ns, webService('good', { image: 'nginx:1.27' }));
+  const applied = plugin(['apply', 'good', '-n', ns]);
+  if (applied.status !== 0) throw new Error(applied.stderr);
+});
+afterAll(() => deleteNamespace(ns));
+
+const check = (args: string[], kubeconfig?: string) =>
+  plugin(['check', '-n', ns, '--lease', `${ns}/webservice-controller`, ...args, ...(kubeconfig ? ['--kubeconfig', kubeconfig] : [])]);
+/** Lease times are MicroTime: six digits of fraction. */
+const microTime = (date: Date) => date.toISOString().replace(/\.(\d{3})Z$/, '.$1000Z');
+const lease = (renewTime: Date) =>
+  JSON.stringify({
+    apiVersion: 'coordination.k8s.io/v1',
+    kind: 'Lease',
+    metadata: { name: 'webservice-controller' },
+    spec: { holderIdentity: 'replica-a', leaseDurationSeconds: 15, renewTime: microTime(renewTime), acquireTime: microTime(renewTime) },
+  });
+
+describe('on a good setup', () => {
+  it('passes every check, one ✓ line each, and warns that no controller runs', async () => {
+    const audit = new AuditWindow(ns);
+    audit.mark();
+    const result = check([]);
+    expect(result.stderr).toBe('');
+    expect(result.status).toBe(0);
+    const lines = result.stdout.split('\n');
+    expect(lines[0]).toMatch(/^✓ the server https:\/\/127\.0\.0\.1:\d+ is reachable: Kubernetes v1\.\d+\.\d+ \(≥ 1\.27 supported\)$/);
+    expect(lines[1]).toMatch(new RegExp(`^✓ the CRD ${CRD} is installed, Established, at version \\d+\\.\\d+\\.\\d+$`));
+    for (const command of ['observe', 'plan', 'status', 'apply', 'finalize', 'run']) {
+      expect(lines).toContain(`✓ ${command} is allowed in namespace ${ns}`);
+    }
+    expect(result.stdout).toContain(
+      `‼ no controller: there is no Lease ${ns}/webservice-controller\n    hint: the plugin works without one (kubectl webservice apply --all reconciles on demand); ` +
+        'to keep WebServices reconciled, kubectl webservice install --controller\n',
+    );
+    expect(lines).toContain(`✓ no WebService has been terminating for longer than 5m in namespace ${ns}`);
+    expect(lines).toContain(`✓ no orphaned ConfigMaps in namespace ${ns}`);
+    expect(lines).toContain(`✓ no WebService conflicts with a foreign ConfigMap in namespace ${ns}`);
+    expect(lines).toContain(`✓ every WebService is Ready (1) in namespace ${ns}`);
+    expect(result.stdout.endsWith('\n12 passed, 1 warning, 0 failed\n')).toBe(true);
+    // A check reads: its only POSTs are access reviews, which store nothing.
+    const writes = (await audit.all()).filter((e) => e.userAgent?.startsWith('kubectl-webservice/') && MUTATING.has(e.verb));
+    expect(new Set(writes.map((e) => e.objectRef?.resource))).toEqual(new Set(['selfsubjectaccessreviews']));
+  });
+
+  it('-o json prints the results as data', () => {
+    const result = check(['-o', 'json']);
+    expect(result.status).toBe(0);
+    const report = JSON.parse(result.stdout);
+    expect(report.summary).toEqual({ ok: 12, warn: 1, fail: 0 });
+    expect(report.passed).toBe(true);
+    expect(report.checks.map((c: { check: string }) => c.check)).toEqual([
+      'server',
+      'crd',
+      'access/observe',
+      'access/plan',
+      'access/status',
+      'access/apply',
+      'access/finalize',
+      'access/run',
+      'controller',
+      'stuck',
+      'orphans',
+      'conflicts',
+      'ready',
+    ]);
+    expect(report.checks.find((c: { check: string }) => c.check === 'controller')).toMatchObject({ status: 'warn', hint: expect.any(String) });
+  });
+
+  it('passes the controller check for a Lease renewed just now, and fails it for a stale one', () => {
+    applyYaml(ns, lease(new Date()));
+    const fresh = check([]);
+    expect(fresh.status).toBe(0);
+    expect(fresh.stdout).toMatch(new RegExp(`^✓ a controller \\(replica-a\\) holds the Lease ${ns}/webservice-controller, renewed \\d+s ago$`, 'm'));
+
+    applyYaml(ns, lease(new Date(Date.now() - 10 * 60_000)));
+    const stale = check([]);
+    expect(stale.status).toBe(1);
+    expect(stale.stdout).toContain(
+      `✗ the Lease ${ns}/webservice-controller is held by replica-a, but was last renewed 10m ago (lease duration 15s): ` +
+        'its controller is gone or cannot reach the API server\n' +
+        `    hint: kubectl -n ${ns} get pods -l app.kubernetes.io/name=webservice-controller; kubectl -n ${ns} logs deployment/webservice-controller\n`,
+    );
+    kubectl(['delete', 'lease', 'webservice-controller', '-n', ns]);
+  });
+});
+
+describe('fails with the right hint', () => {
+  it('when a ServiceAccount lacks a verb: names the command, the verb and the resource', () => {
+    // Everything webservice-reconciler grants, but deleting ConfigMaps.
+    const rules = [
+      { apiGroups: ['apps.labhub.io'], resources: ['webservices'], verbs: ['get', 'list', 'watch', 'patch'] },
+      { apiGroups: ['apps.labhub.io'], resources: ['webservices/status'], verbs: ['patch'] },
+      { apiGroups: ['apps.labhub.io'], resources: ['webservices/finalizers'], verbs: ['update'] },
+      { apiGroups: [''], resources: ['configmaps'], verbs: ['get', 'list', 'watch', 'create', 'patch'] },
+      { apiGroups: ['events.k8s.io'], resources: ['events'], verbs: ['create'] },
+    ];
+    applyYaml(ns, JSON.stringify({ apiVersion: 'rbac.authorization.k8s.io/v1', kind: 'Role', metadata: { name: 'no-delete' }, rules }));
+    const config = serviceAccountKubeconfig(ns, 'partial', ['--role=no-delete']);
+
+    const result = check([], config);
+    expect(result.status).toBe(1);
+    const lines = result.stdout.split('\n');
+    for (const command of ['observe', 'plan', 'status']) expect(lines).toContain(`✓ ${command} is allowed in namespace ${ns}`);
+    const hint =
+      '    hint: bind the ClusterRole webservice-reconciler (kubectl webservice install --rbac makes it): ' +
+      `kubectl create rolebinding webservice-reconciler -n ${ns} --clusterrole=webservice-reconciler --user=<you>\n`;
+    for (const command of ['apply', 'finalize', 'run']) {
+      expect(result.stdout).toContain(`✗ ${command} is not allowed in namespace ${ns}: missing delete configmaps\n${hint}`);
+    }
+    // It may not read CRDs (cluster-scoped), but discovery shows webservices served: a warning.
+    expect(lines).toContainEqual(expect.stringMatching(new RegExp(`^‼ ${CRD} is served, but its CRD cannot be read, so its version is not checked: `)));
+    expect(lines).toContainEqual(expect.stringMatching(/^‼ cannot tell whether a controller runs: the Lease .* cannot be read/));
+    expect(lines).toContain(`✓ every WebService is Ready (1) in namespace ${ns}`);
+    expect(result.stdout.endsWith('\n8 passed, 2 warnings, 3 failed\n')).toBe(true);
+  });
+
+  it('when a deletion is stuck on our finalizer for longer than --stuck-after', async () => {
+    applyYaml(ns, webService('stuck', { image: 'nginx:1.27' }));
+    expect(plugin(['apply', 'stuck', '-n', ns]).status).toBe(0);
+    kubectl(['delete', 'webservice', 'stuck', '-n', ns, '--wait=false']);
+    await sleep(2_100);
+    const result = check(['--stuck-after=1s']);
+    expect(result.status).toBe(1);
+    expect(result.stdout).toMatch(
+      new RegExp(
+        '^✗ 1 WebService has been terminating for longer than 1s\n' +
+          `    ${ns}/stuck: terminating for [2-9]s, finalizers webservice\\.labhub\\.io/cleanup\n` +
+          `    hint: kubectl webservice finalize stuck -n ${ns} finishes the deletion \\(a running controller would have\\)\n`,
+        'm',
+      ),
+    );
+    // Under the default 5m it is not stuck yet; finalize then finishes it.
+    expect(check([]).stdout).toContain(`✓ no WebService has been terminating for longer than 5m in namespace ${ns}`);
+    expect(plugin(['finalize', 'stuck', '-n', ns]).status).toBe(0);
+    expect(check(['--stuck-after=1s']).stdout).toContain(`✓ no WebService has been terminating for longer than 1s in namespace ${ns}`);
+  });
+
+  it('on an orphaned ConfigMap, a conflict, and lists WebServices that are not Ready', () => {
+    const trouble = createNamespace('check-trouble');
+    try {
+      const labelled = { 'app.kubernetes.io/managed-by': 'webservice-controller' };
+      applyYaml(trouble, JSON.stringify({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'lost-desired', labels: labelled }, data: {} }));
+      applyYaml(trouble, JSON.stringify({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'taken-desired' }, data: { mine: 'yes' } }));
+      applyYaml(trouble, webService('taken', { image: 'nginx:1.27' }));
+      applyYaml(trouble, webService('waiting', { image: 'nginx:1.27', dependsOn: ['nobody'] }));
+      plugin(['apply', '--all', '-n', trouble]);
+
+      const result = plugin(['check', '-n', trouble, '--lease', `${trouble}/none`]);
+      expect(result.status).toBe(1);
+      expect(result.stdout).toContain(
+        '✗ 1 ConfigMap labelled app.kubernetes.io/managed-by=webservice-controller has no WebService owning it\n' +
+          `    ${trouble}/lost-desired: no owner reference\n` +
+          `    hint: delete it, e.g. kubectl delete configmap lost-desired -n ${trouble} (the garbage collector deletes the children of a deleted WebService: is kube-controller-manager running?)\n`,
+      );
+      expect(result.stdout).toMatch(
+        new RegExp(`✗ 1 WebService cannot be reconciled: a ConfigMap that is not its sits on the child's name\n    ${trouble}/taken: .*\n    hint: the plugin never touches a ConfigMap it does not own`),
+      );
+      expect(result.stdout).toMatch(new RegExp(`‼ 2 WebServices of 2 are not Ready\n    ${trouble}/taken: ChildConflict: .*\n    ${trouble}/waiting: DependencyNotReady: .*webservice/nobody not found`));
+      expect(result.stdout.endsWith('\n9 passed, 2 warnings, 2 failed\n')).toBe(true);
+    } finally {
+      deleteNamespace(trouble);
+    }
+  });
+
+  it('refuses bad flags in one line', () => {
+    expect(check(['--stuck-after=soon']).stderr).toBe('error: invalid duration for --stuck-after: "soon" (use e.g. 30s, 5m, 1h)\n');
+    const lease = plugin(['check', '--lease', 'nope']);
+    expect(lease.status).toBe(1);
+    expect(lease.stderr).toBe('error: --lease must be NAMESPACE/NAME, got "nope"\n');
+  });
+});
