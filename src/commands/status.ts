@@ -1,13 +1,15 @@
 // kubectl webservice status: compute status from a fresh observation; write it
-// through the status subresource only when it differs.
+// through the status subresource only when it differs. With -w, keep watching.
 import type { CommandModule } from 'yargs';
 import { decide } from '../core/decide';
-import { WebServiceStatus } from '../core/model';
+import { SyncInput, WebServiceStatus } from '../core/model';
+import { keyOf, objectKey } from '../core/pass';
 import { observe } from '../core/observe';
+import { checkName, checkNamespace } from '../core/validate';
 import { computeStatus, readyOf, statusPatch } from '../core/status';
 import { Context } from '../cli/context';
 import { withContext } from '../cli/run';
-import { age } from '../print/output';
+import { Cell, age } from '../print/output';
 import {
   RequeueArgs,
   TargetArgs,
@@ -21,6 +23,7 @@ import {
 
 interface Args extends TargetArgs, RequeueArgs {
   'dry-run'?: boolean;
+  watch?: boolean;
 }
 
 export interface StatusRow {
@@ -32,7 +35,12 @@ export interface StatusRow {
   /** The computed status differs from the stored one. */
   changed: boolean;
   written: boolean;
+  /** -w only: the WebService is gone. */
+  deleted?: boolean;
 }
+
+/** A silent watch is restarted after this long (the API server sends bookmarks about every minute). */
+const WATCH_IDLE_TIMEOUT_MS = 3 * 60_000;
 
 export const statusCommand: CommandModule<object, Args> = {
   command: 'status [name]',
@@ -40,56 +48,131 @@ export const statusCommand: CommandModule<object, Args> = {
   builder: (yargs) =>
     requeueOption(targetOptions(yargs, 'report on'))
       .option('dry-run', { type: 'boolean', describe: 'Compute and print the status, write nothing' })
+      .option('watch', {
+        alias: 'w',
+        type: 'boolean',
+        describe: 'Print the table, then a line each time a status, generation or child changes, until interrupted; writes nothing',
+      })
       .example('$0 status checkout', 'READY, REASON, GENERATION, OBSERVED, REPLICAS, AGE')
-      .example('$0 status checkout --dry-run -o json', 'the status that would be written, and whether it changed'),
+      .example('$0 status checkout --dry-run -o json', 'the status that would be written, and whether it changed')
+      .example('$0 status --all -w', 'watch WebServices converge, like kubectl get -w'),
   handler: withContext<Args>(async (ctx, args) => {
     checkRequeueAfter(args['requeue-after']);
+    if (args.watch) return watchStatus(ctx, args);
     const now = nowIso(ctx);
     const rows: StatusRow[] = [];
     for (const input of await gatherTarget(ctx, args)) {
-      const observation = observe(input);
-      const decision = decide(observation, { requeueAfterSeconds: args['requeue-after'] });
-      const result = computeStatus(observation, decision, { kind: 'planned' }, now());
-      const patch = statusPatch(result);
+      const { row, patch } = statusOf(input, args['requeue-after'], now);
       if (patch && !args['dry-run']) {
-        await ctx.client().patchWebServiceStatus(observation.namespace, observation.name, patch);
+        await ctx.client().patchWebServiceStatus(row.namespace, row.name, patch);
       }
-      rows.push({
-        namespace: observation.namespace,
-        name: observation.name,
-        generation: observation.generation,
-        creationTimestamp: input.parent.metadata.creationTimestamp,
-        status: result.status,
-        changed: result.changed,
-        written: Boolean(patch) && !args['dry-run'],
-      });
+      rows.push({ ...row, written: Boolean(patch) && !args['dry-run'] });
     }
-    printResults(ctx, rows, Boolean(args.name), (items) => statusTable(ctx, items));
+    printResults(ctx, rows, Boolean(args.name), (items) => ctx.out.table(statusHeaders(ctx), items.map((row) => statusCells(ctx, row))));
+    return 0;
   }),
 };
 
-function statusTable(ctx: Context, rows: StatusRow[]): void {
+/** The one way status is computed, for status and status -w alike: observe, decide, and the core's computeStatus. */
+function statusOf(input: SyncInput, requeueAfterSeconds: number, now: () => string) {
+  const observation = observe(input);
+  const decision = decide(observation, { requeueAfterSeconds });
+  const result = computeStatus(observation, decision, { kind: 'planned' }, now());
+  const row: StatusRow = {
+    namespace: observation.namespace,
+    name: observation.name,
+    generation: observation.generation,
+    creationTimestamp: input.parent.metadata.creationTimestamp,
+    status: result.status,
+    changed: result.changed,
+    written: false,
+  };
+  return { row, patch: statusPatch(result) };
+}
+
+/**
+ * Like kubectl get -w: the table, then a line for each WebService whose row changed, from
+ * watch events, until SIGINT or SIGTERM (exit 0). Reads only: it never writes status.
+ */
+async function watchStatus(ctx: Context, args: Args): Promise<number> {
+  const now = nowIso(ctx);
+  const inputs = await gatherTarget(ctx, args);
   const { out } = ctx;
-  const now = ctx.now();
+  const machine = out.format === 'json' || out.format === 'yaml';
+  const table = out.tableStream(statusHeaders(ctx));
+  const shown = new Map<string, string>();
+  /** Prints the rows that differ from what their WebService's last line showed. */
+  const show = (rows: StatusRow[]) => {
+    const fresh = rows.filter((row) => {
+      const key = objectKey(row.namespace, row.name);
+      const seen = visibleState(row);
+      if (shown.get(key) === seen) return false;
+      shown.set(key, seen);
+      return true;
+    });
+    if (machine) fresh.forEach((row) => out.data(row));
+    else table.rows(fresh.map((row) => statusCells(ctx, row)));
+  };
+  if (inputs.length === 0 && !machine) printResults(ctx, [], false, () => undefined);
+  show(inputs.map((input) => statusOf(input, args['requeue-after'], now).row));
+
+  const abort = new AbortController();
+  const stop = () => abort.abort();
+  process.once('SIGINT', stop);
+  process.once('SIGTERM', stop);
+  process.stdout.once('error', stop); // e.g. `| head`: the reader went away
+  const { watchSyncInputs } = require('../watch/sync-inputs') as typeof import('../watch/sync-inputs');
+  const namespace = args.name ? checkNamespace(ctx.namespace()) : ctx.scopeNamespace();
+  await watchSyncInputs(ctx.client(), {
+    namespace,
+    only: args.name ? objectKey(namespace ?? '', checkName(args.name)) : undefined,
+    known: {
+      webServices: new Map(inputs.map((input) => [keyOf(input.parent), input.parent.metadata.resourceVersion ?? ''])),
+      configMaps: new Map(inputs.flatMap((input) => input.children).map((child) => [keyOf(child), child.metadata.resourceVersion ?? ''])),
+    },
+    idleTimeoutMs: WATCH_IDLE_TIMEOUT_MS,
+    signal: abort.signal,
+    log: (level, message, fields) => {
+      if (level === 'error' || ctx.args.verbose) out.progress(`warning: ${message}${fields?.error ? `: ${fields.error}` : ''}`);
+    },
+    changed: (input) => show([statusOf(input, args['requeue-after'], now).row]),
+    deleted: (key) => {
+      if (!shown.has(key)) return;
+      const [ns, name] = key.split('/');
+      show([{ namespace: ns, name, generation: 0, status: null, changed: false, written: false, deleted: true }]);
+    },
+  });
+  process.removeListener('SIGINT', stop);
+  process.removeListener('SIGTERM', stop);
+  return 0;
+}
+
+/** What a line shows, but its age: a new line only when this changes. */
+function visibleState(row: StatusRow): string {
+  const ready = readyOf(row.status ?? undefined);
+  return JSON.stringify([row.deleted, row.generation, row.status?.observedGeneration, row.status?.replicas, ready?.status, ready?.reason, ready?.message]);
+}
+
+function statusHeaders(ctx: Context): string[] {
   const headers = ['namespace', 'name', 'ready', 'reason', 'generation', 'observed', 'replicas', 'age'];
-  if (out.format === 'wide') headers.push('written', 'message');
-  out.table(
-    headers,
-    rows.map((row) => {
-      const ready = readyOf(row.status ?? undefined);
-      const readyText = row.status ? (ready?.status ?? 'Unknown') : 'Deleting';
-      const cells = [
-        { text: row.namespace },
-        { text: row.name },
-        { text: readyText, style: readyText === 'True' ? out.color.green : out.color.yellow },
-        { text: ready?.reason ?? '-' },
-        { text: String(row.generation) },
-        { text: String(row.status?.observedGeneration ?? '-') },
-        { text: String(row.status?.replicas ?? '-') },
-        { text: age(row.creationTimestamp, now) },
-      ];
-      if (out.format === 'wide') cells.push({ text: String(row.written) }, { text: ready?.message ?? '' });
-      return cells;
-    }),
-  );
+  if (ctx.out.format === 'wide') headers.push('written', 'message');
+  return headers;
+}
+
+function statusCells(ctx: Context, row: StatusRow): Cell[] {
+  const { out } = ctx;
+  const ready = readyOf(row.status ?? undefined);
+  const readyText = row.deleted ? 'Deleted' : row.status ? (ready?.status ?? 'Unknown') : 'Deleting';
+  const cells = [
+    { text: row.namespace },
+    { text: row.name },
+    { text: readyText, style: readyText === 'True' ? out.color.green : out.color.yellow },
+    { text: ready?.reason ?? '-' },
+    { text: row.deleted ? '-' : String(row.generation) },
+    { text: String(row.status?.observedGeneration ?? '-') },
+    { text: String(row.status?.replicas ?? '-') },
+    { text: row.deleted ? '-' : age(row.creationTimestamp, ctx.now()) },
+  ];
+  if (out.format === 'wide') cells.push({ text: String(row.written) }, { text: ready?.message ?? '' });
+  return cells;
 }

@@ -1,0 +1,142 @@
+// status -w, like kubectl get -w: the table, then a line each time a WebService's status,
+// generation or child changes, until interrupted. It only reads: apply does the writing.
+import { ChildProcess, spawn } from 'node:child_process';
+import {
+  AuditWindow,
+  MUTATING,
+  PLUGIN,
+  applyYaml,
+  createNamespace,
+  deleteNamespace,
+  eventually,
+  kubectl,
+  plugin,
+  webService,
+} from '../support/cluster';
+
+let ns: string;
+let audit: AuditWindow;
+beforeAll(() => {
+  ns = createNamespace('watch');
+  audit = new AuditWindow(ns);
+});
+afterAll(() => deleteNamespace(ns));
+
+/** The plugin running in the background, its output collected as it comes. */
+class Background {
+  stdout = '';
+  stderr = '';
+  exit: { code: number | null; signal: NodeJS.Signals | null } | null = null;
+  private readonly exited: Promise<void>;
+  private readonly child: ChildProcess;
+
+  constructor(args: string[]) {
+    this.child = spawn(PLUGIN, args, { env: { ...process.env, NO_COLOR: '1' }, stdio: ['ignore', 'pipe', 'pipe'] });
+    this.child.stdout!.on('data', (chunk: Buffer) => (this.stdout += chunk.toString('utf8')));
+    this.child.stderr!.on('data', (chunk: Buffer) => (this.stderr += chunk.toString('utf8')));
+    this.exited = new Promise((resolve) => this.child.on('exit', (code, signal) => resolve(void (this.exit = { code, signal }))));
+  }
+
+  /** Waits until stdout matches. */
+  async waitFor(pattern: RegExp, timeoutMs = 30_000): Promise<RegExpExecArray> {
+    return eventually(() => {
+      if (this.exit) throw new Error(`exited (${JSON.stringify(this.exit)}): ${this.stderr}`);
+      return pattern.exec(this.stdout);
+    }, timeoutMs);
+  }
+
+  /** The lines of one WebService, as printed so far. */
+  linesOf(name: string): string[] {
+    return this.stdout.split('\n').filter((line) => line.split(/\s+/)[1] === name);
+  }
+
+  async interrupt(): Promise<{ code: number | null; signal: NodeJS.Signals | null }> {
+    if (!this.exit) this.child.kill('SIGINT');
+    const timer = setTimeout(() => this.child.kill('SIGKILL'), 10_000);
+    await this.exited;
+    clearTimeout(timer);
+    return this.exit!;
+  }
+}
+
+const pluginWrites = async () =>
+  (await audit.mutating()).filter((e) => e.userAgent?.startsWith('kubectl-webservice/') && MUTATING.has(e.verb));
+
+describe('status --all -w', () => {
+  let watch: Background;
+  afterAll(async () => {
+    await watch?.interrupt();
+  });
+
+  it('prints the table first', async () => {
+    applyYaml(ns, webService('first', { image: 'nginx:1.27' }));
+    watch = new Background(['status', '--all', '-w', '-n', ns]);
+    await watch.waitFor(/^NAMESPACE\s+NAME\s+READY\s+REASON\s+GENERATION\s+OBSERVED\s+REPLICAS\s+AGE\n/);
+    await watch.waitFor(new RegExp(`^${ns}\\s+first\\s+False\\s+ChildMissing\\s+1\\s+1\\s+1\\s+\\d+s$`, 'm'));
+  });
+
+  it('prints a line for a new WebService, and writes nothing itself', async () => {
+    audit.mark();
+    applyYaml(ns, webService('second', { image: 'nginx:1.27', replicas: 2 }));
+    await watch.waitFor(new RegExp(`^${ns}\\s+second\\s+False\\s+ChildMissing\\s+1\\s+1\\s+2\\s+\\d+s$`, 'm'));
+    expect(await pluginWrites()).toEqual([]);
+  });
+
+  it('prints a line when a WebService converges, once', async () => {
+    const applied = plugin(['apply', '--all', '-n', ns]);
+    expect(applied.status).toBe(0);
+    await watch.waitFor(new RegExp(`^${ns}\\s+first\\s+True\\s+Reconciled\\s+1\\s+1\\s+1\\s+\\d+s$`, 'm'));
+    await watch.waitFor(new RegExp(`^${ns}\\s+second\\s+True\\s+Reconciled\\s+1\\s+1\\s+2\\s+\\d+s$`, 'm'));
+    // apply's further writes (finalizer, status, Events) change nothing a line shows.
+    await new Promise((resolve) => setTimeout(resolve, 1_000));
+    expect(watch.linesOf('first').map((line) => line.split(/\s+/).slice(2, 4).join(' '))).toEqual(['False ChildMissing', 'True Reconciled']);
+  });
+
+  it('prints a line for a new generation and for a changed child', async () => {
+    kubectl(['patch', 'webservice', 'first', '-n', ns, '--type=merge', '-p', '{"spec":{"replicas":3}}']);
+    await watch.waitFor(new RegExp(`^${ns}\\s+first\\s+False\\s+ChildOutOfDate\\s+2\\s+2\\s+3\\s+\\d+s$`, 'm'));
+    expect(plugin(['apply', 'first', '-n', ns]).status).toBe(0);
+    await watch.waitFor(new RegExp(`^${ns}\\s+first\\s+True\\s+Reconciled\\s+2\\s+2\\s+3\\s+\\d+s$`, 'm'));
+    kubectl(['patch', 'configmap', 'second-desired', '-n', ns, '--type=merge', '-p', '{"data":{"image":"evil:latest"}}']);
+    await watch.waitFor(new RegExp(`^${ns}\\s+second\\s+False\\s+ChildOutOfDate\\s+1\\s+1\\s+2\\s+\\d+s$`, 'm'));
+  });
+
+  it('follows a deletion: Deleting, then Deleted once finalized', async () => {
+    kubectl(['delete', 'webservice', 'second', '-n', ns, '--wait=false']);
+    await watch.waitFor(new RegExp(`^${ns}\\s+second\\s+Deleting\\s`, 'm'));
+    expect(plugin(['finalize', 'second', '-n', ns]).status).toBe(0);
+    await watch.waitFor(new RegExp(`^${ns}\\s+second\\s+Deleted\\s`, 'm'));
+  });
+
+  it('exits 0 on SIGINT', async () => {
+    const exit = await watch.interrupt();
+    expect(exit).toEqual({ code: 0, signal: null });
+    expect(watch.stderr).toBe('');
+  });
+});
+
+describe('status NAME -w -o json', () => {
+  it('prints the status as one JSON object per change', async () => {
+    applyYaml(ns, webService('solo', { image: 'nginx:1.27' }));
+    const watch = new Background(['status', 'solo', '-w', '-n', ns, '-o', 'json']);
+    try {
+      await watch.waitFor(/"name": "solo"/);
+      expect(plugin(['apply', 'solo', '-n', ns]).status).toBe(0);
+      await watch.waitFor(/"reason": "Reconciled"/);
+      const objects = watch.stdout.split(/(?<=^\})\n/m).filter((text) => text.trim()).map((text) => JSON.parse(text));
+      expect(objects.map((o) => [o.name, o.status.conditions[0].reason])).toEqual([
+        ['solo', 'ChildMissing'],
+        ['solo', 'Reconciled'],
+      ]);
+      expect(objects.every((o) => o.written === false)).toBe(true);
+    } finally {
+      expect(await watch.interrupt()).toEqual({ code: 0, signal: null });
+    }
+  });
+
+  it('refuses a WebService that does not exist, in one line', () => {
+    const result = plugin(['status', 'nope', '-w', '-n', ns]);
+    expect(result.status).toBe(1);
+    expect(result.stderr).toBe('error: webservices.apps.labhub.io "nope" not found\n');
+  });
+});
