@@ -76,7 +76,16 @@ async function pass(ctx: Context, args: Args): Promise<ReconcileResult[]> {
     dryRun: args['dry-run'],
     reportingInstance: reportingInstance(),
   };
-  return mapBounded(inputs, args.concurrency, (input) => reconcile(ctx.client(), input, options));
+  const progress = ctx.out.counter(args['dry-run'] ? 'planned' : 'reconciled', inputs.length);
+  try {
+    return await mapBounded(inputs, args.concurrency, async (input) => {
+      const result = await reconcile(ctx.client(), input, options);
+      progress.tick();
+      return result;
+    });
+  } finally {
+    progress.done();
+  }
 }
 
 /**

@@ -28,7 +28,13 @@ export const planCommand: CommandModule<object, Args> = {
   handler: withContext<Args>(async (ctx, args) => {
     checkRequeueAfter(args['requeue-after']);
     const observations = args.filename ? [observationFromFile(args.filename)] : (await gatherTarget(ctx, args)).map(observe);
-    const decisions = observations.map((o) => decide(o, { requeueAfterSeconds: args['requeue-after'] }));
+    const progress = ctx.out.counter('planned', observations.length);
+    const decisions = observations.map((o) => {
+      const decision = decide(o, { requeueAfterSeconds: args['requeue-after'] });
+      progress.tick();
+      return decision;
+    });
+    progress.done();
     printResults(ctx, decisions, Boolean(args.name || args.filename), (items) =>
       printDecisions(ctx, items.map((decision) => ({ decision }))),
     );
