@@ -74,10 +74,19 @@ export function loadConnection(options: ConnectOptions): Connection {
 }
 
 function loadFile(kc: KubeConfig, file: string): void {
+  let text: string;
+  try {
+    text = fs.readFileSync(file, 'utf8');
+  } catch (err) {
+    throw new UserError(`cannot read kubeconfig ${file}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`);
+  }
+  // client-node reads an empty file as "undefined": say what is actually wrong.
+  if (text.trim() === '') throw new UserError(`cannot load kubeconfig ${file}: the file is empty`);
   try {
     kc.loadFromFile(file);
   } catch (err) {
-    throw new UserError(`cannot load kubeconfig ${file}: ${(err as Error).message}`);
+    // The YAML parser appends an excerpt of the file on further lines; the first line says it.
+    throw new UserError(`cannot load kubeconfig ${file}: ${(err as Error).message.split('\n')[0]}`);
   }
 }
 

@@ -259,7 +259,11 @@ export function statusError(code: number, raw: Buffer, what: string): KubeError 
     case 409:
       return new ConflictError(message, body.reason === 'AlreadyExists');
     case 401:
-      return new ForbiddenError(body.message || `the server has asked for the client to provide credentials (${what})`, 401);
+      // kubectl's wording; never the credentials themselves.
+      return new ForbiddenError(
+        `you must be logged in to the server (${body.message || 'Unauthorized'}): the token or certificate of this context was refused; is it wrong or expired?`,
+        401,
+      );
     case 403:
       return new ForbiddenError(message);
     case 400:
