@@ -8,7 +8,9 @@
 #   build   build the binaries into the version-keyed cache (no-op when cached)
 #   up      build if needed, start everything, wait for /readyz, write a kubeconfig;
 #           a second `up` reuses the running plane
-#   env     print `export KUBECONFIG=…` and `export KUBE_AUDIT_LOG=…` for eval
+#   env     print `export KUBECONFIG=…`, `export KUBE_AUDIT_LOG=…` and PATH lines for a shell
+#   vars    print the same as plain NAME=value lines (KUBECONFIG, KUBE_AUDIT_LOG, KUBECTL_DIR),
+#           for scripts that read them without evaluating anything
 #   down    stop only the processes `up` started, remove their data
 #   status  say whether the plane is running
 #   restart-apiserver  stop and start kube-apiserver alone (for fault tests)
@@ -339,6 +341,18 @@ cmd_env() {
   printf 'export PATH=%q:"$PATH"\n' "$(dirname "$(binary kubectl)")"
 }
 
+# One NAME=value a line: a reader splits at the first "=" and never evaluates the value.
+cmd_vars() {
+  if [[ "${USE_EXISTING_CLUSTER:-}" == "true" ]]; then
+    printf 'KUBECONFIG=%s\n' "${KUBECONFIG:-${HOME}/.kube/config}"
+    return 0
+  fi
+  [[ -f "${STATE_DIR}/kubeconfig" ]] || die "the control plane is not up: run scripts/control-plane.sh up"
+  printf 'KUBECONFIG=%s\n' "${STATE_DIR}/kubeconfig"
+  printf 'KUBE_AUDIT_LOG=%s\n' "${STATE_DIR}/audit.log"
+  printf 'KUBECTL_DIR=%s\n' "$(dirname "$(binary kubectl)")"
+}
+
 cmd_down() {
   [[ "${USE_EXISTING_CLUSTER:-}" == "true" ]] && return 0
   local name pid
@@ -371,6 +385,7 @@ main() {
   case "${1:-}" in
     up) cmd_up ;;
     env) cmd_env ;;
+    vars) cmd_vars ;;
     down) cmd_down ;;
     status) cmd_status ;;
     build) cmd_build ;;

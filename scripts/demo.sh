@@ -23,7 +23,9 @@ main() {
   if [[ "${USE_EXISTING_CLUSTER:-}" != "true" ]]; then
     echo
     echo "The control plane is still running. Explore it with:"
-    echo "  eval \"\$(scripts/control-plane.sh env)\"; kubectl webservice status --all -n crd-lab"
+    # shellcheck disable=SC2016 # $PATH is for the shell that runs the printed line
+    printf '  export KUBECONFIG=%q PATH=%q:"$PATH"\n' "${KUBECONFIG}" "$(dirname "$(command -v kubectl)"):${ROOT}/dist"
+    echo "  kubectl webservice status --all -n crd-lab"
     echo "Stop it with: scripts/control-plane.sh down"
   fi
   return "${code}"

@@ -70,13 +70,17 @@ smoke_test() {
   [[ "${got}" == "${want}" ]] || die "${binary} --version printed '${got}', expected '${want}'"
 }
 
+# What main leaves behind if it stops early; removed by a trap that expands nothing itself.
+LEFTOVERS=()
+cleanup() { [[ "${#LEFTOVERS[@]}" -eq 0 ]] || rm -rf -- "${LEFTOVERS[@]}"; }
+
 main() {
   cd "${ROOT}"
   check_platform
   local work temporary="${OUT}.tmp-$$"
+  trap cleanup EXIT
   work=$(mktemp -d)
-  # shellcheck disable=SC2064 # expand now: both are local to main
-  trap "rm -rf '${work}' '${temporary}'" EXIT
+  LEFTOVERS=("${work}" "${temporary}")
   prepare_blob "${work}"
   mkdir -p "$(dirname "${OUT}")"
   inject "${work}" "${temporary}"

@@ -21,6 +21,10 @@ readonly OUT_DIR="${OUT_DIR:-${SCRIPT_DIR}/out}"
 
 log() { echo "reconcile: $*" >&2; }
 
+# The scratch directory of this run; removed on exit by a trap that expands nothing itself.
+WORK_DIR=""
+cleanup() { [[ -z "${WORK_DIR}" ]] || rm -rf -- "${WORK_DIR}"; }
+
 # Writes the WebServices the parent may reach through spec.dependsOn, as a JSON array:
 # none without dependencies, else every WebService in the namespace (one read), so the
 # core sees a dependency cycle of any length.
@@ -64,10 +68,9 @@ write_status() {
 main() {
   local name="${1:-checkout}" namespace="${2:-crd-lab}"
   mkdir -p "${OUT_DIR}"
-  local work
-  work=$(mktemp -d)
-  # shellcheck disable=SC2064 # expand now: work is local to main
-  trap "rm -rf '${work}'" EXIT
+  trap cleanup EXIT
+  WORK_DIR=$(mktemp -d)
+  local work="${WORK_DIR}"
 
   observe "${name}" "${namespace}" "${work}"
   "${KUBECTL}" webservice plan -f "${OUT_DIR}/observe.json" -o json >"${OUT_DIR}/decision.json"

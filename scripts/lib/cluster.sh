@@ -8,7 +8,14 @@ use_cluster() {
   local root="$1"
   if [[ "${USE_EXISTING_CLUSTER:-}" != "true" ]]; then
     bash "${root}/scripts/control-plane.sh" up
-    eval "$(bash "${root}/scripts/control-plane.sh" env)"
+    local name value
+    # Plain NAME=value lines, taken as data: nothing here is evaluated.
+    while IFS='=' read -r name value; do
+      case "${name}" in
+        KUBECONFIG | KUBE_AUDIT_LOG) export "${name}=${value}" ;;
+        KUBECTL_DIR) PATH="${value}:${PATH}" ;;
+      esac
+    done < <(bash "${root}/scripts/control-plane.sh" vars)
   fi
   command -v kubectl >/dev/null || { echo "error: kubectl is not on PATH" >&2; return 1; }
   export PATH="${root}/dist:${PATH}"

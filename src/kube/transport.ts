@@ -194,7 +194,15 @@ export class Transport {
 
   private async freshAuthHeaders(): Promise<Record<string, string>> {
     const opts: https.RequestOptions = {};
-    await this.kubeConfig.applyToHTTPSOptions(opts);
+    try {
+      await this.kubeConfig.applyToHTTPSOptions(opts);
+    } catch {
+      // client-node's error carries what the plugin printed, which may be a credential:
+      // name the plugin, never echo its output (nor keep that error's stack for -v).
+      const user = this.kubeConfig.getCurrentUser();
+      const source = user?.exec ? `the exec plugin "${user.exec.command}"` : `the auth provider "${user?.authProvider?.name}"`;
+      throw new ForbiddenError(`getting credentials from ${source} failed; run it by hand to see why`, 401);
+    }
     const out: Record<string, string> = {};
     for (const [key, value] of Object.entries(opts.headers ?? {})) {
       if (typeof value === 'string') out[key] = value;
