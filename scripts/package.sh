@@ -76,7 +76,9 @@ spec:
   caveats: |
     On linux/amd64 the plugin is a standalone binary: it needs no Node.js.
     On darwin and linux/arm64 it is a Node.js program: it needs Node.js >= 20 as "node" on PATH.
-    Install the CRD first: kubectl apply -f crds/webservices.apps.labhub.io.yaml
+    Then install the CRD from the plugin, and check the setup:
+      kubectl webservice install     (--rbac, --controller: the RBAC and the controller too)
+      kubectl webservice check
     Shell completion (kubectl >= 1.26): put kubectl_complete-webservice on PATH.
   platforms:
 END

@@ -71,6 +71,9 @@ describeOnLinuxX64('npm run package', () => {
     expect(manifest.metadata.name).toBe('webservice');
     expect(manifest.spec.caveats).toMatch(/linux\/amd64 .*needs no Node\.js/);
     expect(manifest.spec.caveats).toMatch(/darwin and linux\/arm64 .*needs Node\.js >= 20/);
+    // A krew user has no crds/ folder: the plugin installs its own CRD.
+    expect(manifest.spec.caveats).toMatch(/^\s*kubectl webservice install\b/m);
+    expect(manifest.spec.caveats).not.toContain('crds/');
     expect(manifest.spec.platforms.map(platformOf).sort()).toEqual(['darwin/amd64', 'darwin/arm64', 'linux/amd64', 'linux/arm64']);
     const bundleSha = sha256(BUNDLE_ARCHIVE);
     const standaloneSha = sha256(STANDALONE_ARCHIVE);
@@ -154,6 +157,15 @@ describeOnLinuxX64('the standalone binary, as kubectl finds it', () => {
     expect(JSON.parse(result.stdout)).toEqual(JSON.parse(fs.readFileSync(path.join(fixture, 'decision.json'), 'utf8')));
   });
 
+  it('carries install\'s manifests: install -o yaml prints them with no cluster and no checkout', () => {
+    const result = webservice(['install', '--rbac', '--controller', '-o', 'yaml'], { KUBECONFIG: path.join(dir, 'none') });
+    expect(result.stderr).toBe('');
+    expect(result.status).toBe(0);
+    const objects = (yaml.loadAll(result.stdout) as any[]).filter(Boolean);
+    expect(objects.map((o) => o.kind)).toEqual(expect.arrayContaining(['CustomResourceDefinition', 'ClusterRole', 'Namespace', 'Deployment']));
+    expect(objects[0].metadata).toMatchObject({ name: 'webservices.apps.labhub.io', labels: { 'webservice.labhub.io/version': version } });
+  });
+
   describe('against the apiserver', () => {
     let ns: string;
     beforeAll(() => {
@@ -191,7 +203,7 @@ describe('shell completion through kubectl', () => {
   };
 
   it('completes subcommands', () => {
-    expect(complete('')).toEqual(['observe', 'plan', 'apply', 'status', 'finalize', ':4']);
+    expect(complete('')).toEqual(['observe', 'plan', 'apply', 'status', 'finalize', 'run', 'install', 'check', 'uninstall', ':4']);
     expect(complete('fi')).toEqual(['finalize', ':4']);
   });
 
