@@ -135,7 +135,7 @@ export interface UninstallReport {
 export async function uninstall(client: KubeClient, objects: KubeObject[], options: UninstallOptions): Promise<UninstallReport> {
   const live = await readLive(client, objects);
   const crdIndex = objects.findIndex(isCrd);
-  const webServices = crdIndex >= 0 && live[crdIndex] ? (await client.listWebServices(null)).items : [];
+  const webServices = crdIndex >= 0 && live[crdIndex] ? await webServicesLeft(client) : [];
   if (webServices.length > 0 && !options.force) {
     throw new UserError(
       `${countOf(webServices.length, 'WebService')} exist${webServices.length === 1 ? 's' : ''} in ` +
@@ -191,7 +191,7 @@ async function waitGone(client: KubeClient, objects: KubeObject[], options: Unin
           (await lingeringFinalizers(client, remaining)),
       );
     }
-    if (options.force && remaining.some(isCrd)) removed += await removeOurFinalizers(client, (await client.listWebServices(null)).items);
+    if (options.force && remaining.some(isCrd)) removed += await removeOurFinalizers(client, await webServicesLeft(client));
     await sleep(POLL_MS * 2);
   }
 }
@@ -199,10 +199,20 @@ async function waitGone(client: KubeClient, objects: KubeObject[], options: Unin
 /** What holds the remaining WebServices, for the timeout message: finalizers that are not ours. */
 async function lingeringFinalizers(client: KubeClient, remaining: KubeObject[]): Promise<string> {
   if (!remaining.some(isCrd)) return '';
-  const held = (await client.listWebServices(null)).items.filter((ws) => (ws.metadata.finalizers ?? []).length > 0);
+  const held = (await webServicesLeft(client)).filter((ws) => (ws.metadata.finalizers ?? []).length > 0);
   if (held.length === 0) return '';
   const finalizers = [...new Set(held.flatMap((ws) => ws.metadata.finalizers ?? []))];
   return `; ${countOf(held.length, 'WebService')} still carry finalizers ${finalizers.join(', ')}`;
+}
+
+/** The WebServices still there while the CRD is deleted; none once it no longer serves them (404). */
+async function webServicesLeft(client: KubeClient): Promise<WebService[]> {
+  try {
+    return (await client.listWebServices(null)).items;
+  } catch (err) {
+    if (err instanceof NotFoundError) return [];
+    throw err;
+  }
 }
 
 /** Takes our finalizer off each WebService that has it; returns how many it changed. */
