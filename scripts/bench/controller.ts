@@ -8,7 +8,7 @@ import * as net from 'node:net';
 import { Audit } from './audit';
 import { WatchLine, WatchStream, createWebServices, until, webServiceName } from './cluster';
 import { ControllerBurst, ControllerLatency, ControllerStartup, ControllerSteady } from './results';
-import { PLUGIN, controlPlaneCpuMs, kubectl, percentile, processCpuMs, progress, round, sleep, withServerCpu } from './proc';
+import { PLUGIN, controlPlaneCpuMs, kubectl, percentile, processCpuMs, progress, round, sleep, withCpu } from './proc';
 
 interface LogEntry {
   msg: string;
@@ -168,7 +168,7 @@ export async function controllerStartup(
       await sleep(2000);
       const cpuBefore = await controller.cpuMs();
       const window = audit?.mark() ?? 0;
-      const { serverCpuMs } = await withServerCpu(() => sleep(steadySeconds * 1000));
+      const { serverCpuMs } = await withCpu(() => sleep(steadySeconds * 1000));
       const quiet = audit ? await audit.count(window, 'controller') : null;
       steady = {
         n,
@@ -226,7 +226,7 @@ export async function controllerBurst(
     const since = audit?.mark() ?? 0;
     const cpuBefore = await controller.cpuMs();
     const started = performance.now();
-    const { value: createMs, serverCpuMs } = await withServerCpu(async () => {
+    const { value: createMs, serverCpuMs, machineCpuMs } = await withCpu(async () => {
       const took = await createWebServices(namespace, n);
       await until(`${n} WebServices Ready`, () => {
         if (streams[0].failure) throw new Error(streams[0].failure);
@@ -249,6 +249,7 @@ export async function controllerBurst(
       cpuMs,
       cpuPerWriteMs: mutating > 0 ? round(cpuMs / mutating, 3) : null,
       serverCpuMs,
+      machineCpuMs,
       peakRssMiB: controller.peakRssMiB(),
     };
     await controller.waitReconciled(n, 60_000);

@@ -162,12 +162,35 @@ export async function controlPlaneCpuMs(): Promise<number | null> {
   return total;
 }
 
-/** Control-plane CPU used while `body` runs. */
-export async function withServerCpu<T>(body: () => Promise<T>): Promise<{ value: T; serverCpuMs: number | null }> {
-  const before = await controlPlaneCpuMs();
+/** CPU the whole machine has spent so far (every core, idle and iowait excluded), ms. */
+export function machineCpuMs(): number {
+  const fields = fs.readFileSync('/proc/stat', 'utf8').split('\n')[0].trim().split(/\s+/).slice(1).map(Number);
+  const [user, nice, system, , , irq, softirq, steal] = fields;
+  return Math.round(((user + nice + system + irq + softirq + (steal ?? 0)) * 1000) / (clockTicks ?? 100));
+}
+
+/** What the control plane, the whole machine and the bench itself spent while `body` ran. */
+export interface CpuWindow {
+  /** kube-apiserver, etcd and kube-controller-manager (the same two cores). */
+  serverCpuMs: number | null;
+  machineCpuMs: number;
+  benchCpuMs: number;
+}
+
+export async function withCpu<T>(body: () => Promise<T>): Promise<{ value: T } & CpuWindow> {
+  const server = await controlPlaneCpuMs();
+  const machine = machineCpuMs();
+  const bench = process.cpuUsage();
   const value = await body();
-  const after = await controlPlaneCpuMs();
-  return { value, serverCpuMs: before === null || after === null ? null : after - before };
+  const benchUsage = process.cpuUsage(bench);
+  const machineAfter = machineCpuMs();
+  const serverAfter = await controlPlaneCpuMs();
+  return {
+    value,
+    serverCpuMs: server === null || serverAfter === null ? null : serverAfter - server,
+    machineCpuMs: machineAfter - machine,
+    benchCpuMs: Math.round((benchUsage.user + benchUsage.system) / 1000),
+  };
 }
 
 export function median(values: number[]): number {

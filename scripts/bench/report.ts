@@ -181,8 +181,8 @@ export function targets(results: Results): TargetRow[] {
 
 // --- tables -------------------------------------------------------------------
 
-const CASE_HEADERS = ['case', 'N', 'wall', 'requests', 'writes', 'Event creates', 'client CPU', 'CPU / write', 'server CPU', 'peak RSS'];
-const CASE_ALIGN: ('l' | 'r')[] = ['l', 'r', 'r', 'r', 'r', 'r', 'r', 'r', 'r', 'r'];
+const CASE_HEADERS = ['case', 'N', 'wall', 'requests', 'writes', 'Event creates', 'client CPU', 'CPU / write', 'server CPU', 'other CPU', 'peak RSS'];
+const CASE_ALIGN: ('l' | 'r')[] = ['l', 'r', 'r', 'r', 'r', 'r', 'r', 'r', 'r', 'r', 'r'];
 
 /** CPU per write is shown where writes are what the case does (cold passes); results.json has the rest. */
 function caseRow(label: string, n: number, c: CaseResult, perWrite = false): string[] {
@@ -198,6 +198,7 @@ function caseRow(label: string, n: number, c: CaseResult, perWrite = false): str
     ms(c.cpuMs),
     perWrite ? cpuPerWrite(c.cpuPerWriteMs) : '–',
     ms(c.serverCpuMs),
+    ms(c.otherCpuMs),
     mib(c.peakRssMiB),
   ];
 }
@@ -251,7 +252,7 @@ function controllerTable(results: Results): string {
   bursts.forEach((burst, i) => {
     rows.push([
       `burst of ${burst.n.toLocaleString('en-US')} created at once → all Ready${bursts.length > 1 ? ` (run ${i + 1} of ${bursts.length})` : ''}`,
-      `${ms(burst.readyMs)} (creates: ${ms(burst.createMs)})`,
+      `${ms(burst.readyMs)} (creates: ${ms(burst.createMs)}; machine ${Math.round((100 * burst.machineCpuMs) / (results.machine.cpus * burst.readyMs))}% busy)`,
       num(burst.requests),
       num(burst.writes),
       num(burst.events),
@@ -384,7 +385,9 @@ export function resultsMarkdown(results: Results, previous?: string): string {
       ` for kubectl and the shell loop (every kubectl and jq it starts) ${m.gnuTime ? 'GNU time' : '– (GNU time was not installed)'};` +
       ' for the controller, /proc/<pid>/stat. **CPU / write** divides it by every mutating request, Event creates included' +
       ' (shown for the cold passes and the burst, where writes are the work; results.json has it for every case).' +
-      ' **Server CPU** is what kube-apiserver, etcd and kube-controller-manager used meanwhile, from /proc: they share the two cores.',
+      ' **Server CPU** is what kube-apiserver, etcd and kube-controller-manager used meanwhile, from /proc: they share the two cores.' +
+      ' **Other CPU** is what the rest of the machine used meanwhile (/proc/stat, less the client, the control plane and the bench):' +
+      ' near zero on a quiet machine; where it is not, another tenant competed for the cores during that case.',
     '- **Peak RSS**: the plugin\'s `-v` line (max RSS), GNU time for kubectl (the largest process of the tree), VmHWM from' +
       ' /proc/<pid>/status for the long-running controller. 1 MiB = 1.048576 MB; the targets are in MB.',
     '- **The floor** is both collections a pass reads, fetched raw by two `kubectl get --raw` processes at once (the plugin also reads' +

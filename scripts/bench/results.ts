@@ -1,7 +1,7 @@
 // The shape of bench/results.json: every raw number the bench measured, and how a case's
 // runs are summed up into one row. RESULTS.md and the chart are made from this alone.
 import { RequestCount } from './audit';
-import { Measured, median } from './proc';
+import { CpuWindow, Measured, median } from './proc';
 
 /** One run of a case. */
 export interface Sample {
@@ -9,6 +9,8 @@ export interface Sample {
   cpuMs: number | null;
   /** CPU of kube-apiserver, etcd and kube-controller-manager meanwhile (the same two cores). */
   serverCpuMs: number | null;
+  /** CPU every other process on the machine used meanwhile: not the client, the control plane or the bench. */
+  otherCpuMs: number | null;
   peakRssMiB: number | null;
   requests: number | null;
   reads: number | null;
@@ -30,6 +32,7 @@ export interface CaseResult {
   /** Client CPU over every mutating request (writes and Event creates); null without writes. */
   cpuPerWriteMs: number | null;
   serverCpuMs: number | null;
+  otherCpuMs: number | null;
   peakRssMiB: number | null;
   requests: number | null;
   reads: number | null;
@@ -88,6 +91,8 @@ export interface ControllerBurst {
   cpuMs: number;
   cpuPerWriteMs: number | null;
   serverCpuMs: number | null;
+  /** Every process on the machine, the kubectl creates and watches included. */
+  machineCpuMs: number;
   peakRssMiB: number;
 }
 
@@ -151,11 +156,15 @@ export interface Results {
   };
 }
 
-export function sampleOf(measured: Measured, count: RequestCount | null, serverCpuMs: number | null, connections?: number): Sample {
+export function sampleOf(measured: Measured, count: RequestCount | null, cpu: CpuWindow, connections?: number): Sample {
+  const { serverCpuMs, machineCpuMs, benchCpuMs } = cpu;
+  const known = measured.cpuMs === null || serverCpuMs === null ? null : measured.cpuMs + serverCpuMs + benchCpuMs;
   return {
     wallMs: Math.round(measured.wallMs),
     cpuMs: measured.cpuMs,
     serverCpuMs,
+    // Clock ticks are 10 ms: a small negative remainder is rounding, not a measurement.
+    otherCpuMs: known === null ? null : Math.max(0, machineCpuMs - known),
     peakRssMiB: measured.peakRssMiB,
     requests: count?.requests ?? null,
     reads: count?.reads ?? null,
@@ -182,12 +191,13 @@ export function summarize(samples: Sample[]): CaseResult {
     cpuMs: cpu,
     cpuPerWriteMs: cpu !== null && mutating > 0 ? Math.round((cpu / mutating) * 1000) / 1000 : null,
     serverCpuMs: medianOf(samples.map((s) => s.serverCpuMs)),
+    otherCpuMs: medianOf(samples.map((s) => s.otherCpuMs)),
     peakRssMiB: maxOf(samples.map((s) => s.peakRssMiB)),
     requests: maxOf(samples.map((s) => s.requests)),
     reads: maxOf(samples.map((s) => s.reads)),
     writes,
     events,
-    ...(samples.length === 1 && samples[0].writesByKind ? { writesByKind: samples[0].writesByKind } : {}),
+    ...(samples[samples.length - 1].writesByKind ? { writesByKind: samples[samples.length - 1].writesByKind } : {}),
     samples,
   };
 }
@@ -206,6 +216,7 @@ export function extrapolate(small: CaseResult, smallN: number, large: CaseResult
     cpuMs: cpu,
     cpuPerWriteMs: cpu !== null && mutating > 0 ? Math.round((cpu / mutating) * 1000) / 1000 : null,
     serverCpuMs: line(small.serverCpuMs, large.serverCpuMs),
+    otherCpuMs: null,
     // One process at a time: the largest does not grow with N.
     peakRssMiB: large.peakRssMiB,
     requests: line(small.requests, large.requests),
