@@ -73,10 +73,10 @@ async function getIfExists(client: KubeClient, namespace: string, name: string):
  * a third, metadata-only LIST look for a foreign object sitting on its child's name.
  */
 export async function gatherAll(client: KubeClient, namespace: string | null): Promise<SyncInput[]> {
-  const [parents, owned] = await Promise.all([
+  const [parents, owned] = await bothOrFirstError(
     client.listWebServices(namespace),
     client.listConfigMaps(namespace, { labelSelector: OWNED_SELECTOR }),
-  ]);
+  );
   const children: ConfigMap[] = owned.items;
   const ownedKeys = new Set(children.map(keyOf));
   const missing = new Set(
@@ -92,4 +92,15 @@ export async function gatherAll(client: KubeClient, namespace: string | null): P
   }
   const index = indexObjects(parents.items, children);
   return parents.items.map((parent) => syncInputFor(parent, index));
+}
+
+/**
+ * Both reads in parallel; when both fail (e.g. a user who may list neither), the error
+ * reported is always the first one's, not whichever answer happened to come back first.
+ */
+async function bothOrFirstError<A, B>(first: Promise<A>, second: Promise<B>): Promise<[A, B]> {
+  const [a, b] = await Promise.allSettled([first, second]);
+  if (a.status === 'rejected') throw a.reason;
+  if (b.status === 'rejected') throw b.reason;
+  return [a.value, b.value];
 }
