@@ -1,0 +1,94 @@
+// uninstall --force on the real apiserver: it deletes the CRD every other test needs, and
+// the CRD's deletion waits for every WebService of the plane, so it runs here, in the fault
+// suite (npm run test:faults), and not in npm test's shared plane.
+import {
+  AuditEvent,
+  AuditWindow,
+  MUTATING,
+  applyYaml,
+  createNamespace,
+  deleteNamespace,
+  getJson,
+  kubectl,
+  plugin,
+  tryGetJson,
+  webService,
+} from '../support/cluster';
+
+const CRD = 'webservices.apps.labhub.io';
+const CRD_REF = `customresourcedefinition.apiextensions.k8s.io/${CRD}`;
+
+let ns: string;
+let audit: AuditWindow;
+beforeAll(() => {
+  ns = createNamespace('install');
+  audit = new AuditWindow(ns);
+});
+afterAll(() => {
+  restoreCrd();
+  deleteNamespace(ns);
+});
+
+/** Installs the CRD again if a test left it missing or changed, and waits until it serves. */
+function restoreCrd(): void {
+  const result = plugin(['install']);
+  if (result.status !== 0) throw new Error(`install failed: ${result.stderr}`);
+  kubectl(['wait', '--for', 'condition=Established', '--timeout=60s', `crd/${CRD}`]);
+}
+
+const crd = () => getJson(['get', 'crd', CRD]);
+const fromPlugin = (e: AuditEvent) => e.userAgent?.startsWith('kubectl-webservice/') === true;
+/** Every request the plugin made since mark(), cluster-scoped ones included. */
+const pluginRequests = async () => (await audit.all()).filter(fromPlugin);
+const describeEvent = (e: AuditEvent) => `${e.verb} ${e.objectRef?.resource}/${e.objectRef?.name ?? ''}`;
+
+describe('uninstall', () => {
+  afterAll(restoreCrd);
+
+  beforeAll(() => {
+    applyYaml(ns, webService('kept', { image: 'nginx:1.27' }));
+    applyYaml(ns, webService('also-kept', { image: 'nginx:1.27' }));
+    // apply adds our finalizer: without --force's care, deleting the CRD would hang on it.
+    const applied = plugin(['apply', '--all', '-n', ns]);
+    if (applied.status !== 0) throw new Error(applied.stderr);
+  });
+
+  it('--force takes our finalizer off each WebService and deletes everything install made, without hanging', async () => {
+    const installed = plugin(['install', '--rbac', '--controller']);
+    expect(installed.status).toBe(0);
+    audit.mark();
+    const started = Date.now();
+    const result = plugin(['uninstall', '--force']);
+    expect(result.stderr).toBe('');
+    expect(result.status).toBe(0);
+    expect(Date.now() - started).toBeLessThan(60_000);
+    const lines = result.stdout.trim().split('\n');
+    expect(lines[0]).toBe('deployment.apps/webservice-controller deleted');
+    expect(lines).toContain('namespace/webservice-system deleted');
+    expect(lines).toContain('clusterrole.rbac.authorization.k8s.io/webservice-reconciler deleted');
+    expect(lines[lines.length - 2]).toBe(`${CRD_REF} deleted`);
+    expect(lines[lines.length - 1]).toMatch(/^\d+ WebService\(s\) deleted with the CRD; our finalizer removed from \d+$/);
+
+    // Everything is gone when uninstall returns: it waited.
+    expect(tryGetJson(['get', 'crd', CRD])).toBeNull();
+    expect(tryGetJson(['get', 'namespace', 'webservice-system'])).toBeNull();
+    expect(tryGetJson(['get', 'clusterrole', 'webservice-reconciler'])).toBeNull();
+    const writes = (await pluginRequests()).filter((e) => MUTATING.has(e.verb));
+    const ours = writes.filter((e) => e.objectRef?.namespace === ns).map(describeEvent).sort();
+    expect(ours).toEqual(['patch webservices/also-kept', 'patch webservices/kept']);
+    expect(writes.filter((e) => e.verb === 'delete').map(describeEvent)).toContain(`delete customresourcedefinitions/${CRD}`);
+  });
+
+  it('check then fails on the missing CRD, with the install hint', () => {
+    const result = plugin(['check', '-n', ns]);
+    expect(result.status).toBe(1);
+    expect(result.stdout).toContain(`✗ the CRD ${CRD} is not installed\n    hint: run: kubectl webservice install\n`);
+  });
+
+  it('install brings the CRD back, Established', () => {
+    const result = plugin(['install']);
+    expect(result.status).toBe(0);
+    expect(result.stdout).toBe(`${CRD_REF} created\n`);
+    expect(crd().status.conditions).toContainEqual(expect.objectContaining({ type: 'Established', status: 'True' }));
+  });
+});
