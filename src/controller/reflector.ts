@@ -51,6 +51,8 @@ export class Reflector<T extends Meta> {
   readonly store = new Map<string, T>();
   readonly stats: ReflectorStats = { lists: 0, watches: 0, relistsOnGone: 0, failures: 0, idleTimeouts: 0 };
   private hasSynced = false;
+  /** The resourceVersion of the last event the current watch delivered (null: relist first). */
+  private progress: string | null = null;
   private readonly random: () => number;
 
   constructor(
@@ -82,8 +84,12 @@ export class Reflector<T extends Meta> {
           this.stats.relistsOnGone++;
           this.options.log('info', 'watch expired (410 Gone); relisting', { reflector: this.options.name });
           resourceVersion = null;
+          this.progress = null;
           continue;
         }
+        // Resume after the last event the failed watch delivered, not from where it began:
+        // replaying those events would hand the cache older versions than it already holds.
+        if (resourceVersion !== null && this.progress !== null) resourceVersion = this.progress;
         this.stats.failures++;
         if (err instanceof KubeError && err.kind === 'Timeout' && /no event or bookmark/.test(err.message)) {
           this.stats.idleTimeouts++;
@@ -124,6 +130,7 @@ export class Reflector<T extends Meta> {
   private async watchOnce(from: string, signal: AbortSignal): Promise<string> {
     this.stats.watches++;
     let resourceVersion = from;
+    this.progress = from;
     const minTimeout = this.options.minWatchTimeoutSeconds ?? 300;
     const timeoutSeconds = Math.floor(minTimeout * (1 + this.random()));
     await this.source.watch(
@@ -139,7 +146,7 @@ export class Reflector<T extends Meta> {
         } else if (event.type !== 'BOOKMARK') {
           this.apply(event.object);
         }
-        if (next) resourceVersion = next;
+        if (next) resourceVersion = this.progress = next;
       },
       { idleTimeoutMs: this.options.idleTimeoutMs, signal },
     );
