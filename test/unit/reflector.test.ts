@@ -1,0 +1,67 @@
+// Where a reflector resumes after a watch fails: after the last event it delivered (as
+// client-go does), so nothing already applied is replayed over newer cached versions;
+// after 410 Gone, from a fresh list.
+import { KubeError } from '../../src/kube/errors';
+import type { WatchEvent, WatchOptions } from '../../src/kube/transport';
+import { ListWatchSource, Reflector } from '../../src/controller/reflector';
+
+interface Obj {
+  metadata: { name: string; namespace?: string; resourceVersion?: string };
+}
+
+const obj = (name: string, resourceVersion: string): Obj => ({ metadata: { name, namespace: 'ns', resourceVersion } });
+
+/** A source whose watches play a script: each call delivers its events, then fails or ends. */
+function scripted(watches: { events: WatchEvent<Obj>[]; fail?: Error }[], abort: AbortController) {
+  const watchedFrom: string[] = [];
+  let lists = 0;
+  const source: ListWatchSource<Obj> = {
+    list: async () => {
+      lists++;
+      return { items: [obj('a', '1')], resourceVersion: lists === 1 ? '1' : '100' };
+    },
+    watch: async (resourceVersion: string, _timeout: number, onEvent: (e: WatchEvent<Obj>) => void, _options: WatchOptions) => {
+      watchedFrom.push(resourceVersion);
+      const next = watches.shift();
+      if (!next) {
+        abort.abort();
+        return;
+      }
+      for (const event of next.events) onEvent(event);
+      if (next.fail) throw next.fail;
+    },
+  };
+  return { source, watchedFrom, lists: () => lists };
+}
+
+function reflector(source: ListWatchSource<Obj>, upserts: string[]) {
+  return new Reflector<Obj>(
+    source,
+    { upsert: (o) => upserts.push(`${o.metadata.name}@${o.metadata.resourceVersion}`), remove: () => undefined },
+    { name: 'test', idleTimeoutMs: 1000, initialBackoffMs: 1, maxBackoffMs: 1, random: () => 0, log: () => undefined },
+  );
+}
+
+describe('Reflector', () => {
+  it('resumes a failed watch after the last event it delivered, replaying nothing', async () => {
+    const abort = new AbortController();
+    const idle = new KubeError('Timeout', 'watch x: no event or bookmark for 1s');
+    const { source, watchedFrom } = scripted(
+      [{ events: [{ type: 'MODIFIED', object: obj('a', '5') }, { type: 'BOOKMARK', object: obj('', '7') }], fail: idle }, { events: [] }],
+      abort,
+    );
+    const upserts: string[] = [];
+    await reflector(source, upserts).run(abort.signal);
+    expect(watchedFrom).toEqual(['1', '7', '7']);
+    expect(upserts).toEqual(['a@1', 'a@5']);
+  });
+
+  it('relists after 410 Gone instead of resuming', async () => {
+    const abort = new AbortController();
+    const gone = new KubeError('Gone', 'too old resource version', 410);
+    const { source, watchedFrom, lists } = scripted([{ events: [{ type: 'MODIFIED', object: obj('a', '5') }], fail: gone }], abort);
+    await reflector(source, []).run(abort.signal);
+    expect(lists()).toBe(2);
+    expect(watchedFrom).toEqual(['1', '100']);
+  });
+});
