@@ -1,6 +1,6 @@
 // kubectl webservice apply: observe -> decide -> act -> status, per WebService.
 import type { CommandModule } from 'yargs';
-import { retryAfterSeconds } from '../core/backoff';
+import { backoffSeconds, retryAfterSeconds } from '../core/backoff';
 import { Decision, decide } from '../core/decide';
 import { jsonEqual } from '../core/equal';
 import { observe } from '../core/observe';
@@ -10,7 +10,7 @@ import { Context, readJsonInput, requireTarget } from '../cli/context';
 import { withContext } from '../cli/run';
 import { gatherOne } from '../engine/gather';
 import { ReconcileResult, carryOut, mapBounded, reconcile, reportItem } from '../engine/reconcile';
-import { UserError } from '../kube/errors';
+import { KubeError, UserError } from '../kube/errors';
 import { parseDuration } from '../cli/duration';
 import { printDecisions } from './decisions';
 import {
@@ -95,8 +95,24 @@ async function pass(ctx: Context, args: Args): Promise<ReconcileResult[]> {
 async function reconcileUntilDone(ctx: Context, args: Args, timeoutMs: number): Promise<ReconcileResult[]> {
   const deadline = Date.now() + timeoutMs;
   const failures = new Map<string, number>();
+  let outages = 0;
   for (let round = 1; ; round++) {
-    const results = await pass(ctx, args);
+    let results: ReconcileResult[];
+    try {
+      results = await pass(ctx, args);
+      outages = 0;
+    } catch (err) {
+      // With --wait, an API server that is away for a moment (a restart, a failover) is
+      // waited out like any other failure: back off and look again until the deadline.
+      if (timeoutMs === 0 || !isOutage(err)) throw err;
+      const waitMs = Math.min(backoffSeconds(++outages, Math.random()) * 1000, deadline - Date.now());
+      if (waitMs <= 0) throw err;
+      if (process.stderr.isTTY) {
+        ctx.out.progress(`pass ${round}: ${(err as Error).message}; trying again in ${Math.ceil(waitMs / 1000)}s`);
+      }
+      await new Promise((resolve) => setTimeout(resolve, waitMs));
+      continue;
+    }
     if (timeoutMs === 0 || args['dry-run']) return results;
     const pending = results.map(reportItem).filter((item) => !isSettled(item));
     const delays = pending
@@ -118,6 +134,17 @@ async function reconcileUntilDone(ctx: Context, args: Args, timeoutMs: number): 
     }
     await new Promise((resolve) => setTimeout(resolve, waitMs));
   }
+}
+
+/**
+ * The API server could not be reached, or asked us to come back (429, e.g. "storage is
+ * (re)initializing" right after a restart, or 5xx): worth waiting out, unlike a 403 or a 404.
+ */
+function isOutage(err: unknown): boolean {
+  if (!(err instanceof KubeError)) return false;
+  if (err.kind === 'Unreachable' || err.kind === 'Timeout') return true;
+  const code = err.httpStatus ?? 0;
+  return err.kind === 'Server' && (code === 429 || code >= 500);
 }
 
 function printApply(ctx: Context, args: Args, results: ReconcileResult[], report: Report): void {
