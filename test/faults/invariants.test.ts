@@ -1,12 +1,13 @@
 // The invariant checker must catch what it is there to catch, or a clean report means nothing.
-import { applyYaml, createNamespace, deleteNamespace, getJson, kubectl, plugin, webService } from '../support/cluster';
+import { applyYaml, createNamespace, getJson, kubectl, plugin, webService } from '../support/cluster';
 import { checkInvariants } from '../support/invariants';
+import { cleanNamespace } from './support';
 
 let ns: string;
 beforeAll(() => {
   ns = createNamespace('canary');
 });
-afterAll(() => deleteNamespace(ns));
+afterAll(() => cleanNamespace(ns));
 
 it('passes a namespace that apply has converged', async () => {
   applyYaml(ns, webService('fine', { image: 'nginx:1.27' }));

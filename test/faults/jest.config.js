@@ -10,9 +10,10 @@ module.exports = {
   transform: { '^.+\\.[tj]s$': ['ts-jest', { tsconfig: { allowJs: true } }] },
   transformIgnorePatterns: ['/node_modules/(?!chalk/)'],
   testEnvironment: 'node',
-  globalSetup: '<rootDir>/test/support/global-setup.ts',
+  globalSetup: '<rootDir>/test/faults/global-setup.ts',
   globalTeardown: '<rootDir>/test/support/global-teardown.ts',
   maxWorkers: 1,
+  testSequencer: '<rootDir>/test/faults/sequencer.js',
   testTimeout: 900_000,
   slowTestThreshold: 300,
 };

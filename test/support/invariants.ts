@@ -50,6 +50,8 @@ export interface Figures {
   nonLeaderWrites: number;
   writesChecked: number;
   convergedInMs: number;
+  /** When the last write before the steady-state window happened (convergence included). */
+  settledInMs: number;
 }
 
 export interface InvariantReport {
@@ -86,6 +88,10 @@ export async function checkInvariants(expect: Expectations): Promise<InvariantRe
     state = converged(expect);
   }
   const convergedInMs = Date.now() - started;
+  // The objects can be right while retries are still in flight (e.g. conditional writes
+  // from a cache that has not caught up, refused with 409): steady state begins once
+  // nobody has written for a moment, and from then on nobody may write at all.
+  const settledInMs = (await quietFor(expect.namespace, SETTLE_MS, deadline)) - started;
 
   const steadyStateWrites = await writesDuring(expect.namespace, expect.steadyWindowMs ?? 10_000, expect.duringSteadyState);
   const violations = [...state.violations];
@@ -102,7 +108,7 @@ export async function checkInvariants(expect: Expectations): Promise<InvariantRe
   }
   return {
     violations,
-    figures: { ...state.figures, steadyStateWrites: steadyStateWrites.length, nonLeaderWrites, writesChecked, convergedInMs },
+    figures: { ...state.figures, steadyStateWrites: steadyStateWrites.length, nonLeaderWrites, writesChecked, convergedInMs, settledInMs },
   };
 }
 
@@ -196,6 +202,18 @@ function parentViolations(parent: WebServiceObject, configMaps: ConfigMapObject[
   return violations;
 }
 
+const SETTLE_MS = 3_000;
+
+/** Waits until nobody has written in the namespace for ms (or the deadline passes); returns when. */
+async function quietFor(namespace: string, ms: number, deadline: number): Promise<number> {
+  for (;;) {
+    const window = new AuditWindow(namespace);
+    window.mark();
+    await sleep(ms);
+    if ((await window.mutating()).length === 0 || Date.now() > deadline) return Date.now() - ms;
+  }
+}
+
 /** Mutating requests in the namespace during a quiet window of ms (and during `action`). */
 async function writesDuring(namespace: string, ms: number, action?: () => void): Promise<string[]> {
   const window = new AuditWindow(namespace);
@@ -231,7 +249,8 @@ export class LeaseHistory {
   constructor(namespace = 'webservice-system', name = 'webservice-controller') {
     this.child = spawn(
       'kubectl',
-      ['get', 'lease', name, '-n', namespace, '--watch', '-o', 'jsonpath={.spec.holderIdentity}{"\\t"}{.spec.acquireTime}{"\\n"}'],
+      // kubectl pads a watch's output through a tabwriter, so the fields are split at "|".
+      ['get', 'lease', name, '-n', namespace, '--watch', '-o', 'jsonpath={.spec.holderIdentity}{"|"}{.spec.acquireTime}{"\\n"}'],
       { stdio: ['ignore', 'pipe', 'ignore'] },
     );
     this.child.stdout!.on('data', (chunk: Buffer) => this.read(chunk.toString('utf8')));
@@ -255,7 +274,7 @@ export class LeaseHistory {
     this.pending += text;
     let newline: number;
     while ((newline = this.pending.indexOf('\n')) >= 0) {
-      const [holder, acquireTime] = this.pending.slice(0, newline).split('\t');
+      const [holder, acquireTime] = this.pending.slice(0, newline).trim().split('|');
       this.pending = this.pending.slice(newline + 1);
       const start = parseMicroTime(acquireTime);
       if (!Number.isFinite(start)) continue;

@@ -1,0 +1,254 @@
+// Tools the fault scenarios share: bulk creation, the plugin as a killable child process,
+// control-plane faults (apiserver restart, etcd compaction), a direct admin client for
+// fast concurrent writers, a loopback proxy that can go silent, and the results log that
+// docs/RELIABILITY.md is written from.
+import { ChildProcess, spawn, spawnSync } from 'node:child_process';
+import * as fs from 'node:fs';
+import * as https from 'node:https';
+import * as net from 'node:net';
+import * as path from 'node:path';
+import { AuditEvent, PLUGIN, ROOT, getJson, kubectl } from '../support/cluster';
+import { InvariantReport } from '../support/invariants';
+
+export const CONTROLLER_USER = 'system:serviceaccount:webservice-system:webservice-controller';
+export const onLocalPlane = process.env.USE_EXISTING_CLUSTER !== 'true';
+
+/** Creates WebServices with one `kubectl create` of a List (one POST each, no GETs). */
+export function createWebServices(namespace: string, names: string[], spec: (name: string) => Record<string, unknown> = () => ({ image: 'nginx:1.27' })): void {
+  for (let i = 0; i < names.length; i += 250) {
+    const items = names.slice(i, i + 250).map((name) => ({
+      apiVersion: 'apps.labhub.io/v1',
+      kind: 'WebService',
+      metadata: { name, namespace },
+      spec: spec(name),
+    }));
+    kubectl(['create', '-f', '-'], JSON.stringify({ apiVersion: 'v1', kind: 'List', items }));
+  }
+}
+
+export const numbered = (prefix: string, count: number, from = 0) =>
+  Array.from({ length: count }, (_, i) => `${prefix}-${String(from + i).padStart(3, '0')}`);
+
+export function count(resource: string, namespace: string, selector?: string): number {
+  return getJson(['get', resource, '-n', namespace, ...(selector ? ['-l', selector] : [])]).items.length;
+}
+
+export const OWNED = 'app.kubernetes.io/managed-by=webservice-controller';
+
+/**
+ * Counts audit events as the apiserver writes them (the log is written before the response
+ * goes out), cheaply enough to poll every few milliseconds: a kill can be timed to a point
+ * in a pass that lasts a few seconds.
+ */
+export class AuditTail {
+  private offset = fs.statSync(process.env.KUBE_AUDIT_LOG!).size;
+  private pending = '';
+  private matched = 0;
+
+  constructor(private readonly matches: (event: AuditEvent) => boolean) {}
+
+  count(): number {
+    const fd = fs.openSync(process.env.KUBE_AUDIT_LOG!, 'r');
+    try {
+      const size = fs.fstatSync(fd).size;
+      if (size > this.offset) {
+        const buffer = Buffer.alloc(size - this.offset);
+        fs.readSync(fd, buffer, 0, buffer.length, this.offset);
+        this.offset = size;
+        this.pending += buffer.toString('utf8');
+        const lines = this.pending.split('\n');
+        this.pending = lines.pop() ?? '';
+        for (const line of lines) {
+          if (line.trim() === '') continue;
+          const event = JSON.parse(line) as AuditEvent;
+          if (event.stage === 'ResponseComplete' && this.matches(event)) this.matched++;
+        }
+      }
+      return this.matched;
+    } finally {
+      fs.closeSync(fd);
+    }
+  }
+}
+
+/** Deletes a namespace without leaving WebServices stuck on our finalizer once nothing reconciles them. */
+export function cleanNamespace(namespace: string): void {
+  spawnSync('kubectl', ['delete', 'webservices', '--all', '-n', namespace, '--wait=false'], { encoding: 'utf8' });
+  spawnSync(PLUGIN, ['finalize', '--all', '-n', namespace, '-o', 'json'], { encoding: 'utf8' });
+  spawnSync('kubectl', ['delete', 'namespace', namespace, '--wait=false'], { encoding: 'utf8' });
+}
+
+/** The plugin as a child process that a scenario can kill, with what it printed. */
+export class PluginProcess {
+  stdout = '';
+  stderr = '';
+  exit: { code: number | null; signal: NodeJS.Signals | null } | null = null;
+  readonly exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
+  private readonly child: ChildProcess;
+
+  constructor(args: string[], env: NodeJS.ProcessEnv = {}) {
+    this.child = spawn(PLUGIN, args, { env: { ...process.env, NO_COLOR: '1', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+    this.child.stdout!.on('data', (chunk: Buffer) => (this.stdout += chunk.toString('utf8')));
+    this.child.stderr!.on('data', (chunk: Buffer) => (this.stderr += chunk.toString('utf8')));
+    this.exited = new Promise((resolve) =>
+      this.child.on('exit', (code, signal) => {
+        this.exit = { code, signal };
+        resolve(this.exit);
+      }),
+    );
+  }
+
+  signal(signal: NodeJS.Signals): void {
+    if (!this.exit) this.child.kill(signal);
+  }
+}
+
+/** Stops and starts kube-apiserver alone (etcd, data and kubeconfig stay). */
+export function restartApiserver(): void {
+  const result = spawnSync('bash', [path.join(ROOT, 'scripts/control-plane.sh'), 'restart-apiserver'], { encoding: 'utf8' });
+  if (result.status !== 0) throw new Error(`restart-apiserver failed: ${result.stderr}`);
+}
+
+function planeFile(name: string): string {
+  return fs.readFileSync(path.join(process.env.WEBSERVICE_CP_DIR ?? '', name), 'utf8').trim();
+}
+
+/** Compacts etcd at its current revision through etcd's own HTTP API; returns the revision. */
+export async function compactEtcd(): Promise<number> {
+  const etcd = planeFile('etcd.url');
+  const status = (await (await fetch(`${etcd}/v3/maintenance/status`, { method: 'POST', body: '{}' })).json()) as {
+    header: { revision: string };
+  };
+  const revision = Number(status.header.revision);
+  const res = await fetch(`${etcd}/v3/kv/compaction`, { method: 'POST', body: JSON.stringify({ revision, physical: true }) });
+  if (!res.ok) throw new Error(`etcd compaction failed: ${res.status} ${await res.text()}`);
+  return revision;
+}
+
+/** The admin's connection details, from the kubeconfig the tests use. */
+function adminConnection(): { server: URL; ca: Buffer; token: string } {
+  const config = getJson(['config', 'view', '--raw', '--minify', '--flatten']);
+  const cluster = config.clusters[0].cluster;
+  return {
+    server: new URL(cluster.server),
+    ca: Buffer.from(cluster['certificate-authority-data'], 'base64'),
+    token: config.users[0].user.token,
+  };
+}
+
+/** A keep-alive HTTPS client as the admin, for writers fast enough to race the controller. */
+export class AdminClient {
+  private readonly connection = adminConnection();
+  private readonly agent = new https.Agent({ keepAlive: true, maxSockets: 8, ca: this.connection.ca });
+
+  /** Sends one request; resolves with the status code (never throws on HTTP errors). */
+  request(method: string, apiPath: string, body?: unknown, contentType = 'application/merge-patch+json'): Promise<number> {
+    const payload = body === undefined ? undefined : Buffer.from(JSON.stringify(body));
+    return new Promise((resolve, reject) => {
+      const req = https.request(
+        {
+          host: this.connection.server.hostname,
+          port: this.connection.server.port,
+          path: apiPath,
+          method,
+          agent: this.agent,
+          headers: {
+            Authorization: `Bearer ${this.connection.token}`,
+            'User-Agent': 'fault-writer',
+            ...(payload ? { 'Content-Type': contentType, 'Content-Length': String(payload.length) } : {}),
+          },
+        },
+        (res) => {
+          res.resume();
+          res.on('end', () => resolve(res.statusCode ?? 0));
+        },
+      );
+      req.on('error', reject);
+      req.end(payload);
+    });
+  }
+
+  close(): void {
+    this.agent.destroy();
+  }
+}
+
+/**
+ * A loopback TCP proxy in front of the apiserver (TLS passes through untouched). silence()
+ * makes every connection open at that moment stop forwarding, without closing it: the
+ * client sees a connection that is up and says nothing. New connections work normally.
+ */
+export class SilenceableProxy {
+  private readonly server: net.Server;
+  private readonly sockets = new Set<[net.Socket, net.Socket]>();
+  private readonly silenced = new Set<net.Socket>();
+
+  constructor(target: URL) {
+    this.server = net.createServer((client) => {
+      const upstream = net.connect(Number(target.port), target.hostname);
+      const pair: [net.Socket, net.Socket] = [client, upstream];
+      this.sockets.add(pair);
+      const forward = (from: net.Socket, to: net.Socket) =>
+        from.on('data', (chunk) => {
+          if (!this.silenced.has(from)) to.write(chunk);
+        });
+      forward(client, upstream);
+      forward(upstream, client);
+      const close = () => {
+        this.sockets.delete(pair);
+        this.silenced.delete(client);
+        this.silenced.delete(upstream);
+        client.destroy();
+        upstream.destroy();
+      };
+      client.on('close', close).on('error', close);
+      upstream.on('close', close).on('error', close);
+    });
+  }
+
+  async listen(): Promise<string> {
+    await new Promise<void>((resolve) => this.server.listen(0, '127.0.0.1', resolve));
+    return `https://127.0.0.1:${(this.server.address() as net.AddressInfo).port}`;
+  }
+
+  /** Stops forwarding on every open connection; returns how many were silenced. */
+  silence(): number {
+    for (const [client, upstream] of this.sockets) {
+      this.silenced.add(client);
+      this.silenced.add(upstream);
+    }
+    return this.sockets.size;
+  }
+
+  close(): void {
+    for (const [client, upstream] of this.sockets) {
+      client.destroy();
+      upstream.destroy();
+    }
+    this.server.close();
+  }
+}
+
+/** A copy of a (JSON) kubeconfig whose cluster server is `server`. */
+export function kubeconfigVia(file: string, server: string): string {
+  const config = JSON.parse(fs.readFileSync(file, 'utf8'));
+  config.clusters[0].cluster.server = server;
+  const copy = `${file}.via-${new URL(server).port}`;
+  fs.writeFileSync(copy, JSON.stringify(config));
+  return copy;
+}
+
+export function apiServerUrl(): URL {
+  return new URL(getJson(['config', 'view', '--minify']).clusters[0].cluster.server);
+}
+
+// --- results -------------------------------------------------------------------------
+
+export const RESULTS = process.env.FAULTS_RESULTS ?? path.join(ROOT, '.cache', 'faults-results.jsonl');
+
+/** Appends one scenario's outcome to the results log (docs/RELIABILITY.md is written from it). */
+export function recordResult(scenario: string, mode: 'apply' | 'run', report: InvariantReport, details: Record<string, unknown> = {}): void {
+  fs.mkdirSync(path.dirname(RESULTS), { recursive: true });
+  const line = { at: new Date().toISOString(), scenario, mode, passed: report.violations.length === 0, ...report.figures, details, violations: report.violations };
+  fs.appendFileSync(RESULTS, `${JSON.stringify(line)}\n`);
+}
