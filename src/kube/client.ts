@@ -501,8 +501,9 @@ export class KubeClient {
     return this.transport.request<T>(req);
   }
 
+  /** A LIST, without the items' managedFields: nothing reads them, and they are half the bytes. */
   private async list<T>(req: Request): Promise<ObjectList<T>> {
-    const list = await this.read<{ items?: T[]; metadata?: { resourceVersion?: string } }>(req);
+    const list = await this.read<{ items?: T[]; metadata?: { resourceVersion?: string } }>({ ...req, dropManagedFields: true });
     return { items: list.items ?? [], resourceVersion: list.metadata?.resourceVersion ?? '' };
   }
 

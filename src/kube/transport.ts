@@ -8,6 +8,7 @@ import * as https from 'node:https';
 import * as tls from 'node:tls';
 import type { KubeConfig } from '@kubernetes/client-node/dist/config.js';
 import { USER_AGENT } from '../version';
+import { withoutManagedFields } from './managed-fields';
 import { ConflictError, ForbiddenError, InvalidError, KubeError, NotFoundError, UnreachableError } from './errors';
 
 export interface Request {
@@ -20,6 +21,8 @@ export interface Request {
   accept?: string;
   /** What the request is about, for error messages: `configmaps "x"`. */
   what: string;
+  /** Drop metadata.managedFields before parsing (see managed-fields.ts). */
+  dropManagedFields?: boolean;
 }
 
 /** A watch event as the API server streams it. */
@@ -97,7 +100,8 @@ export class Transport {
       const res = await call.response;
       const body = await readBody(res);
       if ((res.statusCode ?? 0) >= 400) throw statusError(res.statusCode ?? 0, body, req.what);
-      return (body.length === 0 ? {} : JSON.parse(body.toString('utf8'))) as T;
+      if (body.length === 0) return {} as T;
+      return JSON.parse((req.dropManagedFields ? withoutManagedFields(body) : body).toString('utf8')) as T;
     } catch (err) {
       if (timedOut) throw new UnreachableError(`${this.server}: no answer within ${this.timeoutMs / 1000}s`, true);
       throw networkError(err, this.server);
