@@ -2,7 +2,8 @@
 // no node_modules at run time, plus the demo and bench runners (not part of the plugin).
 // Run through `npm run build`, which type-checks first.
 import { build } from 'esbuild';
-import { chmodSync, readFileSync, renameSync } from 'node:fs';
+import { createHash } from 'node:crypto';
+import { chmodSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 
 const pkg = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8'));
 
@@ -47,6 +48,40 @@ const kubeConfigWithoutGeneratedApi = {
   },
 };
 
+/**
+ * What client-node's KubeConfig imports for the rarer kubeconfigs only: proxy agents
+ * (proxy-url), node-fetch (fetch options), openid-client and rfc4648 (the oidc auth
+ * provider), jsonpath-plus (azure and gcp). Each import gets a stand-in whose exports load
+ * the real module on first use, so a command whose kubeconfig needs none of them never
+ * evaluates their module graphs at start-up. The real modules are still in the bundle.
+ */
+const LAZY_EXPORTS = {
+  'node-fetch': ['Headers'],
+  'socks-proxy-agent': ['SocksProxyAgent'],
+  hpagent: ['HttpProxyAgent', 'HttpsProxyAgent'],
+  'openid-client': ['discovery', 'refreshTokenGrant'],
+  rfc4648: ['base64url'],
+  'jsonpath-plus': ['JSONPath'],
+};
+const lazyKubeConfigDependencies = {
+  name: 'lazy-kubeconfig-dependencies',
+  setup(build) {
+    const filter = new RegExp(`^(${Object.keys(LAZY_EXPORTS).join('|')})$`);
+    build.onResolve({ filter }, (args) =>
+      /client-node[\\/]dist[\\/](config|oidc_auth|azure_auth|gcp_auth)\.js$/.test(args.importer)
+        ? { path: args.path, namespace: 'lazy', pluginData: { resolveDir: args.resolveDir } }
+        : undefined,
+    );
+    build.onLoad({ filter: /.*/, namespace: 'lazy' }, (args) => ({
+      contents: LAZY_EXPORTS[args.path]
+        .map((name) => `Object.defineProperty(exports, ${JSON.stringify(name)}, { enumerable: true, get: () => require(${JSON.stringify(args.path)})[${JSON.stringify(name)}] });`)
+        .join('\n'),
+      loader: 'js',
+      resolveDir: args.pluginData.resolveDir,
+    }));
+  },
+};
+
 const common = {
   bundle: true,
   platform: 'node',
@@ -59,21 +94,52 @@ const common = {
   logLevel: 'warning',
   // install's manifests (crds/, deploy/) travel inside the bundle as text.
   loader: { '.yaml': 'text' },
-  plugins: [optionalPeers, kubeConfigWithoutGeneratedApi],
+  plugins: [optionalPeers, kubeConfigWithoutGeneratedApi, lazyKubeConfigDependencies],
 };
 
 /** Writes beside the target, then renames: a running copy never sees a half-written file. */
 async function bundle(entry, outfile, options = {}) {
+  mkdirSync(outfile.replace(/\/[^/]*$/, ''), { recursive: true });
   const temporary = `${outfile}.tmp-${process.pid}`;
   await build({ ...common, ...options, entryPoints: [entry], outfile: temporary });
   chmodSync(temporary, 0o755);
   renameSync(temporary, outfile);
 }
 
-await bundle('src/main.ts', 'dist/kubectl-webservice', {
-  banner: { js: '#!/usr/bin/env node' },
+/** Writes beside the target, then renames: a running copy never sees a half-written file. */
+function writeExecutable(outfile, text) {
+  const temporary = `${outfile}.tmp-${process.pid}`;
+  writeFileSync(temporary, text);
+  chmodSync(temporary, 0o755);
+  renameSync(temporary, outfile);
+}
+
+// The program itself (the standalone binary embeds it, with its own code cache)...
+await bundle('src/main.ts', 'dist/program/kubectl-webservice.js', {
   define: { PLUGIN_VERSION: JSON.stringify(pkg.version) },
 });
+// ...and the plugin: a launcher that compiles the program with V8's code cache
+// (scripts/launcher.js), with the program after it inside a comment. Still one file.
+const program = readFileSync('dist/program/kubectl-webservice.js', 'latin1');
+const wrapped = `(function (exports, require, module, __filename, __dirname) {${program}\n})`;
+// `*/` would end the comment early: written as `*` \x01 `/`, which the program never has.
+const COMMENT_END = '*/';
+const COMMENT_END_ESCAPED = '*\x01/';
+if (/[^\x00-\x7f]/.test(wrapped) || wrapped.includes('\x01')) {
+  throw new Error('the program must be ASCII without \\x01 to travel in the launcher comment');
+}
+const key = createHash('sha256').update(wrapped).digest('hex').slice(0, 16);
+const constants = { PROGRAM_KEY: key, COMMENT_END, COMMENT_END_ESCAPED };
+writeExecutable(
+  'dist/kubectl-webservice',
+  [
+    '#!/usr/bin/env node',
+    ...Object.entries(constants).map(([name, value]) => `const ${name} = ${JSON.stringify(value)};`),
+    readFileSync('scripts/launcher.js', 'utf8'),
+    `/*PROGRAM\n${wrapped.replaceAll(COMMENT_END, COMMENT_END_ESCAPED)}*/\n`,
+  ].join('\n'),
+);
+
 await bundle('scripts/lab/demo.ts', 'dist/lab-demo.js');
 await bundle('scripts/bench/bench.ts', 'dist/bench.js');
 console.error(`built dist/kubectl-webservice (${pkg.version})`);

@@ -3,15 +3,15 @@
 #
 # Builds the standalone plugin dist/sea/kubectl-webservice for linux/amd64: a Node.js
 # single executable application, i.e. a copy of the node running this script with the
-# bundle dist/kubectl-webservice injected, so its users need no Node on PATH.
-# The bundle goes in with a V8 code cache (faster start-up) made with a fixed random
+# program that dist/kubectl-webservice carries (dist/program/kubectl-webservice.js) injected,
+# so its users need no Node on PATH. The program goes in with a V8 code cache (faster start-up) made with a fixed random
 # seed: the same bundle and the same node binary give the same bytes. The node binary
 # is stripped of its symbol table and debug info, which it does not need to run.
 set -euo pipefail
 
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 readonly ROOT
-readonly BUNDLE="${ROOT}/dist/kubectl-webservice"
+readonly BUNDLE="${ROOT}/dist/program/kubectl-webservice.js"
 readonly OUT="${ROOT}/dist/sea/kubectl-webservice"
 readonly FUSE="NODE_SEA_FUSE_fce680ab2cc467b6e072b8b5df1996b2"
 
@@ -32,10 +32,10 @@ check_platform() {
   [[ -f "${BUNDLE}" ]] || die "${BUNDLE} not found; run npm run build first"
 }
 
-# The blob: the bundle without its shebang line, and its code cache.
+# The blob: the program and its code cache.
 prepare_blob() {
   local work="$1" log
-  tail -n +2 "${BUNDLE}" >"${work}/main.js"
+  cp "${BUNDLE}" "${work}/main.js"
   cat >"${work}/sea-config.json" <<'END'
 {
   "main": "main.js",

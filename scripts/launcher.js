@@ -1,0 +1,67 @@
+// The start of dist/kubectl-webservice. The program follows this code in the same file,
+// inside a comment (so node only skims it), and is compiled from there with V8's code
+// cache, kept per user, the way Node 22's module.enableCompileCache does it; Node 20 has
+// no such switch. The first run writes the cache as it exits; later runs skip most of the
+// parsing and compiling. Anything that goes wrong with the cache only costs that saving,
+// never the command.
+'use strict';
+/* global PROGRAM_KEY, COMMENT_END, COMMENT_END_ESCAPED */
+(function launch() {
+  const fs = require('node:fs');
+  const os = require('node:os');
+  const path = require('node:path');
+  const vm = require('node:vm');
+
+  const PROGRAM = readProgram();
+
+  const dir = cacheDirectory();
+  // The key changes with the program's bytes and with the node that runs it.
+  const file = dir && path.join(dir, `code-${PROGRAM_KEY}-${process.version}-${process.arch}.bin`);
+  let cachedData;
+  if (file) {
+    try {
+      cachedData = fs.readFileSync(file);
+    } catch {
+      cachedData = undefined;
+    }
+  }
+  const script = new vm.Script(PROGRAM, { filename: __filename, cachedData });
+  if (file && (cachedData === undefined || script.cachedDataRejected)) {
+    // At exit, the cache also holds every function this command compiled while it ran.
+    process.once('exit', () => writeCache(script, dir, file));
+  }
+  script.runInThisContext()(exports, require, module, __filename, __dirname);
+
+  /** The comment after the marker line, unescaped: a function expression. */
+  function readProgram() {
+    const file = fs.readFileSync(__filename, 'latin1');
+    const marker = '\n/*PROGRAM\n';
+    const start = file.lastIndexOf(marker) + marker.length;
+    const end = file.lastIndexOf(COMMENT_END);
+    return file.slice(start, end).replaceAll(COMMENT_END_ESCAPED, COMMENT_END);
+  }
+
+  function cacheDirectory() {
+    if (process.env.KUBECTL_WEBSERVICE_NO_CODE_CACHE) return undefined;
+    const base = process.env.XDG_CACHE_HOME || (os.homedir() && path.join(os.homedir(), '.cache'));
+    return base ? path.join(base, 'kubectl-webservice') : undefined;
+  }
+
+  function writeCache(compiled, directory, target) {
+    try {
+      const data = compiled.createCachedData();
+      fs.mkdirSync(directory, { recursive: true, mode: 0o700 });
+      const temporary = `${target}.${process.pid}.tmp`;
+      fs.writeFileSync(temporary, data, { mode: 0o600 });
+      fs.renameSync(temporary, target);
+      // Caches of other builds or other nodes are of no further use.
+      for (const name of fs.readdirSync(directory)) {
+        if (name.startsWith('code-') && path.join(directory, name) !== target && !name.endsWith('.tmp')) {
+          fs.rmSync(path.join(directory, name), { force: true });
+        }
+      }
+    } catch {
+      // A read-only or missing home: run without a cache.
+    }
+  }
+})();
