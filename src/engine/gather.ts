@@ -9,17 +9,21 @@ import type { KubeClient } from '../kube/client';
 export const MAX_DEPENDENCY_GETS = 16;
 
 /**
- * One CR: GET it and GET its `<name>-desired` child; a CR being deleted instead LISTs
+ * One CR: GET it and GET its `<name>-desired` child; a CR being deleted also LISTs
  * the children it owns (label-selected), which is what finalize deletes. Dependencies
  * are read by name, level by level through dependsOn, so that a cycle of any length is
  * seen; a graph that would take more than MAX_DEPENDENCY_GETS GETs is read with one LIST.
  */
 export async function gatherOne(client: KubeClient, namespace: string, name: string): Promise<SyncInput> {
+  // The child's name is known before the CR is read: both GETs go out at once. The
+  // CR's error (e.g. not found) is the one to report, so the child's waits behind it.
+  const child = client.getConfigMap(namespace, childName(name));
+  child.catch(() => undefined);
   const parent = await client.getWebService(namespace, name);
   const [children, related] = await Promise.all([
     parent.metadata.deletionTimestamp
       ? client.listConfigMaps(namespace, { labelSelector: OWNED_SELECTOR }).then((list) => list.items)
-      : client.getConfigMap(namespace, childName(name)).then((child) => (child ? [child] : [])),
+      : child.then((found) => (found ? [found] : [])),
     gatherDependencies(client, namespace, parent),
   ]);
   return syncInputFor(parent, indexObjects(related, children));

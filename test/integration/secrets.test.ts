@@ -102,6 +102,17 @@ describe('-v never prints a credential', () => {
     expectNoTrace(result.stdout + result.stderr, RECOGNISABLE);
   });
 
+  it("an oidc auth provider's id-token (read through client-node's lazily loaded JWT decoding), refused", () => {
+    const part = (value: object) => Buffer.from(JSON.stringify(value)).toString('base64url');
+    const idToken = `${part({ alg: 'RS256' })}.${part({ sub: RECOGNISABLE, exp: Math.floor(Date.now() / 1000) + 3600 })}.${RECOGNISABLE}`;
+    const config = kubeconfig('oidc', realCluster(), { 'auth-provider': { name: 'oidc', config: { 'id-token': idToken, 'client-id': 'kws' } } });
+    const result = plugin(['plan', 'guarded', '-v', '--kubeconfig', config]);
+    expect(result.status).toBe(1);
+    // Sent and refused (this apiserver trusts no OIDC issuer), not lost on the way.
+    expect(result.stderr).toMatch(/^error: you must be logged in to the server \(Unauthorized\)/);
+    expectNoTrace(result.stdout + result.stderr, idToken);
+  });
+
   it('an exec credential plugin that fails after printing a credential, and the credential on stderr', () => {
     const config = kubeconfig('exec-failing', realCluster(), execPlugin('failing', RECOGNISABLE, 3));
     const result = plugin(['plan', 'guarded', '-v', '--kubeconfig', config]);
