@@ -94,7 +94,9 @@ export function decide(obs: Observation, options: DecideOptions = {}): Decision 
       action: 'create',
       reason: `${childTarget} does not exist yet`,
       target: childTarget,
-      ops: [...finalizerOps, { op: 'createChild', object: desiredChild(obs) }],
+      // The child first: if its name is taken by a foreign object (which a controller's
+      // cache does not see), the create fails before the CR is claimed with our finalizer.
+      ops: [{ op: 'createChild', object: desiredChild(obs) }, ...finalizerOps],
     });
   }
 

@@ -517,9 +517,10 @@ describe('errors', () => {
       const result = plugin(['apply', 'locked', '--kubeconfig', kubeconfig, '-o', 'json']);
       expect(result.status).toBe(1);
       const { result: outcome } = JSON.parse(result.stdout);
-      expect(outcome.error).toMatch(/cannot patch resource "webservices" in API group "apps\.labhub\.io"/);
+      // The first write of a create is the child's.
+      expect(outcome.error).toMatch(/cannot create resource "configmaps" in API group ""/);
       expect(result.stderr).toMatch(
-        new RegExp(`^error: webservice ${ns}/locked: .*User "system:serviceaccount:${ns}:reader" cannot patch resource "webservices"[^\n]*\n`),
+        new RegExp(`^error: webservice ${ns}/locked: .*User "system:serviceaccount:${ns}:reader" cannot create resource "configmaps"[^\n]*\n`),
       );
       // One error; the reader may not record Events either, which is a warning, not a second error.
       expect(result.stderr.match(/^error:/gm)).toHaveLength(1);

@@ -138,6 +138,8 @@ describe('run: one controller in a namespace', () => {
     await sleep(2000);
     expect(child(ns, 'taken').metadata.resourceVersion).toBe(foreign.metadata.resourceVersion);
     expect(eventsFor(ns, 'taken').filter((e) => e.reason === 'ChildConflict')).toHaveLength(1);
+    // The create failed before the CR was claimed: it owns nothing, so it holds no finalizer.
+    expect(ws(ns, 'taken').metadata.finalizers ?? []).toEqual([]);
   });
 
   it('finalizes a delete, and the WebService is gone', async () => {
