@@ -39,6 +39,9 @@ export class Controller {
   private readonly configMaps: Reflector<ConfigMap>;
   private readonly abort = new AbortController();
   private reflectors: Promise<void>[] = [];
+  /** Resolves once the WebServices' first LIST is in (or the controller stops). */
+  private readonly webServicesFirstListed: Promise<void>;
+  private webServicesListed: () => void = () => undefined;
   private workers: Promise<void>[] = [];
   private resyncTimer: NodeJS.Timeout | undefined;
 
@@ -46,6 +49,10 @@ export class Controller {
     private readonly client: KubeClient,
     private readonly options: ControllerOptions,
   ) {
+    this.webServicesFirstListed = new Promise((resolve) => {
+      this.webServicesListed = resolve;
+      this.abort.signal.addEventListener('abort', () => resolve());
+    });
     this.queue = new WorkQueue({
       baseDelayMs: options.backoffBaseMs,
       maxDelayMs: options.backoffMaxMs,
@@ -59,7 +66,11 @@ export class Controller {
         list: () => client.listWebServices(namespace),
         watch: (rv, timeout, onEvent, watchOptions) => client.watchWebServices(namespace, rv, timeout, onEvent, watchOptions),
       },
-      { upsert: (ws, previous) => this.webServiceChanged(ws, previous), remove: (ws) => this.webServiceRemoved(ws) },
+      {
+        upsert: (ws, previous) => this.webServiceChanged(ws, previous),
+        remove: (ws) => this.webServiceRemoved(ws),
+        synced: () => this.webServicesListed(),
+      },
       { name: 'webservices', idleTimeoutMs: options.watchIdleTimeoutMs, log: reflectorLog },
     );
     this.configMaps = new Reflector<ConfigMap>(
@@ -76,7 +87,10 @@ export class Controller {
   /** Starts the list/watch loops (a standby replica keeps its cache warm too). */
   startCaches(): void {
     const signal = this.abort.signal;
-    this.reflectors = [this.webServices.run(signal), this.configMaps.run(signal)];
+    // One initial LIST at a time: at 10 000 objects, two large lists received and parsed
+    // side by side are the process's peak memory (VmHWM 194 -> 171 MiB measured), and on
+    // a small machine they are not in sooner for it (about 0.9 s either way).
+    this.reflectors = [this.webServices.run(signal), this.webServicesFirstListed.then(() => this.configMaps.run(signal))];
   }
 
   synced(): boolean {
