@@ -4,6 +4,7 @@
 import { build } from 'esbuild';
 import { createHash } from 'node:crypto';
 import { chmodSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { dirname } from 'node:path';
 
 const pkg = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8'));
 
@@ -99,7 +100,7 @@ const common = {
 
 /** Writes beside the target, then renames: a running copy never sees a half-written file. */
 async function bundle(entry, outfile, options = {}) {
-  mkdirSync(outfile.replace(/\/[^/]*$/, ''), { recursive: true });
+  mkdirSync(dirname(outfile), { recursive: true });
   const temporary = `${outfile}.tmp-${process.pid}`;
   await build({ ...common, ...options, entryPoints: [entry], outfile: temporary });
   chmodSync(temporary, 0o755);
@@ -134,6 +135,7 @@ writeExecutable(
   'dist/kubectl-webservice',
   [
     '#!/usr/bin/env node',
+    "'use strict';",
     ...Object.entries(constants).map(([name, value]) => `const ${name} = ${JSON.stringify(value)};`),
     readFileSync('scripts/launcher.js', 'utf8'),
     `/*PROGRAM\n${wrapped.replaceAll(COMMENT_END, COMMENT_END_ESCAPED)}*/\n`,

@@ -3,8 +3,7 @@
 // cache, kept per user, the way Node 22's module.enableCompileCache does it; Node 20 has
 // no such switch. The first run writes the cache as it exits; later runs skip most of the
 // parsing and compiling. Anything that goes wrong with the cache only costs that saving,
-// never the command.
-'use strict';
+// never the command. (The build puts 'use strict' and the constants above this.)
 /* global PROGRAM_KEY, COMMENT_END, COMMENT_END_ESCAPED */
 (function launch() {
   const fs = require('node:fs');
