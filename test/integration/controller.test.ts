@@ -265,8 +265,10 @@ describe('run --leader-elect: two replicas', () => {
     first.signal('SIGKILL');
     await second.waitForLog(/became leader/, 30_000);
     // As client-go: the lease expires 15 s after the standby last saw it change, and the
-    // standby polls every 2 s with 1.2 jitter, so at most 15 + 2 × 2.4 s after the kill.
-    expect(Date.now() - killedAt).toBeLessThan(22_000);
+    // standby polls every 2 s with 1.2 jitter, so at most 15 + 2 × 2.4 s after the kill;
+    // plus the requests and timers of a loaded two-core machine running the other test
+    // files at the same time (22.6 s has been seen there). Far from any second lease term.
+    expect(Date.now() - killedAt).toBeLessThan(26_000);
     applyYaml(ns, webService('two', { image: 'nginx:1.27' }));
     await eventually(() => isReady(ws(ns, 'two')));
 
