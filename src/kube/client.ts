@@ -507,10 +507,11 @@ export class KubeClient {
     return { items: list.items ?? [], resourceVersion: list.metadata?.resourceVersion ?? '' };
   }
 
+  /** A write; its response without managedFields, like a LIST's (results keep these objects). */
   private async write<T>(verb: WriteVerb, resource: string, req: Request): Promise<T> {
     this.writeGuard();
     this.requests.writes++;
-    const result = await this.transport.request<T>(req);
+    const result = await this.transport.request<T>({ ...req, dropManagedFields: true });
     this.writeObserver(verb, resource);
     return result;
   }
