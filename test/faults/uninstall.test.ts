@@ -2,21 +2,21 @@
 // the CRD's deletion waits for every WebService of the plane, so it runs here, in the fault
 // suite (npm run test:faults), and not in npm test's shared plane.
 import {
-  AuditEvent,
   AuditWindow,
   MUTATING,
   applyYaml,
   createNamespace,
   deleteNamespace,
-  getJson,
-  kubectl,
   plugin,
   tryGetJson,
   webService,
+  CRD,
+  CRD_REF,
+  crd,
+  fromPlugin,
+  describeEvent,
+  restoreCrd,
 } from '../support/cluster';
-
-const CRD = 'webservices.apps.labhub.io';
-const CRD_REF = `customresourcedefinition.apiextensions.k8s.io/${CRD}`;
 
 let ns: string;
 let audit: AuditWindow;
@@ -29,18 +29,8 @@ afterAll(() => {
   deleteNamespace(ns);
 });
 
-/** Installs the CRD again if a test left it missing or changed, and waits until it serves. */
-function restoreCrd(): void {
-  const result = plugin(['install']);
-  if (result.status !== 0) throw new Error(`install failed: ${result.stderr}`);
-  kubectl(['wait', '--for', 'condition=Established', '--timeout=60s', `crd/${CRD}`]);
-}
-
-const crd = () => getJson(['get', 'crd', CRD]);
-const fromPlugin = (e: AuditEvent) => e.userAgent?.startsWith('kubectl-webservice/') === true;
 /** Every request the plugin made since mark(), cluster-scoped ones included. */
 const pluginRequests = async () => (await audit.all()).filter(fromPlugin);
-const describeEvent = (e: AuditEvent) => `${e.verb} ${e.objectRef?.resource}/${e.objectRef?.name ?? ''}`;
 
 describe('uninstall', () => {
   afterAll(restoreCrd);

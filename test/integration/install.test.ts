@@ -6,7 +6,6 @@ import * as path from 'node:path';
 import * as yaml from 'js-yaml';
 import { spawnSync } from 'node:child_process';
 import {
-  AuditEvent,
   AuditWindow,
   MUTATING,
   ROOT,
@@ -18,10 +17,14 @@ import {
   plugin,
   tryGetJson,
   webService,
+  CRD,
+  CRD_REF,
+  crd,
+  fromPlugin,
+  describeEvent,
+  restoreCrd,
 } from '../support/cluster';
 
-const CRD = 'webservices.apps.labhub.io';
-const CRD_REF = `customresourcedefinition.apiextensions.k8s.io/${CRD}`;
 const LABEL = 'webservice.labhub.io/version';
 const version = require(path.join(ROOT, 'package.json')).version as string;
 
@@ -36,20 +39,10 @@ afterAll(() => {
   deleteNamespace(ns);
 });
 
-/** Installs the CRD again if a test left it missing or changed, and waits until it serves. */
-function restoreCrd(): void {
-  const result = plugin(['install']);
-  if (result.status !== 0) throw new Error(`install failed: ${result.stderr}`);
-  kubectl(['wait', '--for', 'condition=Established', '--timeout=60s', `crd/${CRD}`]);
-}
-
 const setLabel = (value: string | null) =>
   kubectl(['patch', 'crd', CRD, '--type=merge', '-p', JSON.stringify({ metadata: { labels: { [LABEL]: value } } })]);
-const crd = () => getJson(['get', 'crd', CRD]);
-const fromPlugin = (e: AuditEvent) => e.userAgent?.startsWith('kubectl-webservice/') === true;
 /** Every request the plugin made since mark(), cluster-scoped ones included. */
 const pluginRequests = async () => (await audit.all()).filter(fromPlugin);
-const describeEvent = (e: AuditEvent) => `${e.verb} ${e.objectRef?.resource}/${e.objectRef?.name ?? ''}`;
 
 describe('install -o yaml|json', () => {
   it('prints the manifests without a cluster, as a stream kubectl apply accepts', () => {

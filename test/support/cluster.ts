@@ -182,3 +182,22 @@ export function tokenKubeconfig(namespace: string, name: string): string {
   );
   return file;
 }
+
+export const CRD = 'webservices.apps.labhub.io';
+export const CRD_REF = `customresourcedefinition.apiextensions.k8s.io/${CRD}`;
+
+/** Installs the CRD again if a test left it missing or changed, and waits until it serves. */
+export function restoreCrd(): void {
+  const result = plugin(['install']);
+  if (result.status !== 0) throw new Error(`install failed: ${result.stderr}`);
+  kubectl(['wait', '--for', 'condition=Established', '--timeout=60s', `crd/${CRD}`]);
+}
+
+/** The CRD as the apiserver has it. */
+export const crd = () => getJson(['get', 'crd', CRD]);
+
+/** An audit event of a request the plugin made. */
+export const fromPlugin = (e: AuditEvent) => e.userAgent?.startsWith('kubectl-webservice/') === true;
+
+/** `verb resource/name`, for messages about audit events. */
+export const describeEvent = (e: AuditEvent) => `${e.verb} ${e.objectRef?.resource}/${e.objectRef?.name ?? ''}`;
