@@ -509,9 +509,10 @@ export class KubeClient {
 
   /** A write; its response without managedFields, like a LIST's (results keep these objects). */
   private async write<T>(verb: WriteVerb, resource: string, req: Request): Promise<T> {
+    // Asked twice: now, to refuse before any work, and again as the bytes go out (see Request.gate).
     this.writeGuard();
     this.requests.writes++;
-    const result = await this.transport.request<T>({ ...req, dropManagedFields: true });
+    const result = await this.transport.request<T>({ ...req, dropManagedFields: true, gate: () => this.writeGuard() });
     this.writeObserver(verb, resource);
     return result;
   }

@@ -5,6 +5,7 @@
 // instead of paying a handshake and a new SecureContext for each one.
 import * as http from 'node:http';
 import * as https from 'node:https';
+import type * as net from 'node:net';
 import * as tls from 'node:tls';
 import type { KubeConfig } from '@kubernetes/client-node/dist/config.js';
 import { USER_AGENT } from '../version';
@@ -23,6 +24,13 @@ export interface Request {
   what: string;
   /** Drop metadata.managedFields before parsing (see managed-fields.ts). */
   dropManagedFields?: boolean;
+  /**
+   * Asked once the request holds a connected socket, just before its bytes go out; throws
+   * to cancel it unsent. A request can wait for a socket (a TLS handshake, a full pool), and
+   * a process can be stopped meanwhile: a check made only when the request was created would
+   * let it out after the reason to refuse it arose.
+   */
+  gate?: () => void;
 }
 
 /** A watch event as the API server streams it. */
@@ -52,6 +60,8 @@ export class Transport {
   private readonly secure: boolean;
   private readonly staticHeaders: Record<string, string>;
   private readonly dynamicAuth: boolean;
+  /** Sockets this pool opened that are not connected (TLS: handshake done) yet. */
+  private readonly connecting = new WeakSet<object>();
 
   constructor(
     private readonly kubeConfig: KubeConfig,
@@ -83,7 +93,10 @@ export class Transport {
     const createConnection = (this.agent as unknown as { createConnection: (...a: unknown[]) => unknown }).createConnection;
     (this.agent as unknown as { createConnection: (...a: unknown[]) => unknown }).createConnection = (...args: unknown[]) => {
       this.stats.connections++;
-      return createConnection.apply(this.agent, args);
+      const socket = createConnection.apply(this.agent, args) as net.Socket;
+      this.connecting.add(socket);
+      socket.once(this.secure ? 'secureConnect' : 'connect', () => this.connecting.delete(socket));
+      return socket;
     };
   }
 
@@ -191,7 +204,25 @@ export class Transport {
         resolve,
       );
       request.on('error', reject);
-      request.end(payload);
+      const gate = req.gate;
+      if (!gate) {
+        request.end(payload);
+        return;
+      }
+      // Nothing is written before end(), so nothing leaves unless the gate is still open.
+      request.once('socket', (socket: net.Socket) => {
+        const dispatch = () => {
+          try {
+            gate();
+          } catch (err) {
+            request.destroy(err as Error);
+            return;
+          }
+          request.end(payload);
+        };
+        if (this.connecting.has(socket)) socket.once(this.secure ? 'secureConnect' : 'connect', dispatch);
+        else dispatch();
+      });
     });
     return { request, response };
   }
