@@ -23,7 +23,9 @@ class UsageError extends Error {}
 export async function main(argv: string[]): Promise<void> {
   const verbose = argv.includes('-v') || argv.includes('--verbose');
   try {
-    await globalOptions(yargs(argv))
+    const parser = yargs(argv);
+    skipHelpTextCache(parser);
+    await globalOptions(parser)
       .scriptName('kubectl webservice')
       .usage('$0 <command> [NAME | --all] [flags]\n\nReconcile WebService custom resources (webservices.apps.labhub.io).')
       .command(observeCommand)
@@ -49,6 +51,19 @@ export async function main(argv: string[]): Promise<void> {
   } catch (err) {
     reportError(err, verbose);
   }
+}
+
+/**
+ * yargs 17 renders the whole help text right after it starts a command's handler (usage's
+ * cacheHelpMessage), for a handler that might show help later; ours never do, and --help is
+ * rendered fresh. Rendering it took 5-10 ms of the event loop while the command's first
+ * request waited for its TLS handshake: about a tenth of `plan NAME`.
+ */
+function skipHelpTextCache(parser: object): void {
+  type Usage = { cacheHelpMessage?: () => void };
+  const internals = parser as { getInternalMethods?: () => { getUsageInstance?: () => Usage } };
+  const usage = internals.getInternalMethods?.().getUsageInstance?.();
+  if (typeof usage?.cacheHelpMessage === 'function') usage.cacheHelpMessage = () => undefined;
 }
 
 function reportError(err: unknown, verbose: boolean): void {
