@@ -52,6 +52,8 @@ export interface PluginSize {
   noop: CaseResult;
   oneChange: CaseResult;
   planName: CaseResult;
+  /** plan NAME with NODE_EXTRA_CA_CERTS unset; only where the bench's host sets it. */
+  planNameNoExtraCa?: CaseResult;
   kubectlGetName: CaseResult;
   floor: CaseResult;
   kubectlGetAll: CaseResult;
