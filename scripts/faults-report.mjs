@@ -58,7 +58,10 @@ const total = [
   '',
 ];
 
+/** The commit the results name (recorded since they carry one), else the checkout's HEAD. */
 function commit() {
+  const recorded = [...new Set(results.map((r) => r.commit).filter(Boolean))];
+  if (recorded.length > 0) return recorded.join(', ');
   try {
     const head = execFileSync('git', ['rev-parse', '--short=12', 'HEAD'], { encoding: 'utf8' }).trim();
     const dirty = execFileSync('git', ['status', '--porcelain', '--untracked-files=no', '--', 'src', 'test', 'scripts'], { encoding: 'utf8' }).trim();

@@ -2,7 +2,7 @@
 // control-plane faults (apiserver restart, etcd compaction), a direct admin client for
 // fast concurrent writers, a loopback proxy that can go silent, and the results log that
 // docs/RELIABILITY.md is written from.
-import { ChildProcess, spawn, spawnSync } from 'node:child_process';
+import { ChildProcess, execFileSync, spawn, spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as https from 'node:https';
 import * as net from 'node:net';
@@ -247,8 +247,24 @@ export function apiServerUrl(): URL {
 export const RESULTS = process.env.FAULTS_RESULTS ?? path.join(ROOT, '.cache', 'faults-results.jsonl');
 
 /** Appends one scenario's outcome to the results log (docs/RELIABILITY.md is written from it). */
+let commitUnderTest: string | undefined;
+
+/** The commit these results come from, so a report written later (or elsewhere) names it right. */
+function testedCommit(): string {
+  if (commitUnderTest === undefined) {
+    try {
+      const head = execFileSync('git', ['rev-parse', '--short=12', 'HEAD'], { cwd: ROOT, encoding: 'utf8' }).trim();
+      const dirty = execFileSync('git', ['status', '--porcelain', '--untracked-files=no', '--', 'src', 'test', 'scripts'], { cwd: ROOT, encoding: 'utf8' }).trim();
+      commitUnderTest = dirty ? `${head} (with uncommitted changes)` : head;
+    } catch {
+      commitUnderTest = 'unknown';
+    }
+  }
+  return commitUnderTest;
+}
+
 export function recordResult(scenario: string, mode: 'apply' | 'run', report: InvariantReport, details: Record<string, unknown> = {}): void {
   fs.mkdirSync(path.dirname(RESULTS), { recursive: true });
-  const line = { at: new Date().toISOString(), scenario, mode, passed: report.violations.length === 0, ...report.figures, details, violations: report.violations };
+  const line = { at: new Date().toISOString(), commit: testedCommit(), scenario, mode, passed: report.violations.length === 0, ...report.figures, details, violations: report.violations };
   fs.appendFileSync(RESULTS, `${JSON.stringify(line)}\n`);
 }
