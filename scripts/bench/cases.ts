@@ -141,8 +141,7 @@ export async function pluginCases(audit: Audit | undefined, namespace: string, n
   // kubectl never pays: where the host sets one, plan NAME is measured without it too.
   let planNameNoExtraCa: CaseResult | undefined;
   if (process.env.NODE_EXTRA_CA_CERTS) {
-    const env = { ...process.env };
-    delete env.NODE_EXTRA_CA_CERTS;
+    const env = { NODE_EXTRA_CA_CERTS: undefined };
     planNameNoExtraCa = await measure(audit, 'plugin', repeats.name, () => runPlugin(['plan', name, '-n', namespace], { env }));
   }
   const kubectlGetName = await measure(audit, 'kubectl', repeats.name, () =>

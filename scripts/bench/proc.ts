@@ -32,8 +32,11 @@ export interface RunResult {
 export function run(argv: string[], options: RunOptions = {}): Promise<RunResult> {
   return new Promise((resolve, reject) => {
     const started = process.hrtime.bigint();
+    const env: NodeJS.ProcessEnv = { ...process.env, NO_COLOR: '1', ...options.env };
+    // A variable given as undefined is unset, not inherited (spawn would pass "undefined").
+    for (const [key, value] of Object.entries(env)) if (value === undefined) delete env[key];
     const child = spawn(argv[0], argv.slice(1), {
-      env: { ...process.env, NO_COLOR: '1', ...options.env },
+      env,
       stdio: [options.input === undefined ? 'ignore' : 'pipe', options.capture ? 'pipe' : 'ignore', 'pipe'],
     });
     const out: Buffer[] = [];
