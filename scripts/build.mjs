@@ -59,8 +59,8 @@ const kubeConfigWithoutGeneratedApi = {
 
 /**
  * What client-node's KubeConfig imports for the rarer kubeconfigs only: proxy agents
- * (proxy-url), openid-client and rfc4648 (the oidc auth
- * provider), jsonpath-plus (azure and gcp). Each import gets a stand-in whose exports load
+ * (proxy-url), openid-client and rfc4648 (the oidc auth provider), jsonpath-plus (azure
+ * and gcp). Each import gets a stand-in whose exports load
  * the real module on first use, so a command whose kubeconfig needs none of them never
  * evaluates their module graphs at start-up. The real modules are still in the bundle.
  */

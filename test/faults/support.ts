@@ -246,7 +246,6 @@ export function apiServerUrl(): URL {
 
 export const RESULTS = process.env.FAULTS_RESULTS ?? path.join(ROOT, '.cache', 'faults-results.jsonl');
 
-/** Appends one scenario's outcome to the results log (docs/RELIABILITY.md is written from it). */
 let commitUnderTest: string | undefined;
 
 /** The commit these results come from, so a report written later (or elsewhere) names it right. */
@@ -263,6 +262,7 @@ function testedCommit(): string {
   return commitUnderTest;
 }
 
+/** Appends one scenario's outcome to the results log (docs/RELIABILITY.md is written from it). */
 export function recordResult(scenario: string, mode: 'apply' | 'run', report: InvariantReport, details: Record<string, unknown> = {}): void {
   fs.mkdirSync(path.dirname(RESULTS), { recursive: true });
   const line = { at: new Date().toISOString(), commit: testedCommit(), scenario, mode, passed: report.violations.length === 0, ...report.figures, details, violations: report.violations };
