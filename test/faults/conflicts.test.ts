@@ -1,7 +1,7 @@
 // A concurrent writer that races the reconciler on CRs and children, so its conditional
 // writes (resourceVersion preconditions) get 409 Conflict: run and apply must retry from
 // a fresh look, never overwrite the other writer's fields, and still converge.
-import { AuditWindow, createNamespace, getJson, plugin, sleep } from '../support/cluster';
+import { AuditWindow, createNamespace, getJson, plugin, sleep, fromPlugin } from '../support/cluster';
 import { ControllerProcess, controllerKubeconfig } from '../support/controller';
 import { checkInvariants } from '../support/invariants';
 import { AdminClient, CONTROLLER_USER, OWNED, PluginProcess, cleanNamespace, createWebServices, numbered, recordResult } from './support';
@@ -103,7 +103,7 @@ describe('apply against a racing writer', () => {
       await during.exited;
     }
     const writerWrites = await writer.stop();
-    const conflicts = conflictsBy(await audit.events(), (e) => e.userAgent?.startsWith('kubectl-webservice/') ?? false);
+    const conflicts = conflictsBy(await audit.events(), fromPlugin);
     const after = plugin(['apply', '--all', '--wait=2m', '-n', ns, '-o', 'json']);
     expect(after.status).toBe(0);
     const report = await checkInvariants({ namespace: ns, live: names, withinMs: 10_000, steadyWindowMs: 2_000 });

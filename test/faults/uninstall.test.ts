@@ -13,7 +13,6 @@ import {
   CRD,
   CRD_REF,
   crd,
-  fromPlugin,
   describeEvent,
   restoreCrd,
 } from '../support/cluster';
@@ -29,8 +28,6 @@ afterAll(() => {
   deleteNamespace(ns);
 });
 
-/** Every request the plugin made since mark(), cluster-scoped ones included. */
-const pluginRequests = async () => (await audit.all()).filter(fromPlugin);
 
 describe('uninstall', () => {
   afterAll(restoreCrd);
@@ -63,7 +60,7 @@ describe('uninstall', () => {
     expect(tryGetJson(['get', 'crd', CRD])).toBeNull();
     expect(tryGetJson(['get', 'namespace', 'webservice-system'])).toBeNull();
     expect(tryGetJson(['get', 'clusterrole', 'webservice-reconciler'])).toBeNull();
-    const writes = (await pluginRequests()).filter((e) => MUTATING.has(e.verb));
+    const writes = (await audit.pluginRequests()).filter((e) => MUTATING.has(e.verb));
     const ours = writes.filter((e) => e.objectRef?.namespace === ns).map(describeEvent).sort();
     expect(ours).toEqual(['patch webservices/also-kept', 'patch webservices/kept']);
     expect(writes.filter((e) => e.verb === 'delete').map(describeEvent)).toContain(`delete customresourcedefinitions/${CRD}`);

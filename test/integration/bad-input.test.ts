@@ -25,6 +25,7 @@ import {
   tokenKubeconfig,
   tryGetJson,
   webService,
+  fromPlugin,
 } from '../support/cluster';
 import { ControllerProcess, controllerKubeconfig } from '../support/controller';
 
@@ -152,7 +153,7 @@ describe('dependency cycles: Ready=False DependencyCycle naming the cycle, no ch
     for (let i = 0; i < 20; i++) applyYaml(ns, webService(`ring-${i}`, { image: 'nginx:1.27', dependsOn: [`ring-${(i + 1) % 20}`] }));
     audit.mark();
     const result = plugin(['plan', 'ring-0', '-n', ns, '-o', 'json']);
-    const requests = (await audit.events()).filter((e) => e.userAgent?.startsWith('kubectl-webservice/'));
+    const requests = (await audit.events()).filter(fromPlugin);
     expect(requests.filter((e) => e.verb === 'list').map((e) => e.objectRef?.resource)).toEqual(['webservices']);
     expect(requests.filter((e) => e.verb === 'get' && e.objectRef?.resource === 'webservices').length).toBeLessThanOrEqual(17);
     expect(result.status).toBe(0);
@@ -313,8 +314,7 @@ function expectOneLineError(result: { status: number; stderr: string }, message:
 async function expectNoRequests<T>(action: () => T): Promise<T> {
   audit.mark();
   const result = action();
-  const fromPlugin = (await audit.all()).filter((e) => e.userAgent?.startsWith('kubectl-webservice/'));
-  expect(fromPlugin.map(describeEvent)).toEqual([]);
+  expect((await audit.pluginRequests()).map(describeEvent)).toEqual([]);
   return result;
 }
 

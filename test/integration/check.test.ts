@@ -13,6 +13,7 @@ import {
   serviceAccountKubeconfig,
   sleep,
   webService,
+  fromPlugin,
 } from '../support/cluster';
 
 const CRD = 'webservices.apps.labhub.io';
@@ -64,7 +65,7 @@ describe('on a good setup', () => {
     expect(lines).toContain(`✓ every WebService is Ready (1) in namespace ${ns}`);
     expect(result.stdout.endsWith('\n12 passed, 1 warning, 0 failed\n')).toBe(true);
     // A check reads: its only POSTs are access reviews, which store nothing.
-    const writes = (await audit.all()).filter((e) => e.userAgent?.startsWith('kubectl-webservice/') && MUTATING.has(e.verb));
+    const writes = (await audit.all()).filter((e) => fromPlugin(e) && MUTATING.has(e.verb));
     expect(new Set(writes.map((e) => e.objectRef?.resource))).toEqual(new Set(['selfsubjectaccessreviews']));
   });
 

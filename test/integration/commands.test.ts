@@ -18,6 +18,7 @@ import {
   serviceAccountKubeconfig,
   tryGetJson,
   webService,
+  fromPlugin,
 } from '../support/cluster';
 
 let ns: string;
@@ -291,7 +292,7 @@ describe('apply --all', () => {
     expect(report.summary).toMatchObject({ create: 3, noop: 0, requeue: 0, error: 0 });
     expect(report.converged).toBe(true);
     const reads = (await window.events()).filter(
-      (e) => e.userAgent?.startsWith('kubectl-webservice/') && (e.verb === 'get' || e.verb === 'list'),
+      (e) => fromPlugin(e) && (e.verb === 'get' || e.verb === 'list'),
     );
     // Our children by label, the WebServices, and (children being absent) one metadata-only
     // look for foreign objects on their names: three, however many WebServices.
@@ -311,7 +312,7 @@ describe('apply --all', () => {
     const events = await window.events();
     expect(events.filter((e) => !['get', 'list', 'watch'].includes(e.verb))).toEqual([]);
     // Every WebService has its labelled child, so no metadata-only look is needed.
-    const reads = events.filter((e) => e.userAgent?.startsWith('kubectl-webservice/'));
+    const reads = events.filter(fromPlugin);
     expect(reads.map((e) => `${e.verb} ${e.objectRef?.resource} ${e.requestURI?.includes('labelSelector') ?? false}`).sort()).toEqual([
       'list configmaps true',
       'list webservices false',

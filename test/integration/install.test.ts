@@ -20,7 +20,6 @@ import {
   CRD,
   CRD_REF,
   crd,
-  fromPlugin,
   describeEvent,
   restoreCrd,
 } from '../support/cluster';
@@ -41,8 +40,6 @@ afterAll(() => {
 
 const setLabel = (value: string | null) =>
   kubectl(['patch', 'crd', CRD, '--type=merge', '-p', JSON.stringify({ metadata: { labels: { [LABEL]: value } } })]);
-/** Every request the plugin made since mark(), cluster-scoped ones included. */
-const pluginRequests = async () => (await audit.all()).filter(fromPlugin);
 
 describe('install -o yaml|json', () => {
   it('prints the manifests without a cluster, as a stream kubectl apply accepts', () => {
@@ -84,7 +81,7 @@ describe('install', () => {
     expect(first.stderr).toBe('');
     expect(first.status).toBe(0);
     expect(first.stdout).toBe(`${CRD_REF} configured\n`);
-    const writes = (await pluginRequests()).filter((e) => MUTATING.has(e.verb));
+    const writes = (await audit.pluginRequests()).filter((e) => MUTATING.has(e.verb));
     expect(writes.map(describeEvent)).toEqual([`patch customresourcedefinitions/${CRD}`]);
     expect(writes[0].requestURI).toMatch(/fieldManager=kubectl-webservice/);
     expect(writes[0].requestURI).toMatch(/force=true/);
@@ -97,7 +94,7 @@ describe('install', () => {
     const second = plugin(['install']);
     expect(second.status).toBe(0);
     expect(second.stdout).toBe(`${CRD_REF} unchanged\n`);
-    const requests = await pluginRequests();
+    const requests = await audit.pluginRequests();
     expect(requests.filter((e) => MUTATING.has(e.verb)).map(describeEvent)).toEqual([]);
     expect(requests.map(describeEvent)).toEqual([`get customresourcedefinitions/${CRD}`]);
     expect(crd().metadata.resourceVersion).toBe(rv);
@@ -126,7 +123,7 @@ describe('install', () => {
         `error: ${CRD_REF} is at version 99.0.0 (label ${LABEL}), newer than this plugin's ${version}: ` +
           'upgrade the plugin (kubectl krew upgrade webservice) rather than downgrade the CRD; nothing was changed\n',
       );
-      expect((await pluginRequests()).filter((e) => MUTATING.has(e.verb))).toEqual([]);
+      expect((await audit.pluginRequests()).filter((e) => MUTATING.has(e.verb))).toEqual([]);
       expect(crd().metadata.resourceVersion).toBe(rv);
     } finally {
       setLabel(version);
@@ -140,7 +137,7 @@ describe('install', () => {
     const result = plugin(['install', '--dry-run=server']);
     expect(result.status).toBe(0);
     expect(result.stdout).toBe(`${CRD_REF} configured (server dry run)\n`);
-    const writes = (await pluginRequests()).filter((e) => MUTATING.has(e.verb));
+    const writes = (await audit.pluginRequests()).filter((e) => MUTATING.has(e.verb));
     expect(writes.map(describeEvent)).toEqual([`patch customresourcedefinitions/${CRD}`]);
     expect(writes[0].requestURI).toMatch(/dryRun=All/);
     expect(crd().metadata.resourceVersion).toBe(rv);
@@ -158,7 +155,7 @@ describe('install', () => {
     audit.mark();
     const second = plugin(['install', '--rbac']);
     expect(second.stdout).toBe(`${CRD_REF} unchanged\nclusterrole.rbac.authorization.k8s.io/webservice-reconciler unchanged\n`);
-    expect((await pluginRequests()).filter((e) => MUTATING.has(e.verb))).toEqual([]);
+    expect((await audit.pluginRequests()).filter((e) => MUTATING.has(e.verb))).toEqual([]);
   });
 
   it('refuses a --dry-run it does not support, in one line, before any request', async () => {
@@ -166,7 +163,7 @@ describe('install', () => {
     const result = plugin(['install', '--dry-run=client']);
     expect(result.status).toBe(1);
     expect(result.stderr).toBe('error: --dry-run must be "server" or "none", got "client" (to see the manifests without a cluster, use -o yaml)\n');
-    expect(await pluginRequests()).toEqual([]);
+    expect(await audit.pluginRequests()).toEqual([]);
   });
 });
 
@@ -189,7 +186,7 @@ describe('uninstall', () => {
     expect(result.status).toBe(1);
     const [, count] = /^error: (\d+) WebServices exist in \d+ namespaces?, and deleting the CRD deletes them all: delete them first, or pass --force to lose them; nothing was changed\n$/.exec(result.stderr) ?? [];
     expect(Number(count)).toBeGreaterThanOrEqual(2);
-    expect((await pluginRequests()).filter((e) => MUTATING.has(e.verb))).toEqual([]);
+    expect((await audit.pluginRequests()).filter((e) => MUTATING.has(e.verb))).toEqual([]);
     expect(tryGetJson(['get', 'crd', CRD])).not.toBeNull();
     expect(getJson(['get', 'webservice', 'kept', '-n', ns]).metadata.finalizers).toEqual(['webservice.labhub.io/cleanup']);
   });

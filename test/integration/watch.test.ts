@@ -12,6 +12,7 @@ import {
   kubectl,
   plugin,
   webService,
+  fromPlugin,
 } from '../support/cluster';
 
 let ns: string;
@@ -60,7 +61,7 @@ class Background {
 }
 
 const pluginWrites = async () =>
-  (await audit.mutating()).filter((e) => e.userAgent?.startsWith('kubectl-webservice/') && MUTATING.has(e.verb));
+  (await audit.mutating()).filter((e) => fromPlugin(e) && MUTATING.has(e.verb));
 
 describe('status --all -w', () => {
   let watch: Background;

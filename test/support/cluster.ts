@@ -135,6 +135,11 @@ export class AuditWindow {
     return this.read().filter((e) => !e.requestURI?.includes('audit-marker-'));
   }
 
+  /** Every request the plugin made since mark(), cluster-scoped ones included. */
+  async pluginRequests(): Promise<AuditEvent[]> {
+    return (await this.all()).filter(fromPlugin);
+  }
+
   async mutating(): Promise<AuditEvent[]> {
     return (await this.events()).filter((e) => MUTATING.has(e.verb));
   }
@@ -197,7 +202,7 @@ export function restoreCrd(): void {
 export const crd = () => getJson(['get', 'crd', CRD]);
 
 /** An audit event of a request the plugin made. */
-export const fromPlugin = (e: AuditEvent) => e.userAgent?.startsWith('kubectl-webservice/') === true;
+export const fromPlugin = (e: Pick<AuditEvent, 'userAgent'>) => e.userAgent?.startsWith('kubectl-webservice/') === true;
 
 /** `verb resource/name`, for messages about audit events. */
 export const describeEvent = (e: AuditEvent) => `${e.verb} ${e.objectRef?.resource}/${e.objectRef?.name ?? ''}`;
