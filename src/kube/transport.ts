@@ -51,7 +51,8 @@ export interface TransportStats {
   requests: number;
 }
 
-const MAX_SOCKETS = 32;
+/** Connections per process; requests beyond this wait for a free socket. */
+export const MAX_SOCKETS = 32;
 
 export class Transport {
   readonly stats: TransportStats = { connections: 0, requests: 0 };

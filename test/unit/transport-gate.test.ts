@@ -5,7 +5,7 @@
 import * as http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { KubeConfig } from '@kubernetes/client-node/dist/config.js';
-import { Transport } from '../../src/kube/transport';
+import { MAX_SOCKETS, Transport } from '../../src/kube/transport';
 
 class GateClosed extends Error {}
 
@@ -88,27 +88,39 @@ test('a gate that closes before a kept-alive socket is handed over: nothing is s
 });
 
 test('a write queued behind a full pool is asked when it gets its socket', async () => {
+  // Fill the pool with requests the server does not answer yet, and wait until the server
+  // holds every one: then the pool is full, however slowly a loaded machine connects.
   const holds: Promise<unknown>[] = [];
-  // Fill the pool with requests the server does not answer yet.
-  for (;;) {
-    holds.push(transport.request({ method: 'GET', path: '/hold', what: 'hold' }));
-    await new Promise((resolve) => setTimeout(resolve, 5));
-    if (held.length < holds.length) break; // this one is queued: the pool is full
-  }
-  const poolSize = held.length;
+  const hold = () => {
+    const request = transport.request({ method: 'GET', path: '/hold', what: 'hold' });
+    request.catch(() => undefined); // a failed assertion must not leave rejections unhandled
+    holds.push(request);
+  };
+  for (let i = 0; i < MAX_SOCKETS; i++) hold();
+  await until(() => held.length === MAX_SOCKETS);
+  hold(); // queued: no socket for it
   const g = gate();
   const pending = write('/w', g);
+  pending.catch(() => undefined);
   await new Promise((resolve) => setTimeout(resolve, 50));
+  expect(held).toHaveLength(MAX_SOCKETS); // the extra hold is still queued, so the write is too
   expect(g.asked).toBe(0); // still waiting for a socket
   g.close();
   held.shift()!.end('{}'); // frees a socket: the queued hold takes it first, then the write
+  await until(() => held.length === MAX_SOCKETS);
   held.shift()!.end('{}');
   await expect(pending).rejects.toBeInstanceOf(GateClosed);
   expect(g.asked).toBe(1);
   expect(received.filter((url) => url === '/w')).toEqual([]);
-  expect(poolSize).toBeGreaterThan(1);
-  for (const res of held.splice(0)) res.end('{}');
-  await new Promise((resolve) => setTimeout(resolve, 50));
   for (const res of held.splice(0)) res.end('{}');
   await Promise.all(holds);
 });
+
+/** Polls a condition every few milliseconds; fails after 5 s. */
+async function until(condition: () => boolean): Promise<void> {
+  const deadline = Date.now() + 5000;
+  while (!condition()) {
+    if (Date.now() > deadline) throw new Error('condition not met within 5s');
+    await new Promise((resolve) => setTimeout(resolve, 5));
+  }
+}
