@@ -63,8 +63,6 @@ export class Transport {
   private readonly dynamicAuth: boolean;
   /** Sockets this pool opened that are not connected (TLS: handshake done) yet. */
   private readonly connecting = new WeakSet<object>();
-  /** The gate of the gated request a socket is writing, until its bytes have all gone out. */
-  private readonly writeGates = new WeakMap<object, () => void>();
 
   constructor(
     private readonly kubeConfig: KubeConfig,
@@ -99,33 +97,8 @@ export class Transport {
       const socket = createConnection.apply(this.agent, args) as net.Socket;
       this.connecting.add(socket);
       socket.once(this.secure ? 'secureConnect' : 'connect', () => this.connecting.delete(socket));
-      this.gateHandOver(socket);
       return socket;
     };
-  }
-
-  /**
-   * A TLS socket completes each write later, so a request's bytes can wait in the socket's
-   * buffer after end(), behind a write still in flight, and leave only when the event loop
-   * turns (for a stopped process, when it resumes). Its gate is asked again where the socket
-   * hands buffered bytes to the handle.
-   */
-  private gateHandOver(socket: net.Socket): void {
-    type Write = (...args: unknown[]) => void;
-    const writer = socket as unknown as Record<'_write' | '_writev', Write | undefined>;
-    for (const name of ['_write', '_writev'] as const) {
-      const original = writer[name];
-      if (typeof original !== 'function') continue;
-      writer[name] = (...args: unknown[]) => {
-        try {
-          this.writeGates.get(socket)?.();
-        } catch (err) {
-          socket.destroy(err as Error);
-          return;
-        }
-        original.apply(socket, args);
-      };
-    }
   }
 
   /** One request; the parsed JSON body, or a typed error. */
@@ -246,14 +219,9 @@ export class Transport {
             request.destroy(err as Error);
             return;
           }
+          // From here to the socket is synchronous: a connected socket takes the request
+          // whole, in this call.
           request.end(payload);
-          // Bytes the socket could not take yet (a write of its own still in flight) meet the
-          // gate again when they are handed over; see gateHandOver.
-          if (request.writableFinished) return;
-          this.writeGates.set(socket, gate);
-          const handedOver = () => this.writeGates.delete(socket);
-          request.once('finish', handedOver);
-          request.once('close', handedOver);
         };
         if (this.connecting.has(socket)) socket.once(this.secure ? 'secureConnect' : 'connect', dispatch);
         else dispatch();
