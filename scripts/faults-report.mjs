@@ -21,7 +21,7 @@ const lines = readFileSync(RESULTS, 'utf8').split('\n').filter((line) => line.tr
 if (lines.length === 0) fail(`${RESULTS} is empty: run npm run test:faults first`);
 const results = lines.map((line) => JSON.parse(line));
 
-const COUNTED = ['lost', 'foreignModified', 'orphans', 'stuckFinalizers', 'steadyStateWrites', 'nonLeaderWrites'];
+const COUNTED = ['lost', 'foreignModified', 'orphans', 'stuckFinalizers', 'steadyStateWrites', 'nonLeaderWrites', 'nonLeaderWritesRefused'];
 
 /** One row per scenario and mode, in the order they ran. */
 const groups = new Map();
@@ -79,8 +79,8 @@ const figures = [
   START,
   `Run of \`npm run test:faults\` from ${first} to ${last}, at commit ${commit()}: ${results.length} trials of ${groups.size} scenarios.`,
   '',
-  '| scenario | mode | trials passed | objects lost | foreign objects modified | orphans | stuck finalizers | steady-state writes | writes by a non-leader | writes checked against the Lease | settled, from the start of the check |',
-  '| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |',
+  '| scenario | mode | trials passed | objects lost | foreign objects modified | orphans | stuck finalizers | steady-state writes | writes by a non-leader, admitted | writes by a non-leader, refused by the apiserver | writes checked against the Lease | settled, from the start of the check |',
+  '| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |',
   ...all.map(row),
   `| ${total.join(' | ')} |`,
   '',

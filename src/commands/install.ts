@@ -31,7 +31,7 @@ export const installCommand: CommandModule<object, Args> = {
       .option('controller', {
         type: 'boolean',
         default: false,
-        describe: 'Also the controller (kubectl webservice run) in webservice-system: namespace, RBAC, Deployment',
+        describe: 'Also the controller (kubectl webservice run) in webservice-system: namespace, RBAC, leader fence, Deployment',
       })
       .option('timeout', { type: 'string', default: '1m', describe: 'How long to wait for the CRD to be Established' })
       .example('$0 install', 'install or upgrade the CRD; a second run changes nothing')

@@ -7,6 +7,7 @@ import { PassIndex, addChild, emptyIndex, keyOf, objectKey, removeChild, syncInp
 import { readyOf } from '../core/status';
 import { ReconcileResult, reconcile } from '../engine/reconcile';
 import type { KubeClient } from '../kube/client';
+import { NotLeaderError } from '../kube/errors';
 import type { Logger } from './log';
 import type { ControllerMetrics } from './metrics';
 import { WorkQueue } from './queue';
@@ -191,8 +192,15 @@ export class Controller {
       try {
         await this.reconcileKey(key);
       } catch (err) {
-        // Engine failures come back in the result; this is a bug or a refused write (not leader).
-        this.options.log('error', 'reconcile failed', { key, error: (err as Error).message });
+        // Engine failures come back in the result; what lands here is a refused write or a bug.
+        if (err instanceof NotLeaderError && !err.byApiServer) {
+          // Our own gate, once the lease is lost: expected, and the process is on its way out.
+          this.options.log('info', 'write refused: not the leader', { key, error: err.message });
+        } else {
+          // A bug, or the API server's leader fence: that refuses a new leader only for a moment
+          // after a takeover (its view of the Lease lags); for longer, the replica is misconfigured.
+          this.options.log('error', 'reconcile failed', { key, error: (err as Error).message });
+        }
         this.options.metrics?.reconciled('error', 0);
         this.queue.addRateLimited(key);
       } finally {

@@ -68,9 +68,13 @@ export function microTime(ms: number): string {
   return new Date(wholeSeconds * 1000).toISOString().replace(/\.\d{3}Z$/, `.${fraction}Z`);
 }
 
-/** hostname plus a random suffix, so two replicas on one host (or a restart) never share one. */
-export function defaultIdentity(): string {
-  return `${os.hostname()}_${crypto.randomBytes(4).toString('hex')}`;
+/**
+ * The pod's name (POD_NAME, from the downward API), else the hostname, plus a random suffix,
+ * so two replicas on one host (or a restart) never share one. The API server's leader fence
+ * (deploy/15-leader-fence.yaml) matches the part before "_" with the pod its token names.
+ */
+export function defaultIdentity(podName = process.env.POD_NAME): string {
+  return `${podName || os.hostname()}_${crypto.randomBytes(4).toString('hex')}`;
 }
 
 export class LeaderElector {

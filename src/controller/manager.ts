@@ -2,13 +2,16 @@
 // (controller.ts), leader election, metrics, probes and signals around one KubeClient.
 // Loaded only by `kubectl webservice run`.
 import type { KubeClient } from '../kube/client';
-import { UserError } from '../kube/errors';
+import { NotLeaderError, UserError } from '../kube/errors';
 import { Controller, ControllerOptions } from './controller';
 import { startProbeServer } from './http';
 import { LeaderElector, defaultIdentity } from './leader';
 import { leaseStore } from './lease-store';
 import type { Logger } from './log';
 import { createMetrics } from './metrics';
+
+/** How long a replica that lost its lease waits for answers to writes it already sent. */
+const SENT_WRITES_WAIT_MS = 5_000;
 
 export interface LeaderElectionOptions {
   namespace: string;
@@ -51,15 +54,18 @@ export async function runManager(client: KubeClient, options: ManagerOptions): P
         onStoppedLeading: () => {
           metrics.leader(false);
           if (stopping) return;
-          // Lost without being asked to stop: another replica may already be writing.
+          // Lost without being asked to stop: another replica may already be writing. The gate
+          // is shut; a write already sent (by a replica paused after its gate let it through)
+          // gets its answer first, so the log says what became of it: the API server's leader
+          // fence refuses it (deploy/15-leader-fence.yaml). Exiting would not unsend it.
           log('error', `leader election lost (lease ${lease.namespace}/${lease.name}); exiting`, { identity });
-          process.exit(1);
+          void client.writesSettled(SENT_WRITES_WAIT_MS).then(() => process.exit(1));
         },
       })
     : undefined;
   client.guardWrites(
     () => {
-      if (elector && !elector.isLeader()) throw new UserError('not the leader: refusing to write');
+      if (elector && !elector.isLeader()) throw new NotLeaderError('not the leader: refusing to write');
     },
     (verb, resource) => metrics.write(verb, resource),
   );

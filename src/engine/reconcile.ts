@@ -7,7 +7,7 @@ import { API_VERSION, ConfigMap, KIND, SyncInput, WebService } from '../core/mod
 import { Observation, observe } from '../core/observe';
 import { Outcome, StatusResult, computeStatus, isConverged, readyOf, statusPatch } from '../core/status';
 import { ReportItem } from '../core/report';
-import { ConflictError, NotFoundError } from '../kube/errors';
+import { ConflictError, NotFoundError, NotLeaderError } from '../kube/errors';
 import type { KubeClient } from '../kube/client';
 import { gatherOne } from './gather';
 
@@ -57,6 +57,8 @@ export async function reconcile(client: KubeClient, input: SyncInput, options: R
     try {
       applied = await carryOut(client, decision);
     } catch (err) {
+      // Another replica leads: it reconciles this CR, so this one writes no status or Event about it.
+      if (err instanceof NotLeaderError) throw err;
       if (err instanceof ConflictError && attempt < MAX_ATTEMPTS) {
         try {
           current = await gatherOne(client, observation.namespace, observation.name);
@@ -103,6 +105,7 @@ async function finish(
       written.parent = await client.patchWebServiceStatus(observation.namespace, observation.name, patch);
       statusWritten = true;
     } catch (err) {
+      if (err instanceof NotLeaderError) throw err;
       error ??= err as Error;
     }
   }

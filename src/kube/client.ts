@@ -205,6 +205,8 @@ const INSTALLABLE_KINDS: Record<string, { resource: string; namespaced: boolean 
   'rbac.authorization.k8s.io/v1 ClusterRoleBinding': { resource: 'clusterrolebindings', namespaced: false },
   'rbac.authorization.k8s.io/v1 Role': { resource: 'roles', namespaced: true },
   'rbac.authorization.k8s.io/v1 RoleBinding': { resource: 'rolebindings', namespaced: true },
+  'admissionregistration.k8s.io/v1 ValidatingAdmissionPolicy': { resource: 'validatingadmissionpolicies', namespaced: false },
+  'admissionregistration.k8s.io/v1 ValidatingAdmissionPolicyBinding': { resource: 'validatingadmissionpolicybindings', namespaced: false },
   'apps/v1 Deployment': { resource: 'deployments', namespaced: true },
 };
 
@@ -515,6 +517,11 @@ export class KubeClient {
     const result = await this.transport.request<T>({ ...req, dropManagedFields: true, gate: () => this.writeGuard() });
     this.writeObserver(verb, resource);
     return result;
+  }
+
+  /** Resolves once no write is waiting for its answer, or after timeoutMs at the latest. */
+  writesSettled(timeoutMs: number): Promise<void> {
+    return this.transport.gatedSettled(timeoutMs);
   }
 
   private watch<T>(

@@ -46,6 +46,24 @@ export class ForbiddenError extends KubeError {
   }
 }
 
+/**
+ * A write refused because this replica does not lead: by its own write gate, or by the API
+ * server's leader fence (deploy/15-leader-fence.yaml), whose 403 names its policy.
+ */
+export class NotLeaderError extends ForbiddenError {
+  constructor(
+    message: string,
+    /** Refused by the API server's fence, not by this replica's own gate. */
+    readonly byApiServer = false,
+  ) {
+    super(message, 403);
+    this.name = 'NotLeaderError';
+  }
+}
+
+/** The ValidatingAdmissionPolicy of the leader fence; its refusals name it. */
+export const LEADER_FENCE_POLICY = 'webservice-controller-leader-fence';
+
 /** 410 Gone: a watch or list asked for a resourceVersion that etcd has compacted. */
 export function isGone(err: unknown): boolean {
   return err instanceof KubeError && err.kind === 'Gone';

@@ -10,7 +10,16 @@ import * as tls from 'node:tls';
 import type { KubeConfig } from '@kubernetes/client-node/dist/config.js';
 import { USER_AGENT } from '../version';
 import { withoutManagedFields } from './managed-fields';
-import { ConflictError, ForbiddenError, InvalidError, KubeError, NotFoundError, UnreachableError } from './errors';
+import {
+  ConflictError,
+  ForbiddenError,
+  InvalidError,
+  KubeError,
+  LEADER_FENCE_POLICY,
+  NotFoundError,
+  NotLeaderError,
+  UnreachableError,
+} from './errors';
 
 export interface Request {
   method: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
@@ -63,6 +72,8 @@ export class Transport {
   private readonly dynamicAuth: boolean;
   /** Sockets this pool opened that are not connected (TLS: handshake done) yet. */
   private readonly connecting = new WeakSet<object>();
+  private gatedInFlight = 0;
+  private readonly onGatedSettled: (() => void)[] = [];
 
   constructor(
     private readonly kubeConfig: KubeConfig,
@@ -103,6 +114,28 @@ export class Transport {
 
   /** One request; the parsed JSON body, or a typed error. */
   async request<T>(req: Request): Promise<T> {
+    if (!req.gate) return this.exchange(req);
+    this.gatedInFlight++;
+    try {
+      return await this.exchange<T>(req);
+    } finally {
+      if (--this.gatedInFlight === 0) for (const settled of this.onGatedSettled.splice(0)) settled();
+    }
+  }
+
+  /** Resolves once no gated request (a write) is waiting for its answer, or after timeoutMs at the latest. */
+  gatedSettled(timeoutMs: number): Promise<void> {
+    if (this.gatedInFlight === 0) return Promise.resolve();
+    return new Promise((resolve) => {
+      const timer = setTimeout(resolve, timeoutMs);
+      this.onGatedSettled.push(() => {
+        clearTimeout(timer);
+        resolve();
+      });
+    });
+  }
+
+  private async exchange<T>(req: Request): Promise<T> {
     const call = await this.send(req);
     // A plain timer that destroys the request: cheaper per call than an AbortSignal.
     let timedOut = false;
@@ -220,7 +253,8 @@ export class Transport {
             return;
           }
           // From here to the socket is synchronous: a connected socket takes the request
-          // whole, in this call.
+          // whole, in this call. A process stopped in between sends on resume; only the API
+          // server can refuse that (deploy/15-leader-fence.yaml).
           request.end(payload);
         };
         if (this.connecting.has(socket)) socket.once(this.secure ? 'secureConnect' : 'connect', dispatch);
@@ -311,7 +345,7 @@ export function statusError(code: number, raw: Buffer, what: string): KubeError 
         401,
       );
     case 403:
-      return new ForbiddenError(message);
+      return message.includes(LEADER_FENCE_POLICY) ? new NotLeaderError(message, true) : new ForbiddenError(message);
     case 400:
     case 422:
       return new InvalidError(message, code);

@@ -1,19 +1,41 @@
-// Two run --leader-elect replicas under the shipped RBAC. The leader is SIGKILLed; then
+// Two run --leader-elect replicas under the shipped RBAC and leader fence, each as deploy/
+// runs it: a pod's identity and a token bound to that pod. The leader is SIGKILLed; then
 // the leader is SIGSTOPped (as if cut off from the network) until the other takes over,
-// and resumed. Every write in the audit log must come from the holder of the Lease at
-// the moment the apiserver received it: a deposed leader must not write after its term.
-import { AuditWindow, createNamespace, eventually, kubectl, sleep } from '../support/cluster';
-import { ControllerProcess, controllerKubeconfig } from '../support/controller';
+// and resumed. Every write in the audit log must come from the holder of the Lease at the
+// moment the apiserver received it, or have been refused by the apiserver: a replica
+// stopped between its write gate and the socket sends on resume, and the fence
+// (deploy/15-leader-fence.yaml) is what keeps that write from landing.
+import { spawnSync } from 'node:child_process';
+import * as path from 'node:path';
+import { AuditWindow, MUTATING, ROOT, createNamespace, eventually, kubectl, sleep } from '../support/cluster';
+import { ControllerProcess, controllerKubeconfig, podReplica } from '../support/controller';
 import { LeaseHistory, checkInvariants } from '../support/invariants';
 import { cleanNamespace, createWebServices, numbered, recordResult } from './support';
 
-let kubeconfig: string;
+const FENCE = path.join(ROOT, 'deploy/15-leader-fence.yaml');
+const LEASE = ['lease', 'webservice-controller', '-n', 'webservice-system'];
+
+const pods: string[] = [];
 beforeAll(() => {
-  kubeconfig = controllerKubeconfig();
+  controllerKubeconfig(); // the namespace, ServiceAccount and RBAC of deploy/
+  kubectl(['apply', '-f', FENCE]);
+});
+afterAll(() => {
+  kubectl(['delete', '-f', FENCE, '--ignore-not-found']);
+  if (pods.length) kubectl(['delete', 'pod', ...pods, '-n', 'webservice-system', '--ignore-not-found', '--wait=false']);
 });
 
-function replica(ns: string, replicas: ControllerProcess[]): ControllerProcess {
-  const ctl = new ControllerProcess(['-n', ns, '--kubeconfig', kubeconfig, '--leader-elect', '--leader-elect-namespace', 'webservice-system']);
+function replicaPod(name: string): { kubeconfig: string; env: NodeJS.ProcessEnv } {
+  pods.push(name);
+  return podReplica(name);
+}
+
+function replica(ns: string, replicas: ControllerProcess[], podName: string): ControllerProcess {
+  const { kubeconfig, env } = replicaPod(podName);
+  const ctl = new ControllerProcess(
+    ['-n', ns, '--kubeconfig', kubeconfig, '--leader-elect', '--leader-elect-namespace', 'webservice-system'],
+    env,
+  );
   replicas.push(ctl);
   return ctl;
 }
@@ -24,8 +46,74 @@ const leaderAmong = (candidates: ControllerProcess[], timeoutMs = 40_000) =>
 
 /** Starts from no lease at all, so a previous scenario's holder cannot delay this one. */
 function freshLease(): void {
-  kubectl(['delete', 'lease', 'webservice-controller', '-n', 'webservice-system', '--ignore-not-found']);
+  kubectl(['delete', ...LEASE, '--ignore-not-found']);
 }
+
+/** Sets the Lease's holder by hand (an admin's write), as a replica would have. */
+function holdLease(holderIdentity: string): void {
+  const now = new Date().toISOString().replace(/\.(\d{3})Z$/, '.$1000Z');
+  const lease = {
+    apiVersion: 'coordination.k8s.io/v1',
+    kind: 'Lease',
+    metadata: { name: 'webservice-controller', namespace: 'webservice-system' },
+    spec: { holderIdentity, leaseDurationSeconds: 15, acquireTime: now, renewTime: now },
+  };
+  kubectl(['apply', '--server-side', '--force-conflicts', '--field-manager=fault-test', '-f', '-'], JSON.stringify(lease));
+}
+
+describe('the leader fence (deploy/15-leader-fence.yaml)', () => {
+  let ns: string;
+  beforeAll(() => {
+    ns = createNamespace('fence');
+    kubectl(['create', 'configmap', 'probe', '-n', ns]);
+  });
+  afterAll(() => {
+    freshLease();
+    cleanNamespace(ns);
+  });
+
+  const patchAs = (kubeconfig: string, value: string) =>
+    spawnSync('kubectl', ['--kubeconfig', kubeconfig, 'patch', 'configmap', 'probe', '-n', ns, '--type=merge', '-p', JSON.stringify({ data: { by: value } })], {
+      encoding: 'utf8',
+    });
+  const data = () => JSON.parse(kubectl(['get', 'configmap', 'probe', '-n', ns, '-o', 'json'])).data ?? {};
+
+  it("admits a pod replica's write only while the Lease names that pod; a token bound to no pod is not fenced", async () => {
+    const a = replicaPod('fence-a');
+    const b = replicaPod('fence-b');
+    const audit = new AuditWindow(ns);
+    audit.mark();
+
+    holdLease('fence-a_0000abcd');
+    // The apiserver reads the Lease through its own cache: wait until it has this version.
+    await eventually(() => patchAs(b.kubeconfig, 'b').status !== 0 && patchAs(a.kubeconfig, 'a').status === 0, 20_000);
+    const refused = patchAs(b.kubeconfig, 'b');
+    expect(refused.stderr).toContain('not the leader: pod fence-b does not hold the Lease webservice-system/webservice-controller');
+    expect(refused.stderr).toMatch(/forbidden/i);
+    expect(data().by).toBe('a');
+
+    // Not fenced: a token of the same ServiceAccount that no pod is bound to (a replica run by hand).
+    expect(patchAs(controllerKubeconfig(), 'unbound').status).toBe(0);
+
+    // Released (no holder), then taken by b: a is refused now.
+    holdLease('');
+    await eventually(() => patchAs(a.kubeconfig, 'a2').status !== 0, 20_000);
+    holdLease('fence-b_0000abcd');
+    await eventually(() => patchAs(b.kubeconfig, 'b2').status === 0, 20_000);
+    const late = patchAs(a.kubeconfig, 'a3');
+    expect(late.stderr).toContain('not the leader: pod fence-a does not hold the Lease');
+    expect(data().by).toBe('b2');
+
+    // In the audit log: each write of the ServiceAccount was admitted (200) or refused at
+    // admission (403), nothing in between.
+    const codes = (await audit.all())
+      .filter((e) => MUTATING.has(e.verb) && e.user.username === 'system:serviceaccount:webservice-system:webservice-controller')
+      .map((e) => e.responseStatus?.code);
+    expect(codes).toContain(200);
+    expect(codes).toContain(403);
+    expect(codes.filter((code) => code !== 200 && code !== 403)).toEqual([]);
+  }, 90_000);
+});
 
 describe.each(['SIGKILL', 'SIGSTOP'] as const)('the leader %s-ed', (signal) => {
   let ns: string;
@@ -42,13 +130,15 @@ describe.each(['SIGKILL', 'SIGSTOP'] as const)('the leader %s-ed', (signal) => {
     cleanNamespace(ns);
   });
 
-  it('the other takes over, converges what changed, and no write ever comes from a non-leader', async () => {
+  it('the other takes over, converges what changed, and the apiserver takes writes from the leader only', async () => {
     const audit = new AuditWindow(ns);
     audit.mark();
-    const [a, b] = [replica(ns, replicas), replica(ns, replicas)];
+    const tag = signal.toLowerCase();
+    const [a, b] = [replica(ns, replicas, `${tag}-a`), replica(ns, replicas, `${tag}-b`)];
     const first = await leaderAmong([a, b]);
     const second = first === a ? b : a;
     await second.waitForLog(/waiting to lead/);
+    expect(identityOf(first)).toMatch(new RegExp(`^${tag}-[ab]_[0-9a-f]{8}$`)); // POD_NAME, as the fence expects
     history = new LeaseHistory();
 
     const before = numbered('before', 30);
@@ -64,7 +154,8 @@ describe.each(['SIGKILL', 'SIGSTOP'] as const)('the leader %s-ed', (signal) => {
     await second.waitForLog(/became leader/, 40_000);
 
     if (signal === 'SIGSTOP') {
-      // Resumed after losing the lease: its renew fails, and it must exit without writing.
+      // Resumed after losing the lease: its renew fails, and it exits; anything it sent on
+      // resume (stopped between its gate and the socket) is refused by the fence.
       await sleep(2_000);
       first.signal('SIGCONT');
       await first.exited;
@@ -79,10 +170,11 @@ describe.each(['SIGKILL', 'SIGSTOP'] as const)('the leader %s-ed', (signal) => {
       steadyWindowMs: 10_000,
       leader: { history, audit },
     });
-    const refused = first.entries.filter((e) => /not the leader: refusing to write/.test(String(e.error))).length;
+    const refusedByGate = first.entries.filter((e) => /not the leader: refusing to write/.test(String(e.error))).length;
     recordResult(`two run --leader-elect replicas, the leader ${signal === 'SIGKILL' ? 'SIGKILLed' : 'SIGSTOPped then resumed'}`, 'run', report, {
       terms: history.terms.map((t) => ({ holder: t.holder === identityOf(first) ? 'first' : t.holder === identityOf(second) ? 'second' : t.holder || '(released)', start: new Date(t.start).toISOString() })),
-      writesRefusedByDeposedLeader: refused,
+      writesRefusedByDeposedLeader: refusedByGate,
+      writesRefusedByApiserver: report.figures.nonLeaderWritesRefused,
     });
     expect(history.terms.map((t) => t.holder)).toEqual(expect.arrayContaining([identityOf(first), identityOf(second)]));
     expect(report.figures.writesChecked).toBeGreaterThan(0);

@@ -92,6 +92,30 @@ describe('deploy/ manifests', () => {
     expect(container().resources).toEqual({ requests: { cpu: '50m', memory: '64Mi' }, limits: { cpu: '500m', memory: '256Mi' } });
   });
 
+  it("are fenced: each replica's identity begins with its pod's name, and the fence admits writes by the pod the Lease names", () => {
+    expect(container().env).toContainEqual({ name: 'POD_NAME', valueFrom: { fieldRef: { fieldPath: 'metadata.name' } } });
+    const policy = find('ValidatingAdmissionPolicy', 'webservice-controller-leader-fence');
+    expect(policy.spec.paramKind).toEqual({ apiVersion: 'coordination.k8s.io/v1', kind: 'Lease' });
+    expect(policy.spec.failurePolicy).toBe('Fail');
+    expect(policy.spec.matchConditions[0].expression).toContain(`system:serviceaccount:${SYSTEM}:${NAME}`);
+    const binding = find('ValidatingAdmissionPolicyBinding', 'webservice-controller-leader-fence');
+    expect(binding.spec.policyName).toBe(policy.metadata.name);
+    expect(binding.spec.validationActions).toEqual(['Deny']);
+    // The Lease the replicas elect with (--leader-elect-namespace, the default name).
+    expect(binding.spec.paramRef).toEqual({ name: NAME, namespace: SYSTEM, parameterNotFoundAction: 'Deny' });
+    // What the fence covers is what the ServiceAccount may write, Leases aside.
+    const fenced = new Set(
+      policy.spec.matchConstraints.resourceRules.flatMap((r: { apiGroups: string[]; resources: string[] }) =>
+        r.apiGroups.flatMap((g) => r.resources.map((res) => `${g}|${res}`)),
+      ),
+    );
+    const writable = [...grants(find('ClusterRole', NAME).rules)]
+      .filter((g) => /\|(create|update|patch|delete)$/.test(g))
+      .map((g) => g.replace(/\|[a-z]+$/, ''))
+      .filter((g) => g !== 'apps.labhub.io|webservices/finalizers'); // an authorization check for ownerReferences, not a request
+    expect([...new Set(writable)].sort()).toEqual([...fenced].sort());
+  });
+
   it('run as uid 65532, non-root, read-only, without capabilities or privilege escalation, under RuntimeDefault seccomp', () => {
     const pod = deployment().spec.template.spec.securityContext;
     expect(pod).toMatchObject({ runAsNonRoot: true, runAsUser: 65532, seccompProfile: { type: 'RuntimeDefault' } });

@@ -66,6 +66,8 @@ describe('install -o yaml|json', () => {
       'ClusterRoleBinding',
       'Role',
       'RoleBinding',
+      'ValidatingAdmissionPolicy',
+      'ValidatingAdmissionPolicyBinding',
       'Deployment',
     ]);
   });

@@ -170,8 +170,8 @@ export function serviceAccountKubeconfig(namespace: string, name: string, bindin
 }
 
 /** A kubeconfig that authenticates as an existing ServiceAccount, with a fresh token. */
-export function tokenKubeconfig(namespace: string, name: string): string {
-  const token = kubectl(['create', 'token', name, '-n', namespace, '--duration=2h']).trim();
+export function tokenKubeconfig(namespace: string, name: string, tokenArgs: string[] = []): string {
+  const token = kubectl(['create', 'token', name, '-n', namespace, '--duration=2h', ...tokenArgs]).trim();
   const cluster = getJson(['config', 'view', '--raw', '--minify']).clusters[0].cluster;
   const file = path.join(fs.mkdtempSync(path.join(os.tmpdir(), `${name}-`)), 'config');
   fs.writeFileSync(

@@ -86,3 +86,37 @@ export function controllerKubeconfig(): string {
   if (!fs.existsSync(kubeconfig)) throw new Error('no kubeconfig written');
   return kubeconfig;
 }
+
+/**
+ * A controller replica as deploy/ runs it, for the leader fence (deploy/15-leader-fence.yaml):
+ * a Pod (never scheduled: the test plane has no nodes) whose name is the replica's POD_NAME,
+ * and a kubeconfig with the ServiceAccount's token bound to that Pod, so the API server
+ * knows which pod is writing. Returns the kubeconfig and the environment to run with.
+ */
+export function podReplica(podName: string): { kubeconfig: string; env: NodeJS.ProcessEnv } {
+  const pod = {
+    apiVersion: 'v1',
+    kind: 'Pod',
+    metadata: { name: podName, namespace: 'webservice-system' },
+    spec: {
+      serviceAccountName: 'webservice-controller',
+      securityContext: { runAsNonRoot: true, runAsUser: 65532, seccompProfile: { type: 'RuntimeDefault' } },
+      containers: [
+        {
+          name: 'controller',
+          image: 'labhub/webservice-controller:v0.1.0',
+          securityContext: { allowPrivilegeEscalation: false, capabilities: { drop: ['ALL'] } },
+        },
+      ],
+    },
+  };
+  kubectl(['apply', '-f', '-'], JSON.stringify(pod));
+  const uid = kubectl(['get', 'pod', podName, '-n', 'webservice-system', '-o', 'jsonpath={.metadata.uid}']).trim();
+  const kubeconfig = tokenKubeconfig('webservice-system', 'webservice-controller', [
+    '--bound-object-kind=Pod',
+    `--bound-object-name=${podName}`,
+    `--bound-object-uid=${uid}`,
+  ]);
+  return { kubeconfig, env: { POD_NAME: podName } };
+}
+

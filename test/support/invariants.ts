@@ -47,7 +47,10 @@ export interface Figures {
   orphans: number;
   stuckFinalizers: number;
   steadyStateWrites: number;
+  /** Writes by a replica that did not hold the lease, which the API server did not refuse. */
   nonLeaderWrites: number;
+  /** Writes by a replica that did not hold the lease, refused by the API server (the leader fence, a precondition). */
+  nonLeaderWritesRefused: number;
   writesChecked: number;
   convergedInMs: number;
   /** When the last write before the steady-state window happened (convergence included). */
@@ -99,16 +102,26 @@ export async function checkInvariants(expect: Expectations): Promise<InvariantRe
     violations.push(`${steadyStateWrites.length} write(s) in the steady-state window: ${steadyStateWrites.slice(0, 5).join('; ')}`);
   }
   let nonLeaderWrites = 0;
+  let nonLeaderWritesRefused = 0;
   let writesChecked = 0;
   if (expect.leader) {
     const checked = await writesByNonLeaders(expect.leader.history, expect.leader.audit);
     nonLeaderWrites = checked.violations.length;
+    nonLeaderWritesRefused = checked.refused.length;
     writesChecked = checked.checked;
     violations.push(...checked.violations);
   }
   return {
     violations,
-    figures: { ...state.figures, steadyStateWrites: steadyStateWrites.length, nonLeaderWrites, writesChecked, convergedInMs, settledInMs },
+    figures: {
+      ...state.figures,
+      steadyStateWrites: steadyStateWrites.length,
+      nonLeaderWrites,
+      nonLeaderWritesRefused,
+      writesChecked,
+      convergedInMs,
+      settledInMs,
+    },
   };
 }
 
@@ -287,21 +300,32 @@ export class LeaseHistory {
   }
 }
 
-/** Writes by `run` replicas (identified by run/<identity> in the user agent), against the terms. */
-async function writesByNonLeaders(history: LeaseHistory, audit: AuditWindow): Promise<{ violations: string[]; checked: number }> {
+/**
+ * Writes by `run` replicas (identified by run/<identity> in the user agent), against the terms.
+ * A replica paused between its write gate and the socket sends on resume, whatever it
+ * checks: no client can make "check, then send" atomic. What must hold is that the API
+ * server refuses such a write (the leader fence's 403, a precondition's 409): a 4xx
+ * changed nothing. A write it admitted, or whose outcome is unknown (5xx), is a violation.
+ */
+async function writesByNonLeaders(
+  history: LeaseHistory,
+  audit: AuditWindow,
+): Promise<{ violations: string[]; refused: string[]; checked: number }> {
   const writes = (await audit.all()).filter(
     (e) => MUTATING.has(e.verb) && e.objectRef?.resource !== 'leases' && /\brun\//.test(e.userAgent ?? ''),
   );
   const violations: string[] = [];
+  const refused: string[] = [];
   for (const write of writes) {
     const identity = /\brun\/(\S+)/.exec(write.userAgent ?? '')![1];
     const at = parseMicroTime((write as AuditEvent & { requestReceivedTimestamp: string }).requestReceivedTimestamp);
     const holder = history.holderAt(at);
-    if (holder !== identity) {
-      violations.push(`${describe(write)} at ${new Date(at).toISOString()} while the lease was held by ${holder || 'nobody'}`);
-    }
+    if (holder === identity) continue;
+    const text = `${describe(write)} at ${new Date(at).toISOString()} while the lease was held by ${holder || 'nobody'}`;
+    const code = write.responseStatus?.code ?? 0;
+    (code >= 400 && code < 500 ? refused : violations).push(text);
   }
-  return { violations, checked: writes.length };
+  return { violations, refused, checked: writes.length };
 }
 
 /** ms since the epoch, keeping the microseconds that Date.parse would drop. */

@@ -75,6 +75,7 @@ describe('the bundled manifests', () => {
       'crds/rbac/webservice-reconciler.yaml',
       'deploy/00-namespace.yaml',
       'deploy/10-rbac.yaml',
+      'deploy/15-leader-fence.yaml',
       'deploy/20-deployment.yaml',
     ].flatMap(fromRepo);
     expect(objects).toHaveLength(files.length);

@@ -271,8 +271,12 @@ describe('microTime', () => {
 });
 
 describe('defaultIdentity', () => {
-  it('is the hostname and a random 8-hex-digit suffix', () => {
-    const id = defaultIdentity();
+  it("is the pod's name (POD_NAME) and a random 8-hex-digit suffix: what the leader fence matches", () => {
+    expect(defaultIdentity('webservice-controller-7d9f-abcde')).toMatch(/^webservice-controller-7d9f-abcde_[0-9a-f]{8}$/);
+  });
+
+  it('is the hostname and a random 8-hex-digit suffix outside a pod', () => {
+    const id = defaultIdentity('');
     expect(id.startsWith(`${os.hostname()}_`)).toBe(true);
     expect(id.slice(os.hostname().length + 1)).toMatch(/^[0-9a-f]{8}$/);
     expect(defaultIdentity()).not.toBe(id);

@@ -5,7 +5,8 @@
 import * as http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { KubeConfig } from '@kubernetes/client-node/dist/config.js';
-import { MAX_SOCKETS, Transport } from '../../src/kube/transport';
+import { ForbiddenError, NotLeaderError } from '../../src/kube/errors';
+import { MAX_SOCKETS, Transport, statusError } from '../../src/kube/transport';
 
 class GateClosed extends Error {}
 
@@ -19,7 +20,7 @@ beforeEach(async () => {
   held = [];
   server = http.createServer((req, res) => {
     received.push(req.url ?? '');
-    if (req.url === '/hold') held.push(res);
+    if (req.url?.endsWith('/hold')) held.push(res);
     else res.end('{}');
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
@@ -114,6 +115,63 @@ test('a write queued behind a full pool is asked when it gets its socket', async
   expect(received.filter((url) => url === '/w')).toEqual([]);
   for (const res of held.splice(0)) res.end('{}');
   await Promise.all(holds);
+});
+
+// A replica that lost its lease waits for the answers to writes it already sent before it
+// exits, so its log says what became of them (see runManager).
+describe('gatedSettled: the answers to writes already sent', () => {
+  const hold = () => {
+    const request = transport.request({ method: 'PATCH', path: '/hold', body: {}, what: 'hold', gate: () => undefined });
+    request.catch(() => undefined);
+    return request;
+  };
+
+  test('resolves at once with no gated request in flight, whatever reads are', async () => {
+    const read = transport.request({ method: 'GET', path: '/read/hold', what: 'read' });
+    read.catch(() => undefined);
+    await until(() => held.length === 1);
+    await expect(transport.gatedSettled(60_000)).resolves.toBeUndefined();
+  });
+
+  test('resolves once a write already sent has its answer, not before', async () => {
+    const write = hold();
+    await until(() => held.length === 1);
+    let settled = false;
+    const waiting = transport.gatedSettled(60_000).then(() => (settled = true));
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    expect(settled).toBe(false);
+    held.shift()!.end('{}');
+    await write;
+    await waiting;
+    expect(settled).toBe(true);
+  });
+
+  test('gives up after its timeout when the answer does not come', async () => {
+    hold();
+    await until(() => held.length === 1);
+    const started = Date.now();
+    await transport.gatedSettled(100);
+    expect(Date.now() - started).toBeGreaterThanOrEqual(90);
+    expect(held).toHaveLength(1); // still unanswered
+  });
+});
+
+test("the leader fence's 403 is a NotLeaderError, any other 403 a plain ForbiddenError", () => {
+  const status = (message: string) => Buffer.from(JSON.stringify({ kind: 'Status', status: 'Failure', reason: 'Forbidden', code: 403, message }));
+  const fenced = statusError(
+    403,
+    status(
+      "configmaps \"web-desired\" is forbidden: ValidatingAdmissionPolicy 'webservice-controller-leader-fence' with binding " +
+        "'webservice-controller-leader-fence' denied request: not the leader: pod b does not hold the Lease webservice-system/webservice-controller",
+    ),
+    'configmaps "web-desired"',
+  );
+  expect(fenced).toBeInstanceOf(NotLeaderError);
+  expect(fenced.message).toContain('not the leader: pod b');
+  expect((fenced as NotLeaderError).byApiServer).toBe(true);
+  const rbac = statusError(403, status('configmaps is forbidden: User "x" cannot patch resource "configmaps"'), 'configmaps');
+  expect(rbac).toBeInstanceOf(ForbiddenError);
+  expect(rbac).not.toBeInstanceOf(NotLeaderError);
 });
 
 /** Polls a condition every few milliseconds; fails after 5 s. */
