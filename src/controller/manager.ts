@@ -59,7 +59,8 @@ export async function runManager(client: KubeClient, options: ManagerOptions): P
           // gets its answer first, so the log says what became of it: the API server's leader
           // fence refuses it (deploy/15-leader-fence.yaml). Exiting would not unsend it.
           log('error', `leader election lost (lease ${lease.namespace}/${lease.name}); exiting`, { identity });
-          void client.writesSettled(SENT_WRITES_WAIT_MS).then(() => process.exit(1));
+          // (setImmediate: the refusal's own handling, a chain of promises, logs it first.)
+          void client.writesSettled(SENT_WRITES_WAIT_MS).then(() => setImmediate(() => process.exit(1)));
         },
       })
     : undefined;

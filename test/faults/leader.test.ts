@@ -6,10 +6,12 @@
 // stopped between its write gate and the socket sends on resume, and the fence
 // (deploy/15-leader-fence.yaml) is what keeps that write from landing.
 import { spawnSync } from 'node:child_process';
+import * as fs from 'node:fs';
+import * as os from 'node:os';
 import * as path from 'node:path';
 import { AuditWindow, MUTATING, ROOT, createNamespace, eventually, kubectl, sleep } from '../support/cluster';
 import { ControllerProcess, controllerKubeconfig, podReplica } from '../support/controller';
-import { LeaseHistory, checkInvariants } from '../support/invariants';
+import { LeaseHistory, checkInvariants, parseMicroTime } from '../support/invariants';
 import { cleanNamespace, createWebServices, numbered, recordResult } from './support';
 
 const FENCE = path.join(ROOT, 'deploy/15-leader-fence.yaml');
@@ -30,11 +32,11 @@ function replicaPod(name: string): { kubeconfig: string; env: NodeJS.ProcessEnv 
   return podReplica(name);
 }
 
-function replica(ns: string, replicas: ControllerProcess[], podName: string): ControllerProcess {
+function replica(ns: string, replicas: ControllerProcess[], podName: string, extraArgs: string[] = [], extraEnv: NodeJS.ProcessEnv = {}): ControllerProcess {
   const { kubeconfig, env } = replicaPod(podName);
   const ctl = new ControllerProcess(
-    ['-n', ns, '--kubeconfig', kubeconfig, '--leader-elect', '--leader-elect-namespace', 'webservice-system'],
-    env,
+    ['-n', ns, '--kubeconfig', kubeconfig, '--leader-elect', '--leader-elect-namespace', 'webservice-system', ...extraArgs],
+    { ...env, ...extraEnv },
   );
   replicas.push(ctl);
   return ctl;
@@ -181,3 +183,74 @@ describe.each(['SIGKILL', 'SIGSTOP'] as const)('the leader %s-ed', (signal) => {
     expect(report.violations).toEqual([]);
   });
 });
+
+describe('the leader stopped inside a write, between its gate and the socket', () => {
+  let ns: string;
+  const replicas: ControllerProcess[] = [];
+  let history: LeaseHistory;
+  const triggers = fs.mkdtempSync(path.join(os.tmpdir(), 'stop-in-write-'));
+  beforeAll(() => {
+    ns = createNamespace('leader-in-write');
+    freshLease();
+  });
+  afterAll(async () => {
+    history?.stop();
+    for (const r of replicas) r.signal('SIGCONT');
+    await Promise.all(replicas.map((r) => r.stop()));
+    cleanNamespace(ns);
+    fs.rmSync(triggers, { recursive: true, force: true });
+  });
+
+  it('sends that write on resume, after the takeover; the fence refuses it, and the replica logs so before it exits', async () => {
+    const audit = new AuditWindow(ns);
+    audit.mark();
+    // Short terms, so the takeover comes within seconds (same ratios as the defaults).
+    const terms = ['--leader-elect-lease-duration=4s', '--leader-elect-renew-deadline=3s', '--leader-elect-retry-period=500ms'];
+    const start = (pod: string) =>
+      replica(ns, replicas, pod, terms, {
+        NODE_OPTIONS: `--require ${path.join(__dirname, 'stop-in-write.cjs')}`,
+        STOP_IN_WRITE: path.join(triggers, pod),
+        // The status write: unlike the child's, it carries no resourceVersion, so once past the
+        // gate only the fence can refuse it (a stale child patch meets a 409 first).
+        STOP_IN_WRITE_MATCH: '^PATCH \\S+/webservices/web-000/status ',
+      });
+    const [a, b] = [start('in-write-a'), start('in-write-b')];
+    const first = await leaderAmong([a, b]);
+    const second = first === a ? b : a;
+    await second.waitForLog(/waiting to lead/);
+    history = new LeaseHistory();
+    const names = numbered('web', 10);
+    createWebServices(ns, names);
+    expect((await checkInvariants({ namespace: ns, live: names, withinMs: 60_000, steadyWindowMs: 1_000 })).violations).toEqual([]);
+
+    // Arm the leader: its next status write stops it inside the socket write, past its gate.
+    const pod = identityOf(first).split('_')[0];
+    fs.writeFileSync(path.join(triggers, pod), '');
+    kubectl(['patch', 'webservice', 'web-000', '-n', ns, '--type=merge', '-p', '{"spec":{"replicas":3}}']);
+    await second.waitForLog(/became leader/, 30_000);
+    await sleep(1_000);
+    first.signal('SIGCONT');
+    await first.exited;
+    expect(first.exit?.code).toBe(1);
+
+    const report = await checkInvariants({ namespace: ns, live: names, withinMs: 60_000, steadyWindowMs: 5_000, leader: { history, audit } });
+    recordResult('two run --leader-elect replicas, the leader stopped inside a write (past its gate) then resumed', 'run', report, {
+      terms: history.terms.map((t) => ({ holder: t.holder === identityOf(first) ? 'first' : t.holder === identityOf(second) ? 'second' : t.holder || '(released)', start: new Date(t.start).toISOString() })),
+      writesRefusedByApiserver: report.figures.nonLeaderWritesRefused,
+    });
+    expect(report.violations).toEqual([]);
+    // The stopped write did reach the apiserver, after the takeover, and was refused there.
+    const late = (await audit.all()).filter(
+      (e) =>
+        MUTATING.has(e.verb) &&
+        e.userAgent?.includes(`run/${identityOf(first)}`) &&
+        history.holderAt(parseMicroTime((e as { requestReceivedTimestamp?: string }).requestReceivedTimestamp)) !== identityOf(first),
+    );
+    expect(late.map((e) => `${e.verb} ${e.objectRef?.resource}/${e.objectRef?.subresource} ${e.responseStatus?.code}`)).toEqual([
+      'patch webservices/status 403',
+    ]);
+    expect(report.figures.nonLeaderWritesRefused).toBe(1);
+    expect(first.entries.some((e) => /does not hold the Lease/.test(String(e.error)))).toBe(true);
+  }, 180_000);
+});
+

@@ -1,0 +1,30 @@
+// Fault injection for test/faults/leader.test.ts, loaded with node --require: once the file
+// named by STOP_IN_WRITE (one per replica) exists, the next request this process hands to a
+// socket whose request line matches STOP_IN_WRITE_MATCH (a regular expression) stops the
+// process (SIGSTOP) before its bytes go out. That is a replica paused right after its write
+// gate let a write through, which no client-side check can prevent; the SIGSTOP scenario
+// only lands there by chance.
+'use strict';
+const fs = require('node:fs');
+const net = require('node:net');
+
+const trigger = process.env.STOP_IN_WRITE;
+const match = new RegExp(process.env.STOP_IN_WRITE_MATCH ?? '^PATCH ');
+let armed = Boolean(trigger);
+
+function matches(chunk) {
+  const head = Buffer.isBuffer(chunk) ? chunk.toString('latin1', 0, 512) : String(chunk).slice(0, 512);
+  return match.test(head.split('\r\n')[0]);
+}
+
+for (const name of ['_writev', '_write']) {
+  const original = net.Socket.prototype[name];
+  net.Socket.prototype[name] = function (...args) {
+    const first = name === '_writev' ? args[0][0]?.chunk : args[0];
+    if (armed && first !== undefined && matches(first) && fs.existsSync(trigger)) {
+      armed = false;
+      process.kill(process.pid, 'SIGSTOP'); // resumes here on SIGCONT, and the write goes out
+    }
+    return original.apply(this, args);
+  };
+}
