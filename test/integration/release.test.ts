@@ -90,6 +90,14 @@ describeOnLinuxX64('npm run package', () => {
     }
   });
 
+  it("is the repository's krew-manifest.yaml: its sha256 are those of what this checkout ships (after a change, run npm run package)", () => {
+    const committed = yaml.load(fs.readFileSync(path.join(ROOT, 'krew-manifest.yaml'), 'utf8')) as any;
+    expect(committed.spec.platforms.map((p: any) => [platformOf(p), p.sha256])).toEqual(
+      manifest.spec.platforms.map((p: any) => [platformOf(p), p.sha256]),
+    );
+    expect(committed).toEqual(manifest);
+  });
+
   it('is reproducible: packaging again gives the same archives, byte for byte', () => {
     const first = manifest.spec.platforms.map((p: any) => p.sha256);
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'package-again-'));
