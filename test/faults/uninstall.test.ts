@@ -60,6 +60,8 @@ describe('uninstall', () => {
     expect(tryGetJson(['get', 'crd', CRD])).toBeNull();
     expect(tryGetJson(['get', 'namespace', 'webservice-system'])).toBeNull();
     expect(tryGetJson(['get', 'clusterrole', 'webservice-reconciler'])).toBeNull();
+    expect(tryGetJson(['get', 'validatingadmissionpolicy', 'webservice-controller-leader-fence'])).toBeNull();
+    expect(tryGetJson(['get', 'validatingadmissionpolicybinding', 'webservice-controller-leader-fence'])).toBeNull();
     const writes = (await audit.pluginRequests()).filter((e) => MUTATING.has(e.verb));
     const ours = writes.filter((e) => e.objectRef?.namespace === ns).map(describeEvent).sort();
     expect(ours).toEqual(['patch webservices/also-kept', 'patch webservices/kept']);
