@@ -43,6 +43,21 @@ function replica(ns: string, replicas: ControllerProcess[], podName: string, ext
 }
 
 const identityOf = (ctl: ControllerProcess) => String(ctl.entries.find((e) => e.identity)?.identity);
+
+/** The Lease's terms for the results, with the two replicas named by their roles. */
+const termsOf = (history: LeaseHistory, first: ControllerProcess, second: ControllerProcess) =>
+  history.terms.map((t) => ({
+    holder: t.holder === identityOf(first) ? 'first' : t.holder === identityOf(second) ? 'second' : t.holder || '(released)',
+    start: new Date(t.start).toISOString(),
+  }));
+
+/** Stops a scenario's replicas (a stopped one is resumed first) and its Lease watch; cleans its namespace. */
+async function tearDown(ns: string, replicas: ControllerProcess[], history: LeaseHistory | undefined): Promise<void> {
+  history?.stop();
+  for (const r of replicas) r.signal('SIGCONT');
+  await Promise.all(replicas.map((r) => r.stop()));
+  cleanNamespace(ns);
+}
 const leaderAmong = (candidates: ControllerProcess[], timeoutMs = 40_000) =>
   eventually(() => candidates.find((c) => !c.exit && c.entries.some((e) => /became leader/.test(e.msg))), timeoutMs);
 
@@ -126,10 +141,7 @@ describe.each(['SIGKILL', 'SIGSTOP'] as const)('the leader %s-ed', (signal) => {
     freshLease();
   });
   afterAll(async () => {
-    history?.stop();
-    for (const r of replicas) r.signal('SIGCONT');
-    await Promise.all(replicas.map((r) => r.stop()));
-    cleanNamespace(ns);
+    await tearDown(ns, replicas, history);
   });
 
   it('the other takes over, converges what changed, and the apiserver takes writes from the leader only', async () => {
@@ -174,7 +186,7 @@ describe.each(['SIGKILL', 'SIGSTOP'] as const)('the leader %s-ed', (signal) => {
     });
     const refusedByGate = first.entries.filter((e) => /not the leader: refusing to write/.test(String(e.error))).length;
     recordResult(`two run --leader-elect replicas, the leader ${signal === 'SIGKILL' ? 'SIGKILLed' : 'SIGSTOPped then resumed'}`, 'run', report, {
-      terms: history.terms.map((t) => ({ holder: t.holder === identityOf(first) ? 'first' : t.holder === identityOf(second) ? 'second' : t.holder || '(released)', start: new Date(t.start).toISOString() })),
+      terms: termsOf(history, first, second),
       writesRefusedByDeposedLeader: refusedByGate,
       writesRefusedByApiserver: report.figures.nonLeaderWritesRefused,
     });
@@ -194,10 +206,7 @@ describe('the leader stopped inside a write, between its gate and the socket', (
     freshLease();
   });
   afterAll(async () => {
-    history?.stop();
-    for (const r of replicas) r.signal('SIGCONT');
-    await Promise.all(replicas.map((r) => r.stop()));
-    cleanNamespace(ns);
+    await tearDown(ns, replicas, history);
     fs.rmSync(triggers, { recursive: true, force: true });
   });
 
@@ -235,7 +244,7 @@ describe('the leader stopped inside a write, between its gate and the socket', (
 
     const report = await checkInvariants({ namespace: ns, live: names, withinMs: 60_000, steadyWindowMs: 5_000, leader: { history, audit } });
     recordResult('two run --leader-elect replicas, the leader stopped inside a write (past its gate) then resumed', 'run', report, {
-      terms: history.terms.map((t) => ({ holder: t.holder === identityOf(first) ? 'first' : t.holder === identityOf(second) ? 'second' : t.holder || '(released)', start: new Date(t.start).toISOString() })),
+      terms: termsOf(history, first, second),
       writesRefusedByApiserver: report.figures.nonLeaderWritesRefused,
     });
     expect(report.violations).toEqual([]);

@@ -3,6 +3,7 @@
 import { ChildProcess, spawn } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
+import * as yaml from 'js-yaml';
 import { PLUGIN, ROOT, eventually, kubectl, tokenKubeconfig } from './cluster';
 
 export interface LogEntry {
@@ -94,21 +95,15 @@ export function controllerKubeconfig(): string {
  * knows which pod is writing. Returns the kubeconfig and the environment to run with.
  */
 export function podReplica(podName: string): { kubeconfig: string; env: NodeJS.ProcessEnv } {
+  // The Deployment's own pod template, so the pod is what deploy/ would run.
+  const deployment = yaml.load(fs.readFileSync(path.join(ROOT, 'deploy', '20-deployment.yaml'), 'utf8')) as {
+    spec: { template: { spec: Record<string, unknown> } };
+  };
   const pod = {
     apiVersion: 'v1',
     kind: 'Pod',
     metadata: { name: podName, namespace: 'webservice-system' },
-    spec: {
-      serviceAccountName: 'webservice-controller',
-      securityContext: { runAsNonRoot: true, runAsUser: 65532, seccompProfile: { type: 'RuntimeDefault' } },
-      containers: [
-        {
-          name: 'controller',
-          image: 'labhub/webservice-controller:v0.1.0',
-          securityContext: { allowPrivilegeEscalation: false, capabilities: { drop: ['ALL'] } },
-        },
-      ],
-    },
+    spec: deployment.spec.template.spec,
   };
   kubectl(['apply', '-f', '-'], JSON.stringify(pod));
   const uid = kubectl(['get', 'pod', podName, '-n', 'webservice-system', '-o', 'jsonpath={.metadata.uid}']).trim();
@@ -119,4 +114,3 @@ export function podReplica(podName: string): { kubeconfig: string; env: NodeJS.P
   ]);
   return { kubeconfig, env: { POD_NAME: podName } };
 }
-
