@@ -82,7 +82,6 @@ describe('the leader fence (deploy/15-leader-fence.yaml)', () => {
   let ns: string;
   beforeAll(() => {
     ns = createNamespace('fence');
-    kubectl(['create', 'configmap', 'probe', '-n', ns]);
   });
   afterAll(() => {
     freshLease();
@@ -95,11 +94,18 @@ describe('the leader fence (deploy/15-leader-fence.yaml)', () => {
     });
   const data = () => JSON.parse(kubectl(['get', 'configmap', 'probe', '-n', ns, '-o', 'json'])).data ?? {};
 
-  it("admits a pod replica's write only while the Lease names that pod; a token bound to no pod is not fenced", async () => {
+  it("admits a pod replica's write while there is no Lease or the Lease names that pod, and refuses it otherwise; others and a token bound to no pod are not fenced", async () => {
     const a = replicaPod('fence-a');
     const b = replicaPod('fence-b');
     const audit = new AuditWindow(ns);
     audit.mark();
+
+    // No Lease: nobody leads, and the fence admits. It is consulted for everyone's ConfigMaps
+    // and Events before it asks who writes, so refusing here would refuse the whole cluster's.
+    freshLease();
+    kubectl(['create', 'configmap', 'probe', '-n', ns]);
+    kubectl(['create', 'configmap', 'someone-elses', '-n', ns, '--from-literal=k=v']);
+    await eventually(() => patchAs(a.kubeconfig, 'no lease').status === 0, 20_000); // once its cache has the deletion
 
     holdLease('fence-a_0000abcd');
     // The apiserver reads the Lease through its own cache: wait until it has this version.
@@ -108,6 +114,7 @@ describe('the leader fence (deploy/15-leader-fence.yaml)', () => {
     expect(refused.stderr).toContain('not the leader: pod fence-b does not hold the Lease webservice-system/webservice-controller');
     expect(refused.stderr).toMatch(/forbidden/i);
     expect(data().by).toBe('a');
+    kubectl(['patch', 'configmap', 'someone-elses', '-n', ns, '--type=merge', '-p', '{"data":{"k":"w"}}']); // not a replica: admitted
 
     // Not fenced: a token of the same ServiceAccount that no pod is bound to (a replica run by hand).
     expect(patchAs(controllerKubeconfig(), 'unbound').status).toBe(0);

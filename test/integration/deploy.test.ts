@@ -102,7 +102,7 @@ describe('deploy/ manifests', () => {
     expect(binding.spec.policyName).toBe(policy.metadata.name);
     expect(binding.spec.validationActions).toEqual(['Deny']);
     // The Lease the replicas elect with (--leader-elect-namespace, the default name).
-    expect(binding.spec.paramRef).toEqual({ name: NAME, namespace: SYSTEM, parameterNotFoundAction: 'Deny' });
+    expect(binding.spec.paramRef).toEqual({ name: NAME, namespace: SYSTEM, parameterNotFoundAction: 'Allow' });
     // What the fence covers is what the ServiceAccount may write, Leases aside.
     const fenced = new Set(
       policy.spec.matchConstraints.resourceRules.flatMap((r: { apiGroups: string[]; resources: string[] }) =>
