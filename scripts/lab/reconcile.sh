@@ -60,8 +60,10 @@ write_status() {
     log "status of webservice/${name} is current; not written"
     return 0
   fi
+  # Conditional on the resourceVersion the status was computed from: if the WebService
+  # changed since, the API server refuses it (409) and the next run computes it again.
   local patch
-  patch=$(jq -c '{status: .status}' "${work}/status.json")
+  patch=$(jq -c '{metadata: {resourceVersion: .resourceVersion}, status: .status}' "${work}/status.json")
   "${KUBECTL}" patch webservice "${name}" -n "${namespace}" --subresource=status --type=merge -p "${patch}" >&2
 }
 

@@ -8,6 +8,8 @@ import { observe } from '../core/observe';
 import { checkName, checkNamespace } from '../core/validate';
 import { computeStatus, readyOf, statusPatch } from '../core/status';
 import { Context } from '../cli/context';
+import { gatherOne } from '../engine/gather';
+import { ConflictError } from '../kube/errors';
 import { withContext } from '../cli/run';
 import { Cell, age } from '../print/output';
 import {
@@ -31,6 +33,8 @@ export interface StatusRow {
   name: string;
   generation: number;
   creationTimestamp?: string;
+  /** What the status was computed from; a write is conditional on it. */
+  resourceVersion?: string;
   status: WebServiceStatus | null;
   /** The computed status differs from the stored one. */
   changed: boolean;
@@ -62,16 +66,33 @@ export const statusCommand: CommandModule<object, Args> = {
     const now = nowIso(ctx);
     const rows: StatusRow[] = [];
     for (const input of await gatherTarget(ctx, args)) {
-      const { row, patch } = statusOf(input, args['requeue-after'], now);
-      if (patch && !args['dry-run']) {
-        await ctx.client().patchWebServiceStatus(row.namespace, row.name, patch);
-      }
-      rows.push({ ...row, written: Boolean(patch) && !args['dry-run'] });
+      rows.push(args['dry-run'] ? statusOf(input, args['requeue-after'], now).row : await writeStatus(ctx, input, args['requeue-after'], now));
     }
     printResults(ctx, rows, Boolean(args.name), (items) => ctx.out.table(statusHeaders(ctx), items.map((row) => statusCells(ctx, row))));
     return 0;
   }),
 };
+
+/** Conflicts are retried from a fresh read this many times, as the engine does. */
+const MAX_ATTEMPTS = 4;
+
+/**
+ * Writes the status when it differs, over the WebService it was computed from. If that
+ * WebService changed meanwhile (409), the status is computed again from a fresh read.
+ */
+async function writeStatus(ctx: Context, input: SyncInput, requeueAfterSeconds: number, now: () => string): Promise<StatusRow> {
+  for (let attempt = 1; ; attempt++) {
+    const { row, patch } = statusOf(input, requeueAfterSeconds, now);
+    if (!patch) return row;
+    try {
+      await ctx.client().patchWebServiceStatus(row.namespace, row.name, patch);
+      return { ...row, written: true };
+    } catch (err) {
+      if (!(err instanceof ConflictError) || attempt === MAX_ATTEMPTS) throw err;
+      input = await gatherOne(ctx.client(), row.namespace, row.name);
+    }
+  }
+}
 
 /** The one way status is computed, for status and status -w alike: observe, decide, and the core's computeStatus. */
 function statusOf(input: SyncInput, requeueAfterSeconds: number, now: () => string) {
@@ -83,11 +104,12 @@ function statusOf(input: SyncInput, requeueAfterSeconds: number, now: () => stri
     name: observation.name,
     generation: observation.generation,
     creationTimestamp: input.parent.metadata.creationTimestamp,
+    resourceVersion: input.parent.metadata.resourceVersion,
     status: result.status,
     changed: result.changed,
     written: false,
   };
-  return { row, patch: statusPatch(result) };
+  return { row, patch: statusPatch(result, input.parent.metadata.resourceVersion) };
 }
 
 /**

@@ -89,9 +89,19 @@ export function setCondition(
   return conditions.map((c) => (c.type === next.type ? updated : c));
 }
 
-/** The merge patch for the status subresource, or null when nothing differs. */
-export function statusPatch(result: StatusResult): { status: WebServiceStatus } | null {
-  return result.changed && result.status ? { status: result.status } : null;
+/** A merge patch for the status subresource; resourceVersion makes it conditional. */
+export interface StatusPatch {
+  metadata: { resourceVersion?: string };
+  status: WebServiceStatus;
+}
+
+/**
+ * The merge patch for the status subresource, or null when nothing differs. It carries the
+ * resourceVersion the status was computed from: a status computed from a WebService that has
+ * changed since (a new spec, a finalizer) is refused with 409, never written over it.
+ */
+export function statusPatch(result: StatusResult, resourceVersion: string | undefined): StatusPatch | null {
+  return result.changed && result.status ? { metadata: { resourceVersion }, status: result.status } : null;
 }
 
 export function readyOf(status: WebServiceStatus | undefined): Condition | undefined {

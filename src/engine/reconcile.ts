@@ -47,6 +47,8 @@ export interface ReconcileResult {
 
 export async function reconcile(client: KubeClient, input: SyncInput, options: ReconcileOptions): Promise<ReconcileResult> {
   let current = input;
+  // What attempts before a 409 on the status did: it stands, whatever the next attempt decides.
+  const earlier: Earlier = { cleaned: [], children: [], events: [] };
   for (let attempt = 1; ; attempt++) {
     const observation = observe(current);
     const decision = decide(observation, options);
@@ -69,8 +71,51 @@ export async function reconcile(client: KubeClient, input: SyncInput, options: R
       }
       outcome = { kind: 'failed', message: (err as Error).message };
     }
-    return { input: current, ...(await finish(client, observation, decision, outcome, applied, options)) };
+
+    const status = computeStatus(observation, decision, outcome, options.now());
+    // Our own finalizer patch moved the resourceVersion; any other change since the read did not come from us.
+    const patch = statusPatch(status, applied.written.parent?.metadata.resourceVersion ?? observation.resourceVersion);
+    let statusWritten = false;
+    let statusError: Error | undefined;
+    if (patch) {
+      try {
+        applied.written.parent = await client.patchWebServiceStatus(observation.namespace, observation.name, patch);
+        statusWritten = true;
+      } catch (err) {
+        if (err instanceof NotLeaderError) throw err;
+        statusError = err as Error;
+        if (err instanceof ConflictError && attempt < MAX_ATTEMPTS) {
+          // The WebService changed after it was read (a new spec, say): this status is stale.
+          // Decide again from a fresh read; what this attempt did stays done and reported.
+          try {
+            current = await gatherOne(client, observation.namespace, observation.name);
+            keep(earlier, decision, outcome, applied);
+            continue;
+          } catch (again) {
+            statusError = again as Error;
+          }
+        }
+      }
+    }
+    const result = finish(observation, decision, outcome, status, statusWritten, statusError, applied, earlier);
+    const eventError = await recordEvents(client, observation, result.events, options);
+    return { input: current, ...result, eventError };
   }
+}
+
+/** Deletions, writes and the Events of actions carried out by attempts that a 409 cut short. */
+interface Earlier {
+  cleaned: string[];
+  children: ConfigMap[];
+  events: EventRecord[];
+}
+
+function keep(earlier: Earlier, decision: Decision, outcome: Outcome, applied: Applied): void {
+  earlier.cleaned.push(...applied.cleaned);
+  earlier.children.push(...applied.written.children);
+  // Without a Ready condition before and after, eventsFor reports only what was done (Created,
+  // Updated, Finalized); a change of readiness is the final attempt's to report.
+  earlier.events.push(...eventsFor(decision, outcome, undefined, undefined, applied.cleaned));
 }
 
 function planned(observation: Observation, decision: Decision, options: ReconcileOptions): Omit<ReconcileResult, 'input'> {
@@ -87,32 +132,25 @@ function planned(observation: Observation, decision: Decision, options: Reconcil
   };
 }
 
-async function finish(
-  client: KubeClient,
+function finish(
   observation: Observation,
   decision: Decision,
   outcome: Outcome,
+  status: StatusResult,
+  statusWritten: boolean,
+  statusError: Error | undefined,
   applied: Applied,
-  options: ReconcileOptions,
-): Promise<Omit<ReconcileResult, 'input'>> {
-  const { cleaned, written } = applied;
-  const status = computeStatus(observation, decision, outcome, options.now());
-  let error = outcome.kind === 'failed' ? new Error(outcome.message) : undefined;
-  let statusWritten = false;
-  const patch = statusPatch(status);
-  if (patch) {
-    try {
-      written.parent = await client.patchWebServiceStatus(observation.namespace, observation.name, patch);
-      statusWritten = true;
-    } catch (err) {
-      if (err instanceof NotLeaderError) throw err;
-      error ??= err as Error;
-    }
-  }
-  const events = eventsFor(decision, outcome, readyOf(observation.status), readyOf(status.status ?? undefined), cleaned);
-  const eventError = await recordEvents(client, observation, events, options);
+  earlier: Earlier,
+): Omit<ReconcileResult, 'input' | 'eventError'> {
+  const error = outcome.kind === 'failed' ? new Error(outcome.message) : statusError;
+  const cleaned = [...earlier.cleaned, ...applied.cleaned];
+  const written: Written = { parent: applied.written.parent, children: [...earlier.children, ...applied.written.children] };
+  const events = [
+    ...earlier.events,
+    ...eventsFor(decision, outcome, readyOf(observation.status), readyOf(status.status ?? undefined), applied.cleaned),
+  ];
   const converged = !error && isConverged(observation.generation, status.status);
-  return { observation, decision, status, statusWritten, cleaned, written, events, eventError, error, converged };
+  return { observation, decision, status, statusWritten, cleaned, written, events, error, converged };
 }
 
 /** Records events on the WebService; a failure here is reported, never fatal. */

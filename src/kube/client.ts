@@ -4,7 +4,8 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { KubeConfig } from '@kubernetes/client-node/dist/config.js';
-import { ConfigMap, GROUP, ObjectMeta, PLURAL, RESOURCE, VERSION, WebService, WebServiceStatus } from '../core/model';
+import { ConfigMap, GROUP, ObjectMeta, PLURAL, RESOURCE, VERSION, WebService } from '../core/model';
+import type { StatusPatch } from '../core/status';
 import { NotFoundError, UserError } from './errors';
 import { Request, Transport, WatchEvent, WatchOptions } from './transport';
 
@@ -333,7 +334,7 @@ export class KubeClient {
     });
   }
 
-  patchWebServiceStatus(namespace: string, name: string, patch: { status: WebServiceStatus }): Promise<WebService> {
+  patchWebServiceStatus(namespace: string, name: string, patch: StatusPatch): Promise<WebService> {
     return this.write('patch', `${PLURAL}/status`, {
       method: 'PATCH',
       path: `${wsPath(namespace, name)}/status`,

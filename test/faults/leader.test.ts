@@ -224,11 +224,12 @@ describe('the leader stopped inside a write, between its gate and the socket', (
     const terms = ['--leader-elect-lease-duration=4s', '--leader-elect-renew-deadline=3s', '--leader-elect-retry-period=500ms'];
     const start = (pod: string) =>
       replica(ns, replicas, pod, terms, {
-        NODE_OPTIONS: `--require ${path.join(__dirname, 'stop-in-write.cjs')}`,
+        NODE_OPTIONS: `--require ${path.join(ROOT, 'test/support/stop-in-write.cjs')}`,
         STOP_IN_WRITE: path.join(triggers, pod),
-        // The status write: unlike the child's, it carries no resourceVersion, so once past the
-        // gate only the fence can refuse it (a stale child patch meets a 409 first).
-        STOP_IN_WRITE_MATCH: '^PATCH \\S+/webservices/web-000/status ',
+        // The Event about web-000's update: a create carries no resourceVersion, so once past the
+        // gate only the fence can refuse it. (A stale patch meets a 409 first: the new leader
+        // has written that object since.)
+        STOP_IN_WRITE_MATCH: `^POST \\S+/namespaces/${ns}/events `,
       });
     const [a, b] = [start('in-write-a'), start('in-write-b')];
     const first = await leaderAmong([a, b]);
@@ -239,7 +240,7 @@ describe('the leader stopped inside a write, between its gate and the socket', (
     createWebServices(ns, names);
     expect((await checkInvariants({ namespace: ns, live: names, withinMs: 60_000, steadyWindowMs: 1_000 })).violations).toEqual([]);
 
-    // Arm the leader: its next status write stops it inside the socket write, past its gate.
+    // Arm the leader: its next Event stops it inside the socket write, past its gate.
     const pod = identityOf(first).split('_')[0];
     fs.writeFileSync(path.join(triggers, pod), '');
     kubectl(['patch', 'webservice', 'web-000', '-n', ns, '--type=merge', '-p', '{"spec":{"replicas":3}}']);
@@ -262,8 +263,8 @@ describe('the leader stopped inside a write, between its gate and the socket', (
         e.userAgent?.includes(`run/${identityOf(first)}`) &&
         history.holderAt(parseMicroTime((e as { requestReceivedTimestamp?: string }).requestReceivedTimestamp)) !== identityOf(first),
     );
-    expect(late.map((e) => `${e.verb} ${e.objectRef?.resource}/${e.objectRef?.subresource} ${e.responseStatus?.code}`)).toEqual([
-      'patch webservices/status 403',
+    expect(late.map((e) => `${e.verb} ${e.objectRef?.apiGroup}/${e.objectRef?.resource} ${e.responseStatus?.code}`)).toEqual([
+      'create events.k8s.io/events 403',
     ]);
     expect(report.figures.nonLeaderWritesRefused).toBe(1);
     expect(first.entries.some((e) => /does not hold the Lease/.test(String(e.error)))).toBe(true);

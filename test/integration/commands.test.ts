@@ -3,7 +3,7 @@
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { spawnSync } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import {
   AuditWindow,
   PLUGIN,
@@ -377,6 +377,82 @@ describe('status', () => {
     const writes = await audit.mutating();
     expect(writes.map((e) => `${e.verb} ${e.objectRef?.subresource}`)).toEqual(['patch status']);
     expect(ws('st').status.conditions[0]).toMatchObject({ status: 'False', reason: 'ChildMissing' });
+  });
+});
+
+describe('a WebService that changes between the read and the status write', () => {
+  const triggers = fs.mkdtempSync(path.join(os.tmpdir(), 'stop-in-write-'));
+  afterAll(() => fs.rmSync(triggers, { recursive: true, force: true }));
+
+  /**
+   * Runs the plugin until it is about to send its status patch for `name`, stops it there
+   * (test/support/stop-in-write.cjs), runs `meanwhile`, then lets it go on.
+   */
+  async function stoppedBeforeStatusWrite(args: string[], name: string, meanwhile: () => void) {
+    const trigger = path.join(triggers, `${name}-${args[0]}`);
+    fs.writeFileSync(trigger, '');
+    const proc = spawn(PLUGIN, [...args, '-n', ns, '-o', 'json'], {
+      env: {
+        ...process.env,
+        NO_COLOR: '1',
+        NODE_OPTIONS: `--require ${path.join(ROOT, 'test/support/stop-in-write.cjs')}`,
+        STOP_IN_WRITE: trigger,
+        STOP_IN_WRITE_MATCH: `^PATCH \\S+/namespaces/${ns}/webservices/${name}/status `,
+      },
+    });
+    let stdout = '';
+    let stderr = '';
+    proc.stdout.on('data', (chunk) => (stdout += chunk));
+    proc.stderr.on('data', (chunk) => (stderr += chunk));
+    const exited = new Promise<number | null>((resolve) => proc.on('exit', (code) => resolve(code)));
+    const state = () => fs.readFileSync(`/proc/${proc.pid}/stat`, 'utf8').replace(/^.*\) /, '')[0];
+    await eventually(() => state() === 'T', 30_000);
+    meanwhile();
+    proc.kill('SIGCONT');
+    const status = await exited;
+    return { status, stdout, stderr };
+  }
+  const writes = async () =>
+    (await audit.mutating()).filter(fromPlugin).map((e) => `${e.verb} ${e.objectRef?.resource}${e.objectRef?.subresource ? `/${e.objectRef.subresource}` : ''} ${e.responseStatus?.code}`);
+
+  it('apply: the stale status is refused (409), and the pass decides again from a fresh read, keeping what it did', async () => {
+    applyYaml(ns, webService('moving', { image: 'nginx:1.27' }));
+    audit.mark();
+    const result = await stoppedBeforeStatusWrite(['apply', 'moving'], 'moving', () =>
+      kubectl(['patch', 'webservice', 'moving', '-n', ns, '--type=merge', '-p', '{"spec":{"image":"nginx:1.28"}}']),
+    );
+    expect(result.stderr).toBe('');
+    expect(result.status).toBe(0);
+    expect(JSON.parse(result.stdout)).toMatchObject({ decision: { name: 'moving', action: 'update' }, result: { converged: true, statusWritten: true } });
+    expect(await writes()).toEqual([
+      'create configmaps 201', // the child, from generation 1
+      'patch webservices 200', // our finalizer
+      'patch webservices/status 409', // a status for generation 1, over generation 2: refused
+      'patch configmaps 200', // decided again from generation 2
+      'patch webservices/status 200',
+      'create events 201', // Created: done by the first attempt, so still reported
+      'create events 201', // Updated
+    ]);
+    const parent = ws('moving');
+    expect(parent.metadata.generation).toBe(2);
+    expect(parent.status.observedGeneration).toBe(2);
+    expect(parent.status.conditions[0]).toMatchObject({ type: 'Ready', status: 'True', observedGeneration: 2 });
+    expect(child('moving').data.image).toBe('nginx:1.28');
+  });
+
+  it('status: the stale status is refused (409) and computed again from a fresh read', async () => {
+    applyYaml(ns, webService('restless', { image: 'nginx:1.27' }));
+    json(['apply', 'restless']);
+    kubectl(['delete', 'configmap', 'restless-desired', '-n', ns]);
+    audit.mark();
+    const result = await stoppedBeforeStatusWrite(['status', 'restless'], 'restless', () =>
+      kubectl(['patch', 'webservice', 'restless', '-n', ns, '--type=merge', '-p', '{"spec":{"replicas":3}}']),
+    );
+    expect(result.stderr).toBe('');
+    expect(result.status).toBe(0);
+    expect(JSON.parse(result.stdout)).toMatchObject({ name: 'restless', generation: 2, changed: true, written: true });
+    expect(await writes()).toEqual(['patch webservices/status 409', 'patch webservices/status 200']);
+    expect(ws('restless').status).toMatchObject({ observedGeneration: 2, conditions: [{ status: 'False', reason: 'ChildMissing' }] });
   });
 });
 

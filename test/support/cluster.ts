@@ -92,7 +92,7 @@ export interface AuditEvent {
   stage: string;
   auditID: string;
   requestURI?: string;
-  objectRef?: { resource?: string; namespace?: string; name?: string; subresource?: string };
+  objectRef?: { apiGroup?: string; resource?: string; namespace?: string; name?: string; subresource?: string };
   responseStatus?: { code?: number };
 }
 

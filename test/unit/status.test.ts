@@ -80,7 +80,9 @@ describe('computeStatus', () => {
     const first = statusFor(fixture('noop-converged'), { kind: 'applied' }, T0);
     const again = statusFor(withStatus(fixture('noop-converged'), first.status!), { kind: 'applied' }, T1);
     expect(again.changed).toBe(false);
-    expect(statusPatch(again)).toBeNull();
+    expect(statusPatch(again, '7')).toBeNull();
+    // A status that differs is written only over the WebService it was computed from.
+    expect(statusPatch(first, '7')).toEqual({ metadata: { resourceVersion: '7' }, status: first.status });
     expect(again.status?.conditions?.[0].lastTransitionTime).toBe(T0);
   });
 

@@ -1,9 +1,10 @@
-// Fault injection for test/faults/leader.test.ts, loaded with node --require: once the file
-// named by STOP_IN_WRITE (one per replica) exists, the next request this process hands to a
-// socket whose request line matches STOP_IN_WRITE_MATCH (a regular expression) stops the
-// process (SIGSTOP) before its bytes go out. That is a replica paused right after its write
-// gate let a write through, which no client-side check can prevent; the SIGSTOP scenario
-// only lands there by chance.
+// Fault injection, loaded with node --require: once the file named by STOP_IN_WRITE exists,
+// the next request this process hands to a socket whose request line matches
+// STOP_IN_WRITE_MATCH (a regular expression) stops the process (SIGSTOP) before its bytes go
+// out. It makes a bad timing happen every time: a controller replica paused right after its
+// write gate let a write through (test/faults/leader.test.ts), or a pass paused between its
+// read of a WebService and its write, while someone changes that WebService
+// (test/integration/commands.test.ts).
 'use strict';
 const fs = require('node:fs');
 const net = require('node:net');
