@@ -5,18 +5,20 @@ import { decide } from '../core/decide';
 import { GROUP, OWNED_SELECTOR, VERSION as API_VERSION } from '../core/model';
 import { observe } from '../core/observe';
 import { gatherAll } from '../engine/gather';
-import { ForbiddenError } from '../kube/errors';
-import type { KubeClient } from '../kube/client';
+import { ForbiddenError, LEADER_FENCE_POLICY } from '../kube/errors';
+import type { KubeClient, KubeObject } from '../kube/client';
 import { CRD_NAME, VERSION_LABEL } from '../install/manifests';
 import { Access, COMMANDS, COMMAND_ACCESS, accessKey } from './access';
 import {
   CheckResult,
   CrdObservation,
+  FenceObservation,
   LeaseObservation,
   accessVerdict,
   conflictVerdict,
   controllerVerdict,
   crdVerdict,
+  fenceVerdict,
   orphanVerdict,
   readyVerdict,
   serverVerdict,
@@ -45,7 +47,11 @@ export async function runChecks(client: KubeClient, options: CheckOptions): Prom
   results.push(crd instanceof Error ? failed('crd', crd) : crdVerdict(CRD_NAME, crd, options.bundledVersion, VERSION_LABEL));
   results.push(...(await guarded(COMMANDS.map((command) => `access/${command}`), () => accessChecks(client, options.namespace))));
   const where = `${options.lease.namespace}/${options.lease.name}`;
-  results.push(...(await guarded(['controller'], async () => [controllerVerdict(where, await observeLease(client, options), options.now())])));
+  const lease = await observeLease(client, options).catch((err: Error) => err);
+  results.push(lease instanceof Error ? failed('controller', lease) : controllerVerdict(where, lease, options.now()));
+  if (!(lease instanceof Error) && lease.kind === 'read' && lease.lease?.spec?.holderIdentity) {
+    results.push(...(await guarded(['leader-fence'], async () => [fenceVerdict(where, LEADER_FENCE_POLICY, await observeFence(client))])));
+  }
   const served = !(crd instanceof Error) && (crd.kind === 'read' ? crd.crd !== null : crd.served);
   if (served) results.push(...(await guarded(WEBSERVICE_CHECKS, () => webServiceChecks(client, options))));
   return results;
@@ -101,6 +107,22 @@ async function accessChecks(client: KubeClient, namespace: string | null): Promi
 async function observeLease(client: KubeClient, options: CheckOptions): Promise<LeaseObservation> {
   try {
     return { kind: 'read', lease: await client.getLease(options.lease.namespace, options.lease.name) };
+  } catch (err) {
+    if (err instanceof ForbiddenError) return { kind: 'forbidden', message: err.message };
+    throw err;
+  }
+}
+
+/** The fence's policy and binding; the binding's paramRef says which Lease it follows. */
+async function observeFence(client: KubeClient): Promise<FenceObservation> {
+  const object = (kind: string) => client.getObject<KubeObject & { spec?: { paramRef?: { namespace?: string; name?: string } } }>({
+    apiVersion: 'admissionregistration.k8s.io/v1',
+    kind,
+    metadata: { name: LEADER_FENCE_POLICY },
+  });
+  try {
+    const [policy, binding] = await Promise.all([object('ValidatingAdmissionPolicy'), object('ValidatingAdmissionPolicyBinding')]);
+    return { kind: 'read', policy: policy !== null, paramRef: binding ? binding.spec?.paramRef ?? {} : null };
   } catch (err) {
     if (err instanceof ForbiddenError) return { kind: 'forbidden', message: err.message };
     throw err;

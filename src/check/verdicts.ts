@@ -174,6 +174,46 @@ export function controllerVerdict(where: string, observed: LeaseObservation, now
   return { check: 'controller', status: 'ok', message: `a controller (${holder}) holds the Lease ${where}, renewed ${seconds(Math.max(0, ageMs))} ago` };
 }
 
+export type FenceObservation =
+  | { kind: 'read'; policy: boolean; paramRef: { namespace?: string; name?: string } | null }
+  | { kind: 'forbidden'; message: string };
+
+/**
+ * Asked only while a controller holds the Lease `where`: does the API server refuse a write
+ * that a replica sends after losing it (deploy/15-leader-fence.yaml)? Without the fence, a
+ * replica paused between its write gate and the socket can still write late.
+ */
+export function fenceVerdict(where: string, name: string, observed: FenceObservation): CheckResult {
+  const check = 'leader-fence';
+  if (observed.kind === 'forbidden') {
+    return {
+      check,
+      status: 'warn',
+      message: `cannot tell whether the leader fence is installed (${observed.message})`,
+      hint: `a cluster admin can: kubectl get validatingadmissionpolicy,validatingadmissionpolicybinding ${name}`,
+    };
+  }
+  if (!observed.policy || !observed.paramRef) {
+    return {
+      check,
+      status: 'warn',
+      message: `no leader fence: the API server would admit a write that a replica sends late, after losing the Lease ${where}`,
+      hint: 'kubectl webservice install --controller installs it (a ValidatingAdmissionPolicy and its binding)',
+    };
+  }
+  const fenced = `${observed.paramRef.namespace ?? ''}/${observed.paramRef.name ?? ''}`;
+  if (fenced !== where) {
+    const [namespace, lease] = where.split('/');
+    return {
+      check,
+      status: 'warn',
+      message: `the leader fence follows the Lease ${fenced}, not ${where}: it does not fence this controller`,
+      hint: `kubectl patch validatingadmissionpolicybinding ${name} --type=merge -p '${JSON.stringify({ spec: { paramRef: { namespace, name: lease } } })}'`,
+    };
+  }
+  return { check, status: 'ok', message: `the leader fence refuses writes from replicas that do not hold the Lease ${where}` };
+}
+
 export function stuckVerdict(webServices: WebService[], stuckAfterSeconds: number, namespace: string | null, now: Date): CheckResult {
   const stuck = webServices.filter((ws) => {
     const since = Date.parse(ws.metadata.deletionTimestamp ?? '');

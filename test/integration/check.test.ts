@@ -2,9 +2,11 @@
 // the right hint when a ServiceAccount lacks a verb, a deletion is stuck on our finalizer,
 // a ConfigMap is orphaned, a WebService conflicts, or the controller's Lease is stale.
 // (The CRD missing is shown in install.test.ts, which may delete the CRD.)
+import * as path from 'node:path';
 import {
   AuditWindow,
   MUTATING,
+  ROOT,
   applyYaml,
   createNamespace,
   deleteNamespace,
@@ -98,6 +100,25 @@ describe('on a good setup', () => {
     const fresh = check([]);
     expect(fresh.status).toBe(0);
     expect(fresh.stdout).toMatch(new RegExp(`^✓ a controller \\(replica-a\\) holds the Lease ${ns}/webservice-controller, renewed \\d+s ago$`, 'm'));
+    // A controller runs: is it fenced? Not on this plane, and the hint says how.
+    expect(fresh.stdout).toContain(
+      `‼ no leader fence: the API server would admit a write that a replica sends late, after losing the Lease ${ns}/webservice-controller\n` +
+        '    hint: kubectl webservice install --controller installs it (a ValidatingAdmissionPolicy and its binding)\n',
+    );
+    // The shipped fence follows the default Lease, not this one; pointed at this one, it passes.
+    const fence = path.join(ROOT, 'deploy/15-leader-fence.yaml');
+    kubectl(['apply', '-f', fence]);
+    try {
+      expect(check([]).stdout).toContain(
+        `‼ the leader fence follows the Lease webservice-system/webservice-controller, not ${ns}/webservice-controller: it does not fence this controller\n`,
+      );
+      kubectl(['patch', 'validatingadmissionpolicybinding', 'webservice-controller-leader-fence', '--type=merge', '-p', JSON.stringify({ spec: { paramRef: { namespace: ns } } })]);
+      const fenced = check([]);
+      expect(fenced.status).toBe(0);
+      expect(fenced.stdout.split('\n')).toContain(`✓ the leader fence refuses writes from replicas that do not hold the Lease ${ns}/webservice-controller`);
+    } finally {
+      kubectl(['delete', '-f', fence, '--ignore-not-found']);
+    }
 
     applyYaml(ns, lease(new Date(Date.now() - 10 * 60_000)));
     const stale = check([]);

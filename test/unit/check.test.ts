@@ -5,6 +5,7 @@ import {
   conflictVerdict,
   controllerVerdict,
   crdVerdict,
+  fenceVerdict,
   orphanVerdict,
   readyVerdict,
   serverVerdict,
@@ -100,6 +101,43 @@ describe('controller', () => {
     expect(controllerVerdict('a/b', { kind: 'read', lease: null }, NOW)).toMatchObject({ status: 'warn', message: 'no controller: there is no Lease a/b' });
     expect(controllerVerdict('a/b', { kind: 'read', lease: lease('2026-11-30T11:59:59Z', '') }, NOW).status).toBe('warn');
     expect(controllerVerdict('a/b', { kind: 'forbidden', message: 'no' }, NOW).status).toBe('warn');
+  });
+});
+
+describe('the leader fence', () => {
+  const where = 'webservice-system/webservice-controller';
+  const name = 'webservice-controller-leader-fence';
+
+  it('passes when the fence follows the Lease the controller holds', () => {
+    const fence = fenceVerdict(where, name, { kind: 'read', policy: true, paramRef: { namespace: 'webservice-system', name: 'webservice-controller' } });
+    expect(fence).toEqual({ check: 'leader-fence', status: 'ok', message: `the leader fence refuses writes from replicas that do not hold the Lease ${where}` });
+  });
+
+  it('warns when it is missing, or half there, with the install command', () => {
+    for (const observed of [
+      { kind: 'read' as const, policy: false, paramRef: null },
+      { kind: 'read' as const, policy: true, paramRef: null },
+      { kind: 'read' as const, policy: false, paramRef: { namespace: 'webservice-system', name: 'webservice-controller' } },
+    ]) {
+      expect(fenceVerdict(where, name, observed)).toMatchObject({
+        status: 'warn',
+        message: expect.stringMatching(/^no leader fence: /),
+        hint: 'kubectl webservice install --controller installs it (a ValidatingAdmissionPolicy and its binding)',
+      });
+    }
+  });
+
+  it('warns when it follows another Lease, with the patch that points it at this one', () => {
+    const other = fenceVerdict('ops/my-lease', name, { kind: 'read', policy: true, paramRef: { namespace: 'webservice-system', name: 'webservice-controller' } });
+    expect(other).toMatchObject({
+      status: 'warn',
+      message: 'the leader fence follows the Lease webservice-system/webservice-controller, not ops/my-lease: it does not fence this controller',
+      hint: `kubectl patch validatingadmissionpolicybinding ${name} --type=merge -p '{"spec":{"paramRef":{"namespace":"ops","name":"my-lease"}}}'`,
+    });
+  });
+
+  it('warns when it cannot be read', () => {
+    expect(fenceVerdict(where, name, { kind: 'forbidden', message: 'forbidden' })).toMatchObject({ status: 'warn', message: expect.stringContaining('cannot tell') });
   });
 });
 
