@@ -9,6 +9,7 @@ import { checkName, checkNamespace } from '../core/validate';
 import { computeStatus, readyOf, statusPatch } from '../core/status';
 import { Context } from '../cli/context';
 import { gatherOne } from '../engine/gather';
+import { MAX_ATTEMPTS } from '../engine/reconcile';
 import { ConflictError } from '../kube/errors';
 import { withContext } from '../cli/run';
 import { Cell, age } from '../print/output';
@@ -72,9 +73,6 @@ export const statusCommand: CommandModule<object, Args> = {
     return 0;
   }),
 };
-
-/** Conflicts are retried from a fresh read this many times, as the engine does. */
-const MAX_ATTEMPTS = 4;
 
 /**
  * Writes the status when it differs, over the WebService it was computed from. If that

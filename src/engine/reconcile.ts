@@ -12,7 +12,7 @@ import type { KubeClient } from '../kube/client';
 import { gatherOne } from './gather';
 
 /** Optimistic-concurrency conflicts are retried from a fresh observation this many times. */
-const MAX_ATTEMPTS = 4;
+export const MAX_ATTEMPTS = 4;
 
 export interface ReconcileOptions extends DecideOptions {
   now: () => string;
@@ -53,6 +53,12 @@ export async function reconcile(client: KubeClient, input: SyncInput, options: R
     const observation = observe(current);
     const decision = decide(observation, options);
     if (options.dryRun) return { input: current, ...planned(observation, decision, options) };
+    /** After a failed write: a fresh read to decide again from (a 409), or the error to report. */
+    const retry = async (err: unknown): Promise<SyncInput | Error> => {
+      if (!(err instanceof ConflictError) || attempt >= MAX_ATTEMPTS) return err as Error;
+      // e.g. the CR was deleted meanwhile: that is reported as this CR's failure
+      return gatherOne(client, observation.namespace, observation.name).catch((again: Error) => again);
+    };
 
     let applied: Applied = { cleaned: [], written: { children: [] } };
     let outcome: Outcome = { kind: 'applied' };
@@ -61,15 +67,12 @@ export async function reconcile(client: KubeClient, input: SyncInput, options: R
     } catch (err) {
       // Another replica leads: it reconciles this CR, so this one writes no status or Event about it.
       if (err instanceof NotLeaderError) throw err;
-      if (err instanceof ConflictError && attempt < MAX_ATTEMPTS) {
-        try {
-          current = await gatherOne(client, observation.namespace, observation.name);
-          continue;
-        } catch (again) {
-          err = again; // e.g. the CR was deleted meanwhile: report it as this CR's failure
-        }
+      const fresh = await retry(err);
+      if (!(fresh instanceof Error)) {
+        current = fresh;
+        continue;
       }
-      outcome = { kind: 'failed', message: (err as Error).message };
+      outcome = { kind: 'failed', message: fresh.message };
     }
 
     const status = computeStatus(observation, decision, outcome, options.now());
@@ -83,18 +86,15 @@ export async function reconcile(client: KubeClient, input: SyncInput, options: R
         statusWritten = true;
       } catch (err) {
         if (err instanceof NotLeaderError) throw err;
-        statusError = err as Error;
-        if (err instanceof ConflictError && attempt < MAX_ATTEMPTS) {
-          // The WebService changed after it was read (a new spec, say): this status is stale.
-          // Decide again from a fresh read; what this attempt did stays done and reported.
-          try {
-            current = await gatherOne(client, observation.namespace, observation.name);
-            keep(earlier, decision, outcome, applied);
-            continue;
-          } catch (again) {
-            statusError = again as Error;
-          }
+        // A 409: the WebService changed after it was read (a new spec, say), so this status is
+        // stale. Decide again from a fresh read; what this attempt did stays done and reported.
+        const fresh = await retry(err);
+        if (!(fresh instanceof Error)) {
+          keep(earlier, decision, outcome, applied);
+          current = fresh;
+          continue;
         }
+        statusError = fresh;
       }
     }
     const result = finish(observation, decision, outcome, status, statusWritten, statusError, applied, earlier);
