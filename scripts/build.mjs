@@ -38,11 +38,15 @@ const kubeConfigWithoutGeneratedApi = {
   name: 'kubeconfig-without-generated-api',
   setup(build) {
     build.onResolve({ filter: /^\.\/gen\/index\.js$/ }, (args) =>
-      /client-node[\\/]dist[\\/]config\.js$/.test(args.importer) ? { path: 'generated-api', namespace: 'stand-in' } : undefined,
+      /client-node[\\/]dist[\\/]config\.js$/.test(args.importer)
+        ? { path: 'generated-api', namespace: 'stand-in' }
+        : undefined,
     );
     // node-fetch (with whatwg-url and tr46, a third of the bundle) serves only applyToFetchOptions.
     build.onResolve({ filter: /^node-fetch$/ }, (args) =>
-      /client-node[\\/]dist[\\/]config\.js$/.test(args.importer) ? { path: 'node-fetch', namespace: 'stand-in' } : undefined,
+      /client-node[\\/]dist[\\/]config\.js$/.test(args.importer)
+        ? { path: 'node-fetch', namespace: 'stand-in' }
+        : undefined,
     );
     build.onLoad({ filter: /^generated-api$/, namespace: 'stand-in' }, () => ({
       contents:
@@ -51,7 +55,8 @@ const kubeConfigWithoutGeneratedApi = {
       loader: 'js',
     }));
     build.onLoad({ filter: /^node-fetch$/, namespace: 'stand-in' }, () => ({
-      contents: 'export class Headers { constructor() { throw new Error("client-node\'s fetch options are not bundled"); } }\n',
+      contents:
+        'export class Headers { constructor() { throw new Error("client-node\'s fetch options are not bundled"); } }\n',
       loader: 'js',
     }));
   },
@@ -82,7 +87,10 @@ const lazyKubeConfigDependencies = {
     );
     build.onLoad({ filter: /.*/, namespace: 'lazy' }, (args) => ({
       contents: LAZY_EXPORTS[args.path]
-        .map((name) => `Object.defineProperty(exports, ${JSON.stringify(name)}, { enumerable: true, get: () => require(${JSON.stringify(args.path)})[${JSON.stringify(name)}] });`)
+        .map(
+          (name) =>
+            `Object.defineProperty(exports, ${JSON.stringify(name)}, { enumerable: true, get: () => require(${JSON.stringify(args.path)})[${JSON.stringify(name)}] });`,
+        )
         .join('\n'),
       loader: 'js',
       resolveDir: args.pluginData.resolveDir,

@@ -17,11 +17,21 @@ function fail(message) {
 }
 
 if (!existsSync(RESULTS)) fail(`${RESULTS} not found: run npm run test:faults first`);
-const lines = readFileSync(RESULTS, 'utf8').split('\n').filter((line) => line.trim() !== '');
+const lines = readFileSync(RESULTS, 'utf8')
+  .split('\n')
+  .filter((line) => line.trim() !== '');
 if (lines.length === 0) fail(`${RESULTS} is empty: run npm run test:faults first`);
 const results = lines.map((line) => JSON.parse(line));
 
-const COUNTED = ['lost', 'foreignModified', 'orphans', 'stuckFinalizers', 'steadyStateWrites', 'nonLeaderWrites', 'nonLeaderWritesRefused'];
+const COUNTED = [
+  'lost',
+  'foreignModified',
+  'orphans',
+  'stuckFinalizers',
+  'steadyStateWrites',
+  'nonLeaderWrites',
+  'nonLeaderWritesRefused',
+];
 
 /** One row per scenario and mode, in the order they ran. */
 const groups = new Map();
@@ -64,7 +74,11 @@ function commit() {
   if (recorded.length > 0) return recorded.join(', ');
   try {
     const head = execFileSync('git', ['rev-parse', '--short=12', 'HEAD'], { encoding: 'utf8' }).trim();
-    const dirty = execFileSync('git', ['status', '--porcelain', '--untracked-files=no', '--', 'src', 'test', 'scripts'], { encoding: 'utf8' }).trim();
+    const dirty = execFileSync(
+      'git',
+      ['status', '--porcelain', '--untracked-files=no', '--', 'src', 'test', 'scripts'],
+      { encoding: 'utf8' },
+    ).trim();
     return dirty ? `${head} (with uncommitted changes)` : head;
   } catch {
     return 'unknown';
@@ -95,9 +109,15 @@ const figures = [
 ].join('\n');
 
 function detailText(details) {
-  const entries = Object.entries(details ?? {}).filter(([, value]) => value !== '' && !(Array.isArray(value) && value.every((v) => v === '')));
+  const entries = Object.entries(details ?? {}).filter(
+    ([, value]) => value !== '' && !(Array.isArray(value) && value.every((v) => v === '')),
+  );
   if (entries.length === 0) return '–';
-  return entries.map(([key, value]) => `${key}: ${typeof value === 'object' ? JSON.stringify(value).replaceAll('|', '\\|') : value}`).join('; ');
+  return entries
+    .map(
+      ([key, value]) => `${key}: ${typeof value === 'object' ? JSON.stringify(value).replaceAll('|', '\\|') : value}`,
+    )
+    .join('; ');
 }
 
 const doc = readFileSync(DOC, 'utf8');

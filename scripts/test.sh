@@ -2,7 +2,8 @@
 # Usage: scripts/test.sh [JEST ARGS...]      (npm test -- [JEST ARGS...])
 #
 # Everything, from a fresh clone: installs dependencies, type-checks and bundles the
-# plugin, builds the control-plane binaries if they are not cached, then runs jest:
+# plugin, checks the formatting, builds the control-plane binaries if they are not
+# cached, then runs jest:
 # unit tests, and integration tests against a real kube-apiserver + etcd that the
 # integration project's global setup starts on 127.0.0.1 and stops at the end.
 set -euo pipefail
@@ -13,6 +14,7 @@ readonly ROOT
 main() {
   cd "${ROOT}"
   bash scripts/build.sh
+  npx --no-install prettier --check --log-level=warn .
   if [[ "${USE_EXISTING_CLUSTER:-}" != "true" ]]; then
     bash scripts/control-plane.sh build
   fi

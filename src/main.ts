@@ -17,7 +17,6 @@ import { InputError } from './core/validate';
 import { KubeError, UserError } from './kube/errors';
 import { VERSION } from './version';
 
-
 class UsageError extends Error {}
 
 export async function main(argv: string[]): Promise<void> {
@@ -27,7 +26,9 @@ export async function main(argv: string[]): Promise<void> {
     skipHelpTextCache(parser);
     await globalOptions(parser)
       .scriptName('kubectl webservice')
-      .usage('$0 <command> [NAME | --all] [flags]\n\nReconcile WebService custom resources (webservices.apps.labhub.io).')
+      .usage(
+        '$0 <command> [NAME | --all] [flags]\n\nReconcile WebService custom resources (webservices.apps.labhub.io).',
+      )
       .command(observeCommand)
       .command(planCommand)
       .command(applyCommand)
@@ -70,7 +71,8 @@ function reportError(err: unknown, verbose: boolean): void {
   const error = err instanceof Error ? err : new Error(String(err));
   process.stderr.write(`error: ${oneLine(error.message)}\n`);
   if (err instanceof UsageError) process.stderr.write('See "kubectl webservice --help" for usage.\n');
-  const expected = err instanceof UserError || err instanceof KubeError || err instanceof InputError || err instanceof UsageError;
+  const expected =
+    err instanceof UserError || err instanceof KubeError || err instanceof InputError || err instanceof UsageError;
   if (verbose && error.stack) process.stderr.write(`${error.stack}\n`);
   else if (!expected && !verbose) process.stderr.write('(run with -v for details)\n');
   process.exitCode = 1;

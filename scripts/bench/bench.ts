@@ -41,7 +41,8 @@ function parseArgs(argv: string[]): Options {
     else throw new Error(`unknown argument ${arg}: want --quick, --sizes=A,B, --out=DIR or --report-only`);
   }
   if (options.quick && !argv.some((a) => a.startsWith('--sizes='))) options.sizes = QUICK_SIZES;
-  if (options.sizes.some((n) => !Number.isInteger(n) || n < 1)) throw new Error(`--sizes wants whole numbers, got ${options.sizes.join(',')}`);
+  if (options.sizes.some((n) => !Number.isInteger(n) || n < 1))
+    throw new Error(`--sizes wants whole numbers, got ${options.sizes.join(',')}`);
   options.out = path.resolve(ROOT, options.out || (options.quick ? '.cache/bench' : 'bench'));
   return options;
 }
@@ -64,7 +65,10 @@ async function machine(): Promise<Results['machine']> {
     kubernetes: version.serverVersion?.gitVersion ?? 'unknown',
     plugin: (await run([PLUGIN, '--version'], { capture: true })).stdout.trim(),
     commit: (await git(['rev-parse', 'HEAD']))?.trim() ?? null,
-    srcChanges: (changes ?? '').split('\n').filter(Boolean).map((line) => line.slice(3)),
+    srcChanges: (changes ?? '')
+      .split('\n')
+      .filter(Boolean)
+      .map((line) => line.slice(3)),
     gnuTime: time.cpuMs !== null,
   };
 }
@@ -89,11 +93,15 @@ function writeOutputs(results: Results, out: string): void {
 }
 
 function printSummary(results: Results, out: string): void {
-  process.stdout.write(`\nkubectl-webservice bench${results.quick ? ' (--quick)' : ''}: N = ${results.sizes.join(', ')}\n\n`);
+  process.stdout.write(
+    `\nkubectl-webservice bench${results.quick ? ' (--quick)' : ''}: N = ${results.sizes.join(', ')}\n\n`,
+  );
   for (const t of targets(results)) {
     process.stdout.write(`${t.standing.padEnd(12)} ${t.target}\n             ${t.measured}\n`);
   }
-  process.stdout.write(`\nwritten: ${path.relative(process.cwd(), out) || '.'}/{results.json,RESULTS.md,pass-time.svg}\n`);
+  process.stdout.write(
+    `\nwritten: ${path.relative(process.cwd(), out) || '.'}/{results.json,RESULTS.md,pass-time.svg}\n`,
+  );
 }
 
 async function measureAll(options: Options): Promise<Results> {

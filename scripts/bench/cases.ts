@@ -80,7 +80,12 @@ async function changeOne(namespace: string, index: number): Promise<void> {
 }
 
 /** Every plugin case at one N, on a namespace holding N new WebServices. */
-export async function pluginCases(audit: Audit | undefined, namespace: string, n: number, setupMs: number): Promise<PluginSize> {
+export async function pluginCases(
+  audit: Audit | undefined,
+  namespace: string,
+  n: number,
+  setupMs: number,
+): Promise<PluginSize> {
   const repeats = repeatsFor(n);
   const apply = ['apply', '--all', '-n', namespace, '-o', 'json'];
   const name = webServiceName(0);
@@ -142,7 +147,9 @@ export async function pluginCases(audit: Audit | undefined, namespace: string, n
   let planNameNoExtraCa: CaseResult | undefined;
   if (process.env.NODE_EXTRA_CA_CERTS) {
     const env = { NODE_EXTRA_CA_CERTS: undefined };
-    planNameNoExtraCa = await measure(audit, 'plugin', repeats.name, () => runPlugin(['plan', name, '-n', namespace], { env }));
+    planNameNoExtraCa = await measure(audit, 'plugin', repeats.name, () =>
+      runPlugin(['plan', name, '-n', namespace], { env }),
+    );
   }
   const kubectlGetName = await measure(audit, 'kubectl', repeats.name, () =>
     runMeasured(['kubectl', 'get', 'webservice', name, '-n', namespace, '-o', 'json']),
@@ -159,7 +166,8 @@ export async function shellCases(audit: Audit | undefined, namespace: string, n:
   const runs = n <= 10 ? 3 : 1; // at N = 100 one run already takes half a minute
   progress(`N=${n}: shell loop, no-op (${runs} run(s))`);
   const noop = await measure(audit, 'kubectl', runs, loop);
-  if (noop.writes !== 0) throw new Error(`the shell loop wrote on a converged namespace: ${JSON.stringify(noop.writesByKind)}`);
+  if (noop.writes !== 0)
+    throw new Error(`the shell loop wrote on a converged namespace: ${JSON.stringify(noop.writesByKind)}`);
   progress(`N=${n}: shell loop, one change`);
   const oneChange = await measure(audit, 'kubectl', 1, loop, { before: () => changeOne(namespace, 0) });
   return { n, cold, noop, oneChange };

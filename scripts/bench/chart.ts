@@ -71,12 +71,16 @@ export function logLogChart(options: ChartOptions): string {
   for (let d = xs.low; d <= xs.high; d++) {
     const x = sx(10 ** d);
     parts.push(`<line x1="${f(x)}" y1="${plotTop}" x2="${f(x)}" y2="${plotBottom}" stroke="#ddd"/>`);
-    parts.push(`<text x="${f(x)}" y="${plotBottom + 18}" text-anchor="middle" fill="#444">${formatTick(10 ** d, 'n')}</text>`);
+    parts.push(
+      `<text x="${f(x)}" y="${plotBottom + 18}" text-anchor="middle" fill="#444">${formatTick(10 ** d, 'n')}</text>`,
+    );
   }
   for (let d = ys.low; d <= ys.high; d++) {
     const y = sy(10 ** d);
     parts.push(`<line x1="${plotLeft}" y1="${f(y)}" x2="${plotRight}" y2="${f(y)}" stroke="#ddd"/>`);
-    parts.push(`<text x="${plotLeft - 8}" y="${f(y + 4)}" text-anchor="end" fill="#444">${formatTick(10 ** d, 'ms')}</text>`);
+    parts.push(
+      `<text x="${plotLeft - 8}" y="${f(y + 4)}" text-anchor="end" fill="#444">${formatTick(10 ** d, 'ms')}</text>`,
+    );
     if (d < ys.high) {
       for (const m of [2, 5]) {
         const minor = sy(m * 10 ** d);
@@ -84,7 +88,9 @@ export function logLogChart(options: ChartOptions): string {
       }
     }
   }
-  parts.push(`<rect x="${plotLeft}" y="${plotTop}" width="${plotRight - plotLeft}" height="${plotBottom - plotTop}" fill="none" stroke="#999"/>`);
+  parts.push(
+    `<rect x="${plotLeft}" y="${plotTop}" width="${plotRight - plotLeft}" height="${plotBottom - plotTop}" fill="none" stroke="#999"/>`,
+  );
   parts.push(
     `<text x="${(plotLeft + plotRight) / 2}" y="${height - 16}" text-anchor="middle" fill="#222">${escapeXml(options.xLabel)}</text>`,
     `<text transform="translate(18 ${(plotTop + plotBottom) / 2}) rotate(-90)" text-anchor="middle" fill="#222">${escapeXml(options.yLabel)}</text>`,

@@ -81,7 +81,13 @@ export class WatchStream {
   private stderr = '';
   readonly exited: Promise<void>;
 
-  constructor(resource: string, namespace: string, fields: string[], onLine: (line: WatchLine) => void, selector?: string) {
+  constructor(
+    resource: string,
+    namespace: string,
+    fields: string[],
+    onLine: (line: WatchLine) => void,
+    selector?: string,
+  ) {
     const template = `${fields.map((f) => `{${f}}`).join(' ')}{"\\n"}`;
     const args = ['get', resource, '-n', namespace, '-w', '-o', `jsonpath=${template}`];
     if (selector) args.push('-l', selector);
@@ -101,7 +107,9 @@ export class WatchStream {
   }
 
   get failure(): string | undefined {
-    return this.child.exitCode !== null ? `kubectl get -w exited ${this.child.exitCode}: ${this.stderr.trim()}` : undefined;
+    return this.child.exitCode !== null
+      ? `kubectl get -w exited ${this.child.exitCode}: ${this.stderr.trim()}`
+      : undefined;
   }
 
   async stop(): Promise<void> {

@@ -71,10 +71,15 @@ export class ControllerProcess {
 
   /** Milliseconds since start at which a log line matching `pattern` appeared. */
   async waitForLog(pattern: RegExp, timeoutMs = 120_000): Promise<number> {
-    await until(`controller log "${pattern.source}"`, () => {
-      if (this.exitCode !== null) throw new Error(`the controller exited ${this.exitCode}: ${this.stderr.slice(-2000)}`);
-      return this.entries.some((e) => pattern.test(e.msg));
-    }, timeoutMs);
+    await until(
+      `controller log "${pattern.source}"`,
+      () => {
+        if (this.exitCode !== null)
+          throw new Error(`the controller exited ${this.exitCode}: ${this.stderr.slice(-2000)}`);
+        return this.entries.some((e) => pattern.test(e.msg));
+      },
+      timeoutMs,
+    );
     return performance.now() - this.startedAt;
   }
 
@@ -103,7 +108,8 @@ export class ControllerProcess {
     const text = await response.text();
     let sum = 0;
     for (const line of text.split('\n')) {
-      if (line.startsWith(`${name}{`) || line.startsWith(`${name} `)) sum += Number(line.slice(line.lastIndexOf(' ') + 1));
+      if (line.startsWith(`${name}{`) || line.startsWith(`${name} `))
+        sum += Number(line.slice(line.lastIndexOf(' ') + 1));
     }
     return sum;
   }
@@ -117,7 +123,8 @@ export class ControllerProcess {
         this.metric('workqueue_depth'),
       ]);
       if (reconciled >= count && depth === 0) return performance.now() - this.startedAt;
-      if (Date.now() > deadline) throw new Error(`controller: ${reconciled} of ${count} reconciled, queue ${depth}, after ${timeoutMs / 1000}s`);
+      if (Date.now() > deadline)
+        throw new Error(`controller: ${reconciled} of ${count} reconciled, queue ${depth}, after ${timeoutMs / 1000}s`);
       await sleep(100);
     }
   }
@@ -191,7 +198,13 @@ export async function controllerStartup(
 }
 
 /** Ready for the current generation, from a watch line: name generation observedGeneration ready. */
-const READY_FIELDS = ['.metadata.name', '.metadata.generation', '.status.observedGeneration', '.status.conditions[?(@.type=="Ready")].status', '.spec.image'];
+const READY_FIELDS = [
+  '.metadata.name',
+  '.metadata.generation',
+  '.status.observedGeneration',
+  '.status.conditions[?(@.type=="Ready")].status',
+  '.spec.image',
+];
 
 function isReadyLine(fields: string[]): boolean {
   return fields[1] !== '' && fields[1] === fields[2] && fields[3] === 'True';
@@ -226,12 +239,20 @@ export async function controllerBurst(
     const since = audit?.mark() ?? 0;
     const cpuBefore = await controller.cpuMs();
     const started = performance.now();
-    const { value: createMs, serverCpuMs, machineCpuMs } = await withCpu(async () => {
+    const {
+      value: createMs,
+      serverCpuMs,
+      machineCpuMs,
+    } = await withCpu(async () => {
       const took = await createWebServices(namespace, n);
-      await until(`${n} WebServices Ready`, () => {
-        if (streams[0].failure) throw new Error(streams[0].failure);
-        return ready.size >= n;
-      }, 10 * 60_000);
+      await until(
+        `${n} WebServices Ready`,
+        () => {
+          if (streams[0].failure) throw new Error(streams[0].failure);
+          return ready.size >= n;
+        },
+        10 * 60_000,
+      );
       return took;
     });
     const readyMs = performance.now() - started;
@@ -254,7 +275,8 @@ export async function controllerBurst(
     };
     await controller.waitReconciled(n, 60_000);
 
-    const latency = latencySamples > 0 ? await measureLatency(audit, controller, namespace, n, latencySamples, streams) : null;
+    const latency =
+      latencySamples > 0 ? await measureLatency(audit, controller, namespace, n, latencySamples, streams) : null;
     const errors = controller.errors();
     if (errors.length > 0) throw new Error(`the controller logged errors: ${JSON.stringify(errors.slice(0, 3))}`);
     return { burst, latency };
@@ -299,7 +321,13 @@ async function measureLatency(
   };
   streams.push(new WatchStream('webservices', namespace, READY_FIELDS, onParent));
   streams.push(
-    new WatchStream('configmaps', namespace, ['.metadata.name', '.data.image'], onChild, 'app.kubernetes.io/managed-by=webservice-controller'),
+    new WatchStream(
+      'configmaps',
+      namespace,
+      ['.metadata.name', '.data.image'],
+      onChild,
+      'app.kubernetes.io/managed-by=webservice-controller',
+    ),
   );
   await sleep(2000); // both watches have listed and are streaming
 
@@ -310,12 +338,26 @@ async function measureLatency(
     const current: Change = { name: webServiceName((i * 37) % n), image: `nginx:latency-${i}` };
     change = current;
     const patchedAt = performance.now();
-    const patch = kubectl(['patch', 'webservice', current.name, '-n', namespace, '--type=merge', '-p', JSON.stringify({ spec: { image: current.image } })]);
-    await until(`change ${i} (${current.name}) to converge`, () => {
-      const failure = streams.map((s) => s.failure).find(Boolean);
-      if (failure) throw new Error(failure);
-      return current.seenAt !== undefined && current.parentAt !== undefined && current.childAt !== undefined;
-    }, 30_000, 2);
+    const patch = kubectl([
+      'patch',
+      'webservice',
+      current.name,
+      '-n',
+      namespace,
+      '--type=merge',
+      '-p',
+      JSON.stringify({ spec: { image: current.image } }),
+    ]);
+    await until(
+      `change ${i} (${current.name}) to converge`,
+      () => {
+        const failure = streams.map((s) => s.failure).find(Boolean);
+        if (failure) throw new Error(failure);
+        return current.seenAt !== undefined && current.parentAt !== undefined && current.childAt !== undefined;
+      },
+      30_000,
+      2,
+    );
     await patch;
     const convergedAt = Math.max(current.parentAt!, current.childAt!);
     latenciesMs.push(round(convergedAt - current.seenAt!, 1));

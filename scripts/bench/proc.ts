@@ -81,7 +81,9 @@ export interface Measured extends RunResult, Footprint {}
 
 /** What `kubectl-webservice -v` prints last on stderr. */
 export function pluginFootprint(stderr: string): Footprint & { reads: number; writes: number; connections: number } {
-  const match = /requests: (\d+) read, (\d+) write over (\d+) connection\(s\); cpu (\d+) ms; max RSS ([\d.]+) MiB/.exec(stderr);
+  const match = /requests: (\d+) read, (\d+) write over (\d+) connection\(s\); cpu (\d+) ms; max RSS ([\d.]+) MiB/.exec(
+    stderr,
+  );
   if (!match) throw new Error(`no -v usage line in the plugin's stderr: ${stderr.slice(-500)}`);
   return {
     reads: Number(match[1]),

@@ -79,7 +79,8 @@ function cpuWithoutEvents(c: CaseResult): number | null {
 
 export function targets(results: Results): TargetRow[] {
   const rows: TargetRow[] = [];
-  const add = (issue: string, target: string, measured: string, standing: Standing) => rows.push({ issue, target, measured, standing });
+  const add = (issue: string, target: string, measured: string, standing: Standing) =>
+    rows.push({ issue, target, measured, standing });
   const quickNote = `not measured in this run (N = ${results.sizes.join(', ')}${results.quick ? ', --quick' : ''})`;
 
   // Client CPU per write, judged where start-up is amortised.
@@ -89,7 +90,10 @@ export function targets(results: Results): TargetRow[] {
   } else {
     const worst = Math.max(...colds.map((p) => p.cold.cpuPerWriteMs!));
     const text = colds
-      .map((p) => `${cpuPerWrite(p.cold.cpuPerWriteMs)} at N=${p.n} (${cpuPerWrite(cpuWithoutEvents(p.cold))} not counting Event creates)`)
+      .map(
+        (p) =>
+          `${cpuPerWrite(p.cold.cpuPerWriteMs)} at N=${p.n} (${cpuPerWrite(cpuWithoutEvents(p.cold))} not counting Event creates)`,
+      )
       .join('; ');
     add('#8', 'Client CPU per write ≤ 0.5 ms (cold `apply --all`, N ≥ 1000)', text, worst <= 0.5 ? 'met' : 'missed');
   }
@@ -120,7 +124,7 @@ export function targets(results: Results): TargetRow[] {
     if (bare !== undefined) {
       add(
         '#8',
-        '… the same, with the host\'s `NODE_EXTRA_CA_CERTS` unset (not a target of its own)',
+        "… the same, with the host's `NODE_EXTRA_CA_CERTS` unset (not a target of its own)",
         `${ms(bare)} vs ${ms(get)}: ${ratio(bare, get)} (medians of ${p1000.planNameNoExtraCa!.runs})`,
         bare <= 2 * get ? 'met' : 'missed',
       );
@@ -153,8 +157,18 @@ export function targets(results: Results): TargetRow[] {
   const { latency, bursts, steady, startup } = results.controller;
   if (latency) {
     const over = `over ${latency.samples} changes, N=${latency.n}`;
-    add('#7', 'Controller event → converged p50 ≤ 100 ms', `${latency.p50Ms} ms (${over})`, latency.p50Ms <= 100 ? 'met' : 'missed');
-    add('#7', 'Controller event → converged p99 ≤ 500 ms', `${latency.p99Ms} ms (${over}; max ${latency.maxMs} ms)`, latency.p99Ms <= 500 ? 'met' : 'missed');
+    add(
+      '#7',
+      'Controller event → converged p50 ≤ 100 ms',
+      `${latency.p50Ms} ms (${over})`,
+      latency.p50Ms <= 100 ? 'met' : 'missed',
+    );
+    add(
+      '#7',
+      'Controller event → converged p99 ≤ 500 ms',
+      `${latency.p99Ms} ms (${over}; max ${latency.maxMs} ms)`,
+      latency.p99Ms <= 500 ? 'met' : 'missed',
+    );
   }
   const readyMs = bursts.length > 0 ? median(bursts.map((b) => b.readyMs)) : 0;
   const each = bursts.map((b) => `${ms(b.readyMs)} (creates ${ms(b.createMs)})`).join(', ');
@@ -172,7 +186,12 @@ export function targets(results: Results): TargetRow[] {
   const s10k = startup.find((s) => s.n === 10_000);
   if (s10k) {
     const peak = steady && steady.n === 10_000 ? Math.max(s10k.peakRssMiB, steady.peakRssMiB) : s10k.peakRssMiB;
-    add('#7', 'Controller peak RSS at 10 000 WebServices ≤ 200 MB', `${mb(peak)} (${peak.toFixed(0)} MiB VmHWM)`, peak * MB_PER_MIB <= 200 ? 'met' : 'missed');
+    add(
+      '#7',
+      'Controller peak RSS at 10 000 WebServices ≤ 200 MB',
+      `${mb(peak)} (${peak.toFixed(0)} MiB VmHWM)`,
+      peak * MB_PER_MIB <= 200 ? 'met' : 'missed',
+    );
   } else {
     add('#7', 'Controller peak RSS at 10 000 WebServices ≤ 200 MB', quickNote, 'not measured');
   }
@@ -190,7 +209,19 @@ export function targets(results: Results): TargetRow[] {
 
 // --- tables -------------------------------------------------------------------
 
-const CASE_HEADERS = ['case', 'N', 'wall', 'requests', 'writes', 'Event creates', 'client CPU', 'CPU / write', 'server CPU', 'other CPU', 'peak RSS'];
+const CASE_HEADERS = [
+  'case',
+  'N',
+  'wall',
+  'requests',
+  'writes',
+  'Event creates',
+  'client CPU',
+  'CPU / write',
+  'server CPU',
+  'other CPU',
+  'peak RSS',
+];
 const CASE_ALIGN: ('l' | 'r')[] = ['l', 'r', 'r', 'r', 'r', 'r', 'r', 'r', 'r', 'r', 'r'];
 
 /** CPU per write is shown where writes are what the case does (cold passes); results.json has the rest. */
@@ -220,7 +251,7 @@ function pluginTable(results: Results): string {
     ['floor', 'floor: both LISTs raw (`kubectl get --raw` ×2, in parallel)'],
     ['kubectlGetAll', '`kubectl get webservices,configmaps -o json`'],
     ['planName', 'plugin `plan NAME`, N children in the namespace'],
-    ['planNameNoExtraCa', 'plugin `plan NAME`, the host\'s `NODE_EXTRA_CA_CERTS` unset'],
+    ['planNameNoExtraCa', "plugin `plan NAME`, the host's `NODE_EXTRA_CA_CERTS` unset"],
     ['kubectlGetName', '`kubectl get webservice NAME -o json`'],
   ];
   const rows: string[][] = [];
@@ -302,7 +333,17 @@ function controllerTable(results: Results): string {
     ]);
   }
   return table(
-    ['case', 'figure', 'requests', 'writes', 'Event creates', 'controller CPU', 'CPU / write', 'server CPU', 'peak RSS (VmHWM)'],
+    [
+      'case',
+      'figure',
+      'requests',
+      'writes',
+      'Event creates',
+      'controller CPU',
+      'CPU / write',
+      'server CPU',
+      'peak RSS (VmHWM)',
+    ],
     rows,
     ['l', 'r', 'r', 'r', 'r', 'r', 'r', 'r', 'r'],
   );
@@ -318,7 +359,12 @@ export function passTimeChart(results: Results): string {
     { name: 'shell loop, no-op pass', color: '#e6ab02', points: points(results.shell, (s) => s.noop) },
     { name: 'plugin, cold pass', color: '#1b5fb4', points: points(results.plugin, (s) => s.cold) },
     { name: 'plugin, no-op pass', color: '#1b9e77', points: points(results.plugin, (s) => s.noop) },
-    { name: 'kubectl get -o json (both)', color: '#9467bd', points: points(results.plugin, (s) => s.kubectlGetAll), dashed: true },
+    {
+      name: 'kubectl get -o json (both)',
+      color: '#9467bd',
+      points: points(results.plugin, (s) => s.kubectlGetAll),
+      dashed: true,
+    },
     { name: 'raw floor (both LISTs)', color: '#555555', points: points(results.plugin, (s) => s.floor), dashed: true },
   ];
   return logLogChart({
@@ -340,13 +386,19 @@ function analysisBlock(results: Results, previous: string | undefined): string {
   const block = previous.slice(start, end + ANALYSIS_END.length);
   const run = /run=(\S+)/.exec(block)?.[1];
   if (run === results.startedAt) return block;
-  const body = block.slice(block.indexOf('-->') + 3, block.length - ANALYSIS_END.length).replace(/^\n> \*\*Stale:\*\*.*\n/, '\n');
+  const body = block
+    .slice(block.indexOf('-->') + 3, block.length - ANALYSIS_END.length)
+    .replace(/^\n> \*\*Stale:\*\*.*\n/, '\n');
   return `${ANALYSIS_START} run=${run} -->\n> **Stale:** written for the run of ${run}; the figures above are from the run of ${results.startedAt}.\n${body.trim()}\n${ANALYSIS_END}`;
 }
 
 export function resultsMarkdown(results: Results, previous?: string): string {
   const m = results.machine;
-  const standingMark: Record<Standing, string> = { met: '✅ met', missed: '❌ missed', 'not measured': '– not measured' };
+  const standingMark: Record<Standing, string> = {
+    met: '✅ met',
+    missed: '❌ missed',
+    'not measured': '– not measured',
+  };
   const targetRows = targets(results).map((t) => [t.issue, t.target, t.measured, standingMark[t.standing]]);
   const shellMeasured = results.shell.filter((s) => !s.cold.extrapolated).map((s) => s.n);
   const lines = [
@@ -387,32 +439,32 @@ export function resultsMarkdown(results: Results, previous?: string): string {
     '',
     '## How it was measured',
     '',
-    '- **Wall time**: from spawning the process to its exit, on the bench\'s clock; the median where a case ran several times' +
+    "- **Wall time**: from spawning the process to its exit, on the bench's clock; the median where a case ran several times" +
       ' (cold 3× at N ≤ 1000, each but the last on a fresh namespace; no-op 5×, one change 3× with a different WebService changed before each run, `plan NAME` and `kubectl get NAME` 10× each,' +
-      ' the floor 5×, `kubectl get -o json` 5×, 3× at N = 10 000, the shell loop\'s no-op 3× at N = 10 and once at 100).' +
+      " the floor 5×, `kubectl get -o json` 5×, 3× at N = 10 000, the shell loop's no-op 3× at N = 10 and once at 100)." +
       ' Each run is a new process, as a user runs it, start-up included.',
-    '- **Requests, writes, Event creates**: from the API server\'s audit log, by User-Agent (`kubectl-webservice/…` for the plugin,' +
+    "- **Requests, writes, Event creates**: from the API server's audit log, by User-Agent (`kubectl-webservice/…` for the plugin," +
       ' `… run/<identity>` for the controller, `kubectl/…` for kubectl and the shell loop), one window per run; the largest run is shown.' +
       ' *Writes* are the mutating requests other than Event creates (events.k8s.io), which are counted apart.',
-    '- **Client CPU**: user + system CPU of the client process: the plugin\'s own `-v` line (`cpu X ms`);' +
+    "- **Client CPU**: user + system CPU of the client process: the plugin's own `-v` line (`cpu X ms`);" +
       ` for kubectl and the shell loop (every kubectl and jq it starts) ${m.gnuTime ? 'GNU time' : '– (GNU time was not installed)'};` +
       ' for the controller, /proc/<pid>/stat. **CPU / write** divides it by every mutating request, Event creates included' +
       ' (shown for the cold passes and the burst, where writes are the work; results.json has it for every case).' +
       ' **Server CPU** is what kube-apiserver, etcd and kube-controller-manager used meanwhile, from /proc: they share the two cores.' +
       ' **Other CPU** is what the rest of the machine used meanwhile (/proc/stat, less the client, the control plane and the bench):' +
       ' near zero on a quiet machine; where it is not, another tenant competed for the cores during that case.',
-    '- **Peak RSS**: the plugin\'s `-v` line (max RSS), GNU time for kubectl (the largest process of the tree), VmHWM from' +
+    "- **Peak RSS**: the plugin's `-v` line (max RSS), GNU time for kubectl (the largest process of the tree), VmHWM from" +
       ' /proc/<pid>/status for the long-running controller. 1 MiB = 1.048576 MB; the targets are in MB.',
     '- **The floor** is both collections a pass reads, fetched raw by two `kubectl get --raw` processes at once (the plugin also reads' +
       ' them in parallel): `/apis/apps.labhub.io/v1/namespaces/NS/webservices` and `/api/v1/namespaces/NS/configmaps`.',
     '- **The shell loop** is [scripts/bench/shell-loop.sh](../scripts/bench/shell-loop.sh): for each WebService, `kubectl get -o json` of the' +
       ' CR and of its child, a comparison in jq, and `kubectl patch` / `kubectl create` only for what differs (finalizer, child, status).',
-    '- **Controller latency**: the controller runs on a namespace of N converged WebServices; one WebService\'s spec.image is patched' +
+    "- **Controller latency**: the controller runs on a namespace of N converged WebServices; one WebService's spec.image is patched" +
       ' with kubectl, one change at a time. Two `kubectl get -w -o jsonpath=…` streams (the WebServices, and our ConfigMaps) are read' +
       ' by the bench as they arrive: latency runs from the watch event that carries the new spec to the later of the event showing' +
-      ' `observedGeneration == generation` with Ready True and the event showing the child\'s `data.image` updated. Both ends are' +
-      ' seen through the same kind of watch, so the watch\'s own delay cancels out; results.json also keeps, per change, the time' +
-      ' from starting `kubectl patch`, which adds kubectl\'s start-up.',
+      " `observedGeneration == generation` with Ready True and the event showing the child's `data.image` updated. Both ends are" +
+      " seen through the same kind of watch, so the watch's own delay cancels out; results.json also keeps, per change, the time" +
+      " from starting `kubectl patch`, which adds kubectl's start-up.",
     `- **Burst** (${results.controller.bursts.length} run(s), each on a fresh namespace with a fresh controller; the target reads the median):` +
       ' the controller runs on an empty namespace; N WebServices are created by `kubectl create -f` of Lists of 250,' +
       ' four at a time; measured from the first create until a `kubectl get -w` stream shows every one Ready for its generation.',

@@ -205,7 +205,13 @@ export function summarize(samples: Sample[]): CaseResult {
 }
 
 /** A straight line through the values at two sizes, read at a larger size. */
-export function extrapolate(small: CaseResult, smallN: number, large: CaseResult, largeN: number, n: number): CaseResult {
+export function extrapolate(
+  small: CaseResult,
+  smallN: number,
+  large: CaseResult,
+  largeN: number,
+  n: number,
+): CaseResult {
   const line = (a: number | null, b: number | null): number | null =>
     a === null || b === null ? null : Math.round(a + ((b - a) * (n - smallN)) / (largeN - smallN));
   const cpu = line(small.cpuMs, large.cpuMs);

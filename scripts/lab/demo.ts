@@ -42,12 +42,18 @@ function title(step: string, text: string): void {
 
 function shown(argv: string[], redirect?: string): string {
   const words = argv.map((a) => (/^[\w@%+=:,./-]+$/.test(a) ? a : `'${a.replace(/'/g, `'\\''`)}'`));
-  const display = words.join(' ').replaceAll(LAB_DIR, '$LAB_DIR').replaceAll(ROOT + '/', '');
+  const display = words
+    .join(' ')
+    .replaceAll(LAB_DIR, '$LAB_DIR')
+    .replaceAll(ROOT + '/', '');
   return redirect ? `${display} > ${redirect.replaceAll(LAB_DIR, '$LAB_DIR')}` : display;
 }
 
 /** Runs argv (no shell), shows it, optionally saves stdout to a file. */
-function run(argv: string[], options: { save?: string; env?: NodeJS.ProcessEnv; quiet?: boolean; input?: string } = {}): Ran {
+function run(
+  argv: string[],
+  options: { save?: string; env?: NodeJS.ProcessEnv; quiet?: boolean; input?: string } = {},
+): Ran {
   process.stdout.write(`${color.dim('$')} ${shown(argv, options.save)}\n`);
   const result = spawnSync(argv[0], argv.slice(1), {
     encoding: 'utf8',
@@ -58,7 +64,10 @@ function run(argv: string[], options: { save?: string; env?: NodeJS.ProcessEnv; 
   const ran = { status: result.status ?? -1, stdout: result.stdout, stderr: result.stderr };
   if (options.save) fs.writeFileSync(options.save, ran.stdout);
   const echo = options.save ? '' : ran.stdout;
-  for (const line of `${echo}${ran.stderr}`.split('\n').filter((l) => l.trim() !== '').slice(0, options.quiet ? 0 : 12)) {
+  for (const line of `${echo}${ran.stderr}`
+    .split('\n')
+    .filter((l) => l.trim() !== '')
+    .slice(0, options.quiet ? 0 : 12)) {
     process.stdout.write(`  ${color.dim(line)}\n`);
   }
   return ran;
@@ -106,20 +115,35 @@ function cleanStart(): void {
     const leftovers = getJson(['get', 'webservices', '-n', NS])?.items ?? [];
     for (const ws of leftovers) {
       if (ws.metadata.finalizers?.length) {
-        kubectl(['patch', 'webservice', ws.metadata.name, '-n', NS, '--type=merge', '-p', '{"metadata":{"finalizers":null}}']);
+        kubectl([
+          'patch',
+          'webservice',
+          ws.metadata.name,
+          '-n',
+          NS,
+          '--type=merge',
+          '-p',
+          '{"metadata":{"finalizers":null}}',
+        ]);
       }
     }
     must(kubectl(['delete', 'namespace', NS, '--wait=true', '--timeout=120s']), 'deleting the old crd-lab');
   }
   fs.rmSync(OUT, { recursive: true, force: true });
   fs.mkdirSync(OUT, { recursive: true });
-  check('Start', `namespace ${NS} absent and ${shown([OUT])} empty`, !getJson(['get', 'namespace', NS]) && fs.readdirSync(OUT).length === 0);
+  check(
+    'Start',
+    `namespace ${NS} absent and ${shown([OUT])} empty`,
+    !getJson(['get', 'namespace', NS]) && fs.readdirSync(OUT).length === 0,
+  );
 }
 
 function setup(): void {
   title('Setup', 'the CRD (applied when absent) and the namespace');
   if (getJson(['get', 'crd', CRD])) {
-    process.stdout.write(`  ${color.dim(`crd/${CRD} is present; applying the repository's declaration keeps it current`)}\n`);
+    process.stdout.write(
+      `  ${color.dim(`crd/${CRD} is present; applying the repository's declaration keeps it current`)}\n`,
+    );
   }
   must(kubectl(['apply', '-f', path.join(ROOT, 'crds', `${CRD}.yaml`)]), 'applying the CRD');
   must(kubectl(['wait', '--for=condition=Established', '--timeout=60s', `crd/${CRD}`]), 'waiting for the CRD');
@@ -156,14 +180,22 @@ function l1Observe(): void {
   fs.chmodSync(SCRIPT, 0o755);
   process.stdout.write(`  ${color.dim(`installed ${shown([SCRIPT])} (chmod +x)`)}\n`);
   const ws = getJson(['get', 'webservice', 'checkout', '-n', NS]);
-  check('L1', 'checkout: image nginx:1.27, replicas 3, tier dev',
-    ws?.spec?.image === 'nginx:1.27' && ws?.spec?.replicas === 3 && ws?.spec?.tier === 'dev');
+  check(
+    'L1',
+    'checkout: image nginx:1.27, replicas 3, tier dev',
+    ws?.spec?.image === 'nginx:1.27' && ws?.spec?.replicas === 3 && ws?.spec?.tier === 'dev',
+  );
   check('L1', 'reconcile.sh exists and is executable', isExecutable(SCRIPT));
 
   must(reconcileScript('checkout'), 'the first reconcile.sh run');
   const observed = readJson(out('observe.json'));
   check('L1', 'observe.json is {"desired": …, "actual": …}', Boolean(observed?.desired) && Boolean(observed?.actual));
-  check('L1', 'desired.image equals the CR spec.image', observed?.desired?.image === ws?.spec?.image, String(observed?.desired?.image));
+  check(
+    'L1',
+    'desired.image equals the CR spec.image',
+    observed?.desired?.image === ws?.spec?.image,
+    String(observed?.desired?.image),
+  );
   check('L1', 'actual is empty before the child exists', JSON.stringify(observed?.actual) === '{}');
 }
 
@@ -183,8 +215,16 @@ function l3Act(): void {
   const cm = getJson(['get', 'configmap', 'checkout-desired', '-n', NS]);
   kubectl(['get', 'configmap', 'checkout-desired', '-n', NS, '--show-labels']);
   check('L3', 'data.image equals the CR spec.image', cm?.data?.image === ws?.spec?.image, String(cm?.data?.image));
-  check('L3', "ownerReferences[0].uid is checkout's uid", cm?.metadata?.ownerReferences?.[0]?.uid === ws?.metadata?.uid);
-  check('L3', `label ${MANAGED_BY}: webservice-controller`, cm?.metadata?.labels?.[MANAGED_BY] === 'webservice-controller');
+  check(
+    'L3',
+    "ownerReferences[0].uid is checkout's uid",
+    cm?.metadata?.ownerReferences?.[0]?.uid === ws?.metadata?.uid,
+  );
+  check(
+    'L3',
+    `label ${MANAGED_BY}: webservice-controller`,
+    cm?.metadata?.labels?.[MANAGED_BY] === 'webservice-controller',
+  );
 }
 
 function l4Idempotent(): void {
@@ -205,9 +245,17 @@ function l5Status(): void {
   kubectl(['get', 'webservice', 'checkout', '-n', NS]);
   const ws = getJson(['get', 'webservice', 'checkout', '-n', NS]);
   check('L5', 'condition Ready is "True"', readyOf(ws)?.status === 'True', readyOf(ws)?.reason);
-  check('L5', 'status.observedGeneration = metadata.generation', ws?.status?.observedGeneration === ws?.metadata?.generation);
+  check(
+    'L5',
+    'status.observedGeneration = metadata.generation',
+    ws?.status?.observedGeneration === ws?.metadata?.generation,
+  );
   check('L5', 'status.replicas = spec.replicas', ws?.status?.replicas === ws?.spec?.replicas);
-  check('L5', 'reconcile.sh contains --subresource=status', fs.readFileSync(SCRIPT, 'utf8').includes('--subresource=status'));
+  check(
+    'L5',
+    'reconcile.sh contains --subresource=status',
+    fs.readFileSync(SCRIPT, 'utf8').includes('--subresource=status'),
+  );
 }
 
 function l6Requeue(): void {
@@ -216,13 +264,21 @@ function l6Requeue(): void {
   kubectl(['webservice', 'plan', 'frontend', '-n', NS, '-o', 'json'], { save: out('requeue.json') });
   const r = readJson(out('requeue.json'));
   check('L6', 'requeue.json: action requeue', r?.action === 'requeue', r?.reason);
-  check('L6', 'requeue.json: after_seconds is an integer > 0', Number.isInteger(r?.after_seconds) && r.after_seconds > 0);
+  check(
+    'L6',
+    'requeue.json: after_seconds is an integer > 0',
+    Number.isInteger(r?.after_seconds) && r.after_seconds > 0,
+  );
   check('L6', 'requeue.json: is_error false', r?.is_error === false);
   fs.copyFileSync(path.join(ROOT, 'scripts', 'lab', 'backoff-note.txt'), out('backoff-note.txt'));
   const note = fs.readFileSync(out('backoff-note.txt'), 'utf8');
   process.stdout.write(`  ${color.dim('copied the backoff note to out/backoff-note.txt')}\n`);
   check('L6', 'backoff-note.txt: why backoff grows exponentially', /exponential/i.test(note));
-  check('L6', 'backoff-note.txt: errors flood the log and starve the queue', /flood/i.test(note) && /starve/i.test(note));
+  check(
+    'L6',
+    'backoff-note.txt: errors flood the log and starve the queue',
+    /flood/i.test(note) && /starve/i.test(note),
+  );
   // frontend only shows the requeue; L8's pass is over checkout, billing and search.
   must(kubectl(['delete', 'webservice', 'frontend', '-n', NS]), 'removing frontend');
 }
@@ -234,18 +290,37 @@ function l7Finalizer(): void {
   const child = getJson(['get', 'configmap', 'ephemeral-desired', '-n', NS]);
   const ws = getJson(['get', 'webservice', 'ephemeral', '-n', NS]);
   check('L7', `ephemeral carries ${FINALIZER}`, (ws?.metadata?.finalizers ?? []).includes(FINALIZER));
-  check('L7', 'child ephemeral-desired made as in L3',
-    child?.metadata?.ownerReferences?.[0]?.uid === ws?.metadata?.uid && child?.metadata?.labels?.[MANAGED_BY] === 'webservice-controller');
+  check(
+    'L7',
+    'child ephemeral-desired made as in L3',
+    child?.metadata?.ownerReferences?.[0]?.uid === ws?.metadata?.uid &&
+      child?.metadata?.labels?.[MANAGED_BY] === 'webservice-controller',
+  );
 
   must(kubectl(['delete', 'webservice', 'ephemeral', '-n', NS, '--wait=false']), 'deleting ephemeral');
-  must(kubectl(['get', 'webservice', 'ephemeral', '-n', NS, '-o', 'json'], { save: out('terminating.json') }), 'saving terminating.json');
+  must(
+    kubectl(['get', 'webservice', 'ephemeral', '-n', NS, '-o', 'json'], { save: out('terminating.json') }),
+    'saving terminating.json',
+  );
   const t = readJson(out('terminating.json'));
-  check('L7', 'terminating.json shows metadata.deletionTimestamp', Boolean(t?.metadata?.deletionTimestamp), t?.metadata?.deletionTimestamp);
+  check(
+    'L7',
+    'terminating.json shows metadata.deletionTimestamp',
+    Boolean(t?.metadata?.deletionTimestamp),
+    t?.metadata?.deletionTimestamp,
+  );
   check('L7', 'terminating.json shows metadata.finalizers', (t?.metadata?.finalizers ?? []).includes(FINALIZER));
 
-  must(kubectl(['webservice', 'finalize', 'ephemeral', '-n', NS], { save: out('cleanup.txt'), env: { NO_COLOR: '1' } }), 'finalize');
+  must(
+    kubectl(['webservice', 'finalize', 'ephemeral', '-n', NS], { save: out('cleanup.txt'), env: { NO_COLOR: '1' } }),
+    'finalize',
+  );
   process.stdout.write(`${fs.readFileSync(out('cleanup.txt'), 'utf8').trimEnd().replace(/^/gm, '  ')}\n`);
-  check('L7', 'cleanup.txt names configmap/ephemeral-desired', fs.readFileSync(out('cleanup.txt'), 'utf8').includes('configmap/ephemeral-desired'));
+  check(
+    'L7',
+    'cleanup.txt names configmap/ephemeral-desired',
+    fs.readFileSync(out('cleanup.txt'), 'utf8').includes('configmap/ephemeral-desired'),
+  );
   check('L7', 'child ephemeral-desired is gone', getJson(['get', 'configmap', 'ephemeral-desired', '-n', NS]) === null);
   const gone = waitFor(() => getJson(['get', 'webservice', 'ephemeral', '-n', NS]) === null, 30_000);
   check('L7', 'ephemeral is really gone', gone);
@@ -259,16 +334,28 @@ function l8Report(): void {
   const report = readJson(out('reconcile-report.json'));
   const items: any[] = report?.items ?? [];
   const actions = ['create', 'update', 'noop', 'requeue'];
-  check('L8', 'items are {name, action} for billing, checkout, search',
-    JSON.stringify(items.map((i) => i.name).sort()) === '["billing","checkout","search"]' && items.every((i) => actions.includes(i.action)),
-    items.map((i) => `${i.name}:${i.action}`).join(' '));
-  check('L8', 'summary.noop counts the items that did nothing',
-    report?.summary?.noop === items.filter((i) => i.action === 'noop').length, `noop=${report?.summary?.noop}`);
+  check(
+    'L8',
+    'items are {name, action} for billing, checkout, search',
+    JSON.stringify(items.map((i) => i.name).sort()) === '["billing","checkout","search"]' &&
+      items.every((i) => actions.includes(i.action)),
+    items.map((i) => `${i.name}:${i.action}`).join(' '),
+  );
+  check(
+    'L8',
+    'summary.noop counts the items that did nothing',
+    report?.summary?.noop === items.filter((i) => i.action === 'noop').length,
+    `noop=${report?.summary?.noop}`,
+  );
   check('L8', 'converged: true', report?.converged === true);
   for (const name of ['checkout', 'billing', 'search']) {
     const ws = getJson(['get', 'webservice', name, '-n', NS]);
-    check('L8', `${name}: status.observedGeneration = metadata.generation`,
-      ws?.status?.observedGeneration === ws?.metadata?.generation, `${ws?.status?.observedGeneration}/${ws?.metadata?.generation}`);
+    check(
+      'L8',
+      `${name}: status.observedGeneration = metadata.generation`,
+      ws?.status?.observedGeneration === ws?.metadata?.generation,
+      `${ws?.status?.observedGeneration}/${ws?.metadata?.generation}`,
+    );
   }
 }
 

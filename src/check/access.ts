@@ -14,9 +14,19 @@ export interface Access {
 export const COMMANDS = ['observe', 'plan', 'status', 'apply', 'finalize', 'run'] as const;
 export type CommandName = (typeof COMMANDS)[number];
 
-const webServices = (verb: string, subresource?: string): Access => ({ verb, group: GROUP, resource: PLURAL, subresource });
+const webServices = (verb: string, subresource?: string): Access => ({
+  verb,
+  group: GROUP,
+  resource: PLURAL,
+  subresource,
+});
 const configMaps = (verb: string): Access => ({ verb, group: '', resource: 'configmaps' });
-const EVENTS: Access = { verb: 'create', group: 'events.k8s.io', resource: 'events', optional: 'no Events are recorded' };
+const EVENTS: Access = {
+  verb: 'create',
+  group: 'events.k8s.io',
+  resource: 'events',
+  optional: 'no Events are recorded',
+};
 /** blockOwnerDeletion on the child's ownerReference, where OwnerReferencesPermissionEnforcement is on. */
 const FINALIZERS: Access = {
   ...webServices('update', 'finalizers'),
@@ -27,7 +37,15 @@ const FINALIZERS: Access = {
 const READ = [webServices('get'), webServices('list'), configMaps('get'), configMaps('list')];
 const STATUS = webServices('patch', 'status');
 /** apply creates, patches and (finalizing) deletes the child, and patches our finalizer on the parent. */
-const RECONCILE = [configMaps('create'), configMaps('patch'), configMaps('delete'), webServices('patch'), STATUS, FINALIZERS, EVENTS];
+const RECONCILE = [
+  configMaps('create'),
+  configMaps('patch'),
+  configMaps('delete'),
+  webServices('patch'),
+  STATUS,
+  FINALIZERS,
+  EVENTS,
+];
 
 export const COMMAND_ACCESS: Record<CommandName, Access[]> = {
   observe: READ,

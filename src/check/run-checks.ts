@@ -44,13 +44,24 @@ export async function runChecks(client: KubeClient, options: CheckOptions): Prom
     return [unreachableVerdict(err as Error)];
   }
   const crd = await observeCrd(client).catch((err: Error) => err);
-  results.push(crd instanceof Error ? failed('crd', crd) : crdVerdict(CRD_NAME, crd, options.bundledVersion, VERSION_LABEL));
-  results.push(...(await guarded(COMMANDS.map((command) => `access/${command}`), () => accessChecks(client, options.namespace))));
+  results.push(
+    crd instanceof Error ? failed('crd', crd) : crdVerdict(CRD_NAME, crd, options.bundledVersion, VERSION_LABEL),
+  );
+  results.push(
+    ...(await guarded(
+      COMMANDS.map((command) => `access/${command}`),
+      () => accessChecks(client, options.namespace),
+    )),
+  );
   const where = `${options.lease.namespace}/${options.lease.name}`;
   const lease = await observeLease(client, options).catch((err: Error) => err);
   results.push(lease instanceof Error ? failed('controller', lease) : controllerVerdict(where, lease, options.now()));
   if (!(lease instanceof Error) && lease.kind === 'read' && lease.lease?.spec?.holderIdentity) {
-    results.push(...(await guarded(['leader-fence'], async () => [fenceVerdict(where, LEADER_FENCE_POLICY, await observeFence(client))])));
+    results.push(
+      ...(await guarded(['leader-fence'], async () => [
+        fenceVerdict(where, LEADER_FENCE_POLICY, await observeFence(client)),
+      ])),
+    );
   }
   const served = !(crd instanceof Error) && (crd.kind === 'read' ? crd.crd !== null : crd.served);
   if (served) results.push(...(await guarded(WEBSERVICE_CHECKS, () => webServiceChecks(client, options))));
@@ -69,7 +80,12 @@ async function guarded(checks: string[], run: () => Promise<CheckResult[]>): Pro
 }
 
 function failed(check: string, error: Error): CheckResult {
-  return { check, status: 'fail', message: `${check}: could not check: ${error.message}`, hint: 'the API server failed this read; run check again in a moment' };
+  return {
+    check,
+    status: 'fail',
+    message: `${check}: could not check: ${error.message}`,
+    hint: 'the API server failed this read; run check again in a moment',
+  };
 }
 
 async function observeCrd(client: KubeClient): Promise<CrdObservation> {
@@ -115,14 +131,18 @@ async function observeLease(client: KubeClient, options: CheckOptions): Promise<
 
 /** The fence's policy and binding; the binding's paramRef says which Lease it follows. */
 async function observeFence(client: KubeClient): Promise<FenceObservation> {
-  const object = (kind: string) => client.getObject<KubeObject & { spec?: { paramRef?: { namespace?: string; name?: string } } }>({
-    apiVersion: 'admissionregistration.k8s.io/v1',
-    kind,
-    metadata: { name: LEADER_FENCE_POLICY },
-  });
+  const object = (kind: string) =>
+    client.getObject<KubeObject & { spec?: { paramRef?: { namespace?: string; name?: string } } }>({
+      apiVersion: 'admissionregistration.k8s.io/v1',
+      kind,
+      metadata: { name: LEADER_FENCE_POLICY },
+    });
   try {
-    const [policy, binding] = await Promise.all([object('ValidatingAdmissionPolicy'), object('ValidatingAdmissionPolicyBinding')]);
-    return { kind: 'read', policy: policy !== null, paramRef: binding ? binding.spec?.paramRef ?? {} : null };
+    const [policy, binding] = await Promise.all([
+      object('ValidatingAdmissionPolicy'),
+      object('ValidatingAdmissionPolicyBinding'),
+    ]);
+    return { kind: 'read', policy: policy !== null, paramRef: binding ? (binding.spec?.paramRef ?? {}) : null };
   } catch (err) {
     if (err instanceof ForbiddenError) return { kind: 'forbidden', message: err.message };
     throw err;

@@ -38,7 +38,11 @@ export function serverVerdict(server: string, version: ServerVersion): CheckResu
       hint: `upgrade the cluster to Kubernetes ${minimum} or newer`,
     };
   }
-  return { check: 'server', status: 'ok', message: `the server ${server} is reachable: Kubernetes ${version.gitVersion} (≥ ${minimum} supported)` };
+  return {
+    check: 'server',
+    status: 'ok',
+    message: `the server ${server} is reachable: Kubernetes ${version.gitVersion} (≥ ${minimum} supported)`,
+  };
 }
 
 export function unreachableVerdict(error: Error & { kind?: string }): CheckResult {
@@ -60,10 +64,14 @@ export function unreachableVerdict(error: Error & { kind?: string }): CheckResul
 
 /** The CRD as read, or, when it may not be read, whether discovery serves webservices. */
 export type CrdObservation =
-  | { kind: 'read'; crd: CustomResourceDefinition | null }
-  | { kind: 'forbidden'; served: boolean; message: string };
+  { kind: 'read'; crd: CustomResourceDefinition | null } | { kind: 'forbidden'; served: boolean; message: string };
 
-export function crdVerdict(name: string, observed: CrdObservation, bundledVersion: string, versionLabel: string): CheckResult {
+export function crdVerdict(
+  name: string,
+  observed: CrdObservation,
+  bundledVersion: string,
+  versionLabel: string,
+): CheckResult {
   const install = 'kubectl webservice install';
   if (observed.kind === 'forbidden') {
     return observed.served
@@ -73,10 +81,16 @@ export function crdVerdict(name: string, observed: CrdObservation, bundledVersio
           message: `${name} is served, but its CRD cannot be read, so its version is not checked: ${observed.message}`,
           hint: 'ask a cluster admin to run: kubectl webservice check',
         }
-      : { check: 'crd', status: 'fail', message: `the CRD ${name} is not installed`, hint: `a cluster admin runs: ${install}` };
+      : {
+          check: 'crd',
+          status: 'fail',
+          message: `the CRD ${name} is not installed`,
+          hint: `a cluster admin runs: ${install}`,
+        };
   }
   const { crd } = observed;
-  if (!crd) return { check: 'crd', status: 'fail', message: `the CRD ${name} is not installed`, hint: `run: ${install}` };
+  if (!crd)
+    return { check: 'crd', status: 'fail', message: `the CRD ${name} is not installed`, hint: `run: ${install}` };
   const established = crd.status?.conditions?.find((c) => c.type === 'Established');
   if (established?.status !== 'True') {
     return {
@@ -89,7 +103,11 @@ export function crdVerdict(name: string, observed: CrdObservation, bundledVersio
   const live = crd.metadata.labels?.[versionLabel];
   switch (crdVersionState(live, bundledVersion)) {
     case 'current':
-      return { check: 'crd', status: 'ok', message: `the CRD ${name} is installed, Established, at version ${bundledVersion}` };
+      return {
+        check: 'crd',
+        status: 'ok',
+        message: `the CRD ${name} is installed, Established, at version ${bundledVersion}`,
+      };
     case 'newer':
       return {
         check: 'crd',
@@ -112,7 +130,12 @@ export function scopeText(namespace: string | null): string {
   return namespace === null ? 'in every namespace' : `in namespace ${namespace}`;
 }
 
-export function accessVerdict(command: string, needs: Access[], allowed: (access: Access) => boolean, namespace: string | null): CheckResult {
+export function accessVerdict(
+  command: string,
+  needs: Access[],
+  allowed: (access: Access) => boolean,
+  namespace: string | null,
+): CheckResult {
   const missing = needs.filter((access) => !allowed(access));
   const required = missing.filter((access) => !access.optional);
   const scope = scopeText(namespace);
@@ -151,7 +174,10 @@ export function controllerVerdict(where: string, observed: LeaseObservation, now
       'to keep WebServices reconciled, kubectl webservice install --controller',
   };
   if (observed.kind === 'forbidden') {
-    return { ...noController, message: `cannot tell whether a controller runs: the Lease ${where} cannot be read (${observed.message})` };
+    return {
+      ...noController,
+      message: `cannot tell whether a controller runs: the Lease ${where} cannot be read (${observed.message})`,
+    };
   }
   const { lease } = observed;
   if (!lease) return { ...noController, message: `no controller: there is no Lease ${where}` };
@@ -171,7 +197,11 @@ export function controllerVerdict(where: string, observed: LeaseObservation, now
       hint: `kubectl -n ${namespace} get pods -l app.kubernetes.io/name=webservice-controller; kubectl -n ${namespace} logs deployment/webservice-controller`,
     };
   }
-  return { check: 'controller', status: 'ok', message: `a controller (${holder}) holds the Lease ${where}, renewed ${seconds(Math.max(0, ageMs))} ago` };
+  return {
+    check: 'controller',
+    status: 'ok',
+    message: `a controller (${holder}) holds the Lease ${where}, renewed ${seconds(Math.max(0, ageMs))} ago`,
+  };
 }
 
 export type FenceObservation =
@@ -211,17 +241,30 @@ export function fenceVerdict(where: string, name: string, observed: FenceObserva
       hint: `kubectl patch validatingadmissionpolicybinding ${name} --type=merge -p '${JSON.stringify({ spec: { paramRef: { namespace, name: lease } } })}'`,
     };
   }
-  return { check, status: 'ok', message: `the leader fence refuses writes from replicas that do not hold the Lease ${where}` };
+  return {
+    check,
+    status: 'ok',
+    message: `the leader fence refuses writes from replicas that do not hold the Lease ${where}`,
+  };
 }
 
-export function stuckVerdict(webServices: WebService[], stuckAfterSeconds: number, namespace: string | null, now: Date): CheckResult {
+export function stuckVerdict(
+  webServices: WebService[],
+  stuckAfterSeconds: number,
+  namespace: string | null,
+  now: Date,
+): CheckResult {
   const stuck = webServices.filter((ws) => {
     const since = Date.parse(ws.metadata.deletionTimestamp ?? '');
     return Number.isFinite(since) && now.getTime() - since > stuckAfterSeconds * 1000;
   });
   const limit = seconds(stuckAfterSeconds * 1000);
   if (stuck.length === 0) {
-    return { check: 'stuck', status: 'ok', message: `no WebService has been terminating for longer than ${limit} ${scopeText(namespace)}` };
+    return {
+      check: 'stuck',
+      status: 'ok',
+      message: `no WebService has been terminating for longer than ${limit} ${scopeText(namespace)}`,
+    };
   }
   const ours = stuck.filter((ws) => ws.metadata.finalizers?.includes(FINALIZER));
   const first = ours[0];
@@ -232,7 +275,9 @@ export function stuckVerdict(webServices: WebService[], stuckAfterSeconds: numbe
   const foreign = [...new Set(stuck.flatMap((ws) => ws.metadata.finalizers ?? []).filter((f) => f !== FINALIZER))];
   const hints = [
     ...(ours.length > 0 ? [`${finalize} finishes the deletion (a running controller would have)`] : []),
-    ...(foreign.length > 0 ? [`finalizers that are not ours (${foreign.join(', ')}) are for whoever set them to remove`] : []),
+    ...(foreign.length > 0
+      ? [`finalizers that are not ours (${foreign.join(', ')}) are for whoever set them to remove`]
+      : []),
   ];
   return {
     check: 'stuck',
@@ -254,7 +299,11 @@ export function stuckVerdict(webServices: WebService[], stuckAfterSeconds: numbe
  * owner's uid is gone, or they have no controller owner and no WebService of their name.
  * The garbage collector deletes dependents of a deleted owner; these it will not.
  */
-export function orphanVerdict(configMaps: Pick<ConfigMap, 'metadata'>[], webServices: WebService[], namespace: string | null): CheckResult {
+export function orphanVerdict(
+  configMaps: Pick<ConfigMap, 'metadata'>[],
+  webServices: WebService[],
+  namespace: string | null,
+): CheckResult {
   const uids = new Set(webServices.map((ws) => ws.metadata.uid));
   const children = new Set(webServices.map((ws) => objectKey(ws.metadata.namespace, childName(ws.metadata.name))));
   const orphans = configMaps.filter((cm) => {
@@ -262,13 +311,19 @@ export function orphanVerdict(configMaps: Pick<ConfigMap, 'metadata'>[], webServ
     const owner = controllerUid(cm as ConfigMap);
     return owner ? !uids.has(owner) : !children.has(objectKey(cm.metadata.namespace, cm.metadata.name));
   });
-  if (orphans.length === 0) return { check: 'orphans', status: 'ok', message: `no orphaned ConfigMaps ${scopeText(namespace)}` };
+  if (orphans.length === 0)
+    return { check: 'orphans', status: 'ok', message: `no orphaned ConfigMaps ${scopeText(namespace)}` };
   const first = orphans[0].metadata;
   return {
     check: 'orphans',
     status: 'fail',
     message: `${count(orphans.length, 'ConfigMap')} labelled ${MANAGED_BY_LABEL}=${MANAGED_BY_VALUE} ${orphans.length === 1 ? 'has' : 'have'} no WebService owning ${orphans.length === 1 ? 'it' : 'them'}`,
-    items: listed(orphans.map((cm) => `${cm.metadata.namespace}/${cm.metadata.name}: ${controllerUid(cm as ConfigMap) ? 'its owner is gone' : 'no owner reference'}`)),
+    items: listed(
+      orphans.map(
+        (cm) =>
+          `${cm.metadata.namespace}/${cm.metadata.name}: ${controllerUid(cm as ConfigMap) ? 'its owner is gone' : 'no owner reference'}`,
+      ),
+    ),
     hint:
       `delete ${orphans.length === 1 ? 'it' : 'them'}, e.g. kubectl delete configmap ${first.name} -n ${first.namespace} ` +
       '(the garbage collector deletes the children of a deleted WebService: is kube-controller-manager running?)',
@@ -277,7 +332,12 @@ export function orphanVerdict(configMaps: Pick<ConfigMap, 'metadata'>[], webServ
 
 export function conflictVerdict(decisions: Decision[], namespace: string | null): CheckResult {
   const conflicts = decisions.filter((d) => d.action === 'conflict');
-  if (conflicts.length === 0) return { check: 'conflicts', status: 'ok', message: `no WebService conflicts with a foreign ConfigMap ${scopeText(namespace)}` };
+  if (conflicts.length === 0)
+    return {
+      check: 'conflicts',
+      status: 'ok',
+      message: `no WebService conflicts with a foreign ConfigMap ${scopeText(namespace)}`,
+    };
   return {
     check: 'conflicts',
     status: 'fail',
@@ -291,7 +351,11 @@ export function readyVerdict(webServices: WebService[], namespace: string | null
   const live = webServices.filter((ws) => !ws.metadata.deletionTimestamp);
   const notReady = live.filter((ws) => !isConverged(ws.metadata.generation ?? 0, ws.status));
   if (notReady.length === 0) {
-    return { check: 'ready', status: 'ok', message: `${live.length === 0 ? 'no WebServices' : `every WebService is Ready (${live.length})`} ${scopeText(namespace)}` };
+    return {
+      check: 'ready',
+      status: 'ok',
+      message: `${live.length === 0 ? 'no WebServices' : `every WebService is Ready (${live.length})`} ${scopeText(namespace)}`,
+    };
   }
   return {
     check: 'ready',
@@ -305,7 +369,8 @@ export function readyVerdict(webServices: WebService[], namespace: string | null
 function notReadyReason(ws: WebService): string {
   const ready = readyOf(ws.status);
   if (!ready) return 'never reconciled';
-  if ((ws.status?.observedGeneration ?? 0) !== (ws.metadata.generation ?? 0)) return `generation ${ws.metadata.generation} not reconciled yet`;
+  if ((ws.status?.observedGeneration ?? 0) !== (ws.metadata.generation ?? 0))
+    return `generation ${ws.metadata.generation} not reconciled yet`;
   return `${ready.reason}${ready.message ? `: ${ready.message}` : ''}`;
 }
 

@@ -23,7 +23,7 @@ export function globalOptions<T>(yargs: Argv<T>): Argv<T & GlobalArgs> {
     .option('namespace', {
       alias: 'n',
       type: 'string',
-      describe: "Namespace of the WebServices (default: the context's namespace, else \"default\")",
+      describe: 'Namespace of the WebServices (default: the context\'s namespace, else "default")',
       global: true,
     })
     .option('all-namespaces', {
@@ -45,7 +45,13 @@ export function globalOptions<T>(yargs: Argv<T>): Argv<T & GlobalArgs> {
       describe: 'Colour tables on a terminal (--no-color or NO_COLOR turn it off)',
       global: true,
     })
-    .option('verbose', { alias: 'v', type: 'boolean', default: false, describe: 'Explain more; show stack traces', global: true })
+    .option('verbose', {
+      alias: 'v',
+      type: 'boolean',
+      default: false,
+      describe: 'Explain more; show stack traces',
+      global: true,
+    })
     .option('request-timeout', {
       type: 'number',
       default: 30,

@@ -42,7 +42,8 @@ export const applyCommand: CommandModule<object, Args> = {
       .option('filename', {
         alias: 'f',
         type: 'string',
-        describe: 'Carry out a decision saved by "plan -o json" (refused if the cluster changed since); no status write',
+        describe:
+          'Carry out a decision saved by "plan -o json" (refused if the cluster changed since); no status write',
       })
       .option('wait', {
         type: 'string',
@@ -155,8 +156,15 @@ function printApply(ctx: Context, args: Args, results: ReconcileResult[], report
   const eventError = results.find((r) => r.eventError)?.eventError;
   if (eventError) out.progress(`warning: Events were not recorded: ${eventError.message}`);
   if (args['dry-run']) {
-    printResults(ctx, results.map((r) => r.decision), Boolean(args.name), (decisions) =>
-      printDecisions(ctx, decisions.map((decision) => ({ decision }))),
+    printResults(
+      ctx,
+      results.map((r) => r.decision),
+      Boolean(args.name),
+      (decisions) =>
+        printDecisions(
+          ctx,
+          decisions.map((decision) => ({ decision })),
+        ),
     );
     return;
   }
@@ -165,7 +173,10 @@ function printApply(ctx: Context, args: Args, results: ReconcileResult[], report
     return;
   }
   printResults(ctx, results, Boolean(args.name), (items) =>
-    printDecisions(ctx, items.map((r) => ({ decision: r.decision, result: describeResult(r), failed: Boolean(r.error) }))),
+    printDecisions(
+      ctx,
+      items.map((r) => ({ decision: r.decision, result: describeResult(r), failed: Boolean(r.error) })),
+    ),
   );
   if (args.all) {
     const counts = Object.entries(report.summary)
@@ -202,7 +213,11 @@ function describeResult(r: ReconcileResult): string {
       parts.push('unchanged');
       break;
     case 'requeue':
-      parts.push(r.decision.after_seconds === undefined ? 'waiting for a spec change' : `requeue in ${r.decision.after_seconds}s`);
+      parts.push(
+        r.decision.after_seconds === undefined
+          ? 'waiting for a spec change'
+          : `requeue in ${r.decision.after_seconds}s`,
+      );
       break;
     case 'conflict':
       parts.push('left untouched');

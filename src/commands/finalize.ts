@@ -47,7 +47,13 @@ export const finalizeCommand: CommandModule<object, TargetArgs> = {
     for (const row of rows) {
       if (row.error) ctx.out.error(`webservice ${row.namespace}/${row.name}: ${row.error}`);
     }
-    printResults(ctx, rows, Boolean(args.name), (items) => finalizeTable(ctx, items), 'No WebServices are being deleted.');
+    printResults(
+      ctx,
+      rows,
+      Boolean(args.name),
+      (items) => finalizeTable(ctx, items),
+      'No WebServices are being deleted.',
+    );
     return rows.some((r) => r.error) ? 1 : 0;
   }),
 };

@@ -20,7 +20,8 @@ interface Args extends DryRunArgs {
 
 export const installCommand: CommandModule<object, Args> = {
   command: 'install',
-  describe: 'Install the WebService CRD (and with --rbac, --controller: the RBAC and the controller) with server-side apply',
+  describe:
+    'Install the WebService CRD (and with --rbac, --controller: the RBAC and the controller) with server-side apply',
   builder: (yargs) =>
     dryRunOption(yargs)
       .option('rbac', {
@@ -31,7 +32,8 @@ export const installCommand: CommandModule<object, Args> = {
       .option('controller', {
         type: 'boolean',
         default: false,
-        describe: 'Also the controller (kubectl webservice run) in webservice-system: namespace, RBAC, leader fence, Deployment',
+        describe:
+          'Also the controller (kubectl webservice run) in webservice-system: namespace, RBAC, leader fence, Deployment',
       })
       .option('timeout', { type: 'string', default: '1m', describe: 'How long to wait for the CRD to be Established' })
       .example('$0 install', 'install or upgrade the CRD; a second run changes nothing')

@@ -22,7 +22,10 @@ export const observeCommand: CommandModule<object, Args> = {
         describe: 'Observe raw objects {parent, children, related} from a file ("-" for stdin) instead of the cluster',
       })
       .example('$0 observe checkout -n crd-lab -o json', 'desired and actual of one WebService')
-      .example('kubectl get webservice checkout -o json | jq \'{parent: .}\' | $0 observe -f -', 'observe objects you already have'),
+      .example(
+        "kubectl get webservice checkout -o json | jq '{parent: .}' | $0 observe -f -",
+        'observe objects you already have',
+      ),
   handler: withContext<Args>(async (ctx, args) => {
     const observations = args.filename
       ? [observe(parseSyncInput(readJsonInput(args.filename)))]

@@ -6,7 +6,15 @@ import { isSyncInput, parseObservation, parseSyncInput } from '../core/validate'
 import { readJsonInput } from '../cli/context';
 import { withContext } from '../cli/run';
 import { printDecisions } from './decisions';
-import { RequeueArgs, TargetArgs, checkRequeueAfter, gatherTarget, printResults, requeueOption, targetOptions } from './shared';
+import {
+  RequeueArgs,
+  TargetArgs,
+  checkRequeueAfter,
+  gatherTarget,
+  printResults,
+  requeueOption,
+  targetOptions,
+} from './shared';
 
 interface Args extends TargetArgs, RequeueArgs {
   filename?: string;
@@ -27,7 +35,9 @@ export const planCommand: CommandModule<object, Args> = {
       .example('$0 plan -f observe.json -o json', 'decide from a saved observation, offline'),
   handler: withContext<Args>(async (ctx, args) => {
     checkRequeueAfter(args['requeue-after']);
-    const observations = args.filename ? [observationFromFile(args.filename)] : (await gatherTarget(ctx, args)).map(observe);
+    const observations = args.filename
+      ? [observationFromFile(args.filename)]
+      : (await gatherTarget(ctx, args)).map(observe);
     const progress = ctx.out.counter('planned', observations.length);
     const decisions = observations.map((o) => {
       const decision = decide(o, { requeueAfterSeconds: args['requeue-after'] });
@@ -36,7 +46,10 @@ export const planCommand: CommandModule<object, Args> = {
     });
     progress.done();
     printResults(ctx, decisions, Boolean(args.name || args.filename), (items) =>
-      printDecisions(ctx, items.map((decision) => ({ decision }))),
+      printDecisions(
+        ctx,
+        items.map((decision) => ({ decision })),
+      ),
     );
   }),
 };

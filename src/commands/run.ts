@@ -36,8 +36,16 @@ export const runCommand: CommandModule<object, Args> = {
   builder: (yargs) =>
     requeueOption(yargs)
       .option('concurrency', { type: 'number', default: 4, describe: 'WebServices reconciled at once (workers)' })
-      .option('resync-period', { type: 'string', default: '10m', describe: 'Reconcile every cached WebService this often' })
-      .option('backoff-base', { type: 'string', default: '500ms', describe: 'First retry delay after an error (doubles per failure)' })
+      .option('resync-period', {
+        type: 'string',
+        default: '10m',
+        describe: 'Reconcile every cached WebService this often',
+      })
+      .option('backoff-base', {
+        type: 'string',
+        default: '500ms',
+        describe: 'First retry delay after an error (doubles per failure)',
+      })
       .option('backoff-max', { type: 'string', default: '5m', describe: 'Longest retry delay after repeated errors' })
       .option('watch-idle-timeout', {
         type: 'string',
@@ -49,17 +57,37 @@ export const runCommand: CommandModule<object, Args> = {
         type: 'string',
         describe: "Namespace of the Lease (default: the pod's namespace in a cluster, else the context's)",
       })
-      .option('leader-elect-lease-name', { type: 'string', default: 'webservice-controller', describe: 'Name of the Lease' })
+      .option('leader-elect-lease-name', {
+        type: 'string',
+        default: 'webservice-controller',
+        describe: 'Name of the Lease',
+      })
       .option('leader-elect-lease-duration', { type: 'string', default: '15s', describe: 'How long a lease is held' })
-      .option('leader-elect-renew-deadline', { type: 'string', default: '10s', describe: 'A leader that cannot renew for this long steps down' })
-      .option('leader-elect-retry-period', { type: 'string', default: '2s', describe: 'Between attempts to acquire or renew' })
-      .option('metrics-bind-address', { type: 'string', default: '0', describe: 'Serve /metrics here (e.g. :8080); 0 turns it off' })
+      .option('leader-elect-renew-deadline', {
+        type: 'string',
+        default: '10s',
+        describe: 'A leader that cannot renew for this long steps down',
+      })
+      .option('leader-elect-retry-period', {
+        type: 'string',
+        default: '2s',
+        describe: 'Between attempts to acquire or renew',
+      })
+      .option('metrics-bind-address', {
+        type: 'string',
+        default: '0',
+        describe: 'Serve /metrics here (e.g. :8080); 0 turns it off',
+      })
       .option('health-probe-bind-address', {
         type: 'string',
         default: '0',
         describe: 'Serve /healthz and /readyz here (e.g. :8081); 0 turns it off',
       })
-      .option('log-format', { choices: LOG_FORMATS, default: 'text' as LogFormat, describe: 'Log lines as text or JSON (stderr)' })
+      .option('log-format', {
+        choices: LOG_FORMATS,
+        default: 'text' as LogFormat,
+        describe: 'Log lines as text or JSON (stderr)',
+      })
       .example('$0 run -n crd-lab', 'reconcile the WebServices of one namespace until Ctrl-C')
       .example('$0 run -A --leader-elect --metrics-bind-address=:8080', 'as deployed: one active replica of several'),
   handler: withContext<Args>(async (ctx, args) => runController(ctx, args)),

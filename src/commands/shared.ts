@@ -13,12 +13,10 @@ export interface TargetArgs {
 }
 
 export function targetOptions<T>(yargs: Argv<T>, verb: string): Argv<T & TargetArgs> {
-  return yargs
-    .positional('name', { type: 'string', describe: `Name of the WebService to ${verb}` })
-    .option('all', {
-      type: 'boolean',
-      describe: `${verb[0].toUpperCase()}${verb.slice(1)} every WebService in the namespace (or with -A, in all)`,
-    }) as Argv<T & TargetArgs>;
+  return yargs.positional('name', { type: 'string', describe: `Name of the WebService to ${verb}` }).option('all', {
+    type: 'boolean',
+    describe: `${verb[0].toUpperCase()}${verb.slice(1)} every WebService in the namespace (or with -A, in all)`,
+  }) as Argv<T & TargetArgs>;
 }
 
 export interface RequeueArgs {
@@ -43,7 +41,8 @@ export function checkRequeueAfter(seconds: number): void {
 export async function gatherTarget(ctx: Context, args: TargetArgs): Promise<SyncInput[]> {
   requireTarget(args.name, args.all);
   if (args.name) {
-    if (ctx.args['all-namespaces']) throw new UserError('a WebService cannot be retrieved by name across all namespaces');
+    if (ctx.args['all-namespaces'])
+      throw new UserError('a WebService cannot be retrieved by name across all namespaces');
     return [await gatherOne(ctx.client(), checkNamespace(ctx.namespace()), checkName(args.name))];
   }
   const namespace = ctx.scopeNamespace();
@@ -64,7 +63,9 @@ export function printResults<T>(
   if (ctx.out.format === 'json' || ctx.out.format === 'yaml') {
     ctx.out.data(single ? items[0] : { items });
   } else if (items.length === 0) {
-    ctx.out.progress(empty ?? `No WebServices found${ctx.args['all-namespaces'] ? '' : ` in ${ctx.namespace()} namespace`}.`);
+    ctx.out.progress(
+      empty ?? `No WebServices found${ctx.args['all-namespaces'] ? '' : ` in ${ctx.namespace()} namespace`}.`,
+    );
   } else {
     table(items);
   }
@@ -76,5 +77,9 @@ export function reportingInstance(): string {
 }
 
 export function nowIso(ctx: Context): () => string {
-  return () => ctx.now().toISOString().replace(/\.\d{3}Z$/, 'Z');
+  return () =>
+    ctx
+      .now()
+      .toISOString()
+      .replace(/\.\d{3}Z$/, 'Z');
 }

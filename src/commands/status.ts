@@ -56,7 +56,8 @@ export const statusCommand: CommandModule<object, Args> = {
       .option('watch', {
         alias: 'w',
         type: 'boolean',
-        describe: 'Print the table, then a line each time a status, generation or child changes, until interrupted; writes nothing',
+        describe:
+          'Print the table, then a line each time a status, generation or child changes, until interrupted; writes nothing',
       })
       .example('$0 status checkout', 'READY, REASON, GENERATION, OBSERVED, REPLICAS, AGE')
       .example('$0 status checkout --dry-run -o json', 'the status that would be written, and whether it changed')
@@ -67,9 +68,18 @@ export const statusCommand: CommandModule<object, Args> = {
     const now = nowIso(ctx);
     const rows: StatusRow[] = [];
     for (const input of await gatherTarget(ctx, args)) {
-      rows.push(args['dry-run'] ? statusOf(input, args['requeue-after'], now).row : await writeStatus(ctx, input, args['requeue-after'], now));
+      rows.push(
+        args['dry-run']
+          ? statusOf(input, args['requeue-after'], now).row
+          : await writeStatus(ctx, input, args['requeue-after'], now),
+      );
     }
-    printResults(ctx, rows, Boolean(args.name), (items) => ctx.out.table(statusHeaders(ctx), items.map((row) => statusCells(ctx, row))));
+    printResults(ctx, rows, Boolean(args.name), (items) =>
+      ctx.out.table(
+        statusHeaders(ctx),
+        items.map((row) => statusCells(ctx, row)),
+      ),
+    );
     return 0;
   }),
 };
@@ -78,7 +88,12 @@ export const statusCommand: CommandModule<object, Args> = {
  * Writes the status when it differs, over the WebService it was computed from. If that
  * WebService changed meanwhile (409), the status is computed again from a fresh read.
  */
-async function writeStatus(ctx: Context, input: SyncInput, requeueAfterSeconds: number, now: () => string): Promise<StatusRow> {
+async function writeStatus(
+  ctx: Context,
+  input: SyncInput,
+  requeueAfterSeconds: number,
+  now: () => string,
+): Promise<StatusRow> {
   for (let attempt = 1; ; attempt++) {
     const { row, patch } = statusOf(input, requeueAfterSeconds, now);
     if (!patch) return row;
@@ -148,12 +163,15 @@ async function watchStatus(ctx: Context, args: Args): Promise<number> {
     only: args.name ? objectKey(namespace ?? '', checkName(args.name)) : undefined,
     known: {
       webServices: new Map(inputs.map((input) => [keyOf(input.parent), input.parent.metadata.resourceVersion ?? ''])),
-      configMaps: new Map(inputs.flatMap((input) => input.children).map((child) => [keyOf(child), child.metadata.resourceVersion ?? ''])),
+      configMaps: new Map(
+        inputs.flatMap((input) => input.children).map((child) => [keyOf(child), child.metadata.resourceVersion ?? '']),
+      ),
     },
     idleTimeoutMs: WATCH_IDLE_TIMEOUT_MS,
     signal: abort.signal,
     log: (level, message, fields) => {
-      if (level === 'error' || ctx.args.verbose) out.progress(`warning: ${message}${fields?.error ? `: ${fields.error}` : ''}`);
+      if (level === 'error' || ctx.args.verbose)
+        out.progress(`warning: ${message}${fields?.error ? `: ${fields.error}` : ''}`);
     },
     changed: (input) => show([statusOf(input, args['requeue-after'], now).row]),
     deleted: (key) => {
@@ -170,7 +188,15 @@ async function watchStatus(ctx: Context, args: Args): Promise<number> {
 /** What a line shows, but its age: a new line only when this changes. */
 function visibleState(row: StatusRow): string {
   const ready = readyOf(row.status ?? undefined);
-  return JSON.stringify([row.deleted, row.generation, row.status?.observedGeneration, row.status?.replicas, ready?.status, ready?.reason, ready?.message]);
+  return JSON.stringify([
+    row.deleted,
+    row.generation,
+    row.status?.observedGeneration,
+    row.status?.replicas,
+    ready?.status,
+    ready?.reason,
+    ready?.message,
+  ]);
 }
 
 function statusHeaders(ctx: Context): string[] {

@@ -65,7 +65,8 @@ export class Controller {
     this.webServices = new Reflector<WebService>(
       {
         list: () => client.listWebServices(namespace),
-        watch: (rv, timeout, onEvent, watchOptions) => client.watchWebServices(namespace, rv, timeout, onEvent, watchOptions),
+        watch: (rv, timeout, onEvent, watchOptions) =>
+          client.watchWebServices(namespace, rv, timeout, onEvent, watchOptions),
       },
       {
         upsert: (ws, previous) => this.webServiceChanged(ws, previous),
@@ -91,7 +92,10 @@ export class Controller {
     // One initial LIST at a time: at 10 000 objects, two large lists received and parsed
     // side by side are the process's peak memory (VmHWM 194 -> 171 MiB measured), and on
     // a small machine they are not in sooner for it (about 0.9 s either way).
-    this.reflectors = [this.webServices.run(signal), this.webServicesFirstListed.then(() => this.configMaps.run(signal))];
+    this.reflectors = [
+      this.webServices.run(signal),
+      this.webServicesFirstListed.then(() => this.configMaps.run(signal)),
+    ];
   }
 
   synced(): boolean {
@@ -243,7 +247,8 @@ export class Controller {
       this.queue.addRateLimited(key);
       return;
     }
-    if (result.eventError) this.options.log('error', 'recording an Event failed', { key, error: result.eventError.message });
+    if (result.eventError)
+      this.options.log('error', 'recording an Event failed', { key, error: result.eventError.message });
     if (decision.action === 'requeue') {
       this.options.metrics?.reconciled('requeue_after', seconds);
       this.queue.forget(key);
@@ -266,7 +271,8 @@ export class Controller {
     if (written.parent && decision.action !== 'finalize') {
       const key = keyOf(written.parent);
       const cached = this.index.parentsByKey.get(key);
-      if (cached && isNewer(written.parent, cached)) this.index.parentsByKey.set(key, stripManagedFields(written.parent));
+      if (cached && isNewer(written.parent, cached))
+        this.index.parentsByKey.set(key, stripManagedFields(written.parent));
     }
     for (const child of written.children) {
       const cached = this.index.childrenByKey.get(keyOf(child));
@@ -304,7 +310,10 @@ function dependencyState(ws: WebService): string {
  * resourceVersions are opaque, but the API server hands out increasing integers; where
  * both parse, an older write response never overwrites a newer watch event.
  */
-function isNewer(candidate: { metadata: { resourceVersion?: string } }, cached: { metadata: { resourceVersion?: string } }): boolean {
+function isNewer(
+  candidate: { metadata: { resourceVersion?: string } },
+  cached: { metadata: { resourceVersion?: string } },
+): boolean {
   const a = Number(candidate.metadata.resourceVersion);
   const b = Number(cached.metadata.resourceVersion);
   return !(Number.isFinite(a) && Number.isFinite(b)) || a > b;

@@ -76,7 +76,8 @@ function handle(options: ProbeServerOptions, req: http.IncomingMessage, res: htt
   if (path === '/metrics' && metrics) {
     metrics.metrics().then(
       (body) => send(res, 200, body, metrics.contentType),
-      (err: unknown) => send(res, 500, `collecting metrics failed: ${err instanceof Error ? err.message : String(err)}\n`),
+      (err: unknown) =>
+        send(res, 500, `collecting metrics failed: ${err instanceof Error ? err.message : String(err)}\n`),
     );
   } else if (path === '/healthz' && ready) {
     if (check(options.healthy ?? (() => true))) send(res, 200, 'ok');

@@ -21,7 +21,10 @@ export function createLogger(
       return;
     }
     const rest = Object.entries(fields)
-      .map(([key, value]) => `${key}=${typeof value === 'string' && !/[\s"=]/.test(value) ? value : JSON.stringify(value)}`)
+      .map(
+        ([key, value]) =>
+          `${key}=${typeof value === 'string' && !/[\s"=]/.test(value) ? value : JSON.stringify(value)}`,
+      )
       .join(' ');
     write(`${ts} ${level.toUpperCase().padEnd(5)} ${message}${rest ? ` ${rest}` : ''}\n`);
   };

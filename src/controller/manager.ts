@@ -76,7 +76,8 @@ export async function runManager(client: KubeClient, options: ManagerOptions): P
     startProbeServer({ address: options.healthProbeBindAddress, ready: () => controller.synced() }),
   ]);
   if (servers[0]) log('info', 'serving /metrics', { address: options.metricsBindAddress, port: servers[0].port });
-  if (servers[1]) log('info', 'serving /healthz and /readyz', { address: options.healthProbeBindAddress, port: servers[1].port });
+  if (servers[1])
+    log('info', 'serving /healthz and /readyz', { address: options.healthProbeBindAddress, port: servers[1].port });
 
   let resolveExit: (code: number) => void = () => {};
   const exited = new Promise<number>((resolve) => (resolveExit = resolve));

@@ -61,9 +61,7 @@ export class WorkQueue {
       throw new Error(`baseDelayMs must be greater than zero, got ${options.baseDelayMs}`);
     }
     if (!(options.maxDelayMs >= options.baseDelayMs)) {
-      throw new Error(
-        `maxDelayMs must be at least baseDelayMs (${options.baseDelayMs}), got ${options.maxDelayMs}`,
-      );
+      throw new Error(`maxDelayMs must be at least baseDelayMs (${options.baseDelayMs}), got ${options.maxDelayMs}`);
     }
     this.baseDelayMs = options.baseDelayMs;
     this.maxDelayMs = options.maxDelayMs;

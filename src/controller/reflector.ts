@@ -17,7 +17,12 @@ interface Meta {
 
 export interface ListWatchSource<T> {
   list(): Promise<ObjectList<T>>;
-  watch(resourceVersion: string, timeoutSeconds: number, onEvent: (event: WatchEvent<T>) => void, options: WatchOptions): Promise<void>;
+  watch(
+    resourceVersion: string,
+    timeoutSeconds: number,
+    onEvent: (event: WatchEvent<T>) => void,
+    options: WatchOptions,
+  ): Promise<void>;
 }
 
 export interface ReflectorHandlers<T> {

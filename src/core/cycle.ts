@@ -26,7 +26,7 @@ export function findCycle(start: string, dependsOn: (name: string) => readonly s
 /** start → … → last → start, read backwards through cameFrom. */
 function pathBack(cameFrom: Map<string, string>, last: string, start: string): string[] {
   const path = [last];
-  for (let name = last; name !== start; ) {
+  for (let name = last; name !== start;) {
     name = cameFrom.get(name)!;
     path.push(name);
   }

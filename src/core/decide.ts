@@ -101,7 +101,12 @@ export function decide(obs: Observation, options: DecideOptions = {}): Decision 
   }
 
   if (!obs.child.controlledByParent || !obs.child.managedByUs) {
-    return record(obs, { action: 'conflict', reason: conflictReason(obs, obs.child), target: childTarget, is_error: true });
+    return record(obs, {
+      action: 'conflict',
+      reason: conflictReason(obs, obs.child),
+      target: childTarget,
+      is_error: true,
+    });
   }
 
   const changes = childChanges(obs, obs.child);
@@ -184,7 +189,8 @@ function hasOurFinalizer(obs: Observation): boolean {
 
 function conflictReason(obs: Observation, child: ChildFacts): string {
   const missing: string[] = [];
-  if (!child.controlledByParent) missing.push(`no controller ownerReference to webservice/${obs.name} (uid ${obs.uid})`);
+  if (!child.controlledByParent)
+    missing.push(`no controller ownerReference to webservice/${obs.name} (uid ${obs.uid})`);
   if (!child.managedByUs) missing.push(`no label ${MANAGED_BY_LABEL}=${MANAGED_BY_VALUE}`);
   return `configmap/${child.name} exists but is not ours (${missing.join(', ')}); it is left untouched`;
 }
@@ -202,7 +208,14 @@ export function desiredLabels(parentName: string): Record<string, string> {
 }
 
 export function desiredOwnerReference(obs: Pick<Observation, 'name' | 'uid'>): OwnerReference {
-  return { apiVersion: API_VERSION, kind: KIND, name: obs.name, uid: obs.uid, controller: true, blockOwnerDeletion: true };
+  return {
+    apiVersion: API_VERSION,
+    kind: KIND,
+    name: obs.name,
+    uid: obs.uid,
+    controller: true,
+    blockOwnerDeletion: true,
+  };
 }
 
 function desiredChild(obs: Observation): ConfigMap {

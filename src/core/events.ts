@@ -47,7 +47,14 @@ export function eventsFor(
         return startsNow('DependencyCycle') ? [record('Warning', 'DependencyCycle', 'Wait', decision.reason)] : [];
       }
       return startsNow('DependencyNotReady')
-        ? [record('Normal', 'DependencyNotReady', 'Requeue', `${decision.reason}; looking again in ${decision.after_seconds}s`)]
+        ? [
+            record(
+              'Normal',
+              'DependencyNotReady',
+              'Requeue',
+              `${decision.reason}; looking again in ${decision.after_seconds}s`,
+            ),
+          ]
         : [];
     case 'conflict':
       return startsNow('ChildConflict') ? [record('Warning', 'ChildConflict', 'Refuse', decision.reason)] : [];

@@ -174,7 +174,8 @@ function sameNamespace(obj: { metadata: { namespace?: string } }, namespace: str
 function dependencyFacts(name: string, namespace: string, related: WebService[]): DependencyFacts {
   const dep = related.find((ws) => ws.metadata.name === name && sameNamespace(ws, namespace));
   if (!dep) return { name, state: 'NotFound', message: `webservice/${name} not found` };
-  if (dep.metadata.deletionTimestamp) return { name, state: 'Deleting', message: `webservice/${name} is being deleted` };
+  if (dep.metadata.deletionTimestamp)
+    return { name, state: 'Deleting', message: `webservice/${name} is being deleted` };
   const generation = dep.metadata.generation ?? 0;
   const ready = dep.status?.conditions?.find((c) => c.type === READY);
   const observed = ready?.observedGeneration ?? dep.status?.observedGeneration;

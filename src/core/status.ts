@@ -43,7 +43,11 @@ export function readyCondition(decision: Decision, outcome: Outcome): ReadyCondi
   }
   switch (decision.action) {
     case 'requeue':
-      return { status: 'False', reason: decision.cycle ? 'DependencyCycle' : 'DependencyNotReady', message: decision.reason };
+      return {
+        status: 'False',
+        reason: decision.cycle ? 'DependencyCycle' : 'DependencyNotReady',
+        message: decision.reason,
+      };
     case 'conflict':
       return { status: 'False', reason: 'ChildConflict', message: decision.reason };
     case 'create':

@@ -25,7 +25,10 @@ export function checkName(name: string, what = 'name'): string {
 }
 
 export function checkNamespace(namespace: string, what = 'namespace'): string {
-  need(isValidNamespace(namespace), `invalid ${what} "${namespace}": must be a lowercase RFC 1123 label (e.g. crd-lab)`);
+  need(
+    isValidNamespace(namespace),
+    `invalid ${what} "${namespace}": must be a lowercase RFC 1123 label (e.g. crd-lab)`,
+  );
   return namespace;
 }
 
@@ -42,14 +45,18 @@ function need(condition: boolean, message: string): void {
 function checkWebService(value: unknown, where: string): WebService {
   need(isObject(value), `${where} must be a WebService object`);
   const ws = value as Json;
-  need(isObject(ws.metadata) && typeof (ws.metadata as Json).name === 'string', `${where}.metadata.name must be a string`);
+  need(
+    isObject(ws.metadata) && typeof (ws.metadata as Json).name === 'string',
+    `${where}.metadata.name must be a string`,
+  );
   need(isObject(ws.spec), `${where}.spec must be an object`);
   const spec = ws.spec as Json;
   need(typeof spec.image === 'string' && spec.image !== '', `${where}.spec.image must be a non-empty string`);
   need(spec.replicas === undefined || Number.isInteger(spec.replicas), `${where}.spec.replicas must be an integer`);
   need(spec.tier === undefined || typeof spec.tier === 'string', `${where}.spec.tier must be a string`);
   need(
-    spec.dependsOn === undefined || (Array.isArray(spec.dependsOn) && spec.dependsOn.every((d) => typeof d === 'string')),
+    spec.dependsOn === undefined ||
+      (Array.isArray(spec.dependsOn) && spec.dependsOn.every((d) => typeof d === 'string')),
     `${where}.spec.dependsOn must be a list of names`,
   );
   return value as WebService;
@@ -58,7 +65,10 @@ function checkWebService(value: unknown, where: string): WebService {
 function checkConfigMap(value: unknown, where: string): ConfigMap {
   need(isObject(value), `${where} must be a ConfigMap object`);
   const cm = value as Json;
-  need(isObject(cm.metadata) && typeof (cm.metadata as Json).name === 'string', `${where}.metadata.name must be a string`);
+  need(
+    isObject(cm.metadata) && typeof (cm.metadata as Json).name === 'string',
+    `${where}.metadata.name must be a string`,
+  );
   need(
     cm.data === undefined || (isObject(cm.data) && Object.values(cm.data).every((v) => typeof v === 'string')),
     `${where}.data must map strings to strings`,
@@ -91,7 +101,10 @@ export function parseObservation(value: unknown): Observation {
   for (const key of ['namespace', 'name', 'uid'] as const) {
     need(typeof obs[key] === 'string', `observation.${key} must be a string`);
   }
-  need(isObject(obs.desired) && typeof (obs.desired as Json).image === 'string', 'observation.desired.image must be a string');
+  need(
+    isObject(obs.desired) && typeof (obs.desired as Json).image === 'string',
+    'observation.desired.image must be a string',
+  );
   need(Number.isInteger((obs.desired as Json).replicas), 'observation.desired.replicas must be an integer');
   need(typeof (obs.desired as Json).tier === 'string', 'observation.desired.tier must be a string');
   need(isObject(obs.actual), 'observation.actual must be an object');
@@ -108,14 +121,20 @@ export function parseObservation(value: unknown): Observation {
 export function parseDecision(value: unknown): Decision {
   need(isObject(value), 'decision must be a JSON object');
   const d = value as Json;
-  need(typeof d.namespace === 'string' && typeof d.name === 'string', 'decision.namespace and decision.name must be strings');
+  need(
+    typeof d.namespace === 'string' && typeof d.name === 'string',
+    'decision.namespace and decision.name must be strings',
+  );
   checkNamespace(d.namespace as string, 'decision.namespace');
   checkName(d.name as string, 'decision.name');
   need(ACTIONS.includes(d.action as never), `decision.action must be one of ${ACTIONS.join(', ')}`);
   need(Array.isArray(d.ops), 'decision.ops must be a list');
   const known = ['addFinalizer', 'createChild', 'patchChild', 'deleteChild', 'removeFinalizer'];
   for (const [i, op] of (d.ops as unknown[]).entries()) {
-    need(isObject(op) && known.includes((op as Json).op as string), `decision.ops[${i}].op must be one of ${known.join(', ')}`);
+    need(
+      isObject(op) && known.includes((op as Json).op as string),
+      `decision.ops[${i}].op must be one of ${known.join(', ')}`,
+    );
   }
   return value as unknown as Decision;
 }

@@ -45,7 +45,11 @@ export interface ReconcileResult {
   converged: boolean;
 }
 
-export async function reconcile(client: KubeClient, input: SyncInput, options: ReconcileOptions): Promise<ReconcileResult> {
+export async function reconcile(
+  client: KubeClient,
+  input: SyncInput,
+  options: ReconcileOptions,
+): Promise<ReconcileResult> {
   let current = input;
   // What attempts before a 409 on the status did: it stands, whatever the next attempt decides.
   const earlier: Earlier = { cleaned: [], children: [], events: [] };
@@ -118,7 +122,11 @@ function keep(earlier: Earlier, decision: Decision, outcome: Outcome, applied: A
   earlier.events.push(...eventsFor(decision, outcome, undefined, undefined, applied.cleaned));
 }
 
-function planned(observation: Observation, decision: Decision, options: ReconcileOptions): Omit<ReconcileResult, 'input'> {
+function planned(
+  observation: Observation,
+  decision: Decision,
+  options: ReconcileOptions,
+): Omit<ReconcileResult, 'input'> {
   const status = computeStatus(observation, decision, { kind: 'planned' }, options.now());
   return {
     observation,
@@ -144,7 +152,10 @@ function finish(
 ): Omit<ReconcileResult, 'input' | 'eventError'> {
   const error = outcome.kind === 'failed' ? new Error(outcome.message) : statusError;
   const cleaned = [...earlier.cleaned, ...applied.cleaned];
-  const written: Written = { parent: applied.written.parent, children: [...earlier.children, ...applied.written.children] };
+  const written: Written = {
+    parent: applied.written.parent,
+    children: [...earlier.children, ...applied.written.children],
+  };
   const events = [
     ...earlier.events,
     ...eventsFor(decision, outcome, readyOf(observation.status), readyOf(status.status ?? undefined), applied.cleaned),
@@ -189,13 +200,18 @@ async function recordEvents(
 
 /** Like client-go's recorder: the object's name, a dot, a hex timestamp (plus a little randomness). */
 function eventName(objectName: string, now: string): string {
-  const suffix = `${Date.parse(now).toString(16)}${Math.floor(Math.random() * 0xffff).toString(16).padStart(4, '0')}`;
+  const suffix = `${Date.parse(now).toString(16)}${Math.floor(Math.random() * 0xffff)
+    .toString(16)
+    .padStart(4, '0')}`;
   return `${objectName.slice(0, 253 - suffix.length - 1)}.${suffix}`;
 }
 
 /** events.k8s.io wants MicroTime: six fractional digits. */
 function microTimeOf(iso: string): string {
-  return iso.replace(/(\.\d+)?Z$/, (_, fraction: string | undefined) => `${(fraction ?? '.').padEnd(7, '0').slice(0, 7)}Z`);
+  return iso.replace(
+    /(\.\d+)?Z$/,
+    (_, fraction: string | undefined) => `${(fraction ?? '.').padEnd(7, '0').slice(0, 7)}Z`,
+  );
 }
 
 export interface Applied {

@@ -10,7 +10,9 @@
 export function containedIn(desired: unknown, live: unknown): boolean {
   if (desired === null || desired === undefined) return live === null || live === undefined;
   if (Array.isArray(desired)) {
-    return Array.isArray(live) && live.length === desired.length && desired.every((item, i) => containedIn(item, live[i]));
+    return (
+      Array.isArray(live) && live.length === desired.length && desired.every((item, i) => containedIn(item, live[i]))
+    );
   }
   if (typeof desired === 'object') {
     if (typeof live !== 'object' || live === null || Array.isArray(live)) return false;

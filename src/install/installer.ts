@@ -27,14 +27,20 @@ export interface InstallOptions {
 
 const POLL_MS = 250;
 
-export async function install(client: KubeClient, objects: KubeObject[], options: InstallOptions): Promise<InstallResult[]> {
+export async function install(
+  client: KubeClient,
+  objects: KubeObject[],
+  options: InstallOptions,
+): Promise<InstallResult[]> {
   const live = await readLive(client, objects);
   // Refuse before anything changes: a newer CRD belongs to a newer plugin.
   objects.forEach((object, i) => {
     const current = live[i];
     if (isCrd(object) && current) refuseNewer(current, options.version);
   });
-  const namespacesToCreate = new Set(objects.filter((o, i) => o.kind === 'Namespace' && !live[i]).map((o) => o.metadata.name));
+  const namespacesToCreate = new Set(
+    objects.filter((o, i) => o.kind === 'Namespace' && !live[i]).map((o) => o.metadata.name),
+  );
   const results: InstallResult[] = [];
   for (const [i, object] of objects.entries()) {
     const current = live[i];
@@ -52,7 +58,8 @@ export async function install(client: KubeClient, objects: KubeObject[], options
     results.push({ object, action: current ? 'configured' : 'created' });
   }
   const crdChanged = results.find((r) => isCrd(r.object) && r.action !== 'unchanged');
-  if (crdChanged && !options.dryRun) await waitEstablished(client, crdChanged.object.metadata.name, options.establishTimeoutMs);
+  if (crdChanged && !options.dryRun)
+    await waitEstablished(client, crdChanged.object.metadata.name, options.establishTimeoutMs);
   return results;
 }
 
@@ -94,7 +101,9 @@ async function waitEstablished(client: KubeClient, name: string, timeoutMs: numb
     await sleep(POLL_MS);
   }
   if (established) {
-    throw new UserError(`customresourcedefinition ${name} is Established, but its WebServices cannot be listed after ${timeoutMs / 1000}s: ${lastError?.message}`);
+    throw new UserError(
+      `customresourcedefinition ${name} is Established, but its WebServices cannot be listed after ${timeoutMs / 1000}s: ${lastError?.message}`,
+    );
   }
   const names = crd?.status?.conditions?.find((c) => c.type === 'NamesAccepted' && c.status !== 'True');
   throw new UserError(
@@ -132,7 +141,11 @@ export interface UninstallReport {
  * the CRD last. While WebServices exist it refuses, unless forced: then our finalizer is
  * taken off each (with a resourceVersion precondition), and the CRD's deletion takes them.
  */
-export async function uninstall(client: KubeClient, objects: KubeObject[], options: UninstallOptions): Promise<UninstallReport> {
+export async function uninstall(
+  client: KubeClient,
+  objects: KubeObject[],
+  options: UninstallOptions,
+): Promise<UninstallReport> {
   const live = await readLive(client, objects);
   const crdIndex = objects.findIndex(isCrd);
   const webServices = crdIndex >= 0 && live[crdIndex] ? await webServicesLeft(client) : [];
@@ -191,7 +204,8 @@ async function waitGone(client: KubeClient, objects: KubeObject[], options: Unin
           (await lingeringFinalizers(client, remaining)),
       );
     }
-    if (options.force && remaining.some(isCrd)) removed += await removeOurFinalizers(client, await webServicesLeft(client));
+    if (options.force && remaining.some(isCrd))
+      removed += await removeOurFinalizers(client, await webServicesLeft(client));
     await sleep(POLL_MS * 2);
   }
 }
@@ -231,7 +245,10 @@ async function removeFinalizer(client: KubeClient, ws: WebService): Promise<bool
     if (!finalizers.includes(FINALIZER)) return false;
     try {
       await client.patchWebService(namespace, current.metadata.name, {
-        metadata: { resourceVersion: current.metadata.resourceVersion, finalizers: finalizers.filter((f) => f !== FINALIZER) },
+        metadata: {
+          resourceVersion: current.metadata.resourceVersion,
+          finalizers: finalizers.filter((f) => f !== FINALIZER),
+        },
       });
       return true;
     } catch (err) {

@@ -52,7 +52,9 @@ export function displayName(object: KubeObject): string {
 }
 
 function parseDocuments(text: string): KubeObject[] {
-  return (yaml.loadAll(text) as (KubeObject | null)[]).filter((doc): doc is KubeObject => doc !== null && doc !== undefined);
+  return (yaml.loadAll(text) as (KubeObject | null)[]).filter(
+    (doc): doc is KubeObject => doc !== null && doc !== undefined,
+  );
 }
 
 function stamped(object: KubeObject, version: string): KubeObject {

@@ -79,7 +79,9 @@ function loadFile(kc: KubeConfig, file: string): void {
   try {
     text = fs.readFileSync(file, 'utf8');
   } catch (err) {
-    throw new UserError(`cannot read kubeconfig ${file}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`);
+    throw new UserError(
+      `cannot read kubeconfig ${file}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`,
+    );
   }
   // client-node reads an empty file as "undefined": say what is actually wrong.
   if (text.trim() === '') throw new UserError(`cannot load kubeconfig ${file}: the file is empty`);
@@ -129,7 +131,14 @@ export interface KubeEvent {
   reason: string;
   note: string;
   type: 'Normal' | 'Warning';
-  regarding: { apiVersion: string; kind: string; name: string; namespace: string; uid?: string; resourceVersion?: string };
+  regarding: {
+    apiVersion: string;
+    kind: string;
+    name: string;
+    namespace: string;
+    uid?: string;
+    resourceVersion?: string;
+  };
 }
 
 /** An object of one of the kinds `install` ships (CRD, RBAC, the controller's Deployment...). */
@@ -206,8 +215,14 @@ const INSTALLABLE_KINDS: Record<string, { resource: string; namespaced: boolean 
   'rbac.authorization.k8s.io/v1 ClusterRoleBinding': { resource: 'clusterrolebindings', namespaced: false },
   'rbac.authorization.k8s.io/v1 Role': { resource: 'roles', namespaced: true },
   'rbac.authorization.k8s.io/v1 RoleBinding': { resource: 'rolebindings', namespaced: true },
-  'admissionregistration.k8s.io/v1 ValidatingAdmissionPolicy': { resource: 'validatingadmissionpolicies', namespaced: false },
-  'admissionregistration.k8s.io/v1 ValidatingAdmissionPolicyBinding': { resource: 'validatingadmissionpolicybindings', namespaced: false },
+  'admissionregistration.k8s.io/v1 ValidatingAdmissionPolicy': {
+    resource: 'validatingadmissionpolicies',
+    namespaced: false,
+  },
+  'admissionregistration.k8s.io/v1 ValidatingAdmissionPolicyBinding': {
+    resource: 'validatingadmissionpolicybindings',
+    namespaced: false,
+  },
   'apps/v1 Deployment': { resource: 'deployments', namespaced: true },
 };
 
@@ -221,7 +236,11 @@ function objectLocation(object: KubeObject): { path: string; resource: string; w
   const base = group ? `/apis/${object.apiVersion}` : `/api/${object.apiVersion}`;
   const scope = kind.namespaced ? `/namespaces/${encodeURIComponent(namespace!)}` : '';
   const resource = group ? `${kind.resource}.${group}` : kind.resource;
-  return { path: `${base}${scope}/${kind.resource}/${encodeURIComponent(name)}`, resource: kind.resource, what: `${resource} "${name}"` };
+  return {
+    path: `${base}${scope}/${kind.resource}/${encodeURIComponent(name)}`,
+    resource: kind.resource,
+    what: `${resource} "${name}"`,
+  };
 }
 
 const wsPath = (namespace: string | null, name?: string) =>
@@ -244,7 +263,11 @@ export class KubeClient {
     readonly connection: Connection,
     options: ConnectOptions = {},
   ) {
-    this.transport = new Transport(connection.kubeConfig, connection.server, options.requestTimeoutMs ?? DEFAULT_TIMEOUT_MS);
+    this.transport = new Transport(
+      connection.kubeConfig,
+      connection.server,
+      options.requestTimeoutMs ?? DEFAULT_TIMEOUT_MS,
+    );
   }
 
   static connect(options: ConnectOptions): KubeClient {
@@ -286,7 +309,13 @@ export class KubeClient {
 
   /** Every ConfigMap's metadata, without its data: a name check that costs bytes per object, not per value. */
   listConfigMapMetadata(namespace: string | null, options: ListOptions = {}): Promise<ObjectList<ObjectMetadata>> {
-    return this.list({ method: 'GET', path: cmPath(namespace), query: { ...options }, accept: METADATA_LIST, what: 'configmaps' });
+    return this.list({
+      method: 'GET',
+      path: cmPath(namespace),
+      query: { ...options },
+      accept: METADATA_LIST,
+      what: 'configmaps',
+    });
   }
 
   createConfigMap(namespace: string, object: ConfigMap): Promise<ConfigMap> {
@@ -451,7 +480,11 @@ export class KubeClient {
     return this.write('patch', resource, {
       method: 'PATCH',
       path,
-      query: { fieldManager: FIELD_MANAGER, force: options.force || undefined, dryRun: options.dryRun ? 'All' : undefined },
+      query: {
+        fieldManager: FIELD_MANAGER,
+        force: options.force || undefined,
+        dryRun: options.dryRun ? 'All' : undefined,
+      },
       body: object,
       contentType: APPLY_PATCH,
       what,
@@ -506,7 +539,10 @@ export class KubeClient {
 
   /** A LIST, without the items' managedFields: nothing reads them, and they are half the bytes. */
   private async list<T>(req: Request): Promise<ObjectList<T>> {
-    const list = await this.read<{ items?: T[]; metadata?: { resourceVersion?: string } }>({ ...req, dropManagedFields: true });
+    const list = await this.read<{ items?: T[]; metadata?: { resourceVersion?: string } }>({
+      ...req,
+      dropManagedFields: true,
+    });
     return { items: list.items ?? [], resourceVersion: list.metadata?.resourceVersion ?? '' };
   }
 

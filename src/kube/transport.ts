@@ -102,8 +102,11 @@ export class Transport {
       if (cluster?.tlsServerName) agentOptions.servername = cluster.tlsServerName;
     }
     this.agent = this.secure ? new https.Agent(agentOptions) : new http.Agent(agentOptions);
-    const createConnection = (this.agent as unknown as { createConnection: (...a: unknown[]) => unknown }).createConnection;
-    (this.agent as unknown as { createConnection: (...a: unknown[]) => unknown }).createConnection = (...args: unknown[]) => {
+    const createConnection = (this.agent as unknown as { createConnection: (...a: unknown[]) => unknown })
+      .createConnection;
+    (this.agent as unknown as { createConnection: (...a: unknown[]) => unknown }).createConnection = (
+      ...args: unknown[]
+    ) => {
       this.stats.connections++;
       const socket = createConnection.apply(this.agent, args) as net.Socket;
       this.connecting.add(socket);
@@ -195,7 +198,11 @@ export class Transport {
       if (idle) throw new Error('idle');
     } catch (err) {
       if (options.signal?.aborted) return;
-      if (idle) throw new UnreachableError(`watch ${req.what}: no event or bookmark for ${options.idleTimeoutMs / 1000}s`, true);
+      if (idle)
+        throw new UnreachableError(
+          `watch ${req.what}: no event or bookmark for ${options.idleTimeoutMs / 1000}s`,
+          true,
+        );
       throw networkError(err, this.server);
     } finally {
       clearTimeout(timer);
@@ -272,7 +279,9 @@ export class Transport {
       // client-node's error carries what the plugin printed, which may be a credential:
       // name the plugin, never echo its output (nor keep that error's stack for -v).
       const user = this.kubeConfig.getCurrentUser();
-      const source = user?.exec ? `the exec plugin "${user.exec.command}"` : `the auth provider "${user?.authProvider?.name}"`;
+      const source = user?.exec
+        ? `the exec plugin "${user.exec.command}"`
+        : `the auth provider "${user?.authProvider?.name}"`;
       throw new ForbiddenError(`getting credentials from ${source} failed; run it by hand to see why`, 401);
     }
     const out: Record<string, string> = {};
@@ -356,13 +365,23 @@ export function statusError(code: number, raw: Buffer, what: string): KubeError 
   }
 }
 
-const NETWORK_CODES = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EHOSTUNREACH', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'EAI_AGAIN']);
+const NETWORK_CODES = new Set([
+  'ECONNREFUSED',
+  'ENOTFOUND',
+  'EHOSTUNREACH',
+  'ECONNRESET',
+  'ETIMEDOUT',
+  'EPIPE',
+  'EAI_AGAIN',
+]);
 
 function networkError(err: unknown, server: string): Error {
   if (err instanceof KubeError) return err;
   const code = (err as { code?: string })?.code;
   if (code && NETWORK_CODES.has(code)) {
-    return new UnreachableError(`the connection to the server ${server} was refused or failed (${code}): is the cluster running?`);
+    return new UnreachableError(
+      `the connection to the server ${server} was refused or failed (${code}): is the cluster running?`,
+    );
   }
   if (code && /^(ERR_TLS|CERT_|UNABLE_TO|DEPTH_ZERO|SELF_SIGNED)/.test(code)) {
     return new UnreachableError(`TLS with ${server} failed: ${(err as Error).message}`);

@@ -88,7 +88,9 @@ export function createPrinter(options: PrinterOptions): Printer {
       stdout.write(options.format === 'yaml' ? toYaml(value) : toJson(value));
     },
     documents(values) {
-      stdout.write(options.format === 'yaml' ? toYamlStream(values) : toJson({ apiVersion: 'v1', kind: 'List', items: values }));
+      stdout.write(
+        options.format === 'yaml' ? toYamlStream(values) : toJson({ apiVersion: 'v1', kind: 'List', items: values }),
+      );
     },
     table(headers, rows) {
       stdout.write(formatTable(headers, rows));

@@ -3,7 +3,15 @@
 // the same input `status --all` reads with gatherAll, assembled from the watch caches.
 // Only a WebService without a labelled child costs a request: a GET of its child's name,
 // since a foreign ConfigMap there (not labelled, so not watched) makes it a conflict.
-import { ConfigMap, MANAGED_BY_LABEL, MANAGED_BY_VALUE, OWNED_SELECTOR, SyncInput, WebService, childName } from '../core/model';
+import {
+  ConfigMap,
+  MANAGED_BY_LABEL,
+  MANAGED_BY_VALUE,
+  OWNED_SELECTOR,
+  SyncInput,
+  WebService,
+  childName,
+} from '../core/model';
 import { PassIndex, addChild, emptyIndex, keyOf, objectKey, removeChild, syncInputFor } from '../core/pass';
 import { Reflector } from '../controller/reflector';
 import type { KubeClient } from '../kube/client';
@@ -34,7 +42,8 @@ export async function watchSyncInputs(client: KubeClient, options: SyncInputWatc
   const webServices = new Reflector<WebService>(
     {
       list: () => client.listWebServices(namespace),
-      watch: (rv, timeout, onEvent, watchOptions) => client.watchWebServices(namespace, rv, timeout, onEvent, watchOptions),
+      watch: (rv, timeout, onEvent, watchOptions) =>
+        client.watchWebServices(namespace, rv, timeout, onEvent, watchOptions),
     },
     {
       upsert(ws) {
@@ -95,7 +104,8 @@ export async function watchSyncInputs(client: KubeClient, options: SyncInputWatc
   function markWithDependents(ws: WebService): void {
     mark(keyOf(ws));
     for (const [key, other] of index.parentsByKey) {
-      if (other.metadata.namespace === ws.metadata.namespace && other.spec?.dependsOn?.includes(ws.metadata.name)) mark(key);
+      if (other.metadata.namespace === ws.metadata.namespace && other.spec?.dependsOn?.includes(ws.metadata.name))
+        mark(key);
     }
   }
 

@@ -4,7 +4,15 @@
 import { applyYaml, createNamespace, kubectl, sleep, webService } from '../support/cluster';
 import { ControllerProcess, controllerKubeconfig } from '../support/controller';
 import { checkInvariants } from '../support/invariants';
-import { PluginProcess, cleanNamespace, createWebServices, numbered, onLocalPlane, recordResult, restartApiserver } from './support';
+import {
+  PluginProcess,
+  cleanNamespace,
+  createWebServices,
+  numbered,
+  onLocalPlane,
+  recordResult,
+  restartApiserver,
+} from './support';
 
 const localPlane = onLocalPlane ? describe : describe.skip;
 
@@ -63,7 +71,12 @@ localPlane('kube-apiserver restarted during apply --all --wait', () => {
     applyYaml(ns, webService('base', { image: 'nginx:1.27' }));
     const exit = await waiting.exited;
 
-    const report = await checkInvariants({ namespace: ns, live: [...names, 'base'], withinMs: 60_000, steadyWindowMs: 5_000 });
+    const report = await checkInvariants({
+      namespace: ns,
+      live: [...names, 'base'],
+      withinMs: 60_000,
+      steadyWindowMs: 5_000,
+    });
     recordResult('kube-apiserver restarted during apply --all --wait', 'apply', report, {
       applyExit: exit.code,
       applyStderr: waiting.stderr.trim().split('\n').slice(0, 3),

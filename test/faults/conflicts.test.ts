@@ -4,7 +4,16 @@
 import { AuditWindow, createNamespace, getJson, plugin, sleep, fromPlugin } from '../support/cluster';
 import { ControllerProcess, controllerKubeconfig } from '../support/controller';
 import { checkInvariants } from '../support/invariants';
-import { AdminClient, CONTROLLER_USER, OWNED, PluginProcess, cleanNamespace, createWebServices, numbered, recordResult } from './support';
+import {
+  AdminClient,
+  CONTROLLER_USER,
+  OWNED,
+  PluginProcess,
+  cleanNamespace,
+  createWebServices,
+  numbered,
+  recordResult,
+} from './support';
 
 const SIZE = 40;
 
@@ -20,8 +29,12 @@ function raceWriter(ns: string, names: string[]): { stop: () => Promise<number> 
     for (let round = 0; running; round++) {
       await Promise.all(
         names.map(async (name) => {
-          await admin.request('PATCH', `/apis/apps.labhub.io/v1/namespaces/${ns}/webservices/${name}`, { metadata: { labels: { round: String(round) } } });
-          await admin.request('PATCH', `/api/v1/namespaces/${ns}/configmaps/${name}-desired`, { data: { theirs: String(round) } });
+          await admin.request('PATCH', `/apis/apps.labhub.io/v1/namespaces/${ns}/webservices/${name}`, {
+            metadata: { labels: { round: String(round) } },
+          });
+          await admin.request('PATCH', `/api/v1/namespaces/${ns}/configmaps/${name}-desired`, {
+            data: { theirs: String(round) },
+          });
           writes += 2;
         }),
       );
@@ -37,7 +50,10 @@ function raceWriter(ns: string, names: string[]): { stop: () => Promise<number> 
   };
 }
 
-function conflictsBy(events: { user: { username: string }; responseStatus?: { code?: number }; userAgent?: string }[], who: (e: { user: { username: string }; userAgent?: string }) => boolean): number {
+function conflictsBy(
+  events: { user: { username: string }; responseStatus?: { code?: number }; userAgent?: string }[],
+  who: (e: { user: { username: string }; userAgent?: string }) => boolean,
+): number {
   return events.filter((e) => who(e) && e.responseStatus?.code === 409).length;
 }
 
@@ -54,7 +70,7 @@ describe('run against a racing writer', () => {
     cleanNamespace(ns);
   });
 
-  it('gets 409s, retries, and converges without losing the other writer\'s key', async () => {
+  it("gets 409s, retries, and converges without losing the other writer's key", async () => {
     const names = numbered('race', SIZE);
     const audit = new AuditWindow(ns);
     audit.mark();
@@ -68,7 +84,11 @@ describe('run against a racing writer', () => {
     const byController = (e: { user: { username: string } }) => e.user.username === CONTROLLER_USER;
     for (let round = 0; round < 20 && conflictsBy(await audit.events(), byController) === 0; round++) {
       const spec = { image: `nginx:1.${28 + round}` };
-      await Promise.all(names.map((name) => admin.request('PATCH', `/apis/apps.labhub.io/v1/namespaces/${ns}/webservices/${name}`, { spec })));
+      await Promise.all(
+        names.map((name) =>
+          admin.request('PATCH', `/apis/apps.labhub.io/v1/namespaces/${ns}/webservices/${name}`, { spec }),
+        ),
+      );
       await sleep(2_000);
     }
     admin.close();

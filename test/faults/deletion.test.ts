@@ -48,7 +48,13 @@ describe.each(['run', 'apply'] as const)('%s', (mode) => {
     kubectl(['delete', 'webservice', 'waiting', 'was-ready', '-n', ns, '--wait=false']);
     reconcile();
 
-    const report = await checkInvariants({ namespace: ns, deleted: ['waiting', 'was-ready'], withinMs: 60_000, steadyWindowMs: 5_000, duringSteadyState: reconcile });
+    const report = await checkInvariants({
+      namespace: ns,
+      deleted: ['waiting', 'was-ready'],
+      withinMs: 60_000,
+      steadyWindowMs: 5_000,
+      duringSteadyState: reconcile,
+    });
     recordResult('a CR deleted while its dependency is missing', mode, report);
     expect(report.violations).toEqual([]);
   });
@@ -58,7 +64,12 @@ describe.each(['run', 'apply'] as const)('%s', (mode) => {
     reconcile();
     createWebServices(ns, ['app'], () => ({ image: 'nginx:1.27', dependsOn: ['base'] }));
     reconcile();
-    const ready = await checkInvariants({ namespace: ns, live: ['base', 'app'], withinMs: 60_000, steadyWindowMs: 1_000 });
+    const ready = await checkInvariants({
+      namespace: ns,
+      live: ['base', 'app'],
+      withinMs: 60_000,
+      steadyWindowMs: 1_000,
+    });
     expect(ready.violations).toEqual([]);
 
     kubectl(['delete', 'webservice', 'base', '-n', ns, '--wait=false']);

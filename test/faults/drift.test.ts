@@ -35,10 +35,27 @@ describe.each(['run', 'apply'] as const)('%s', (mode) => {
     expect(settled.violations).toEqual([]);
 
     for (const name of names.slice(0, 4)) {
-      kubectl(['patch', 'configmap', `${name}-desired`, '-n', ns, '--type=merge', '-p', '{"data":{"image":"evil:1","replicas":"99","mine":"keep"}}']);
+      kubectl([
+        'patch',
+        'configmap',
+        `${name}-desired`,
+        '-n',
+        ns,
+        '--type=merge',
+        '-p',
+        '{"data":{"image":"evil:1","replicas":"99","mine":"keep"}}',
+      ]);
     }
     kubectl(['delete', 'configmap', ...names.slice(4, 8).map((name) => `${name}-desired`), '-n', ns]);
-    applyYaml(ns, JSON.stringify({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'taken-desired' }, data: { theirs: 'yes' } }));
+    applyYaml(
+      ns,
+      JSON.stringify({
+        apiVersion: 'v1',
+        kind: 'ConfigMap',
+        metadata: { name: 'taken-desired' },
+        data: { theirs: 'yes' },
+      }),
+    );
     const foreign = getJson(['get', 'configmap', 'taken-desired', '-n', ns]);
     createWebServices(ns, ['taken']);
     reconcile();
@@ -52,7 +69,7 @@ describe.each(['run', 'apply'] as const)('%s', (mode) => {
       steadyWindowMs: 10_000,
       duringSteadyState: reconcile,
     });
-    recordResult('a hand-edited child, a deleted child, a foreign ConfigMap on a child\'s name', mode, report, {
+    recordResult("a hand-edited child, a deleted child, a foreign ConfigMap on a child's name", mode, report, {
       edited: 4,
       deleted: 4,
     });

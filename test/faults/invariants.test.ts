@@ -27,7 +27,10 @@ it('reports an unreconciled CR, a lost CR, a stale child, an orphan, a moved for
       metadata: { name: 'orphan', labels: { 'app.kubernetes.io/managed-by': 'webservice-controller' } },
     }),
   );
-  applyYaml(ns, JSON.stringify({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'theirs' }, data: { a: '1' } }));
+  applyYaml(
+    ns,
+    JSON.stringify({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'theirs' }, data: { a: '1' } }),
+  );
   const theirs = getJson(['get', 'configmap', 'theirs', '-n', ns]).metadata.resourceVersion;
   kubectl(['patch', 'configmap', 'theirs', '-n', ns, '--type=merge', '-p', '{"data":{"a":"2"}}']);
 

@@ -32,10 +32,25 @@ function replicaPod(name: string): { kubeconfig: string; env: NodeJS.ProcessEnv 
   return podReplica(name);
 }
 
-function replica(ns: string, replicas: ControllerProcess[], podName: string, extraArgs: string[] = [], extraEnv: NodeJS.ProcessEnv = {}): ControllerProcess {
+function replica(
+  ns: string,
+  replicas: ControllerProcess[],
+  podName: string,
+  extraArgs: string[] = [],
+  extraEnv: NodeJS.ProcessEnv = {},
+): ControllerProcess {
   const { kubeconfig, env } = replicaPod(podName);
   const ctl = new ControllerProcess(
-    ['-n', ns, '--kubeconfig', kubeconfig, '--leader-elect', '--leader-elect-namespace', 'webservice-system', ...extraArgs],
+    [
+      '-n',
+      ns,
+      '--kubeconfig',
+      kubeconfig,
+      '--leader-elect',
+      '--leader-elect-namespace',
+      'webservice-system',
+      ...extraArgs,
+    ],
     { ...env, ...extraEnv },
   );
   replicas.push(ctl);
@@ -47,7 +62,8 @@ const identityOf = (ctl: ControllerProcess) => String(ctl.entries.find((e) => e.
 /** The Lease's terms for the results, with the two replicas named by their roles. */
 const termsOf = (history: LeaseHistory, first: ControllerProcess, second: ControllerProcess) =>
   history.terms.map((t) => ({
-    holder: t.holder === identityOf(first) ? 'first' : t.holder === identityOf(second) ? 'second' : t.holder || '(released)',
+    holder:
+      t.holder === identityOf(first) ? 'first' : t.holder === identityOf(second) ? 'second' : t.holder || '(released)',
     start: new Date(t.start).toISOString(),
   }));
 
@@ -75,7 +91,10 @@ function holdLease(holderIdentity: string): void {
     metadata: { name: 'webservice-controller', namespace: 'webservice-system' },
     spec: { holderIdentity, leaseDurationSeconds: 15, acquireTime: now, renewTime: now },
   };
-  kubectl(['apply', '--server-side', '--force-conflicts', '--field-manager=fault-test', '-f', '-'], JSON.stringify(lease));
+  kubectl(
+    ['apply', '--server-side', '--force-conflicts', '--field-manager=fault-test', '-f', '-'],
+    JSON.stringify(lease),
+  );
 }
 
 describe('the leader fence (deploy/15-leader-fence.yaml)', () => {
@@ -89,9 +108,24 @@ describe('the leader fence (deploy/15-leader-fence.yaml)', () => {
   });
 
   const patchAs = (kubeconfig: string, value: string) =>
-    spawnSync('kubectl', ['--kubeconfig', kubeconfig, 'patch', 'configmap', 'probe', '-n', ns, '--type=merge', '-p', JSON.stringify({ data: { by: value } })], {
-      encoding: 'utf8',
-    });
+    spawnSync(
+      'kubectl',
+      [
+        '--kubeconfig',
+        kubeconfig,
+        'patch',
+        'configmap',
+        'probe',
+        '-n',
+        ns,
+        '--type=merge',
+        '-p',
+        JSON.stringify({ data: { by: value } }),
+      ],
+      {
+        encoding: 'utf8',
+      },
+    );
   const data = () => JSON.parse(kubectl(['get', 'configmap', 'probe', '-n', ns, '-o', 'json'])).data ?? {};
 
   it("admits a pod replica's write while there is no Lease or the Lease names that pod, and refuses it otherwise; others and a token bound to no pod are not fenced", async () => {
@@ -111,7 +145,9 @@ describe('the leader fence (deploy/15-leader-fence.yaml)', () => {
     // The apiserver reads the Lease through its own cache: wait until it has this version.
     await eventually(() => patchAs(b.kubeconfig, 'b').status !== 0 && patchAs(a.kubeconfig, 'a').status === 0, 20_000);
     const refused = patchAs(b.kubeconfig, 'b');
-    expect(refused.stderr).toContain('not the leader: pod fence-b does not hold the Lease webservice-system/webservice-controller');
+    expect(refused.stderr).toContain(
+      'not the leader: pod fence-b does not hold the Lease webservice-system/webservice-controller',
+    );
     expect(refused.stderr).toMatch(/forbidden/i);
     expect(data().by).toBe('a');
     kubectl(['patch', 'configmap', 'someone-elses', '-n', ns, '--type=merge', '-p', '{"data":{"k":"w"}}']); // not a replica: admitted
@@ -131,7 +167,10 @@ describe('the leader fence (deploy/15-leader-fence.yaml)', () => {
     // In the audit log: each write of the ServiceAccount was admitted (200) or refused at
     // admission (403), nothing in between.
     const codes = (await audit.all())
-      .filter((e) => MUTATING.has(e.verb) && e.user.username === 'system:serviceaccount:webservice-system:webservice-controller')
+      .filter(
+        (e) =>
+          MUTATING.has(e.verb) && e.user.username === 'system:serviceaccount:webservice-system:webservice-controller',
+      )
       .map((e) => e.responseStatus?.code);
     expect(codes).toContain(200);
     expect(codes).toContain(403);
@@ -168,7 +207,8 @@ describe.each(['SIGKILL', 'SIGSTOP'] as const)('the leader %s-ed', (signal) => {
     expect(settled.violations).toEqual([]);
 
     // Work the leader has in hand when it goes: spec changes it may have read but not acted on.
-    for (const name of before.slice(0, 10)) kubectl(['patch', 'webservice', name, '-n', ns, '--type=merge', '-p', '{"spec":{"replicas":2}}']);
+    for (const name of before.slice(0, 10))
+      kubectl(['patch', 'webservice', name, '-n', ns, '--type=merge', '-p', '{"spec":{"replicas":2}}']);
     first.signal(signal);
     const during = numbered('during', 30);
     createWebServices(ns, during);
@@ -181,7 +221,9 @@ describe.each(['SIGKILL', 'SIGSTOP'] as const)('the leader %s-ed', (signal) => {
       first.signal('SIGCONT');
       await first.exited;
       expect(first.exit?.code).toBe(1);
-      expect(first.entries.map((e) => e.msg)).toContain(`leader election lost (lease webservice-system/webservice-controller); exiting`);
+      expect(first.entries.map((e) => e.msg)).toContain(
+        `leader election lost (lease webservice-system/webservice-controller); exiting`,
+      );
     }
 
     const report = await checkInvariants({
@@ -192,11 +234,16 @@ describe.each(['SIGKILL', 'SIGSTOP'] as const)('the leader %s-ed', (signal) => {
       leader: { history, audit },
     });
     const refusedByGate = first.entries.filter((e) => /not the leader: refusing to write/.test(String(e.error))).length;
-    recordResult(`two run --leader-elect replicas, the leader ${signal === 'SIGKILL' ? 'SIGKILLed' : 'SIGSTOPped then resumed'}`, 'run', report, {
-      terms: termsOf(history, first, second),
-      writesRefusedByDeposedLeader: refusedByGate,
-      writesRefusedByApiserver: report.figures.nonLeaderWritesRefused,
-    });
+    recordResult(
+      `two run --leader-elect replicas, the leader ${signal === 'SIGKILL' ? 'SIGKILLed' : 'SIGSTOPped then resumed'}`,
+      'run',
+      report,
+      {
+        terms: termsOf(history, first, second),
+        writesRefusedByDeposedLeader: refusedByGate,
+        writesRefusedByApiserver: report.figures.nonLeaderWritesRefused,
+      },
+    );
     expect(history.terms.map((t) => t.holder)).toEqual(expect.arrayContaining([identityOf(first), identityOf(second)]));
     expect(report.figures.writesChecked).toBeGreaterThan(0);
     expect(report.violations).toEqual([]);
@@ -221,7 +268,11 @@ describe('the leader stopped inside a write, between its gate and the socket', (
     const audit = new AuditWindow(ns);
     audit.mark();
     // Short terms, so the takeover comes within seconds (same ratios as the defaults).
-    const terms = ['--leader-elect-lease-duration=4s', '--leader-elect-renew-deadline=3s', '--leader-elect-retry-period=500ms'];
+    const terms = [
+      '--leader-elect-lease-duration=4s',
+      '--leader-elect-renew-deadline=3s',
+      '--leader-elect-retry-period=500ms',
+    ];
     const start = (pod: string) =>
       replica(ns, replicas, pod, terms, {
         NODE_OPTIONS: `--require ${path.join(ROOT, 'test/support/stop-in-write.cjs')}`,
@@ -238,7 +289,9 @@ describe('the leader stopped inside a write, between its gate and the socket', (
     history = new LeaseHistory();
     const names = numbered('web', 10);
     createWebServices(ns, names);
-    expect((await checkInvariants({ namespace: ns, live: names, withinMs: 60_000, steadyWindowMs: 1_000 })).violations).toEqual([]);
+    expect(
+      (await checkInvariants({ namespace: ns, live: names, withinMs: 60_000, steadyWindowMs: 1_000 })).violations,
+    ).toEqual([]);
 
     // Arm the leader: its next Event stops it inside the socket write, past its gate.
     const pod = identityOf(first).split('_')[0];
@@ -250,24 +303,35 @@ describe('the leader stopped inside a write, between its gate and the socket', (
     await first.exited;
     expect(first.exit?.code).toBe(1);
 
-    const report = await checkInvariants({ namespace: ns, live: names, withinMs: 60_000, steadyWindowMs: 5_000, leader: { history, audit } });
-    recordResult('two run --leader-elect replicas, the leader stopped inside a write (past its gate) then resumed', 'run', report, {
-      terms: termsOf(history, first, second),
-      writesRefusedByApiserver: report.figures.nonLeaderWritesRefused,
+    const report = await checkInvariants({
+      namespace: ns,
+      live: names,
+      withinMs: 60_000,
+      steadyWindowMs: 5_000,
+      leader: { history, audit },
     });
+    recordResult(
+      'two run --leader-elect replicas, the leader stopped inside a write (past its gate) then resumed',
+      'run',
+      report,
+      {
+        terms: termsOf(history, first, second),
+        writesRefusedByApiserver: report.figures.nonLeaderWritesRefused,
+      },
+    );
     expect(report.violations).toEqual([]);
     // The stopped write did reach the apiserver, after the takeover, and was refused there.
     const late = (await audit.all()).filter(
       (e) =>
         MUTATING.has(e.verb) &&
         e.userAgent?.includes(`run/${identityOf(first)}`) &&
-        history.holderAt(parseMicroTime((e as { requestReceivedTimestamp?: string }).requestReceivedTimestamp)) !== identityOf(first),
+        history.holderAt(parseMicroTime((e as { requestReceivedTimestamp?: string }).requestReceivedTimestamp)) !==
+          identityOf(first),
     );
-    expect(late.map((e) => `${e.verb} ${e.objectRef?.apiGroup}/${e.objectRef?.resource} ${e.responseStatus?.code}`)).toEqual([
-      'create events.k8s.io/events 403',
-    ]);
+    expect(
+      late.map((e) => `${e.verb} ${e.objectRef?.apiGroup}/${e.objectRef?.resource} ${e.responseStatus?.code}`),
+    ).toEqual(['create events.k8s.io/events 403']);
     expect(report.figures.nonLeaderWritesRefused).toBe(1);
     expect(first.entries.some((e) => /does not hold the Lease/.test(String(e.error)))).toBe(true);
   }, 180_000);
 });
-

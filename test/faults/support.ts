@@ -14,7 +14,11 @@ export const CONTROLLER_USER = 'system:serviceaccount:webservice-system:webservi
 export const onLocalPlane = process.env.USE_EXISTING_CLUSTER !== 'true';
 
 /** Creates WebServices with one `kubectl create` of a List (one POST each, no GETs). */
-export function createWebServices(namespace: string, names: string[], spec: (name: string) => Record<string, unknown> = () => ({ image: 'nginx:1.27' })): void {
+export function createWebServices(
+  namespace: string,
+  names: string[],
+  spec: (name: string) => Record<string, unknown> = () => ({ image: 'nginx:1.27' }),
+): void {
   for (let i = 0; i < names.length; i += 250) {
     const items = names.slice(i, i + 250).map((name) => ({
       apiVersion: 'apps.labhub.io/v1',
@@ -87,7 +91,10 @@ export class PluginProcess {
   private readonly child: ChildProcess;
 
   constructor(args: string[], env: NodeJS.ProcessEnv = {}) {
-    this.child = spawn(PLUGIN, args, { env: { ...process.env, NO_COLOR: '1', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+    this.child = spawn(PLUGIN, args, {
+      env: { ...process.env, NO_COLOR: '1', ...env },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     this.child.stdout!.on('data', (chunk: Buffer) => (this.stdout += chunk.toString('utf8')));
     this.child.stderr!.on('data', (chunk: Buffer) => (this.stderr += chunk.toString('utf8')));
     this.exited = new Promise((resolve) =>
@@ -105,7 +112,9 @@ export class PluginProcess {
 
 /** Stops and starts kube-apiserver alone (etcd, data and kubeconfig stay). */
 export function restartApiserver(): void {
-  const result = spawnSync('bash', [path.join(ROOT, 'scripts/control-plane.sh'), 'restart-apiserver'], { encoding: 'utf8' });
+  const result = spawnSync('bash', [path.join(ROOT, 'scripts/control-plane.sh'), 'restart-apiserver'], {
+    encoding: 'utf8',
+  });
   if (result.status !== 0) throw new Error(`restart-apiserver failed: ${result.stderr}`);
 }
 
@@ -120,7 +129,10 @@ export async function compactEtcd(): Promise<number> {
     header: { revision: string };
   };
   const revision = Number(status.header.revision);
-  const res = await fetch(`${etcd}/v3/kv/compaction`, { method: 'POST', body: JSON.stringify({ revision, physical: true }) });
+  const res = await fetch(`${etcd}/v3/kv/compaction`, {
+    method: 'POST',
+    body: JSON.stringify({ revision, physical: true }),
+  });
   if (!res.ok) throw new Error(`etcd compaction failed: ${res.status} ${await res.text()}`);
   return revision;
 }
@@ -142,7 +154,12 @@ export class AdminClient {
   private readonly agent = new https.Agent({ keepAlive: true, maxSockets: 8, ca: this.connection.ca });
 
   /** Sends one request; resolves with the status code (never throws on HTTP errors). */
-  request(method: string, apiPath: string, body?: unknown, contentType = 'application/merge-patch+json'): Promise<number> {
+  request(
+    method: string,
+    apiPath: string,
+    body?: unknown,
+    contentType = 'application/merge-patch+json',
+  ): Promise<number> {
     const payload = body === undefined ? undefined : Buffer.from(JSON.stringify(body));
     return new Promise((resolve, reject) => {
       const req = https.request(
@@ -253,7 +270,11 @@ function testedCommit(): string {
   if (commitUnderTest === undefined) {
     try {
       const head = execFileSync('git', ['rev-parse', '--short=12', 'HEAD'], { cwd: ROOT, encoding: 'utf8' }).trim();
-      const dirty = execFileSync('git', ['status', '--porcelain', '--untracked-files=no', '--', 'src', 'test', 'scripts'], { cwd: ROOT, encoding: 'utf8' }).trim();
+      const dirty = execFileSync(
+        'git',
+        ['status', '--porcelain', '--untracked-files=no', '--', 'src', 'test', 'scripts'],
+        { cwd: ROOT, encoding: 'utf8' },
+      ).trim();
       commitUnderTest = dirty ? `${head} (with uncommitted changes)` : head;
     } catch {
       commitUnderTest = 'unknown';
@@ -263,8 +284,22 @@ function testedCommit(): string {
 }
 
 /** Appends one scenario's outcome to the results log (docs/RELIABILITY.md is written from it). */
-export function recordResult(scenario: string, mode: 'apply' | 'run', report: InvariantReport, details: Record<string, unknown> = {}): void {
+export function recordResult(
+  scenario: string,
+  mode: 'apply' | 'run',
+  report: InvariantReport,
+  details: Record<string, unknown> = {},
+): void {
   fs.mkdirSync(path.dirname(RESULTS), { recursive: true });
-  const line = { at: new Date().toISOString(), commit: testedCommit(), scenario, mode, passed: report.violations.length === 0, ...report.figures, details, violations: report.violations };
+  const line = {
+    at: new Date().toISOString(),
+    commit: testedCommit(),
+    scenario,
+    mode,
+    passed: report.violations.length === 0,
+    ...report.figures,
+    details,
+    violations: report.violations,
+  };
   fs.appendFileSync(RESULTS, `${JSON.stringify(line)}\n`);
 }

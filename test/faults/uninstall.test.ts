@@ -28,7 +28,6 @@ afterAll(() => {
   deleteNamespace(ns);
 });
 
-
 describe('uninstall', () => {
   afterAll(restoreCrd);
 
@@ -54,7 +53,9 @@ describe('uninstall', () => {
     expect(lines).toContain('namespace/webservice-system deleted');
     expect(lines).toContain('clusterrole.rbac.authorization.k8s.io/webservice-reconciler deleted');
     expect(lines[lines.length - 2]).toBe(`${CRD_REF} deleted`);
-    expect(lines[lines.length - 1]).toMatch(/^\d+ WebService\(s\) deleted with the CRD; our finalizer removed from \d+$/);
+    expect(lines[lines.length - 1]).toMatch(
+      /^\d+ WebService\(s\) deleted with the CRD; our finalizer removed from \d+$/,
+    );
 
     // Everything is gone when uninstall returns: it waited.
     expect(tryGetJson(['get', 'crd', CRD])).toBeNull();
@@ -63,9 +64,14 @@ describe('uninstall', () => {
     expect(tryGetJson(['get', 'validatingadmissionpolicy', 'webservice-controller-leader-fence'])).toBeNull();
     expect(tryGetJson(['get', 'validatingadmissionpolicybinding', 'webservice-controller-leader-fence'])).toBeNull();
     const writes = (await audit.pluginRequests()).filter((e) => MUTATING.has(e.verb));
-    const ours = writes.filter((e) => e.objectRef?.namespace === ns).map(describeEvent).sort();
+    const ours = writes
+      .filter((e) => e.objectRef?.namespace === ns)
+      .map(describeEvent)
+      .sort();
     expect(ours).toEqual(['patch webservices/also-kept', 'patch webservices/kept']);
-    expect(writes.filter((e) => e.verb === 'delete').map(describeEvent)).toContain(`delete customresourcedefinitions/${CRD}`);
+    expect(writes.filter((e) => e.verb === 'delete').map(describeEvent)).toContain(
+      `delete customresourcedefinitions/${CRD}`,
+    );
   });
 
   it('check then fails on the missing CRD, with the install hint', () => {

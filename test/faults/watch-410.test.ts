@@ -6,7 +6,15 @@
 import { createNamespace, kubectl } from '../support/cluster';
 import { ControllerProcess, controllerKubeconfig } from '../support/controller';
 import { checkInvariants } from '../support/invariants';
-import { cleanNamespace, compactEtcd, createWebServices, numbered, onLocalPlane, recordResult, restartApiserver } from './support';
+import {
+  cleanNamespace,
+  compactEtcd,
+  createWebServices,
+  numbered,
+  onLocalPlane,
+  recordResult,
+  restartApiserver,
+} from './support';
 
 const localPlane = onLocalPlane ? it : it.skip;
 

@@ -5,7 +5,15 @@
 import { createNamespace, eventually, kubectl } from '../support/cluster';
 import { ControllerProcess, controllerKubeconfig } from '../support/controller';
 import { checkInvariants } from '../support/invariants';
-import { SilenceableProxy, apiServerUrl, cleanNamespace, createWebServices, kubeconfigVia, numbered, recordResult } from './support';
+import {
+  SilenceableProxy,
+  apiServerUrl,
+  cleanNamespace,
+  createWebServices,
+  kubeconfigVia,
+  numbered,
+  recordResult,
+} from './support';
 
 const IDLE_TIMEOUT_S = 8;
 
@@ -17,11 +25,15 @@ beforeAll(async () => {
   proxy = new SilenceableProxy(apiServerUrl());
   const server = await proxy.listen();
   ctl = new ControllerProcess([
-    '-n', ns,
-    '--kubeconfig', kubeconfigVia(controllerKubeconfig(), server),
-    '--watch-idle-timeout', `${IDLE_TIMEOUT_S}s`,
+    '-n',
+    ns,
+    '--kubeconfig',
+    kubeconfigVia(controllerKubeconfig(), server),
+    '--watch-idle-timeout',
+    `${IDLE_TIMEOUT_S}s`,
     // A request on a silenced pooled connection must not hang for the default 30 s.
-    '--request-timeout', '5',
+    '--request-timeout',
+    '5',
   ]);
   await ctl.waitForLog(/controller working/);
 });
@@ -46,11 +58,18 @@ it('the watchdog restarts the silent watches, and what changed meanwhile converg
 
   // Within the idle timeout plus a retry, not the watch's 5-10 minute timeoutSeconds.
   await eventually(() => {
-    const cm = JSON.parse(kubectl(['get', 'configmap', `${during[19]}-desired`, '-n', ns, '-o', 'json', '--ignore-not-found']) || 'null');
+    const cm = JSON.parse(
+      kubectl(['get', 'configmap', `${during[19]}-desired`, '-n', ns, '-o', 'json', '--ignore-not-found']) || 'null',
+    );
     return cm !== null;
   }, 60_000);
   const convergedAfterMs = Date.now() - changedAt;
-  const report = await checkInvariants({ namespace: ns, live: [...before, ...during], withinMs: 60_000, steadyWindowMs: 10_000 });
+  const report = await checkInvariants({
+    namespace: ns,
+    live: [...before, ...during],
+    withinMs: 60_000,
+    steadyWindowMs: 10_000,
+  });
   const idleTimeouts = ctl.entries.filter((e) => /no event or bookmark/.test(String(e.error))).length - idleBefore;
   recordResult('a watch that goes silent without closing (loopback proxy stops forwarding)', 'run', report, {
     connectionsSilenced: silenced,

@@ -44,7 +44,9 @@ afterAll(() => deleteNamespace(ns));
 function snapshot(): Record<string, string> {
   const versions: Record<string, string> = {};
   for (const kind of ['webservices', 'configmaps']) {
-    for (const item of getJson(['get', kind, '-n', ns]).items as { metadata: { name: string; resourceVersion: string } }[]) {
+    for (const item of getJson(['get', kind, '-n', ns]).items as {
+      metadata: { name: string; resourceVersion: string };
+    }[]) {
       versions[`${kind}/${item.metadata.name}`] = item.metadata.resourceVersion;
     }
   }
@@ -52,7 +54,8 @@ function snapshot(): Record<string, string> {
 }
 
 const succeeded = (e: AuditEvent) => MUTATING.has(e.verb) && (e.responseStatus?.code ?? 0) < 400;
-const describeEvent = (e: AuditEvent) => `${e.verb} ${e.objectRef?.resource}/${e.objectRef?.name ?? ''} ${e.responseStatus?.code}`;
+const describeEvent = (e: AuditEvent) =>
+  `${e.verb} ${e.objectRef?.resource}/${e.objectRef?.name ?? ''} ${e.responseStatus?.code}`;
 
 /**
  * Runs `action` and asserts it changed nothing: no mutating request in the namespace
@@ -69,7 +72,10 @@ async function expectNoSideEffects<T>(action: () => T): Promise<T> {
 
 /** kubectl apply of one WebService from stdin, without throwing on a refusal. */
 function kubectlApply(object: unknown) {
-  const result = spawnSync('kubectl', ['apply', '-n', ns, '-f', '-'], { input: JSON.stringify(object), encoding: 'utf8' });
+  const result = spawnSync('kubectl', ['apply', '-n', ns, '-f', '-'], {
+    input: JSON.stringify(object),
+    encoding: 'utf8',
+  });
   return { status: result.status ?? -1, stdout: result.stdout, stderr: result.stderr };
 }
 
@@ -84,46 +90,56 @@ const manifest = (name: string, spec: Record<string, unknown>) => ({
 const nameOf = (length: number) => `n${length}-${'x'.repeat(length - `n${length}-`.length)}`;
 
 describe('name length: every name the CRD accepts reconciles; longer names are refused at admission', () => {
-  it.each([63, 64, 245])('a %i-character name reconciles, converges, and a second pass writes nothing', async (length) => {
-    const name = nameOf(length);
-    expect(name).toHaveLength(length);
-    applyYaml(ns, webService(name, { image: 'nginx:1.27' }));
-    const first = plugin(['apply', name, '-n', ns, '-o', 'json']);
-    expect(first.stderr).toBe('');
-    expect(first.status).toBe(0);
-    const cm = getJson(['get', 'configmap', `${name}-desired`, '-n', ns]);
-    expect(cm.metadata.labels['app.kubernetes.io/instance']).toBe(instanceLabelValue(name));
-    expect(cm.metadata.labels['app.kubernetes.io/instance'].length).toBeLessThanOrEqual(63);
-    expect(getJson(['get', 'webservice', name, '-n', ns]).status.conditions[0]).toMatchObject({ status: 'True' });
+  it.each([63, 64, 245])(
+    'a %i-character name reconciles, converges, and a second pass writes nothing',
+    async (length) => {
+      const name = nameOf(length);
+      expect(name).toHaveLength(length);
+      applyYaml(ns, webService(name, { image: 'nginx:1.27' }));
+      const first = plugin(['apply', name, '-n', ns, '-o', 'json']);
+      expect(first.stderr).toBe('');
+      expect(first.status).toBe(0);
+      const cm = getJson(['get', 'configmap', `${name}-desired`, '-n', ns]);
+      expect(cm.metadata.labels['app.kubernetes.io/instance']).toBe(instanceLabelValue(name));
+      expect(cm.metadata.labels['app.kubernetes.io/instance'].length).toBeLessThanOrEqual(63);
+      expect(getJson(['get', 'webservice', name, '-n', ns]).status.conditions[0]).toMatchObject({ status: 'True' });
 
-    const second = await expectNoSideEffects(() => plugin(['apply', name, '-n', ns, '-o', 'json']));
-    expect(second.status).toBe(0);
-    expect(JSON.parse(second.stdout).decision.action).toBe('noop');
-  });
+      const second = await expectNoSideEffects(() => plugin(['apply', name, '-n', ns, '-o', 'json']));
+      expect(second.status).toBe(0);
+      expect(JSON.parse(second.stdout).decision.action).toBe('noop');
+    },
+  );
 
   it('names up to 63 keep the name as the instance label; 64 gets a shortened one', () => {
     expect(instanceLabelValue(nameOf(63))).toBe(nameOf(63));
     expect(instanceLabelValue(nameOf(64))).not.toBe(nameOf(64));
   });
 
-  it.each([246, 253])('a %i-character name is refused at admission, saying why, and nothing is written', async (length) => {
-    const name = nameOf(length);
-    const result = await expectNoSideEffects(() => kubectlApply(manifest(name, { image: 'nginx:1.27' })));
-    expect(result.status).not.toBe(0);
-    expect(result.stderr).toContain(
-      'metadata.name may have at most 245 characters, so that the child ConfigMap <name>-desired fits in the 253 allowed for object names',
-    );
-    expect(tryGetJson(['get', 'webservice', name, '-n', ns])).toBeNull();
-  });
+  it.each([246, 253])(
+    'a %i-character name is refused at admission, saying why, and nothing is written',
+    async (length) => {
+      const name = nameOf(length);
+      const result = await expectNoSideEffects(() => kubectlApply(manifest(name, { image: 'nginx:1.27' })));
+      expect(result.status).not.toBe(0);
+      expect(result.stderr).toContain(
+        'metadata.name may have at most 245 characters, so that the child ConfigMap <name>-desired fits in the 253 allowed for object names',
+      );
+      expect(tryGetJson(['get', 'webservice', name, '-n', ns])).toBeNull();
+    },
+  );
 });
 
 describe('dependency cycles: Ready=False DependencyCycle naming the cycle, no child, no timer', () => {
   const readyOf = (name: string) =>
-    (getJson(['get', 'webservice', name, '-n', ns]).status?.conditions ?? []).find((c: { type: string }) => c.type === 'Ready');
-  const cycleEvents = (name: string) =>
-    (getJson(['get', 'events', '-n', ns, '--field-selector', `involvedObject.name=${name}`]).items as { reason: string }[]).filter(
-      (e) => e.reason === 'DependencyCycle',
+    (getJson(['get', 'webservice', name, '-n', ns]).status?.conditions ?? []).find(
+      (c: { type: string }) => c.type === 'Ready',
     );
+  const cycleEvents = (name: string) =>
+    (
+      getJson(['get', 'events', '-n', ns, '--field-selector', `involvedObject.name=${name}`]).items as {
+        reason: string;
+      }[]
+    ).filter((e) => e.reason === 'DependencyCycle');
 
   it('a → b → a: apply --all --wait stops at once (exit 2) instead of waiting out its timeout', () => {
     applyYaml(ns, webService('cyc-a', { image: 'nginx:1.27', dependsOn: ['cyc-b'] }));
@@ -132,7 +148,12 @@ describe('dependency cycles: Ready=False DependencyCycle naming the cycle, no ch
     const result = plugin(['apply', '--all', '--wait=60s', '-n', ns, '-o', 'json']);
     expect(Date.now() - started).toBeLessThan(15_000);
     expect(result.status).toBe(2);
-    const items = JSON.parse(result.stdout).items as { name: string; action: string; reason: string; after_seconds?: number }[];
+    const items = JSON.parse(result.stdout).items as {
+      name: string;
+      action: string;
+      reason: string;
+      after_seconds?: number;
+    }[];
     const a = items.find((i) => i.name === 'cyc-a')!;
     expect(a).toMatchObject({ action: 'requeue' });
     expect(a.after_seconds).toBeUndefined();
@@ -150,12 +171,15 @@ describe('dependency cycles: Ready=False DependencyCycle naming the cycle, no ch
   });
 
   it('a cycle of 20, seen by plan NAME through one LIST once the dependency GETs would pass their bound', async () => {
-    for (let i = 0; i < 20; i++) applyYaml(ns, webService(`ring-${i}`, { image: 'nginx:1.27', dependsOn: [`ring-${(i + 1) % 20}`] }));
+    for (let i = 0; i < 20; i++)
+      applyYaml(ns, webService(`ring-${i}`, { image: 'nginx:1.27', dependsOn: [`ring-${(i + 1) % 20}`] }));
     audit.mark();
     const result = plugin(['plan', 'ring-0', '-n', ns, '-o', 'json']);
     const requests = (await audit.events()).filter(fromPlugin);
     expect(requests.filter((e) => e.verb === 'list').map((e) => e.objectRef?.resource)).toEqual(['webservices']);
-    expect(requests.filter((e) => e.verb === 'get' && e.objectRef?.resource === 'webservices').length).toBeLessThanOrEqual(17);
+    expect(
+      requests.filter((e) => e.verb === 'get' && e.objectRef?.resource === 'webservices').length,
+    ).toBeLessThanOrEqual(17);
     expect(result.status).toBe(0);
     const decision = JSON.parse(result.stdout);
     expect(decision.cycle).toHaveLength(21);
@@ -163,8 +187,17 @@ describe('dependency cycles: Ready=False DependencyCycle naming the cycle, no ch
     expect(decision.reason).toContain('ring-19 → ring-0');
   });
 
-  it('a change to one member\'s spec resolves it', () => {
-    kubectl(['patch', 'webservice', 'cyc-b', '-n', ns, '--type=json', '-p', '[{"op":"remove","path":"/spec/dependsOn"}]']);
+  it("a change to one member's spec resolves it", () => {
+    kubectl([
+      'patch',
+      'webservice',
+      'cyc-b',
+      '-n',
+      ns,
+      '--type=json',
+      '-p',
+      '[{"op":"remove","path":"/spec/dependsOn"}]',
+    ]);
     expect(plugin(['apply', 'cyc-b', '-n', ns]).status).toBe(0);
     expect(plugin(['apply', 'cyc-a', '-n', ns]).status).toBe(0);
     expect(readyOf('cyc-a')).toMatchObject({ status: 'True', reason: 'Reconciled' });
@@ -188,7 +221,9 @@ describe('dependency cycles under run: reported once, never on a timer, resolved
     deleteNamespace(loopNs);
   });
   const ready = (name: string) =>
-    (tryGetJson(['get', 'webservice', name, '-n', loopNs])?.status?.conditions ?? []).find((c: { type: string }) => c.type === 'Ready');
+    (tryGetJson(['get', 'webservice', name, '-n', loopNs])?.status?.conditions ?? []).find(
+      (c: { type: string }) => c.type === 'Ready',
+    );
   const reconcilesOf = (key: string) => ctl.entries.filter((e) => e.msg === 'reconciled' && e.key === key).length;
 
   it('a → b → c → a: each member says DependencyCycle, and none is reconciled again until something changes', async () => {
@@ -209,7 +244,16 @@ describe('dependency cycles under run: reported once, never on a timer, resolved
     await ctl.stop();
     await startController('600');
     await sleep(1000);
-    kubectl(['patch', 'webservice', 'z', '-n', loopNs, '--type=json', '-p', '[{"op":"remove","path":"/spec/dependsOn"}]']);
+    kubectl([
+      'patch',
+      'webservice',
+      'z',
+      '-n',
+      loopNs,
+      '--type=json',
+      '-p',
+      '[{"op":"remove","path":"/spec/dependsOn"}]',
+    ]);
     await eventually(() => ['x', 'y', 'z'].every((n) => ready(n)?.status === 'True'), 20_000);
   });
 });
@@ -238,32 +282,88 @@ function fieldErrors(stderr: string): string[] {
 
 describe('CRD admission refuses a bad spec in one line naming the field, and nothing is stored', () => {
   it.each<[string, Record<string, unknown>, RegExp]>([
-    ['an empty image', { image: '' }, /spec\.image: Invalid value: "": spec\.image in body should be at least 1 chars long/],
-    ['an image that is a number', { image: 42 }, /spec\.image: Invalid value: "integer": spec\.image in body must be of type string/],
-    ['an image over 255 characters', { image: LONG_IMAGE }, /spec\.image: Too long: may not be (more than|longer than) 255/],
+    [
+      'an empty image',
+      { image: '' },
+      /spec\.image: Invalid value: "": spec\.image in body should be at least 1 chars long/,
+    ],
+    [
+      'an image that is a number',
+      { image: 42 },
+      /spec\.image: Invalid value: "integer": spec\.image in body must be of type string/,
+    ],
+    [
+      'an image over 255 characters',
+      { image: LONG_IMAGE },
+      /spec\.image: Too long: may not be (more than|longer than) 255/,
+    ],
     ['an image with backticks', { image: 'nginx`id`' }, /spec\.image: Invalid value: "nginx`id`"/],
     ['an image with double quotes', { image: 'nginx"1.27' }, /spec\.image: Invalid value/],
-    ["an image with single quotes", { image: "nginx'1.27" }, /spec\.image: Invalid value/],
+    ['an image with single quotes', { image: "nginx'1.27" }, /spec\.image: Invalid value/],
     ['an image with a carriage return', { image: 'nginx:1.27\r' }, /spec\.image: Invalid value/],
     ['an image with ${IFS}', { image: 'nginx${IFS}id' }, /spec\.image: Invalid value/],
     ['an image with a pipe', { image: 'nginx|sh' }, /spec\.image: Invalid value/],
     ['an image with &&', { image: 'nginx&&id' }, /spec\.image: Invalid value/],
     ['an image with a redirection', { image: 'nginx>out' }, /spec\.image: Invalid value/],
     ['an image with a backslash', { image: 'nginx\\x' }, /spec\.image: Invalid value/],
-    ['an image that starts with a dash (an option to whatever reads it)', { image: '-nginx' }, /spec\.image: Invalid value/],
+    [
+      'an image that starts with a dash (an option to whatever reads it)',
+      { image: '-nginx' },
+      /spec\.image: Invalid value/,
+    ],
     ['an image with a Cyrillic look-alike letter', { image: 'ngin\u0445:1.27' }, /spec\.image: Invalid value/],
     ['an image with a fullwidth colon', { image: 'nginx\uff1a1.27' }, /spec\.image: Invalid value/],
-    ['negative replicas', { image: 'nginx:1.27', replicas: -1 }, /spec\.replicas: Invalid value: -1: spec\.replicas in body should be greater than or equal to 0/],
-    ['replicas over 1000', { image: 'nginx:1.27', replicas: 1001 }, /spec\.replicas: Invalid value: 1001: spec\.replicas in body should be less than or equal to 1000/],
-    ['replicas over int32', { image: 'nginx:1.27', replicas: 2 ** 31 }, /spec\.replicas: Invalid value: 2147483648: spec\.replicas in body should be less than or equal to 1000/],
-    ['replicas as a string', { image: 'nginx:1.27', replicas: '3' }, /spec\.replicas: Invalid value: "string": spec\.replicas in body must be of type integer/],
-    ['fractional replicas', { image: 'nginx:1.27', replicas: 1.5 }, /spec\.replicas: Invalid value: "float64": spec\.replicas in body must be of type int32/],
+    [
+      'negative replicas',
+      { image: 'nginx:1.27', replicas: -1 },
+      /spec\.replicas: Invalid value: -1: spec\.replicas in body should be greater than or equal to 0/,
+    ],
+    [
+      'replicas over 1000',
+      { image: 'nginx:1.27', replicas: 1001 },
+      /spec\.replicas: Invalid value: 1001: spec\.replicas in body should be less than or equal to 1000/,
+    ],
+    [
+      'replicas over int32',
+      { image: 'nginx:1.27', replicas: 2 ** 31 },
+      /spec\.replicas: Invalid value: 2147483648: spec\.replicas in body should be less than or equal to 1000/,
+    ],
+    [
+      'replicas as a string',
+      { image: 'nginx:1.27', replicas: '3' },
+      /spec\.replicas: Invalid value: "string": spec\.replicas in body must be of type integer/,
+    ],
+    [
+      'fractional replicas',
+      { image: 'nginx:1.27', replicas: 1.5 },
+      /spec\.replicas: Invalid value: "float64": spec\.replicas in body must be of type int32/,
+    ],
     ['a tier in capitals', { image: 'nginx:1.27', tier: 'Prod' }, /spec\.tier: Invalid value: "Prod"/],
-    ['a dependency that is not an object name', { image: 'nginx:1.27', dependsOn: ['Bad_Name'] }, /spec\.dependsOn\[0\]: Invalid value: "Bad_Name"/],
-    ['the same dependency twice', { image: 'nginx:1.27', dependsOn: ['a', 'a'] }, /spec\.dependsOn\[1\]: Duplicate value: "a"/],
-    ['more than 32 dependencies', { image: 'nginx:1.27', dependsOn: Array.from({ length: 33 }, (_, i) => `d${i}`) }, /spec\.dependsOn: Too many: 33: must have at most 32 items/],
-    ['dependsOn as a string', { image: 'nginx:1.27', dependsOn: 'a' }, /spec\.dependsOn: Invalid value: "string": spec\.dependsOn in body must be of type array/],
-    ['an unknown field in spec (kubectl validates strictly by default)', { image: 'nginx:1.27', replicsa: 3 }, /strict decoding error: unknown field "spec\.replicsa"/],
+    [
+      'a dependency that is not an object name',
+      { image: 'nginx:1.27', dependsOn: ['Bad_Name'] },
+      /spec\.dependsOn\[0\]: Invalid value: "Bad_Name"/,
+    ],
+    [
+      'the same dependency twice',
+      { image: 'nginx:1.27', dependsOn: ['a', 'a'] },
+      /spec\.dependsOn\[1\]: Duplicate value: "a"/,
+    ],
+    [
+      'more than 32 dependencies',
+      { image: 'nginx:1.27', dependsOn: Array.from({ length: 33 }, (_, i) => `d${i}`) },
+      /spec\.dependsOn: Too many: 33: must have at most 32 items/,
+    ],
+    [
+      'dependsOn as a string',
+      { image: 'nginx:1.27', dependsOn: 'a' },
+      /spec\.dependsOn: Invalid value: "string": spec\.dependsOn in body must be of type array/,
+    ],
+    [
+      'an unknown field in spec (kubectl validates strictly by default)',
+      { image: 'nginx:1.27', replicsa: 3 },
+      /strict decoding error: unknown field "spec\.replicsa"/,
+    ],
   ])('%s', async (_what, spec, expected) => {
     const name = `bad-${Math.floor(Math.random() * 1e9)}`;
     const result = await expectNoSideEffects(() => kubectlApply(manifest(name, spec)));
@@ -345,20 +445,52 @@ function kubeconfigWithToken(token: string, name: string): string {
 
 describe('the plugin refuses bad arguments in one line, before sending any request', () => {
   it.each<[string, string[], RegExp]>([
-    ['a NAME in capitals', ['apply', 'Checkout'], /^error: invalid name "Checkout": must be a lowercase RFC 1123 subdomain/],
-    ['a NAME that climbs the URL path', ['apply', '..'], /^error: invalid name "\.\.": must be a lowercase RFC 1123 subdomain/],
+    [
+      'a NAME in capitals',
+      ['apply', 'Checkout'],
+      /^error: invalid name "Checkout": must be a lowercase RFC 1123 subdomain/,
+    ],
+    [
+      'a NAME that climbs the URL path',
+      ['apply', '..'],
+      /^error: invalid name "\.\.": must be a lowercase RFC 1123 subdomain/,
+    ],
     ['a NAME of 254 characters', ['plan', 'x'.repeat(254)], /^error: invalid name "x{254}"/],
-    ['a namespace that is not a label', ['apply', 'web', '-n', 'Bad_NS'], /^error: invalid namespace "Bad_NS": must be a lowercase RFC 1123 label/],
+    [
+      'a namespace that is not a label',
+      ['apply', 'web', '-n', 'Bad_NS'],
+      /^error: invalid namespace "Bad_NS": must be a lowercase RFC 1123 label/,
+    ],
     ['a namespace of 64 characters', ['plan', '--all', '-n', 'n'.repeat(64)], /^error: invalid namespace "n{64}"/],
     ['an output format that does not exist', ['plan', 'web', '-o', 'xml'], /^error: Invalid values:.*Given: "xml"/],
     ['a --wait that is not a duration', ['apply', 'web', '--wait=soon'], /^error: invalid duration for --wait: "soon"/],
-    ['--requeue-after 0', ['plan', 'web', '--requeue-after', '0'], /^error: --requeue-after must be a whole number of seconds > 0, got 0/],
-    ['a negative --request-timeout', ['plan', 'web', '--request-timeout', '-1'], /^error: --request-timeout must be a positive number of seconds, got -1/],
+    [
+      '--requeue-after 0',
+      ['plan', 'web', '--requeue-after', '0'],
+      /^error: --requeue-after must be a whole number of seconds > 0, got 0/,
+    ],
+    [
+      'a negative --request-timeout',
+      ['plan', 'web', '--request-timeout', '-1'],
+      /^error: --request-timeout must be a positive number of seconds, got -1/,
+    ],
     ['a command that does not exist', ['frobnicate'], /^error: Unknown argument: frobnicate/],
-    ['a NAME across all namespaces', ['plan', 'web', '-A'], /^error: a WebService cannot be retrieved by name across all namespaces/],
+    [
+      'a NAME across all namespaces',
+      ['plan', 'web', '-A'],
+      /^error: a WebService cannot be retrieved by name across all namespaces/,
+    ],
     ['neither NAME nor --all', ['apply'], /^error: give a WebService NAME or --all/],
-    ['run with --concurrency 0', ['run', '--concurrency', '0'], /^error: --concurrency must be a whole number >= 1, got 0/],
-    ['run with a watch timeout that is not a duration', ['run', '--watch-idle-timeout', 'forever'], /^error: invalid duration for --watch-idle-timeout: "forever"/],
+    [
+      'run with --concurrency 0',
+      ['run', '--concurrency', '0'],
+      /^error: --concurrency must be a whole number >= 1, got 0/,
+    ],
+    [
+      'run with a watch timeout that is not a duration',
+      ['run', '--watch-idle-timeout', 'forever'],
+      /^error: invalid duration for --watch-idle-timeout: "forever"/,
+    ],
     ['run with an unknown log format', ['run', '--log-format', 'xml'], /^error: Invalid values:.*Given: "xml"/],
   ])('%s', async (_what, args, message) => {
     const result = await expectNoRequests(() => plugin([...args, ...(args.includes('-n') ? [] : ['-n', ns])]));
@@ -368,10 +500,22 @@ describe('the plugin refuses bad arguments in one line, before sending any reque
 
 describe('the plugin refuses bad kubeconfigs in one line', () => {
   it.each<[string, () => string[], RegExp]>([
-    ['a kubeconfig that is not YAML', () => ['--kubeconfig', writeScratch('garbage.yaml', 'clusters: [\n')], /^error: cannot load kubeconfig .*garbage\.yaml: unexpected end of the stream/],
-    ['an empty kubeconfig', () => ['--kubeconfig', writeScratch('empty.yaml', '')], /^error: cannot load kubeconfig .*empty\.yaml: the file is empty$/],
+    [
+      'a kubeconfig that is not YAML',
+      () => ['--kubeconfig', writeScratch('garbage.yaml', 'clusters: [\n')],
+      /^error: cannot load kubeconfig .*garbage\.yaml: unexpected end of the stream/,
+    ],
+    [
+      'an empty kubeconfig',
+      () => ['--kubeconfig', writeScratch('empty.yaml', '')],
+      /^error: cannot load kubeconfig .*empty\.yaml: the file is empty$/,
+    ],
     ['a kubeconfig that is a directory', () => ['--kubeconfig', scratch], /^error: cannot read kubeconfig .*: EISDIR$/],
-    ['a context that does not exist', () => ['--context', 'nowhere'], /^error: context "nowhere" does not exist in the kubeconfig$/],
+    [
+      'a context that does not exist',
+      () => ['--context', 'nowhere'],
+      /^error: context "nowhere" does not exist in the kubeconfig$/,
+    ],
   ])('%s', async (_what, flags, message) => {
     const result = await expectNoRequests(() => plugin(['plan', 'bystander', '-n', ns, ...flags()]));
     expectOneLineError(result, message);
@@ -379,7 +523,9 @@ describe('the plugin refuses bad kubeconfigs in one line', () => {
 
   it('KUBECONFIG naming only files that do not exist', async () => {
     const result = await expectNoRequests(() =>
-      plugin(['plan', 'bystander', '-n', ns], { env: { KUBECONFIG: `${scratch}/nope-1${path.delimiter}${scratch}/nope-2` } }),
+      plugin(['plan', 'bystander', '-n', ns], {
+        env: { KUBECONFIG: `${scratch}/nope-1${path.delimiter}${scratch}/nope-2` },
+      }),
     );
     expectOneLineError(result, /^error: none of the files in KUBECONFIG exist/);
   });
@@ -462,7 +608,10 @@ function mintServiceAccountToken(expiresIn: number): string {
 }
 
 function ensureServiceAccount(name: string) {
-  return tryGetJson(['get', 'serviceaccount', name, '-n', ns]) ?? JSON.parse(kubectl(['create', 'serviceaccount', name, '-n', ns, '-o', 'json']));
+  return (
+    tryGetJson(['get', 'serviceaccount', name, '-n', ns]) ??
+    JSON.parse(kubectl(['create', 'serviceaccount', name, '-n', ns, '-o', 'json']))
+  );
 }
 
 let deletedToken: string | undefined;
@@ -479,7 +628,15 @@ describe('RBAC: a forbidden operation says which verb on which resource, and cha
   let reader: string;
   let nobody: string;
   beforeAll(() => {
-    kubectl(['create', 'role', 'ws-reader', '-n', ns, '--verb=get,list,watch', '--resource=webservices.apps.labhub.io,configmaps']);
+    kubectl([
+      'create',
+      'role',
+      'ws-reader',
+      '-n',
+      ns,
+      '--verb=get,list,watch',
+      '--resource=webservices.apps.labhub.io,configmaps',
+    ]);
     reader = serviceAccountKubeconfig(ns, 'ws-reader', ['--role=ws-reader']);
     kubectl(['create', 'serviceaccount', 'nobody', '-n', ns]);
     nobody = tokenKubeconfig(ns, 'nobody');
@@ -495,10 +652,26 @@ describe('RBAC: a forbidden operation says which verb on which resource, and cha
   });
 
   it.each<[string, () => string[], RegExp]>([
-    ['status without the right to write status', () => ['status', 'stale-status', '--kubeconfig', reader], /cannot patch resource "webservices\/status" in API group "apps\.labhub\.io"/],
-    ['finalize without the right to delete ConfigMaps', () => ['finalize', 'leaving', '--kubeconfig', reader], /cannot delete resource "configmaps" in API group ""/],
-    ['plan without the right to read WebServices', () => ['plan', 'bystander', '--kubeconfig', nobody], /cannot get resource "webservices" in API group "apps\.labhub\.io"/],
-    ['apply --all without the right to list WebServices', () => ['apply', '--all', '--kubeconfig', nobody], /cannot list resource "webservices" in API group "apps\.labhub\.io"/],
+    [
+      'status without the right to write status',
+      () => ['status', 'stale-status', '--kubeconfig', reader],
+      /cannot patch resource "webservices\/status" in API group "apps\.labhub\.io"/,
+    ],
+    [
+      'finalize without the right to delete ConfigMaps',
+      () => ['finalize', 'leaving', '--kubeconfig', reader],
+      /cannot delete resource "configmaps" in API group ""/,
+    ],
+    [
+      'plan without the right to read WebServices',
+      () => ['plan', 'bystander', '--kubeconfig', nobody],
+      /cannot get resource "webservices" in API group "apps\.labhub\.io"/,
+    ],
+    [
+      'apply --all without the right to list WebServices',
+      () => ['apply', '--all', '--kubeconfig', nobody],
+      /cannot list resource "webservices" in API group "apps\.labhub\.io"/,
+    ],
   ])('%s', async (_what, args, message) => {
     const result = await expectNoSideEffects(() => plugin([...args(), '-n', ns]));
     expect(result.status).toBe(1);
@@ -515,13 +688,49 @@ describe('-f files that are not what they should be are refused in one line, cha
   });
 
   it.each<[string, () => string[], RegExp]>([
-    ['plan -f a file that is not JSON', () => ['plan', '-f', writeScratch('not.json', 'apiVersion: v1\nkind: x\n')], /^error: .*not\.json is not valid JSON: /],
-    ['plan -f an empty file', () => ['plan', '-f', writeScratch('empty.json', '')], /^error: .*empty\.json is not valid JSON: Unexpected end of JSON input$/],
-    ['apply -f a file that does not exist', () => ['apply', '-f', path.join(scratch, 'missing.json')], /^error: cannot read .*missing\.json: ENOENT$/],
-    ['observe -f an object without metadata.name', () => ['observe', '-f', writeScratch('noname.json', '{"parent":{"metadata":{},"spec":{"image":"x"}}}')], /^error: parent\.metadata\.name must be a string$/],
-    ['apply -f a decision with an op we do not know', () => ['apply', '-f', writeScratch('op.json', JSON.stringify({ ...JSON.parse(savedNoop), ops: [{ op: 'rm -rf /' }] }))], /^error: decision\.ops\[0\]\.op must be one of addFinalizer, createChild/],
-    ['apply -f a decision whose namespace is not a valid name', () => ['apply', '-f', writeScratch('ns.json', JSON.stringify({ ...JSON.parse(savedNoop), namespace: '../kube-system' }))], /^error: invalid decision\.namespace "\.\.\/kube-system"/],
-    ['apply -f a decision that is not a decision (an observation)', () => ['apply', '-f', writeScratch('obs.json', plugin(['observe', 'bystander', '-n', ns, '-o', 'json']).stdout)], /^error: decision\.action must be one of create, update/],
+    [
+      'plan -f a file that is not JSON',
+      () => ['plan', '-f', writeScratch('not.json', 'apiVersion: v1\nkind: x\n')],
+      /^error: .*not\.json is not valid JSON: /,
+    ],
+    [
+      'plan -f an empty file',
+      () => ['plan', '-f', writeScratch('empty.json', '')],
+      /^error: .*empty\.json is not valid JSON: Unexpected end of JSON input$/,
+    ],
+    [
+      'apply -f a file that does not exist',
+      () => ['apply', '-f', path.join(scratch, 'missing.json')],
+      /^error: cannot read .*missing\.json: ENOENT$/,
+    ],
+    [
+      'observe -f an object without metadata.name',
+      () => ['observe', '-f', writeScratch('noname.json', '{"parent":{"metadata":{},"spec":{"image":"x"}}}')],
+      /^error: parent\.metadata\.name must be a string$/,
+    ],
+    [
+      'apply -f a decision with an op we do not know',
+      () => [
+        'apply',
+        '-f',
+        writeScratch('op.json', JSON.stringify({ ...JSON.parse(savedNoop), ops: [{ op: 'rm -rf /' }] })),
+      ],
+      /^error: decision\.ops\[0\]\.op must be one of addFinalizer, createChild/,
+    ],
+    [
+      'apply -f a decision whose namespace is not a valid name',
+      () => [
+        'apply',
+        '-f',
+        writeScratch('ns.json', JSON.stringify({ ...JSON.parse(savedNoop), namespace: '../kube-system' })),
+      ],
+      /^error: invalid decision\.namespace "\.\.\/kube-system"/,
+    ],
+    [
+      'apply -f a decision that is not a decision (an observation)',
+      () => ['apply', '-f', writeScratch('obs.json', plugin(['observe', 'bystander', '-n', ns, '-o', 'json']).stdout)],
+      /^error: decision\.action must be one of create, update/,
+    ],
   ])('%s', async (_what, args, message) => {
     const result = await expectNoSideEffects(() => plugin(args()));
     expectOneLineError(result, message);
@@ -530,7 +739,10 @@ describe('-f files that are not what they should be are refused in one line, cha
   it('apply -f a decision made for another object is refused as stale', async () => {
     const file = writeScratch('other.json', JSON.stringify({ ...JSON.parse(savedNoop), name: 'someone-else' }));
     const result = await expectNoSideEffects(() => plugin(['apply', '-f', file]));
-    expectOneLineError(result, /^error: the decision in .*other\.json is stale: planning webservice\/someone-else now gives "create"/);
+    expectOneLineError(
+      result,
+      /^error: the decision in .*other\.json is stale: planning webservice\/someone-else now gives "create"/,
+    );
   });
 });
 
@@ -553,7 +765,16 @@ describe('whatever reaches reconcile.sh is stored verbatim and never executed', 
     );
     expect(plugin(['apply', 'shellsafe', '-n', ns]).status).toBe(0);
     const [image, note, extra] = hostile(10);
-    kubectl(['patch', 'configmap', 'shellsafe-desired', '-n', ns, '--type=merge', '-p', JSON.stringify({ data: { image, note, extra } })]);
+    kubectl([
+      'patch',
+      'configmap',
+      'shellsafe-desired',
+      '-n',
+      ns,
+      '--type=merge',
+      '-p',
+      JSON.stringify({ data: { image, note, extra } }),
+    ]);
   });
 
   const reconcileSh = (args: string[]) =>
@@ -571,7 +792,13 @@ describe('whatever reaches reconcile.sh is stored verbatim and never executed', 
     const decision = JSON.parse(fs.readFileSync(path.join(out, 'decision.json'), 'utf8'));
     expect(decision.changes).toContainEqual({ field: 'data.image', from: hostile(10)[0], to: 'nginx:1.27' });
     const child = getJson(['get', 'configmap', 'shellsafe-desired', '-n', ns]);
-    expect(child.data).toEqual({ image: 'nginx:1.27', replicas: '1', tier: 'dev', note: hostile(10)[1], extra: hostile(10)[2] });
+    expect(child.data).toEqual({
+      image: 'nginx:1.27',
+      replicas: '1',
+      tier: 'dev',
+      note: hostile(10)[1],
+      extra: hostile(10)[2],
+    });
     expect(getJson(['get', 'webservice', 'shellsafe', '-n', ns]).metadata.annotations['note-0']).toBe(hostile(0)[0]);
     expect(fs.readdirSync(scratch).filter((f) => f.startsWith('executed-'))).toEqual([]);
   });

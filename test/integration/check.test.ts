@@ -33,7 +33,15 @@ beforeAll(() => {
 afterAll(() => deleteNamespace(ns));
 
 const check = (args: string[], kubeconfig?: string) =>
-  plugin(['check', '-n', ns, '--lease', `${ns}/webservice-controller`, ...args, ...(kubeconfig ? ['--kubeconfig', kubeconfig] : [])]);
+  plugin([
+    'check',
+    '-n',
+    ns,
+    '--lease',
+    `${ns}/webservice-controller`,
+    ...args,
+    ...(kubeconfig ? ['--kubeconfig', kubeconfig] : []),
+  ]);
 /** Lease times are MicroTime: six digits of fraction. */
 const microTime = (date: Date) => date.toISOString().replace(/\.(\d{3})Z$/, '.$1000Z');
 const lease = (renewTime: Date) =>
@@ -41,7 +49,12 @@ const lease = (renewTime: Date) =>
     apiVersion: 'coordination.k8s.io/v1',
     kind: 'Lease',
     metadata: { name: 'webservice-controller' },
-    spec: { holderIdentity: 'replica-a', leaseDurationSeconds: 15, renewTime: microTime(renewTime), acquireTime: microTime(renewTime) },
+    spec: {
+      holderIdentity: 'replica-a',
+      leaseDurationSeconds: 15,
+      renewTime: microTime(renewTime),
+      acquireTime: microTime(renewTime),
+    },
   });
 
 describe('on a good setup', () => {
@@ -52,7 +65,9 @@ describe('on a good setup', () => {
     expect(result.stderr).toBe('');
     expect(result.status).toBe(0);
     const lines = result.stdout.split('\n');
-    expect(lines[0]).toMatch(/^✓ the server https:\/\/127\.0\.0\.1:\d+ is reachable: Kubernetes v1\.\d+\.\d+ \(≥ 1\.27 supported\)$/);
+    expect(lines[0]).toMatch(
+      /^✓ the server https:\/\/127\.0\.0\.1:\d+ is reachable: Kubernetes v1\.\d+\.\d+ \(≥ 1\.27 supported\)$/,
+    );
     expect(lines[1]).toMatch(new RegExp(`^✓ the CRD ${CRD} is installed, Established, at version \\d+\\.\\d+\\.\\d+$`));
     for (const command of ['observe', 'plan', 'status', 'apply', 'finalize', 'run']) {
       expect(lines).toContain(`✓ ${command} is allowed in namespace ${ns}`);
@@ -92,14 +107,22 @@ describe('on a good setup', () => {
       'conflicts',
       'ready',
     ]);
-    expect(report.checks.find((c: { check: string }) => c.check === 'controller')).toMatchObject({ status: 'warn', hint: expect.any(String) });
+    expect(report.checks.find((c: { check: string }) => c.check === 'controller')).toMatchObject({
+      status: 'warn',
+      hint: expect.any(String),
+    });
   });
 
   it('passes the controller check for a Lease renewed just now, and fails it for a stale one', () => {
     applyYaml(ns, lease(new Date()));
     const fresh = check([]);
     expect(fresh.status).toBe(0);
-    expect(fresh.stdout).toMatch(new RegExp(`^✓ a controller \\(replica-a\\) holds the Lease ${ns}/webservice-controller, renewed \\d+s ago$`, 'm'));
+    expect(fresh.stdout).toMatch(
+      new RegExp(
+        `^✓ a controller \\(replica-a\\) holds the Lease ${ns}/webservice-controller, renewed \\d+s ago$`,
+        'm',
+      ),
+    );
     // A controller runs: is it fenced? Not on this plane, and the hint says how.
     expect(fresh.stdout).toContain(
       `‼ no leader fence: the API server would admit a write that a replica sends late, after losing the Lease ${ns}/webservice-controller\n` +
@@ -112,10 +135,19 @@ describe('on a good setup', () => {
       expect(check([]).stdout).toContain(
         `‼ the leader fence follows the Lease webservice-system/webservice-controller, not ${ns}/webservice-controller: it does not fence this controller\n`,
       );
-      kubectl(['patch', 'validatingadmissionpolicybinding', 'webservice-controller-leader-fence', '--type=merge', '-p', JSON.stringify({ spec: { paramRef: { namespace: ns } } })]);
+      kubectl([
+        'patch',
+        'validatingadmissionpolicybinding',
+        'webservice-controller-leader-fence',
+        '--type=merge',
+        '-p',
+        JSON.stringify({ spec: { paramRef: { namespace: ns } } }),
+      ]);
       const fenced = check([]);
       expect(fenced.status).toBe(0);
-      expect(fenced.stdout.split('\n')).toContain(`✓ the leader fence refuses writes from replicas that do not hold the Lease ${ns}/webservice-controller`);
+      expect(fenced.stdout.split('\n')).toContain(
+        `✓ the leader fence refuses writes from replicas that do not hold the Lease ${ns}/webservice-controller`,
+      );
     } finally {
       kubectl(['delete', '-f', fence, '--ignore-not-found']);
     }
@@ -142,22 +174,39 @@ describe('fails with the right hint', () => {
       { apiGroups: [''], resources: ['configmaps'], verbs: ['get', 'list', 'watch', 'create', 'patch'] },
       { apiGroups: ['events.k8s.io'], resources: ['events'], verbs: ['create'] },
     ];
-    applyYaml(ns, JSON.stringify({ apiVersion: 'rbac.authorization.k8s.io/v1', kind: 'Role', metadata: { name: 'no-delete' }, rules }));
+    applyYaml(
+      ns,
+      JSON.stringify({
+        apiVersion: 'rbac.authorization.k8s.io/v1',
+        kind: 'Role',
+        metadata: { name: 'no-delete' },
+        rules,
+      }),
+    );
     const config = serviceAccountKubeconfig(ns, 'partial', ['--role=no-delete']);
 
     const result = check([], config);
     expect(result.status).toBe(1);
     const lines = result.stdout.split('\n');
-    for (const command of ['observe', 'plan', 'status']) expect(lines).toContain(`✓ ${command} is allowed in namespace ${ns}`);
+    for (const command of ['observe', 'plan', 'status'])
+      expect(lines).toContain(`✓ ${command} is allowed in namespace ${ns}`);
     const hint =
       '    hint: bind the ClusterRole webservice-reconciler (kubectl webservice install --rbac makes it): ' +
       `kubectl create rolebinding webservice-reconciler -n ${ns} --clusterrole=webservice-reconciler --user=<you>\n`;
     for (const command of ['apply', 'finalize', 'run']) {
-      expect(result.stdout).toContain(`✗ ${command} is not allowed in namespace ${ns}: missing delete configmaps\n${hint}`);
+      expect(result.stdout).toContain(
+        `✗ ${command} is not allowed in namespace ${ns}: missing delete configmaps\n${hint}`,
+      );
     }
     // It may not read CRDs (cluster-scoped), but discovery shows webservices served: a warning.
-    expect(lines).toContainEqual(expect.stringMatching(new RegExp(`^‼ ${CRD} is served, but its CRD cannot be read, so its version is not checked: `)));
-    expect(lines).toContainEqual(expect.stringMatching(/^‼ cannot tell whether a controller runs: the Lease .* cannot be read/));
+    expect(lines).toContainEqual(
+      expect.stringMatching(
+        new RegExp(`^‼ ${CRD} is served, but its CRD cannot be read, so its version is not checked: `),
+      ),
+    );
+    expect(lines).toContainEqual(
+      expect.stringMatching(/^‼ cannot tell whether a controller runs: the Lease .* cannot be read/),
+    );
     expect(lines).toContain(`✓ every WebService is Ready (1) in namespace ${ns}`);
     expect(result.stdout.endsWith('\n8 passed, 2 warnings, 3 failed\n')).toBe(true);
   });
@@ -180,15 +229,33 @@ describe('fails with the right hint', () => {
     // Under the default 5m it is not stuck yet; finalize then finishes it.
     expect(check([]).stdout).toContain(`✓ no WebService has been terminating for longer than 5m in namespace ${ns}`);
     expect(plugin(['finalize', 'stuck', '-n', ns]).status).toBe(0);
-    expect(check(['--stuck-after=1s']).stdout).toContain(`✓ no WebService has been terminating for longer than 1s in namespace ${ns}`);
+    expect(check(['--stuck-after=1s']).stdout).toContain(
+      `✓ no WebService has been terminating for longer than 1s in namespace ${ns}`,
+    );
   });
 
   it('on an orphaned ConfigMap, a conflict, and lists WebServices that are not Ready', () => {
     const trouble = createNamespace('check-trouble');
     try {
       const labelled = { 'app.kubernetes.io/managed-by': 'webservice-controller' };
-      applyYaml(trouble, JSON.stringify({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'lost-desired', labels: labelled }, data: {} }));
-      applyYaml(trouble, JSON.stringify({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'taken-desired' }, data: { mine: 'yes' } }));
+      applyYaml(
+        trouble,
+        JSON.stringify({
+          apiVersion: 'v1',
+          kind: 'ConfigMap',
+          metadata: { name: 'lost-desired', labels: labelled },
+          data: {},
+        }),
+      );
+      applyYaml(
+        trouble,
+        JSON.stringify({
+          apiVersion: 'v1',
+          kind: 'ConfigMap',
+          metadata: { name: 'taken-desired' },
+          data: { mine: 'yes' },
+        }),
+      );
       applyYaml(trouble, webService('taken', { image: 'nginx:1.27' }));
       applyYaml(trouble, webService('waiting', { image: 'nginx:1.27', dependsOn: ['nobody'] }));
       plugin(['apply', '--all', '-n', trouble]);
@@ -201,9 +268,15 @@ describe('fails with the right hint', () => {
           `    hint: delete it, e.g. kubectl delete configmap lost-desired -n ${trouble} (the garbage collector deletes the children of a deleted WebService: is kube-controller-manager running?)\n`,
       );
       expect(result.stdout).toMatch(
-        new RegExp(`✗ 1 WebService cannot be reconciled: a ConfigMap that is not its sits on the child's name\n    ${trouble}/taken: .*\n    hint: the plugin never touches a ConfigMap it does not own`),
+        new RegExp(
+          `✗ 1 WebService cannot be reconciled: a ConfigMap that is not its sits on the child's name\n    ${trouble}/taken: .*\n    hint: the plugin never touches a ConfigMap it does not own`,
+        ),
       );
-      expect(result.stdout).toMatch(new RegExp(`‼ 2 WebServices of 2 are not Ready\n    ${trouble}/taken: ChildConflict: .*\n    ${trouble}/waiting: DependencyNotReady: .*webservice/nobody not found`));
+      expect(result.stdout).toMatch(
+        new RegExp(
+          `‼ 2 WebServices of 2 are not Ready\n    ${trouble}/taken: ChildConflict: .*\n    ${trouble}/waiting: DependencyNotReady: .*webservice/nobody not found`,
+        ),
+      );
       expect(result.stdout.endsWith('\n9 passed, 2 warnings, 2 failed\n')).toBe(true);
     } finally {
       deleteNamespace(trouble);
@@ -211,7 +284,9 @@ describe('fails with the right hint', () => {
   });
 
   it('refuses bad flags in one line', () => {
-    expect(check(['--stuck-after=soon']).stderr).toBe('error: invalid duration for --stuck-after: "soon" (use e.g. 30s, 5m, 1h)\n');
+    expect(check(['--stuck-after=soon']).stderr).toBe(
+      'error: invalid duration for --stuck-after: "soon" (use e.g. 30s, 5m, 1h)\n',
+    );
     const lease = plugin(['check', '--lease', 'nope']);
     expect(lease.status).toBe(1);
     expect(lease.stderr).toBe('error: --lease must be NAMESPACE/NAME, got "nope"\n');

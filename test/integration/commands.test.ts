@@ -117,7 +117,12 @@ describe('apply', () => {
     expect(parent.status.observedGeneration).toBe(parent.metadata.generation);
     expect(parent.status.replicas).toBe(3);
     expect(parent.status.conditions).toEqual([
-      expect.objectContaining({ type: 'Ready', status: 'True', reason: 'Reconciled', observedGeneration: parent.metadata.generation }),
+      expect.objectContaining({
+        type: 'Ready',
+        status: 'True',
+        reason: 'Reconciled',
+        observedGeneration: parent.metadata.generation,
+      }),
     ]);
   });
 
@@ -138,7 +143,10 @@ describe('apply', () => {
     kubectl(['patch', 'webservice', 'web', '-n', ns, '--type=merge', '-p', '{"spec":{"image":"nginx:1.28"}}']);
     const { status, value } = json(['apply', 'web']);
     expect(status).toBe(0);
-    expect(value.decision).toMatchObject({ action: 'update', changes: [{ field: 'data.image', from: 'nginx:1.27', to: 'nginx:1.28' }] });
+    expect(value.decision).toMatchObject({
+      action: 'update',
+      changes: [{ field: 'data.image', from: 'nginx:1.27', to: 'nginx:1.28' }],
+    });
     expect(child('web').data.image).toBe('nginx:1.28');
     const parent = ws('web');
     expect(parent.status.observedGeneration).toBe(parent.metadata.generation);
@@ -146,8 +154,14 @@ describe('apply', () => {
 
   it('restores a hand-edited child and keeps the keys and labels others added', () => {
     kubectl([
-      'patch', 'configmap', 'web-desired', '-n', ns, '--type=merge',
-      '-p', '{"data":{"image":"evil:latest","note":"mine"},"metadata":{"labels":{"team":"payments"}}}',
+      'patch',
+      'configmap',
+      'web-desired',
+      '-n',
+      ns,
+      '--type=merge',
+      '-p',
+      '{"data":{"image":"evil:latest","note":"mine"},"metadata":{"labels":{"team":"payments"}}}',
     ]);
     const { value } = json(['apply', 'web']);
     expect(value.decision.action).toBe('update');
@@ -164,7 +178,15 @@ describe('apply', () => {
   });
 
   it('leaves a foreign child untouched and reports a conflict (exit 1)', async () => {
-    applyYaml(ns, JSON.stringify({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'taken-desired' }, data: { theirs: 'yes' } }));
+    applyYaml(
+      ns,
+      JSON.stringify({
+        apiVersion: 'v1',
+        kind: 'ConfigMap',
+        metadata: { name: 'taken-desired' },
+        data: { theirs: 'yes' },
+      }),
+    );
     applyYaml(ns, webService('taken', { image: 'nginx:1.27' }));
     const before = child('taken');
     audit.mark();
@@ -209,7 +231,9 @@ describe('apply -f: a saved decision', () => {
     audit.mark();
     const result = plugin(['apply', '-f', '-'], { input: plan });
     expect(result.status).toBe(1);
-    expect(result.stderr).toMatch(/^error: the decision in - is stale: planning webservice\/saved now gives "update" .*; run plan again\n$/);
+    expect(result.stderr).toMatch(
+      /^error: the decision in - is stale: planning webservice\/saved now gives "update" .*; run plan again\n$/,
+    );
     expect(await audit.mutating()).toEqual([]);
     expect(child('saved').data.image).toBe('nginx:1.27');
   });
@@ -226,8 +250,16 @@ describe('colour', () => {
 
   it('never with NO_COLOR or --no-color, and never in -o json', () => {
     expect(onTty('NO_COLOR=1')).not.toMatch(/\u001b\[/);
-    expect(spawnSync('script', ['-qec', `env -u NO_COLOR ${PLUGIN} plan --all --no-color -n ${ns}`, '/dev/null'], { encoding: 'utf8' }).stdout).not.toMatch(/\u001b\[/);
-    expect(spawnSync('script', ['-qec', `env -u NO_COLOR ${PLUGIN} plan --all -o json -n ${ns}`, '/dev/null'], { encoding: 'utf8' }).stdout).not.toMatch(/\u001b\[/);
+    expect(
+      spawnSync('script', ['-qec', `env -u NO_COLOR ${PLUGIN} plan --all --no-color -n ${ns}`, '/dev/null'], {
+        encoding: 'utf8',
+      }).stdout,
+    ).not.toMatch(/\u001b\[/);
+    expect(
+      spawnSync('script', ['-qec', `env -u NO_COLOR ${PLUGIN} plan --all -o json -n ${ns}`, '/dev/null'], {
+        encoding: 'utf8',
+      }).stdout,
+    ).not.toMatch(/\u001b\[/);
   });
 });
 
@@ -291,9 +323,7 @@ describe('apply --all', () => {
     ]);
     expect(report.summary).toMatchObject({ create: 3, noop: 0, requeue: 0, error: 0 });
     expect(report.converged).toBe(true);
-    const reads = (await window.events()).filter(
-      (e) => fromPlugin(e) && (e.verb === 'get' || e.verb === 'list'),
-    );
+    const reads = (await window.events()).filter((e) => fromPlugin(e) && (e.verb === 'get' || e.verb === 'list'));
     // Our children by label, the WebServices, and (children being absent) one metadata-only
     // look for foreign objects on their names: three, however many WebServices.
     expect(reads.map((e) => `${e.verb} ${e.objectRef?.resource}`).sort()).toEqual([
@@ -313,14 +343,16 @@ describe('apply --all', () => {
     expect(events.filter((e) => !['get', 'list', 'watch'].includes(e.verb))).toEqual([]);
     // Every WebService has its labelled child, so no metadata-only look is needed.
     const reads = events.filter(fromPlugin);
-    expect(reads.map((e) => `${e.verb} ${e.objectRef?.resource} ${e.requestURI?.includes('labelSelector') ?? false}`).sort()).toEqual([
-      'list configmaps true',
-      'list webservices false',
-    ]);
+    expect(
+      reads.map((e) => `${e.verb} ${e.objectRef?.resource} ${e.requestURI?.includes('labelSelector') ?? false}`).sort(),
+    ).toEqual(['list configmaps true', 'list webservices false']);
   });
 
-  it('a foreign ConfigMap on a child\'s name is still found with label-selected reads, and left alone', async () => {
-    applyYaml(scoped, JSON.stringify({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'f-desired' }, data: { theirs: 'yes' } }));
+  it("a foreign ConfigMap on a child's name is still found with label-selected reads, and left alone", async () => {
+    applyYaml(
+      scoped,
+      JSON.stringify({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'f-desired' }, data: { theirs: 'yes' } }),
+    );
     applyYaml(scoped, webService('f', { image: 'nginx:1.27' }));
     const before = getJson(['get', 'configmap', 'f-desired', '-n', scoped]);
     const result = plugin(['apply', '--all', '-n', scoped, '-o', 'json']);
@@ -413,7 +445,12 @@ describe('a WebService that changes between the read and the status write', () =
     return { status, stdout, stderr };
   }
   const writes = async () =>
-    (await audit.mutating()).filter(fromPlugin).map((e) => `${e.verb} ${e.objectRef?.resource}${e.objectRef?.subresource ? `/${e.objectRef.subresource}` : ''} ${e.responseStatus?.code}`);
+    (await audit.mutating())
+      .filter(fromPlugin)
+      .map(
+        (e) =>
+          `${e.verb} ${e.objectRef?.resource}${e.objectRef?.subresource ? `/${e.objectRef.subresource}` : ''} ${e.responseStatus?.code}`,
+      );
 
   it('apply: the stale status is refused (409), and the pass decides again from a fresh read, keeping what it did', async () => {
     applyYaml(ns, webService('moving', { image: 'nginx:1.27' }));
@@ -423,7 +460,10 @@ describe('a WebService that changes between the read and the status write', () =
     );
     expect(result.stderr).toBe('');
     expect(result.status).toBe(0);
-    expect(JSON.parse(result.stdout)).toMatchObject({ decision: { name: 'moving', action: 'update' }, result: { converged: true, statusWritten: true } });
+    expect(JSON.parse(result.stdout)).toMatchObject({
+      decision: { name: 'moving', action: 'update' },
+      result: { converged: true, statusWritten: true },
+    });
     expect(await writes()).toEqual([
       'create configmaps 201', // the child, from generation 1
       'patch webservices 200', // our finalizer
@@ -452,7 +492,10 @@ describe('a WebService that changes between the read and the status write', () =
     expect(result.status).toBe(0);
     expect(JSON.parse(result.stdout)).toMatchObject({ name: 'restless', generation: 2, changed: true, written: true });
     expect(await writes()).toEqual(['patch webservices/status 409', 'patch webservices/status 200']);
-    expect(ws('restless').status).toMatchObject({ observedGeneration: 2, conditions: [{ status: 'False', reason: 'ChildMissing' }] });
+    expect(ws('restless').status).toMatchObject({
+      observedGeneration: 2,
+      conditions: [{ status: 'False', reason: 'ChildMissing' }],
+    });
   });
 });
 
@@ -482,7 +525,16 @@ describe('finalize', () => {
     expect(child('gone')).toBeNull();
     expect(ws('gone').metadata.finalizers).toEqual(['example.com/keep-me']);
 
-    kubectl(['patch', 'webservice', 'gone', '-n', ns, '--type=json', '-p', '[{"op":"remove","path":"/metadata/finalizers"}]']);
+    kubectl([
+      'patch',
+      'webservice',
+      'gone',
+      '-n',
+      ns,
+      '--type=json',
+      '-p',
+      '[{"op":"remove","path":"/metadata/finalizers"}]',
+    ]);
     await eventually(() => tryGetJson(['get', 'webservice', 'gone', '-n', ns]) === null);
   });
 
@@ -535,7 +587,8 @@ describe('errors', () => {
     fs.writeFileSync(
       config,
       [
-        'apiVersion: v1', 'kind: Config',
+        'apiVersion: v1',
+        'kind: Config',
         'clusters: [{name: c, cluster: {server: "https://127.0.0.1:1"}}]',
         'users: [{name: u, user: {token: t}}]',
         'contexts: [{name: x, context: {cluster: c, user: u}}]',
@@ -565,7 +618,9 @@ describe('errors', () => {
     audit.mark();
     const result = plugin(['apply', 'web/status', '-n', ns]);
     expect(result.status).toBe(1);
-    expect(result.stderr).toBe('error: invalid name "web/status": must be a lowercase RFC 1123 subdomain (e.g. checkout)\n');
+    expect(result.stderr).toBe(
+      'error: invalid name "web/status": must be a lowercase RFC 1123 subdomain (e.g. checkout)\n',
+    );
     expect(await audit.events()).toEqual([]);
   });
 
@@ -579,7 +634,15 @@ describe('errors', () => {
     let kubeconfig: string;
     beforeAll(() => {
       // A real identity with read-only access: a ServiceAccount token from the TokenRequest API.
-      kubectl(['create', 'role', 'reader', '-n', ns, '--verb=get,list,watch', '--resource=webservices.apps.labhub.io,configmaps']);
+      kubectl([
+        'create',
+        'role',
+        'reader',
+        '-n',
+        ns,
+        '--verb=get,list,watch',
+        '--resource=webservices.apps.labhub.io,configmaps',
+      ]);
       kubeconfig = serviceAccountKubeconfig(ns, 'reader', ['--role=reader']);
       applyYaml(ns, webService('locked', { image: 'nginx:1.27' }));
     });
@@ -597,7 +660,9 @@ describe('errors', () => {
       // The first write of a create is the child's.
       expect(outcome.error).toMatch(/cannot create resource "configmaps" in API group ""/);
       expect(result.stderr).toMatch(
-        new RegExp(`^error: webservice ${ns}/locked: .*User "system:serviceaccount:${ns}:reader" cannot create resource "configmaps"[^\n]*\n`),
+        new RegExp(
+          `^error: webservice ${ns}/locked: .*User "system:serviceaccount:${ns}:reader" cannot create resource "configmaps"[^\n]*\n`,
+        ),
       );
       // One error; the reader may not record Events either, which is a warning, not a second error.
       expect(result.stderr.match(/^error:/gm)).toHaveLength(1);
@@ -607,7 +672,9 @@ describe('errors', () => {
 
       const table = plugin(['apply', 'locked', '--kubeconfig', kubeconfig]);
       expect(table.status).toBe(1);
-      expect(table.stdout).toMatch(/locked\s+create\s+configmap\/locked-desired\s+error: .*is forbidden: User "system:serviceaccount:/);
+      expect(table.stdout).toMatch(
+        /locked\s+create\s+configmap\/locked-desired\s+error: .*is forbidden: User "system:serviceaccount:/,
+      );
     });
   });
 });
@@ -616,7 +683,11 @@ describe('one connection pool per process', () => {
   let scoped: string;
   beforeAll(() => {
     scoped = createNamespace('pool');
-    const list = { apiVersion: 'v1', kind: 'List', items: Array.from({ length: 40 }, (_, i) => JSON.parse(webService(`w${i}`, { image: 'nginx:1.27' }))) };
+    const list = {
+      apiVersion: 'v1',
+      kind: 'List',
+      items: Array.from({ length: 40 }, (_, i) => JSON.parse(webService(`w${i}`, { image: 'nginx:1.27' }))),
+    };
     applyYaml(scoped, JSON.stringify(list));
   });
   afterAll(() => deleteNamespace(scoped));

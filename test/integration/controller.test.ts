@@ -58,10 +58,14 @@ describe('run: one controller in a namespace', () => {
     audit = new AuditWindow(ns);
     audit.mark();
     ctl = new ControllerProcess([
-      '-n', ns,
-      '--kubeconfig', kubeconfig,
-      '--requeue-after', '60',
-      '--metrics-bind-address', '127.0.0.1:0',
+      '-n',
+      ns,
+      '--kubeconfig',
+      kubeconfig,
+      '--requeue-after',
+      '60',
+      '--metrics-bind-address',
+      '127.0.0.1:0',
     ]);
     metricsPort = Number((await ctl.waitForLog(/serving \/metrics/)).port);
     await ctl.waitForLog(/controller working/);
@@ -103,7 +107,16 @@ describe('run: one controller in a namespace', () => {
   });
 
   it('a hand-edited child is put back, keeping what others added', async () => {
-    kubectl(['patch', 'configmap', 'web-desired', '-n', ns, '--type=merge', '-p', '{"data":{"image":"evil:1","note":"mine"}}']);
+    kubectl([
+      'patch',
+      'configmap',
+      'web-desired',
+      '-n',
+      ns,
+      '--type=merge',
+      '-p',
+      '{"data":{"image":"evil:1","note":"mine"}}',
+    ]);
     await eventually(() => child(ns, 'web')?.data.image === 'nginx:1.28');
     expect(child(ns, 'web').data.note).toBe('mine');
   });
@@ -128,7 +141,15 @@ describe('run: one controller in a namespace', () => {
   });
 
   it('leaves a foreign ConfigMap untouched and reports the conflict once', async () => {
-    applyYaml(ns, JSON.stringify({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'taken-desired' }, data: { theirs: 'yes' } }));
+    applyYaml(
+      ns,
+      JSON.stringify({
+        apiVersion: 'v1',
+        kind: 'ConfigMap',
+        metadata: { name: 'taken-desired' },
+        data: { theirs: 'yes' },
+      }),
+    );
     const foreign = child(ns, 'taken');
     applyYaml(ns, webService('taken', { image: 'nginx:1.27' }));
     await eventually(() => readyOf(ws(ns, 'taken'))?.reason === 'ChildConflict');
@@ -179,7 +200,9 @@ describe('run: one controller in a namespace', () => {
       (e) => e.verb === 'create' && e.objectRef?.resource === 'configmaps' && e.responseStatus?.code === 201,
     );
     expect(metricValue(text, 'webservice_writes_total{verb="create",resource="configmaps"}')).toBe(audited.length);
-    expect(metricValue(text, 'controller_runtime_reconcile_total{controller="webservice",result="success"}')).toBeGreaterThan(0);
+    expect(
+      metricValue(text, 'controller_runtime_reconcile_total{controller="webservice",result="success"}'),
+    ).toBeGreaterThan(0);
     expect(metricValue(text, 'webservice_decisions_total{action="create"}')).toBeGreaterThanOrEqual(3);
   });
 
@@ -212,7 +235,15 @@ describe('run: /readyz follows cache sync', () => {
     expect((await fetch(`http://127.0.0.1:${port}/readyz`)).status).toBe(503);
     expect((await fetch(`http://127.0.0.1:${port}/healthz`)).status).toBe(200);
     kubectl(['apply', '-f', path.join(ROOT, 'crds/rbac/webservice-reconciler.yaml')]);
-    kubectl(['create', 'rolebinding', 'late-reconciler', '-n', ns, '--clusterrole=webservice-reconciler', `--serviceaccount=${ns}:late`]);
+    kubectl([
+      'create',
+      'rolebinding',
+      'late-reconciler',
+      '-n',
+      ns,
+      '--clusterrole=webservice-reconciler',
+      `--serviceaccount=${ns}:late`,
+    ]);
     const deadline = Date.now() + 60_000;
     while ((await fetch(`http://127.0.0.1:${port}/readyz`)).status !== 200) {
       if (Date.now() > deadline) throw new Error('/readyz did not turn 200 within 60s of the grant');
@@ -225,7 +256,15 @@ describe('run --leader-elect: two replicas', () => {
   let ns: string;
   const replicas: ControllerProcess[] = [];
   const start = () => {
-    const ctl = new ControllerProcess(['-n', ns, '--kubeconfig', kubeconfig, '--leader-elect', '--leader-elect-namespace', 'webservice-system']);
+    const ctl = new ControllerProcess([
+      '-n',
+      ns,
+      '--kubeconfig',
+      kubeconfig,
+      '--leader-elect',
+      '--leader-elect-namespace',
+      'webservice-system',
+    ]);
     replicas.push(ctl);
     return ctl;
   };
@@ -292,16 +331,22 @@ describe('run: a kube-apiserver restart', () => {
     if (ns) deleteNamespace(ns);
   });
 
-  (external ? it.skip : it)('the controller recovers by itself, and changes made after it converge', async () => {
-    ns = createNamespace('restart');
-    ctl = new ControllerProcess(['-n', ns, '--kubeconfig', kubeconfig]);
-    await ctl.waitForLog(/controller working/);
-    applyYaml(ns, webService('before', { image: 'nginx:1.27' }));
-    await eventually(() => isReady(ws(ns, 'before')));
-    const restart = spawnSync('bash', [path.join(ROOT, 'scripts/control-plane.sh'), 'restart-apiserver'], { encoding: 'utf8' });
-    if (restart.status !== 0) throw new Error(restart.stderr);
-    applyYaml(ns, webService('after', { image: 'nginx:1.27' }));
-    await eventually(() => isReady(ws(ns, 'after')), 60_000);
-    expect(ctl.exit).toBeNull();
-  }, 120_000);
+  (external ? it.skip : it)(
+    'the controller recovers by itself, and changes made after it converge',
+    async () => {
+      ns = createNamespace('restart');
+      ctl = new ControllerProcess(['-n', ns, '--kubeconfig', kubeconfig]);
+      await ctl.waitForLog(/controller working/);
+      applyYaml(ns, webService('before', { image: 'nginx:1.27' }));
+      await eventually(() => isReady(ws(ns, 'before')));
+      const restart = spawnSync('bash', [path.join(ROOT, 'scripts/control-plane.sh'), 'restart-apiserver'], {
+        encoding: 'utf8',
+      });
+      if (restart.status !== 0) throw new Error(restart.stderr);
+      applyYaml(ns, webService('after', { image: 'nginx:1.27' }));
+      await eventually(() => isReady(ws(ns, 'after')), 60_000);
+      expect(ctl.exit).toBeNull();
+    },
+    120_000,
+  );
 });

@@ -26,7 +26,11 @@ interface PolicyRule {
   verbs: string[];
 }
 
-const manifestFiles = () => fs.readdirSync(DEPLOY).filter((file) => /\.(ya?ml|json)$/.test(file)).sort();
+const manifestFiles = () =>
+  fs
+    .readdirSync(DEPLOY)
+    .filter((file) => /\.(ya?ml|json)$/.test(file))
+    .sort();
 const load = (file: string) => (yaml.loadAll(fs.readFileSync(file, 'utf8')) as KubeObject[]).filter(Boolean);
 const manifests = () => manifestFiles().flatMap((file) => load(path.join(DEPLOY, file)));
 
@@ -41,7 +45,8 @@ function grants(rules: PolicyRule[]): Set<string> {
   const out = new Set<string>();
   for (const rule of rules.filter((r) => !r.resourceNames?.length)) {
     for (const group of rule.apiGroups ?? []) {
-      for (const resource of rule.resources ?? []) for (const verb of rule.verbs) out.add(`${group}|${resource}|${verb}`);
+      for (const resource of rule.resources ?? [])
+        for (const verb of rule.verbs) out.add(`${group}|${resource}|${verb}`);
     }
   }
   return out;
@@ -84,16 +89,26 @@ describe('deploy/ manifests', () => {
     ]);
     const port = (p: number | string) =>
       typeof p === 'number' ? p : container().ports.find((named: { name: string }) => named.name === p).containerPort;
-    expect(container().ports.map((p: { containerPort: number }) => p.containerPort).sort()).toEqual([8080, 8081]);
+    expect(
+      container()
+        .ports.map((p: { containerPort: number }) => p.containerPort)
+        .sort(),
+    ).toEqual([8080, 8081]);
     expect(container().livenessProbe.httpGet.path).toBe('/healthz');
     expect(port(container().livenessProbe.httpGet.port)).toBe(8081);
     expect(container().readinessProbe.httpGet.path).toBe('/readyz');
     expect(port(container().readinessProbe.httpGet.port)).toBe(8081);
-    expect(container().resources).toEqual({ requests: { cpu: '50m', memory: '64Mi' }, limits: { cpu: '500m', memory: '256Mi' } });
+    expect(container().resources).toEqual({
+      requests: { cpu: '50m', memory: '64Mi' },
+      limits: { cpu: '500m', memory: '256Mi' },
+    });
   });
 
   it("are fenced: each replica's identity begins with its pod's name, and the fence admits writes by the pod the Lease names", () => {
-    expect(container().env).toContainEqual({ name: 'POD_NAME', valueFrom: { fieldRef: { fieldPath: 'metadata.name' } } });
+    expect(container().env).toContainEqual({
+      name: 'POD_NAME',
+      valueFrom: { fieldRef: { fieldPath: 'metadata.name' } },
+    });
     const policy = find('ValidatingAdmissionPolicy', 'webservice-controller-leader-fence');
     expect(policy.spec.paramKind).toEqual({ apiVersion: 'coordination.k8s.io/v1', kind: 'Lease' });
     expect(policy.spec.failurePolicy).toBe('Fail');
@@ -131,7 +146,9 @@ describe('deploy/ manifests', () => {
   });
 
   it('grant the controller every rule of webservice-reconciler, plus Events, and nothing else cluster-wide', () => {
-    const reconciler = load(path.join(ROOT, 'crds/rbac/webservice-reconciler.yaml')).find((o) => o.kind === 'ClusterRole')!;
+    const reconciler = load(path.join(ROOT, 'crds/rbac/webservice-reconciler.yaml')).find(
+      (o) => o.kind === 'ClusterRole',
+    )!;
     const controller = find('ClusterRole', NAME);
     const wanted = grants(reconciler.rules);
     const granted = grants(controller.rules);
@@ -167,7 +184,8 @@ describe('deploy/ on a real apiserver', () => {
     kubectl(['apply', '-f', path.join(DEPLOY, '00-namespace.yaml')]);
   });
 
-  const dryRun = (args: string[], input?: string) => kubectlResult(['apply', '--dry-run=server', '-o', 'json', ...args], input);
+  const dryRun = (args: string[], input?: string) =>
+    kubectlResult(['apply', '--dry-run=server', '-o', 'json', ...args], input);
 
   it('accepts `kubectl apply -f deploy/` as a server-side dry-run, without a warning', () => {
     const result = dryRun(['-f', DEPLOY]);
@@ -196,7 +214,7 @@ describe('deploy/ on a real apiserver', () => {
   });
 });
 
-describe('the controller\'s RBAC, bound for real', () => {
+describe("the controller's RBAC, bound for real", () => {
   // A copy of deploy/10-rbac.yaml: namespaced objects in a test namespace instead of
   // webservice-system, cluster-wide ones under a test name.
   const suffix = `-test-${process.pid}`;
@@ -233,7 +251,8 @@ describe('the controller\'s RBAC, bound for real', () => {
   };
 
   it('lets run watch and reconcile WebServices and their ConfigMaps in every namespace', () => {
-    for (const verb of ['get', 'list', 'watch', 'patch']) expect([verb, canI(verb, 'webservices.apps.labhub.io', '-A')]).toEqual([verb, 'yes']);
+    for (const verb of ['get', 'list', 'watch', 'patch'])
+      expect([verb, canI(verb, 'webservices.apps.labhub.io', '-A')]).toEqual([verb, 'yes']);
     expect(canI('patch', 'webservices.apps.labhub.io', '--subresource=status', '-A')).toBe('yes');
     expect(canI('update', 'webservices.apps.labhub.io', '--subresource=finalizers', '-A')).toBe('yes');
     for (const verb of ['get', 'list', 'watch', 'create', 'patch', 'delete']) {

@@ -32,7 +32,12 @@ describe('the WebService CRD on a real apiserver', () => {
 
   it('rejects a WebService without image, with a clear message', () => {
     const result = spawnSync('kubectl', ['apply', '-n', ns, '-f', '-'], {
-      input: JSON.stringify({ apiVersion: 'apps.labhub.io/v1', kind: 'WebService', metadata: { name: 'noimage' }, spec: {} }),
+      input: JSON.stringify({
+        apiVersion: 'apps.labhub.io/v1',
+        kind: 'WebService',
+        metadata: { name: 'noimage' },
+        spec: {},
+      }),
       encoding: 'utf8',
     });
     expect(result.status).not.toBe(0);
@@ -70,8 +75,15 @@ describe('the WebService CRD on a real apiserver', () => {
     applyYaml(ns, webService('statusonly', { image: 'nginx:1.27' }));
     const before = getJson(['get', 'webservice', 'statusonly', '-n', ns]);
     kubectl([
-      'patch', 'webservice', 'statusonly', '-n', ns, '--subresource=status', '--type=merge',
-      '-p', JSON.stringify({ status: { replicas: 1, observedGeneration: before.metadata.generation } }),
+      'patch',
+      'webservice',
+      'statusonly',
+      '-n',
+      ns,
+      '--subresource=status',
+      '--type=merge',
+      '-p',
+      JSON.stringify({ status: { replicas: 1, observedGeneration: before.metadata.generation } }),
     ]);
     const after = getJson(['get', 'webservice', 'statusonly', '-n', ns]);
     expect(after.status.replicas).toBe(1);
@@ -89,7 +101,9 @@ describe('the WebService CRD on a real apiserver', () => {
         kind: 'ConfigMap',
         metadata: {
           name: 'owned',
-          ownerReferences: [{ apiVersion: 'apps.labhub.io/v1', kind: 'WebService', name: 'owner', uid: owner.metadata.uid }],
+          ownerReferences: [
+            { apiVersion: 'apps.labhub.io/v1', kind: 'WebService', name: 'owner', uid: owner.metadata.uid },
+          ],
         },
         data: { a: 'b' },
       }),
@@ -121,12 +135,18 @@ controlPlane('scripts/control-plane.sh', () => {
 
   it('serves the Kubernetes version it was built as, with RBAC on', () => {
     const version = JSON.parse(kubectl(['get', '--raw', '/version']));
-    const pinned = /K8S_VERSION=(v[\d.]+)/.exec(fs.readFileSync(path.join(ROOT, 'scripts/controlplane/versions.env'), 'utf8'))![1];
+    const pinned = /K8S_VERSION=(v[\d.]+)/.exec(
+      fs.readFileSync(path.join(ROOT, 'scripts/controlplane/versions.env'), 'utf8'),
+    )![1];
     expect(version.gitVersion).toBe(pinned);
     expect(kubectl(['api-versions'])).toContain('rbac.authorization.k8s.io/v1');
-    const canI = spawnSync('kubectl', ['auth', 'can-i', 'create', 'configmaps', '--as=system:serviceaccount:default:nobody'], {
-      encoding: 'utf8',
-    });
+    const canI = spawnSync(
+      'kubectl',
+      ['auth', 'can-i', 'create', 'configmaps', '--as=system:serviceaccount:default:nobody'],
+      {
+        encoding: 'utf8',
+      },
+    );
     expect(canI.stdout.trim()).toBe('no');
   });
 });
@@ -135,7 +155,10 @@ describe('the bundled plugin', () => {
   const pathWithPlugin = `${path.join(ROOT, 'dist')}${path.delimiter}${process.env.PATH}`;
 
   it('answers --help as "kubectl webservice" through kubectl\'s plugin mechanism', () => {
-    const result = spawnSync('kubectl', ['webservice', '--help'], { encoding: 'utf8', env: { ...process.env, PATH: pathWithPlugin } });
+    const result = spawnSync('kubectl', ['webservice', '--help'], {
+      encoding: 'utf8',
+      env: { ...process.env, PATH: pathWithPlugin },
+    });
     expect(result.status).toBe(0);
     expect(result.stdout).toContain('kubectl webservice <command>');
     for (const command of ['observe', 'plan', 'apply', 'status', 'finalize']) {
@@ -145,7 +168,10 @@ describe('the bundled plugin', () => {
 
   it('prints its version', () => {
     const pkg = require(path.join(ROOT, 'package.json')) as { version: string };
-    const result = spawnSync('kubectl', ['webservice', '--version'], { encoding: 'utf8', env: { ...process.env, PATH: pathWithPlugin } });
+    const result = spawnSync('kubectl', ['webservice', '--version'], {
+      encoding: 'utf8',
+      env: { ...process.env, PATH: pathWithPlugin },
+    });
     expect(result.status).toBe(0);
     expect(result.stdout.trim()).toBe(pkg.version);
   });

@@ -46,16 +46,24 @@ describe('install -o yaml|json', () => {
     const result = plugin(['install', '--rbac', '-o', 'yaml'], { env: { KUBECONFIG: '/nonexistent' } });
     expect(result.status).toBe(0);
     const objects = (yaml.loadAll(result.stdout) as any[]).filter(Boolean);
-    expect(objects.map((o) => `${o.kind}/${o.metadata.name}`)).toEqual([`CustomResourceDefinition/${CRD}`, 'ClusterRole/webservice-reconciler']);
+    expect(objects.map((o) => `${o.kind}/${o.metadata.name}`)).toEqual([
+      `CustomResourceDefinition/${CRD}`,
+      'ClusterRole/webservice-reconciler',
+    ]);
     expect(objects.every((o) => o.metadata.labels[LABEL] === version)).toBe(true);
-    const dryRun = spawnSync('kubectl', ['apply', '--dry-run=server', '-f', '-'], { input: result.stdout, encoding: 'utf8' });
+    const dryRun = spawnSync('kubectl', ['apply', '--dry-run=server', '-f', '-'], {
+      input: result.stdout,
+      encoding: 'utf8',
+    });
     expect(dryRun.stderr).toBe('');
     expect(dryRun.status).toBe(0);
     expect(dryRun.stdout).toContain(`${CRD_REF} `);
   });
 
   it('-o json is a v1 List of the same objects, the controller included with --controller', () => {
-    const list = JSON.parse(plugin(['install', '--rbac', '--controller', '-o', 'json'], { env: { KUBECONFIG: '/nonexistent' } }).stdout);
+    const list = JSON.parse(
+      plugin(['install', '--rbac', '--controller', '-o', 'json'], { env: { KUBECONFIG: '/nonexistent' } }).stdout,
+    );
     expect(list).toMatchObject({ apiVersion: 'v1', kind: 'List' });
     expect(list.items.map((o: any) => o.kind)).toEqual([
       'CustomResourceDefinition',
@@ -89,7 +97,9 @@ describe('install', () => {
     expect(writes[0].requestURI).toMatch(/force=true/);
     const applied = getJson(['get', 'crd', CRD, '--show-managed-fields']);
     expect(applied.metadata.labels[LABEL]).toBe(version);
-    expect(applied.metadata.managedFields).toContainEqual(expect.objectContaining({ manager: 'kubectl-webservice', operation: 'Apply' }));
+    expect(applied.metadata.managedFields).toContainEqual(
+      expect.objectContaining({ manager: 'kubectl-webservice', operation: 'Apply' }),
+    );
     const rv = applied.metadata.resourceVersion;
 
     audit.mark();
@@ -153,10 +163,16 @@ describe('install', () => {
     expect(first.stdout).toMatch(/^clusterrole\.rbac\.authorization\.k8s\.io\/webservice-reconciler created$/m);
     const role = getJson(['get', 'clusterrole', 'webservice-reconciler']);
     expect(role.metadata.labels[LABEL]).toBe(version);
-    expect(role.rules).toContainEqual({ apiGroups: [''], resources: ['configmaps'], verbs: ['get', 'list', 'watch', 'create', 'patch', 'delete'] });
+    expect(role.rules).toContainEqual({
+      apiGroups: [''],
+      resources: ['configmaps'],
+      verbs: ['get', 'list', 'watch', 'create', 'patch', 'delete'],
+    });
     audit.mark();
     const second = plugin(['install', '--rbac']);
-    expect(second.stdout).toBe(`${CRD_REF} unchanged\nclusterrole.rbac.authorization.k8s.io/webservice-reconciler unchanged\n`);
+    expect(second.stdout).toBe(
+      `${CRD_REF} unchanged\nclusterrole.rbac.authorization.k8s.io/webservice-reconciler unchanged\n`,
+    );
     expect((await audit.pluginRequests()).filter((e) => MUTATING.has(e.verb))).toEqual([]);
   });
 
@@ -164,7 +180,9 @@ describe('install', () => {
     audit.mark();
     const result = plugin(['install', '--dry-run=client']);
     expect(result.status).toBe(1);
-    expect(result.stderr).toBe('error: --dry-run must be "server" or "none", got "client" (to see the manifests without a cluster, use -o yaml)\n');
+    expect(result.stderr).toBe(
+      'error: --dry-run must be "server" or "none", got "client" (to see the manifests without a cluster, use -o yaml)\n',
+    );
     expect(await audit.pluginRequests()).toEqual([]);
   });
 });
@@ -186,11 +204,15 @@ describe('uninstall', () => {
     audit.mark();
     const result = plugin(['uninstall']);
     expect(result.status).toBe(1);
-    const [, count] = /^error: (\d+) WebServices exist in \d+ namespaces?, and deleting the CRD deletes them all: delete them first, or pass --force to lose them; nothing was changed\n$/.exec(result.stderr) ?? [];
+    const [, count] =
+      /^error: (\d+) WebServices exist in \d+ namespaces?, and deleting the CRD deletes them all: delete them first, or pass --force to lose them; nothing was changed\n$/.exec(
+        result.stderr,
+      ) ?? [];
     expect(Number(count)).toBeGreaterThanOrEqual(2);
     expect((await audit.pluginRequests()).filter((e) => MUTATING.has(e.verb))).toEqual([]);
     expect(tryGetJson(['get', 'crd', CRD])).not.toBeNull();
-    expect(getJson(['get', 'webservice', 'kept', '-n', ns]).metadata.finalizers).toEqual(['webservice.labhub.io/cleanup']);
+    expect(getJson(['get', 'webservice', 'kept', '-n', ns]).metadata.finalizers).toEqual([
+      'webservice.labhub.io/cleanup',
+    ]);
   });
-
 });

@@ -50,12 +50,25 @@ describeOnLinuxX64('npm run package', () => {
   }, 300_000);
 
   it('archives the bundled plugin, its completion helper, LICENSE and README', () => {
-    expect(listing(BUNDLE_ARCHIVE)).toEqual(['./', './LICENSE', './README.md', './kubectl-webservice', './kubectl_complete-webservice']);
+    expect(listing(BUNDLE_ARCHIVE)).toEqual([
+      './',
+      './LICENSE',
+      './README.md',
+      './kubectl-webservice',
+      './kubectl_complete-webservice',
+    ]);
   });
 
   it('archives the standalone linux/amd64 binary as kubectl-webservice, with the same companions', () => {
-    expect(listing(STANDALONE_ARCHIVE)).toEqual(['./', './LICENSE', './README.md', './kubectl-webservice', './kubectl_complete-webservice']);
-    const member = (archive: string, name: string) => spawnSync('tar', ['xzOf', archive, name], { maxBuffer: 1 << 28 }).stdout;
+    expect(listing(STANDALONE_ARCHIVE)).toEqual([
+      './',
+      './LICENSE',
+      './README.md',
+      './kubectl-webservice',
+      './kubectl_complete-webservice',
+    ]);
+    const member = (archive: string, name: string) =>
+      spawnSync('tar', ['xzOf', archive, name], { maxBuffer: 1 << 28 }).stdout;
     for (const name of ['./LICENSE', './README.md', './kubectl_complete-webservice']) {
       expect(member(STANDALONE_ARCHIVE, name).equals(member(BUNDLE_ARCHIVE, name))).toBe(true);
     }
@@ -74,7 +87,12 @@ describeOnLinuxX64('npm run package', () => {
     // A krew user has no crds/ folder: the plugin installs its own CRD.
     expect(manifest.spec.caveats).toMatch(/^\s*kubectl webservice install\b/m);
     expect(manifest.spec.caveats).not.toContain('crds/');
-    expect(manifest.spec.platforms.map(platformOf).sort()).toEqual(['darwin/amd64', 'darwin/arm64', 'linux/amd64', 'linux/arm64']);
+    expect(manifest.spec.platforms.map(platformOf).sort()).toEqual([
+      'darwin/amd64',
+      'darwin/arm64',
+      'linux/amd64',
+      'linux/arm64',
+    ]);
     const bundleSha = sha256(BUNDLE_ARCHIVE);
     const standaloneSha = sha256(STANDALONE_ARCHIVE);
     expect(standaloneSha).not.toBe(bundleSha);
@@ -159,19 +177,28 @@ describeOnLinuxX64('the standalone binary, as kubectl finds it', () => {
   });
 
   it('plans offline from a file, with no cluster configured', () => {
-    const result = webservice(['plan', '-f', path.join(fixture, 'input.json'), '-o', 'json'], { KUBECONFIG: path.join(dir, 'none') });
+    const result = webservice(['plan', '-f', path.join(fixture, 'input.json'), '-o', 'json'], {
+      KUBECONFIG: path.join(dir, 'none'),
+    });
     expect(result.stderr).toBe('');
     expect(result.status).toBe(0);
     expect(JSON.parse(result.stdout)).toEqual(JSON.parse(fs.readFileSync(path.join(fixture, 'decision.json'), 'utf8')));
   });
 
-  it('carries install\'s manifests: install -o yaml prints them with no cluster and no checkout', () => {
-    const result = webservice(['install', '--rbac', '--controller', '-o', 'yaml'], { KUBECONFIG: path.join(dir, 'none') });
+  it("carries install's manifests: install -o yaml prints them with no cluster and no checkout", () => {
+    const result = webservice(['install', '--rbac', '--controller', '-o', 'yaml'], {
+      KUBECONFIG: path.join(dir, 'none'),
+    });
     expect(result.stderr).toBe('');
     expect(result.status).toBe(0);
     const objects = (yaml.loadAll(result.stdout) as any[]).filter(Boolean);
-    expect(objects.map((o) => o.kind)).toEqual(expect.arrayContaining(['CustomResourceDefinition', 'ClusterRole', 'Namespace', 'Deployment']));
-    expect(objects[0].metadata).toMatchObject({ name: 'webservices.apps.labhub.io', labels: { 'webservice.labhub.io/version': version } });
+    expect(objects.map((o) => o.kind)).toEqual(
+      expect.arrayContaining(['CustomResourceDefinition', 'ClusterRole', 'Namespace', 'Deployment']),
+    );
+    expect(objects[0].metadata).toMatchObject({
+      name: 'webservices.apps.labhub.io',
+      labels: { 'webservice.labhub.io/version': version },
+    });
   });
 
   describe('against the apiserver', () => {
@@ -205,13 +232,29 @@ describe('shell completion through kubectl', () => {
   afterAll(() => deleteNamespace(ns));
 
   const complete = (...words: string[]) => {
-    const PATH = [path.join(ROOT, 'dist'), path.join(ROOT, 'scripts/completion'), process.env.PATH].join(path.delimiter);
-    const result = spawnSync('kubectl', ['__complete', 'webservice', ...words], { encoding: 'utf8', env: { ...process.env, PATH } });
+    const PATH = [path.join(ROOT, 'dist'), path.join(ROOT, 'scripts/completion'), process.env.PATH].join(
+      path.delimiter,
+    );
+    const result = spawnSync('kubectl', ['__complete', 'webservice', ...words], {
+      encoding: 'utf8',
+      env: { ...process.env, PATH },
+    });
     return result.stdout.split('\n').filter(Boolean);
   };
 
   it('completes subcommands', () => {
-    expect(complete('')).toEqual(['observe', 'plan', 'apply', 'status', 'finalize', 'run', 'install', 'check', 'uninstall', ':4']);
+    expect(complete('')).toEqual([
+      'observe',
+      'plan',
+      'apply',
+      'status',
+      'finalize',
+      'run',
+      'install',
+      'check',
+      'uninstall',
+      ':4',
+    ]);
     expect(complete('fi')).toEqual(['finalize', ':4']);
   });
 

@@ -5,7 +5,18 @@ import { spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { ROOT, applyYaml, createNamespace, deleteNamespace, eventually, getJson, kubectl, plugin, tryGetJson, webService } from '../support/cluster';
+import {
+  ROOT,
+  applyYaml,
+  createNamespace,
+  deleteNamespace,
+  eventually,
+  getJson,
+  kubectl,
+  plugin,
+  tryGetJson,
+  webService,
+} from '../support/cluster';
 import { ControllerProcess, controllerKubeconfig } from '../support/controller';
 
 let ns: string;
@@ -22,7 +33,8 @@ afterAll(() => {
 });
 
 /** A real token of the controller's ServiceAccount (deploy/10-rbac.yaml). */
-const controllerToken = () => kubectl(['create', 'token', 'webservice-controller', '-n', 'webservice-system', '--duration=1h']).trim();
+const controllerToken = () =>
+  kubectl(['create', 'token', 'webservice-controller', '-n', 'webservice-system', '--duration=1h']).trim();
 const realCluster = () => getJson(['config', 'view', '--raw', '--minify']).clusters[0].cluster;
 
 function kubeconfig(name: string, cluster: unknown, user: unknown): string {
@@ -44,10 +56,16 @@ function kubeconfig(name: string, cluster: unknown, user: unknown): string {
 /** An exec credential plugin that hands over `token` (and exits with `code`). */
 function execPlugin(name: string, token: string, code = 0): unknown {
   const script = path.join(scratch, `${name}.sh`);
-  const credential = JSON.stringify({ apiVersion: 'client.authentication.k8s.io/v1', kind: 'ExecCredential', status: { token } });
+  const credential = JSON.stringify({
+    apiVersion: 'client.authentication.k8s.io/v1',
+    kind: 'ExecCredential',
+    status: { token },
+  });
   // A failing plugin also says something on stderr, with the token in it: that must not leak either.
   const complaint = code === 0 ? '' : `echo 'could not refresh ${token}' >&2\n`;
-  fs.writeFileSync(script, `#!/bin/sh\ncat <<'CREDENTIAL'\n${credential}\nCREDENTIAL\n${complaint}exit ${code}\n`, { mode: 0o755 });
+  fs.writeFileSync(script, `#!/bin/sh\ncat <<'CREDENTIAL'\n${credential}\nCREDENTIAL\n${complaint}exit ${code}\n`, {
+    mode: 0o755,
+  });
   return { exec: { apiVersion: 'client.authentication.k8s.io/v1', command: script, interactiveMode: 'Never' } };
 }
 
@@ -105,7 +123,9 @@ describe('-v never prints a credential', () => {
   it("an oidc auth provider's id-token (read through client-node's lazily loaded JWT decoding), refused", () => {
     const part = (value: object) => Buffer.from(JSON.stringify(value)).toString('base64url');
     const idToken = `${part({ alg: 'RS256' })}.${part({ sub: RECOGNISABLE, exp: Math.floor(Date.now() / 1000) + 3600 })}.${RECOGNISABLE}`;
-    const config = kubeconfig('oidc', realCluster(), { 'auth-provider': { name: 'oidc', config: { 'id-token': idToken, 'client-id': 'kws' } } });
+    const config = kubeconfig('oidc', realCluster(), {
+      'auth-provider': { name: 'oidc', config: { 'id-token': idToken, 'client-id': 'kws' } },
+    });
     const result = plugin(['plan', 'guarded', '-v', '--kubeconfig', config]);
     expect(result.status).toBe(1);
     // Sent and refused (this apiserver trusts no OIDC issuer), not lost on the way.
@@ -117,7 +137,9 @@ describe('-v never prints a credential', () => {
     const config = kubeconfig('exec-failing', realCluster(), execPlugin('failing', RECOGNISABLE, 3));
     const result = plugin(['plan', 'guarded', '-v', '--kubeconfig', config]);
     expect(result.status).toBe(1);
-    expect(result.stderr).toMatch(/^error: getting credentials from the exec plugin ".*failing\.sh" failed; run it by hand to see why\n/);
+    expect(result.stderr).toMatch(
+      /^error: getting credentials from the exec plugin ".*failing\.sh" failed; run it by hand to see why\n/,
+    );
     expectNoTrace(result.stdout + result.stderr, RECOGNISABLE);
   });
 });
@@ -131,7 +153,8 @@ describe("run's logs never carry a credential, -v included", () => {
     const config = kubeconfig('exec-run', realCluster(), execPlugin('run', token));
     ctl = new ControllerProcess(['-n', ns, '--kubeconfig', config, '-v']);
     await ctl.waitForLog(/controller working/);
-    const ready = () => tryGetJson(['get', 'webservice', 'guarded', '-n', ns])?.status?.conditions?.[0]?.status === 'True';
+    const ready = () =>
+      tryGetJson(['get', 'webservice', 'guarded', '-n', ns])?.status?.conditions?.[0]?.status === 'True';
     await eventually(ready);
     kubectl(['patch', 'webservice', 'guarded', '-n', ns, '--type=merge', '-p', '{"spec":{"image":"nginx:1.28"}}']);
     await eventually(() => tryGetJson(['get', 'configmap', 'guarded-desired', '-n', ns])?.data?.image === 'nginx:1.28');

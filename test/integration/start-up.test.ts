@@ -24,7 +24,9 @@ it('the first run writes the cache (private to the user); the next runs read it 
   const first = run(['--version']);
   expect(first).toMatchObject({ status: 0, stdout: `${version}\n`, stderr: '' });
   const files = cacheFiles();
-  expect(files).toEqual([expect.stringMatching(new RegExp(`^code-[0-9a-f]{16}-${process.version}-${process.arch}\\.bin$`))]);
+  expect(files).toEqual([
+    expect.stringMatching(new RegExp(`^code-[0-9a-f]{16}-${process.version}-${process.arch}\\.bin$`)),
+  ]);
   const file = path.join(cacheDir(), files[0]);
   expect(fs.statSync(file).mode & 0o777).toBe(0o600);
   expect(fs.statSync(cacheDir()).mode & 0o777).toBe(0o700);

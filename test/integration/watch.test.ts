@@ -35,7 +35,9 @@ class Background {
     this.child = spawn(PLUGIN, args, { env: { ...process.env, NO_COLOR: '1' }, stdio: ['ignore', 'pipe', 'pipe'] });
     this.child.stdout!.on('data', (chunk: Buffer) => (this.stdout += chunk.toString('utf8')));
     this.child.stderr!.on('data', (chunk: Buffer) => (this.stderr += chunk.toString('utf8')));
-    this.exited = new Promise((resolve) => this.child.on('exit', (code, signal) => resolve(void (this.exit = { code, signal }))));
+    this.exited = new Promise((resolve) =>
+      this.child.on('exit', (code, signal) => resolve(void (this.exit = { code, signal }))),
+    );
   }
 
   /** Waits until stdout matches. */
@@ -60,8 +62,7 @@ class Background {
   }
 }
 
-const pluginWrites = async () =>
-  (await audit.mutating()).filter((e) => fromPlugin(e) && MUTATING.has(e.verb));
+const pluginWrites = async () => (await audit.mutating()).filter((e) => fromPlugin(e) && MUTATING.has(e.verb));
 
 describe('status --all -w', () => {
   let watch: Background;
@@ -90,7 +91,10 @@ describe('status --all -w', () => {
     await watch.waitFor(new RegExp(`^${ns}\\s+second\\s+True\\s+Reconciled\\s+1\\s+1\\s+2\\s+\\d+s$`, 'm'));
     // apply's further writes (finalizer, status, Events) change nothing a line shows.
     await new Promise((resolve) => setTimeout(resolve, 1_000));
-    expect(watch.linesOf('first').map((line) => line.split(/\s+/).slice(2, 4).join(' '))).toEqual(['False ChildMissing', 'True Reconciled']);
+    expect(watch.linesOf('first').map((line) => line.split(/\s+/).slice(2, 4).join(' '))).toEqual([
+      'False ChildMissing',
+      'True Reconciled',
+    ]);
   });
 
   it('prints a line for a new generation and for a changed child', async () => {
@@ -98,7 +102,16 @@ describe('status --all -w', () => {
     await watch.waitFor(new RegExp(`^${ns}\\s+first\\s+False\\s+ChildOutOfDate\\s+2\\s+2\\s+3\\s+\\d+s$`, 'm'));
     expect(plugin(['apply', 'first', '-n', ns]).status).toBe(0);
     await watch.waitFor(new RegExp(`^${ns}\\s+first\\s+True\\s+Reconciled\\s+2\\s+2\\s+3\\s+\\d+s$`, 'm'));
-    kubectl(['patch', 'configmap', 'second-desired', '-n', ns, '--type=merge', '-p', '{"data":{"image":"evil:latest"}}']);
+    kubectl([
+      'patch',
+      'configmap',
+      'second-desired',
+      '-n',
+      ns,
+      '--type=merge',
+      '-p',
+      '{"data":{"image":"evil:latest"}}',
+    ]);
     await watch.waitFor(new RegExp(`^${ns}\\s+second\\s+False\\s+ChildOutOfDate\\s+1\\s+1\\s+2\\s+\\d+s$`, 'm'));
   });
 
@@ -124,7 +137,10 @@ describe('status NAME -w -o json', () => {
       await watch.waitFor(/"name": "solo"/);
       expect(plugin(['apply', 'solo', '-n', ns]).status).toBe(0);
       await watch.waitFor(/"reason": "Reconciled"/);
-      const objects = watch.stdout.split(/(?<=^\})\n/m).filter((text) => text.trim()).map((text) => JSON.parse(text));
+      const objects = watch.stdout
+        .split(/(?<=^\})\n/m)
+        .filter((text) => text.trim())
+        .map((text) => JSON.parse(text));
       expect(objects.map((o) => [o.name, o.status.conditions[0].reason])).toEqual([
         ['solo', 'ChildMissing'],
         ['solo', 'Reconciled'],

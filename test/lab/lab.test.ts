@@ -44,7 +44,9 @@ describe('Setup', () => {
     const version = crd.spec.versions.find((v: any) => v.storage);
     expect(version.subresources.status).toEqual({});
     const schema = version.schema.openAPIV3Schema.properties;
-    expect(Object.keys(schema.status.properties)).toEqual(expect.arrayContaining(['replicas', 'observedGeneration', 'conditions']));
+    expect(Object.keys(schema.status.properties)).toEqual(
+      expect.arrayContaining(['replicas', 'observedGeneration', 'conditions']),
+    );
     expect(schema.spec.required).toContain('image');
     expect(schema.spec.properties.replicas.default).toBe(1);
     expect(schema.spec.properties.tier.default).toBe('dev');
@@ -172,7 +174,16 @@ describe('nothing is hard-coded', () => {
   const childRv = () => getJson(['get', 'configmap', 'checkout-desired', '-n', NS]).metadata.resourceVersion;
 
   it('a new image is an update; child and status follow; the next run is a noop that moves nothing', () => {
-    kubectl(['patch', 'webservice', 'checkout', '-n', NS, '--type=merge', '-p', '{"spec":{"image":"nginx:1.29-alpine"}}']);
+    kubectl([
+      'patch',
+      'webservice',
+      'checkout',
+      '-n',
+      NS,
+      '--type=merge',
+      '-p',
+      '{"spec":{"image":"nginx:1.29-alpine"}}',
+    ]);
     const first = reconcile();
     expect(first.status).toBe(0);
     expect(readJson('decision.json')).toMatchObject({ action: 'update', target: 'configmap/checkout-desired' });

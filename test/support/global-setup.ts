@@ -13,7 +13,9 @@ export default async function globalSetup(): Promise<void> {
   if (process.env.USE_EXISTING_CLUSTER !== 'true') {
     const stateDir = fs.mkdtempSync(path.join(os.tmpdir(), 'webservice-test-plane-'));
     process.env.WEBSERVICE_CP_DIR = stateDir;
-    execFileSync('bash', [path.join(ROOT, 'scripts/control-plane.sh'), 'up'], { stdio: ['ignore', 'inherit', 'inherit'] });
+    execFileSync('bash', [path.join(ROOT, 'scripts/control-plane.sh'), 'up'], {
+      stdio: ['ignore', 'inherit', 'inherit'],
+    });
     const env = execFileSync('bash', [path.join(ROOT, 'scripts/control-plane.sh'), 'env'], { encoding: 'utf8' });
     for (const match of env.matchAll(/^export (KUBECONFIG|KUBE_AUDIT_LOG)=(.*)$/gm)) {
       process.env[match[1]] = match[2].replace(/^'|'$/g, '');

@@ -75,7 +75,10 @@ interface Meta {
 interface WebServiceObject {
   metadata: Meta;
   spec: { image: string; replicas?: number; tier?: string };
-  status?: { observedGeneration?: number; conditions?: { type: string; status: string; reason: string; observedGeneration?: number }[] };
+  status?: {
+    observedGeneration?: number;
+    conditions?: { type: string; status: string; reason: string; observedGeneration?: number }[];
+  };
 }
 interface ConfigMapObject {
   metadata: Meta;
@@ -96,10 +99,16 @@ export async function checkInvariants(expect: Expectations): Promise<InvariantRe
   // nobody has written for a moment, and from then on nobody may write at all.
   const settledInMs = (await quietFor(expect.namespace, SETTLE_MS, deadline)) - started;
 
-  const steadyStateWrites = await writesDuring(expect.namespace, expect.steadyWindowMs ?? 10_000, expect.duringSteadyState);
+  const steadyStateWrites = await writesDuring(
+    expect.namespace,
+    expect.steadyWindowMs ?? 10_000,
+    expect.duringSteadyState,
+  );
   const violations = [...state.violations];
   if (steadyStateWrites.length > 0) {
-    violations.push(`${steadyStateWrites.length} write(s) in the steady-state window: ${steadyStateWrites.slice(0, 5).join('; ')}`);
+    violations.push(
+      `${steadyStateWrites.length} write(s) in the steady-state window: ${steadyStateWrites.slice(0, 5).join('; ')}`,
+    );
   }
   let nonLeaderWrites = 0;
   let nonLeaderWritesRefused = 0;
@@ -142,7 +151,9 @@ function converged(expect: Expectations): { violations: string[]; figures: State
   const stuck = (expect.deleted ?? []).filter((name) => byName.has(name));
   for (const name of stuck) {
     const finalizers = byName.get(name)!.metadata.finalizers ?? [];
-    violations.push(`webservice/${name} should be gone but is still there (finalizers: ${finalizers.join(', ') || 'none'})`);
+    violations.push(
+      `webservice/${name} should be gone but is still there (finalizers: ${finalizers.join(', ') || 'none'})`,
+    );
   }
 
   const live = parents.filter((p) => !p.metadata.deletionTimestamp);
@@ -150,7 +161,9 @@ function converged(expect: Expectations): { violations: string[]; figures: State
 
   const liveUids = new Set(live.map((p) => p.metadata.uid));
   const ours = configMaps.filter((cm) => cm.metadata.labels?.[MANAGED_BY] === 'webservice-controller');
-  const orphans = ours.filter((cm) => !(cm.metadata.ownerReferences ?? []).some((ref) => ref.controller && liveUids.has(ref.uid)));
+  const orphans = ours.filter(
+    (cm) => !(cm.metadata.ownerReferences ?? []).some((ref) => ref.controller && liveUids.has(ref.uid)),
+  );
   for (const cm of orphans) violations.push(`configmap/${cm.metadata.name} carries our label but no live owner`);
 
   let foreignModified = 0;
@@ -159,21 +172,36 @@ function converged(expect: Expectations): { violations: string[]; figures: State
     const now = list.find((o) => o.metadata.name === foreign.name);
     if (now?.metadata.resourceVersion !== foreign.resourceVersion) {
       foreignModified++;
-      violations.push(`foreign ${foreign.resource}/${foreign.name} moved: ${foreign.resourceVersion} -> ${now?.metadata.resourceVersion ?? 'deleted'}`);
+      violations.push(
+        `foreign ${foreign.resource}/${foreign.name} moved: ${foreign.resourceVersion} -> ${now?.metadata.resourceVersion ?? 'deleted'}`,
+      );
     }
   }
   return {
     violations,
-    figures: { liveCRs: live.length, lost: lost.length, foreignModified, orphans: orphans.length, stuckFinalizers: stuck.length },
+    figures: {
+      liveCRs: live.length,
+      lost: lost.length,
+      foreignModified,
+      orphans: orphans.length,
+      stuckFinalizers: stuck.length,
+    },
   };
 }
 
-function parentViolations(parent: WebServiceObject, configMaps: ConfigMapObject[], expect: Expectations, foreignNames: Set<string>): string[] {
+function parentViolations(
+  parent: WebServiceObject,
+  configMaps: ConfigMapObject[],
+  expect: Expectations,
+  foreignNames: Set<string>,
+): string[] {
   const name = parent.metadata.name;
   const violations: string[] = [];
   const generation = parent.metadata.generation;
   if (parent.status?.observedGeneration !== generation) {
-    violations.push(`webservice/${name}: observedGeneration ${parent.status?.observedGeneration} != generation ${generation}`);
+    violations.push(
+      `webservice/${name}: observedGeneration ${parent.status?.observedGeneration} != generation ${generation}`,
+    );
   }
   const ready = parent.status?.conditions?.find((c) => c.type === 'Ready');
   const wantReason = expect.notReady?.[name];
@@ -189,13 +217,17 @@ function parentViolations(parent: WebServiceObject, configMaps: ConfigMapObject[
   );
   if (foreignNames.has(`${name}-desired`)) {
     // Its child's name is taken: it must control nothing (and the foreign object is checked apart).
-    if (children.length > 0) violations.push(`webservice/${name}: controls ${children.length} ConfigMap(s) though its child's name is taken`);
+    if (children.length > 0)
+      violations.push(`webservice/${name}: controls ${children.length} ConfigMap(s) though its child's name is taken`);
     return violations;
   }
   if (wantReason) {
     // Waiting (a dependency, a cycle): a child made before it started waiting may stay, nothing else.
     const strays = children.filter((cm) => cm.metadata.name !== `${name}-desired`);
-    if (strays.length > 0) violations.push(`webservice/${name}: controls unexpected ConfigMaps ${strays.map((c) => c.metadata.name).join(', ')}`);
+    if (strays.length > 0)
+      violations.push(
+        `webservice/${name}: controls unexpected ConfigMaps ${strays.map((c) => c.metadata.name).join(', ')}`,
+      );
     return violations;
   }
   if (children.length !== 1) {
@@ -203,15 +235,22 @@ function parentViolations(parent: WebServiceObject, configMaps: ConfigMapObject[
     return violations;
   }
   const [child] = children;
-  const wantData = { image: parent.spec.image, replicas: String(parent.spec.replicas ?? 1), tier: parent.spec.tier ?? 'dev' };
+  const wantData = {
+    image: parent.spec.image,
+    replicas: String(parent.spec.replicas ?? 1),
+    tier: parent.spec.tier ?? 'dev',
+  };
   const haveData = { image: child.data?.image, replicas: child.data?.replicas, tier: child.data?.tier };
   if (child.metadata.name !== `${name}-desired` || JSON.stringify(haveData) !== JSON.stringify(wantData)) {
-    violations.push(`webservice/${name}: child ${child.metadata.name} has ${JSON.stringify(haveData)}, want ${JSON.stringify(wantData)}`);
+    violations.push(
+      `webservice/${name}: child ${child.metadata.name} has ${JSON.stringify(haveData)}, want ${JSON.stringify(wantData)}`,
+    );
   }
   if (child.metadata.labels?.[MANAGED_BY] !== 'webservice-controller') {
     violations.push(`webservice/${name}: child ${child.metadata.name} lacks our label`);
   }
-  if (!(parent.metadata.finalizers ?? []).includes(FINALIZER)) violations.push(`webservice/${name}: our finalizer is missing`);
+  if (!(parent.metadata.finalizers ?? []).includes(FINALIZER))
+    violations.push(`webservice/${name}: our finalizer is missing`);
   return violations;
 }
 
@@ -263,7 +302,16 @@ export class LeaseHistory {
     this.child = spawn(
       'kubectl',
       // kubectl pads a watch's output through a tabwriter, so the fields are split at "|".
-      ['get', 'lease', name, '-n', namespace, '--watch', '-o', 'jsonpath={.spec.holderIdentity}{"|"}{.spec.acquireTime}{"\\n"}'],
+      [
+        'get',
+        'lease',
+        name,
+        '-n',
+        namespace,
+        '--watch',
+        '-o',
+        'jsonpath={.spec.holderIdentity}{"|"}{.spec.acquireTime}{"\\n"}',
+      ],
       { stdio: ['ignore', 'pipe', 'ignore'] },
     );
     this.child.stdout!.on('data', (chunk: Buffer) => this.read(chunk.toString('utf8')));

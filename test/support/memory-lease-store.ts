@@ -26,7 +26,9 @@ export class MemoryLeaseStore implements LeaseStore {
     this.failIfUnavailable();
     if (!this.lease) throw new Error('leases.coordination.k8s.io "webservice" not found');
     if (this.lease.resourceVersion !== resourceVersion) {
-      throw new Error('Operation cannot be fulfilled on leases.coordination.k8s.io "webservice": the object has been modified');
+      throw new Error(
+        'Operation cannot be fulfilled on leases.coordination.k8s.io "webservice": the object has been modified',
+      );
     }
     return this.store('update', record);
   }

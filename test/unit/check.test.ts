@@ -27,30 +27,62 @@ const ws = (name: string, extra: Partial<WebService['metadata']> = {}, status?: 
   spec: { image: 'nginx:1.27' },
   status,
 });
-const ready = { observedGeneration: 1, conditions: [{ type: 'Ready', status: 'True' as const, reason: 'Reconciled', message: 'ok', lastTransitionTime: 'x', observedGeneration: 1 }] };
+const ready = {
+  observedGeneration: 1,
+  conditions: [
+    {
+      type: 'Ready',
+      status: 'True' as const,
+      reason: 'Reconciled',
+      message: 'ok',
+      lastTransitionTime: 'x',
+      observedGeneration: 1,
+    },
+  ],
+};
 
 describe('server', () => {
   it('passes from 1.27 and says which minimum', () => {
-    expect(serverVerdict('https://k', { major: '1', minor: '27', gitVersion: 'v1.27.0' })).toMatchObject({ status: 'ok', message: expect.stringContaining('≥ 1.27') });
+    expect(serverVerdict('https://k', { major: '1', minor: '27', gitVersion: 'v1.27.0' })).toMatchObject({
+      status: 'ok',
+      message: expect.stringContaining('≥ 1.27'),
+    });
     expect(serverVerdict('https://k', { major: '1', minor: '30+', gitVersion: 'v1.30.2-gke.1' }).status).toBe('ok');
     const old = serverVerdict('https://k', { major: '1', minor: '26', gitVersion: 'v1.26.9' });
-    expect(old).toMatchObject({ status: 'fail', message: expect.stringContaining('needs ≥ 1.27'), hint: expect.any(String) });
+    expect(old).toMatchObject({
+      status: 'fail',
+      message: expect.stringContaining('needs ≥ 1.27'),
+      hint: expect.any(String),
+    });
   });
 });
 
 describe('crd', () => {
-  const verdict = (observed: Parameters<typeof crdVerdict>[1]) => crdVerdict('webservices.apps.labhub.io', observed, '0.2.0', LABEL);
+  const verdict = (observed: Parameters<typeof crdVerdict>[1]) =>
+    crdVerdict('webservices.apps.labhub.io', observed, '0.2.0', LABEL);
 
   it('passes when installed, Established and at the bundled version', () => {
     expect(verdict({ kind: 'read', crd: crd({ [LABEL]: '0.2.0' }) }).status).toBe('ok');
   });
 
   it('fails with the install hint when missing, older or unlabelled; the upgrade hint when newer', () => {
-    expect(verdict({ kind: 'read', crd: null })).toMatchObject({ status: 'fail', hint: 'run: kubectl webservice install' });
-    expect(verdict({ kind: 'read', crd: crd({ [LABEL]: '0.1.0' }) })).toMatchObject({ status: 'fail', hint: 'upgrade it: kubectl webservice install' });
+    expect(verdict({ kind: 'read', crd: null })).toMatchObject({
+      status: 'fail',
+      hint: 'run: kubectl webservice install',
+    });
+    expect(verdict({ kind: 'read', crd: crd({ [LABEL]: '0.1.0' }) })).toMatchObject({
+      status: 'fail',
+      hint: 'upgrade it: kubectl webservice install',
+    });
     expect(verdict({ kind: 'read', crd: crd({}) }).message).toContain('not labelled with a version');
-    expect(verdict({ kind: 'read', crd: crd({ [LABEL]: '1.0.0' }) })).toMatchObject({ status: 'fail', hint: expect.stringContaining('krew upgrade') });
-    expect(verdict({ kind: 'read', crd: crd({ [LABEL]: '0.2.0' }, 'False') })).toMatchObject({ status: 'fail', message: expect.stringContaining('not Established: not yet') });
+    expect(verdict({ kind: 'read', crd: crd({ [LABEL]: '1.0.0' }) })).toMatchObject({
+      status: 'fail',
+      hint: expect.stringContaining('krew upgrade'),
+    });
+    expect(verdict({ kind: 'read', crd: crd({ [LABEL]: '0.2.0' }, 'False') })).toMatchObject({
+      status: 'fail',
+      message: expect.stringContaining('not Established: not yet'),
+    });
   });
 
   it('warns when the CRD may not be read but discovery serves webservices', () => {
@@ -61,14 +93,28 @@ describe('crd', () => {
 
 describe('access', () => {
   it('names every missing verb and resource of a command, and the binding that grants them', () => {
-    const verdict = accessVerdict('apply', COMMAND_ACCESS.apply, (a) => !(a.resource === 'configmaps' && a.verb === 'delete'), 'ns');
-    expect(verdict).toMatchObject({ check: 'access/apply', status: 'fail', message: 'apply is not allowed in namespace ns: missing delete configmaps' });
-    expect(verdict.hint).toContain('kubectl create rolebinding webservice-reconciler -n ns --clusterrole=webservice-reconciler');
+    const verdict = accessVerdict(
+      'apply',
+      COMMAND_ACCESS.apply,
+      (a) => !(a.resource === 'configmaps' && a.verb === 'delete'),
+      'ns',
+    );
+    expect(verdict).toMatchObject({
+      check: 'access/apply',
+      status: 'fail',
+      message: 'apply is not allowed in namespace ns: missing delete configmaps',
+    });
+    expect(verdict.hint).toContain(
+      'kubectl create rolebinding webservice-reconciler -n ns --clusterrole=webservice-reconciler',
+    );
   });
 
   it('warns only when what is missing is optional (Events)', () => {
     const verdict = accessVerdict('apply', COMMAND_ACCESS.apply, (a) => a.resource !== 'events', null);
-    expect(verdict).toMatchObject({ status: 'warn', message: 'apply is allowed in every namespace, but not create events.events.k8s.io' });
+    expect(verdict).toMatchObject({
+      status: 'warn',
+      message: 'apply is allowed in every namespace, but not create events.events.k8s.io',
+    });
   });
 
   it('maps each command to what it does: read-only commands never need writes', () => {
@@ -77,8 +123,14 @@ describe('access', () => {
     expect(writes('observe')).toEqual([]);
     expect(writes('plan')).toEqual([]);
     expect(writes('status')).toEqual(['patch webservices.apps.labhub.io/status']);
-    expect(writes('finalize')).toEqual(['delete configmaps', 'patch webservices.apps.labhub.io', 'create events.events.k8s.io']);
-    expect(COMMAND_ACCESS.run.map(describeAccess)).toEqual(expect.arrayContaining(['watch webservices.apps.labhub.io', 'watch configmaps']));
+    expect(writes('finalize')).toEqual([
+      'delete configmaps',
+      'patch webservices.apps.labhub.io',
+      'create events.events.k8s.io',
+    ]);
+    expect(COMMAND_ACCESS.run.map(describeAccess)).toEqual(
+      expect.arrayContaining(['watch webservices.apps.labhub.io', 'watch configmaps']),
+    );
   });
 });
 
@@ -89,17 +141,36 @@ describe('controller', () => {
   });
 
   it('passes for a Lease renewed recently', () => {
-    expect(controllerVerdict('webservice-system/webservice-controller', { kind: 'read', lease: lease('2026-11-30T11:59:57.123456Z') }, NOW)).toMatchObject({
+    expect(
+      controllerVerdict(
+        'webservice-system/webservice-controller',
+        { kind: 'read', lease: lease('2026-11-30T11:59:57.123456Z') },
+        NOW,
+      ),
+    ).toMatchObject({
       status: 'ok',
       message: 'a controller (replica-a) holds the Lease webservice-system/webservice-controller, renewed 2s ago',
     });
   });
 
   it('fails for a stale Lease, warns when there is no controller at all', () => {
-    const stale = controllerVerdict('webservice-system/webservice-controller', { kind: 'read', lease: lease('2026-11-30T11:50:00Z') }, NOW);
-    expect(stale).toMatchObject({ status: 'fail', message: expect.stringContaining('last renewed 10m ago'), hint: expect.stringContaining('kubectl -n webservice-system logs') });
-    expect(controllerVerdict('a/b', { kind: 'read', lease: null }, NOW)).toMatchObject({ status: 'warn', message: 'no controller: there is no Lease a/b' });
-    expect(controllerVerdict('a/b', { kind: 'read', lease: lease('2026-11-30T11:59:59Z', '') }, NOW).status).toBe('warn');
+    const stale = controllerVerdict(
+      'webservice-system/webservice-controller',
+      { kind: 'read', lease: lease('2026-11-30T11:50:00Z') },
+      NOW,
+    );
+    expect(stale).toMatchObject({
+      status: 'fail',
+      message: expect.stringContaining('last renewed 10m ago'),
+      hint: expect.stringContaining('kubectl -n webservice-system logs'),
+    });
+    expect(controllerVerdict('a/b', { kind: 'read', lease: null }, NOW)).toMatchObject({
+      status: 'warn',
+      message: 'no controller: there is no Lease a/b',
+    });
+    expect(controllerVerdict('a/b', { kind: 'read', lease: lease('2026-11-30T11:59:59Z', '') }, NOW).status).toBe(
+      'warn',
+    );
     expect(controllerVerdict('a/b', { kind: 'forbidden', message: 'no' }, NOW).status).toBe('warn');
   });
 });
@@ -109,15 +180,27 @@ describe('the leader fence', () => {
   const name = 'webservice-controller-leader-fence';
 
   it('passes when the fence follows the Lease the controller holds', () => {
-    const fence = fenceVerdict(where, name, { kind: 'read', policy: true, paramRef: { namespace: 'webservice-system', name: 'webservice-controller' } });
-    expect(fence).toEqual({ check: 'leader-fence', status: 'ok', message: `the leader fence refuses writes from replicas that do not hold the Lease ${where}` });
+    const fence = fenceVerdict(where, name, {
+      kind: 'read',
+      policy: true,
+      paramRef: { namespace: 'webservice-system', name: 'webservice-controller' },
+    });
+    expect(fence).toEqual({
+      check: 'leader-fence',
+      status: 'ok',
+      message: `the leader fence refuses writes from replicas that do not hold the Lease ${where}`,
+    });
   });
 
   it('warns when it is missing, or half there, with the install command', () => {
     for (const observed of [
       { kind: 'read' as const, policy: false, paramRef: null },
       { kind: 'read' as const, policy: true, paramRef: null },
-      { kind: 'read' as const, policy: false, paramRef: { namespace: 'webservice-system', name: 'webservice-controller' } },
+      {
+        kind: 'read' as const,
+        policy: false,
+        paramRef: { namespace: 'webservice-system', name: 'webservice-controller' },
+      },
     ]) {
       expect(fenceVerdict(where, name, observed)).toMatchObject({
         status: 'warn',
@@ -128,23 +211,37 @@ describe('the leader fence', () => {
   });
 
   it('warns when it follows another Lease, with the patch that points it at this one', () => {
-    const other = fenceVerdict('ops/my-lease', name, { kind: 'read', policy: true, paramRef: { namespace: 'webservice-system', name: 'webservice-controller' } });
+    const other = fenceVerdict('ops/my-lease', name, {
+      kind: 'read',
+      policy: true,
+      paramRef: { namespace: 'webservice-system', name: 'webservice-controller' },
+    });
     expect(other).toMatchObject({
       status: 'warn',
-      message: 'the leader fence follows the Lease webservice-system/webservice-controller, not ops/my-lease: it does not fence this controller',
+      message:
+        'the leader fence follows the Lease webservice-system/webservice-controller, not ops/my-lease: it does not fence this controller',
       hint: `kubectl patch validatingadmissionpolicybinding ${name} --type=merge -p '{"spec":{"paramRef":{"namespace":"ops","name":"my-lease"}}}'`,
     });
   });
 
   it('warns when it cannot be read', () => {
-    expect(fenceVerdict(where, name, { kind: 'forbidden', message: 'forbidden' })).toMatchObject({ status: 'warn', message: expect.stringContaining('cannot tell') });
+    expect(fenceVerdict(where, name, { kind: 'forbidden', message: 'forbidden' })).toMatchObject({
+      status: 'warn',
+      message: expect.stringContaining('cannot tell'),
+    });
   });
 });
 
 describe('stuck deletions', () => {
   it('fails on a WebService terminating for longer than the limit, with the finalize command', () => {
-    const stuck = ws('old', { deletionTimestamp: '2026-11-30T11:50:00Z', finalizers: ['webservice.labhub.io/cleanup'] });
-    const fresh = ws('new', { deletionTimestamp: '2026-11-30T11:59:30Z', finalizers: ['webservice.labhub.io/cleanup'] });
+    const stuck = ws('old', {
+      deletionTimestamp: '2026-11-30T11:50:00Z',
+      finalizers: ['webservice.labhub.io/cleanup'],
+    });
+    const fresh = ws('new', {
+      deletionTimestamp: '2026-11-30T11:59:30Z',
+      finalizers: ['webservice.labhub.io/cleanup'],
+    });
     const verdict = stuckVerdict([stuck, fresh, ws('alive')], 300, 'ns', NOW);
     expect(verdict).toMatchObject({
       status: 'fail',
@@ -156,7 +253,12 @@ describe('stuck deletions', () => {
   });
 
   it('says whose a foreign finalizer is to remove', () => {
-    const verdict = stuckVerdict([ws('held', { deletionTimestamp: '2026-11-30T11:00:00Z', finalizers: ['example.com/hold'] })], 60, null, NOW);
+    const verdict = stuckVerdict(
+      [ws('held', { deletionTimestamp: '2026-11-30T11:00:00Z', finalizers: ['example.com/hold'] })],
+      60,
+      null,
+      NOW,
+    );
     expect(verdict.hint).toBe('finalizers that are not ours (example.com/hold) are for whoever set them to remove');
   });
 });
@@ -164,25 +266,53 @@ describe('stuck deletions', () => {
 describe('orphans, conflicts, readiness', () => {
   const labels = { 'app.kubernetes.io/managed-by': 'webservice-controller' };
   const owned = (name: string, uid: string) => ({
-    metadata: { name, namespace: 'ns', labels, ownerReferences: [{ apiVersion: 'apps.labhub.io/v1', kind: 'WebService', name: 'x', uid, controller: true }] },
+    metadata: {
+      name,
+      namespace: 'ns',
+      labels,
+      ownerReferences: [{ apiVersion: 'apps.labhub.io/v1', kind: 'WebService', name: 'x', uid, controller: true }],
+    },
   });
 
   it('finds labelled ConfigMaps whose owner is gone or that have none and no WebService of their name', () => {
     const verdict = orphanVerdict(
-      [owned('a-desired', 'uid-a'), owned('gone-desired', 'uid-gone'), { metadata: { name: 'b-desired', namespace: 'ns', labels } }, { metadata: { name: 'lost-desired', namespace: 'ns', labels } }],
+      [
+        owned('a-desired', 'uid-a'),
+        owned('gone-desired', 'uid-gone'),
+        { metadata: { name: 'b-desired', namespace: 'ns', labels } },
+        { metadata: { name: 'lost-desired', namespace: 'ns', labels } },
+      ],
       [ws('a'), ws('b')],
       'ns',
     );
-    expect(verdict).toMatchObject({ status: 'fail', items: ['ns/gone-desired: its owner is gone', 'ns/lost-desired: no owner reference'] });
+    expect(verdict).toMatchObject({
+      status: 'fail',
+      items: ['ns/gone-desired: its owner is gone', 'ns/lost-desired: no owner reference'],
+    });
     expect(orphanVerdict([owned('a-desired', 'uid-a')], [ws('a')], 'ns').status).toBe('ok');
   });
 
   it('lists conflicts as failures and not-Ready WebServices as warnings', () => {
-    const conflict = { namespace: 'ns', name: 'taken', action: 'conflict', reason: 'configmap/taken-desired exists and is not ours' } as Decision;
-    expect(conflictVerdict([conflict], 'ns')).toMatchObject({ status: 'fail', items: ['ns/taken: configmap/taken-desired exists and is not ours'] });
+    const conflict = {
+      namespace: 'ns',
+      name: 'taken',
+      action: 'conflict',
+      reason: 'configmap/taken-desired exists and is not ours',
+    } as Decision;
+    expect(conflictVerdict([conflict], 'ns')).toMatchObject({
+      status: 'fail',
+      items: ['ns/taken: configmap/taken-desired exists and is not ours'],
+    });
     expect(conflictVerdict([], 'ns').status).toBe('ok');
     const verdict = readyVerdict([ws('good', {}, ready), ws('new'), ws('gone', { deletionTimestamp: 'x' })], 'ns');
-    expect(verdict).toMatchObject({ status: 'warn', message: '1 WebService of 2 is not Ready', items: ['ns/new: never reconciled'] });
-    expect(readyVerdict([ws('good', {}, ready)], 'ns')).toMatchObject({ status: 'ok', message: 'every WebService is Ready (1) in namespace ns' });
+    expect(verdict).toMatchObject({
+      status: 'warn',
+      message: '1 WebService of 2 is not Ready',
+      items: ['ns/new: never reconciled'],
+    });
+    expect(readyVerdict([ws('good', {}, ready)], 'ns')).toMatchObject({
+      status: 'ok',
+      message: 'every WebService is Ready (1) in namespace ns',
+    });
   });
 });

@@ -66,7 +66,9 @@ describe('input validation', () => {
   });
 
   it('names the field that is wrong', () => {
-    expect(() => parseSyncInput({ parent: { ...parent, spec: { image: 5 } } })).toThrow('parent.spec.image must be a non-empty string');
+    expect(() => parseSyncInput({ parent: { ...parent, spec: { image: 5 } } })).toThrow(
+      'parent.spec.image must be a non-empty string',
+    );
     expect(() => parseSyncInput({ parent, children: [{ metadata: { name: 'x' }, data: { a: 1 } }] })).toThrow(
       'children[0].data must map strings to strings',
     );
@@ -76,7 +78,8 @@ describe('input validation', () => {
   it('refuses names and namespaces that could escape a URL path', () => {
     expect(isValidName('checkout')).toBe(true);
     expect(isValidName('web.v2')).toBe(true);
-    for (const bad of ['a/status', '../x', 'Checkout', 'a b', '', 'x'.repeat(254)]) expect(isValidName(bad)).toBe(false);
+    for (const bad of ['a/status', '../x', 'Checkout', 'a b', '', 'x'.repeat(254)])
+      expect(isValidName(bad)).toBe(false);
     expect(isValidNamespace('crd-lab')).toBe(true);
     for (const bad of ['bad ns', 'a.b', 'x'.repeat(64)]) expect(isValidNamespace(bad)).toBe(false);
     expect(() => parseDecision({ namespace: 'n', name: 'x/status', action: 'noop', ops: [] })).toThrow(
@@ -95,7 +98,9 @@ describe('input validation', () => {
 describe('counter (progress on stderr)', () => {
   const stream = (isTTY: boolean) => {
     const chunks: string[] = [];
-    return { chunks, isTTY, write: (chunk: string) => chunks.push(chunk) > 0 } as unknown as NodeJS.WriteStream & { chunks: string[] };
+    return { chunks, isTTY, write: (chunk: string) => chunks.push(chunk) > 0 } as unknown as NodeJS.WriteStream & {
+      chunks: string[];
+    };
   };
   const printer = (format: 'table' | 'json', isTTY: boolean, env: NodeJS.ProcessEnv = {}, colorFlag = true) => {
     const stderr = stream(isTTY);

@@ -18,7 +18,9 @@ function graph(edges: Record<string, string[]>): (name: string) => string[] | un
 }
 
 function fixture(name: string): SyncInput {
-  return JSON.parse(fs.readFileSync(path.join(__dirname, '../fixtures/decide', name, 'input.json'), 'utf8')) as SyncInput;
+  return JSON.parse(
+    fs.readFileSync(path.join(__dirname, '../fixtures/decide', name, 'input.json'), 'utf8'),
+  ) as SyncInput;
 }
 
 describe('findCycle', () => {
@@ -59,7 +61,11 @@ describe('a CR in a dependency cycle', () => {
   const decision = decide(obs);
 
   it('is a requeue with no after_seconds, not an error, naming the cycle', () => {
-    expect(decision).toMatchObject({ action: 'requeue', is_error: false, cycle: ['checkout', 'payments', 'auth', 'checkout'] });
+    expect(decision).toMatchObject({
+      action: 'requeue',
+      is_error: false,
+      cycle: ['checkout', 'payments', 'auth', 'checkout'],
+    });
     expect(decision.after_seconds).toBeUndefined();
     expect(decision.reason).toContain('checkout → payments → auth → checkout');
   });
@@ -74,7 +80,13 @@ describe('a CR in a dependency cycle', () => {
     const after = { status: 'False' as const, reason: 'DependencyCycle', message: decision.reason };
     const first = eventsFor(decision, { kind: 'applied' }, undefined, after);
     expect(first).toEqual([{ type: 'Warning', reason: 'DependencyCycle', action: 'Wait', note: decision.reason }]);
-    const before = { type: 'Ready', status: 'False' as const, reason: 'DependencyCycle', message: 'm', lastTransitionTime: NOW };
+    const before = {
+      type: 'Ready',
+      status: 'False' as const,
+      reason: 'DependencyCycle',
+      message: 'm',
+      lastTransitionTime: NOW,
+    };
     expect(eventsFor(decision, { kind: 'applied' }, before, after)).toEqual([]);
   });
 
@@ -86,7 +98,11 @@ describe('a CR in a dependency cycle', () => {
   });
 
   it('wins over a dependency that is merely not Ready, and over one being Ready', () => {
-    expect(decide(observe(fixture('requeue-dependency-cycle-between-ready'))).cycle).toEqual(['checkout', 'payments', 'checkout']);
+    expect(decide(observe(fixture('requeue-dependency-cycle-between-ready'))).cycle).toEqual([
+      'checkout',
+      'payments',
+      'checkout',
+    ]);
   });
 
   it('a CR that only reaches a cycle waits for its dependency on a timer, like any other', () => {

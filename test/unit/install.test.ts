@@ -3,11 +3,19 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import * as yaml from 'js-yaml';
 import { compareVersions, containedIn, crdVersionState } from '../../src/install/compare';
-import { CRD_NAME, VERSION_LABEL, allBundledManifests, bundledManifests, displayName, isCrd } from '../../src/install/manifests';
+import {
+  CRD_NAME,
+  VERSION_LABEL,
+  allBundledManifests,
+  bundledManifests,
+  displayName,
+  isCrd,
+} from '../../src/install/manifests';
 import { toYamlStream } from '../../src/print/output';
 
 const ROOT = path.resolve(__dirname, '../..');
-const fromRepo = (file: string) => (yaml.loadAll(fs.readFileSync(path.join(ROOT, file), 'utf8')) as any[]).filter(Boolean);
+const fromRepo = (file: string) =>
+  (yaml.loadAll(fs.readFileSync(path.join(ROOT, file), 'utf8')) as any[]).filter(Boolean);
 
 describe('containedIn (desired ⊆ live)', () => {
   const live = {
@@ -17,7 +25,9 @@ describe('containedIn (desired ⊆ live)', () => {
 
   it('holds when every bundled field has the same value live, whatever the server or others added', () => {
     expect(containedIn({ metadata: { name: 'x', labels: { a: '1' } }, spec: { replicas: 2 } }, live)).toBe(true);
-    expect(containedIn({ spec: { rules: [{ verbs: ['get', 'list'] }], subresources: { status: {} } } }, live)).toBe(true);
+    expect(containedIn({ spec: { rules: [{ verbs: ['get', 'list'] }], subresources: { status: {} } } }, live)).toBe(
+      true,
+    );
   });
 
   it('fails on a changed value, a missing field, or a list of another length or order', () => {
@@ -59,11 +69,19 @@ describe('versions', () => {
 
 describe('the bundled manifests', () => {
   it('are the CRD by default; --rbac adds the reconciler ClusterRole; --controller adds deploy/, in apply order', () => {
-    const names = (objects: { kind: string; metadata: { name: string } }[]) => objects.map((o) => `${o.kind}/${o.metadata.name}`);
+    const names = (objects: { kind: string; metadata: { name: string } }[]) =>
+      objects.map((o) => `${o.kind}/${o.metadata.name}`);
     expect(names(bundledManifests())).toEqual([`CustomResourceDefinition/${CRD_NAME}`]);
-    expect(names(bundledManifests({ rbac: true }))).toEqual([`CustomResourceDefinition/${CRD_NAME}`, 'ClusterRole/webservice-reconciler']);
+    expect(names(bundledManifests({ rbac: true }))).toEqual([
+      `CustomResourceDefinition/${CRD_NAME}`,
+      'ClusterRole/webservice-reconciler',
+    ]);
     const all = names(bundledManifests({ rbac: true, controller: true }));
-    expect(all.slice(0, 3)).toEqual([`CustomResourceDefinition/${CRD_NAME}`, 'ClusterRole/webservice-reconciler', 'Namespace/webservice-system']);
+    expect(all.slice(0, 3)).toEqual([
+      `CustomResourceDefinition/${CRD_NAME}`,
+      'ClusterRole/webservice-reconciler',
+      'Namespace/webservice-system',
+    ]);
     expect(all[all.length - 1]).toBe('Deployment/webservice-controller');
     expect(names(allBundledManifests())).toEqual(all);
   });

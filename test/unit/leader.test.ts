@@ -34,12 +34,7 @@ class ReplicaStore implements LeaseStore {
   }
 }
 
-function start(
-  identity: string,
-  store: LeaseStore,
-  clock: FakeClock,
-  extra: Partial<LeaderElectorOptions> = {},
-) {
+function start(identity: string, store: LeaseStore, clock: FakeClock, extra: Partial<LeaderElectorOptions> = {}) {
   const events: string[] = [];
   const elector = new LeaderElector({
     identity,
@@ -88,13 +83,22 @@ describe('LeaderElector', () => {
   it('does not take a lease another holder keeps renewing, whatever its timestamps say', async () => {
     // b's record claims it was renewed in 2001: a must not trust b's clock.
     const stale = microTime(Date.UTC(2001, 0, 1));
-    await store.create({ holderIdentity: 'b', leaseDurationSeconds: 15, acquireTime: stale, renewTime: stale, leaseTransitions: 4 });
+    await store.create({
+      holderIdentity: 'b',
+      leaseDurationSeconds: 15,
+      acquireTime: stale,
+      renewTime: stale,
+      leaseTransitions: 4,
+    });
     const a = start('a', store, clock);
 
     for (let i = 0; i < 10; i++) {
       await clock.advance(5000);
       const lease = await store.get();
-      await store.update({ ...lease!.record, renewTime: stale.replace('.000000Z', `.00000${i}Z`) }, lease!.resourceVersion);
+      await store.update(
+        { ...lease!.record, renewTime: stale.replace('.000000Z', `.00000${i}Z`) },
+        lease!.resourceVersion,
+      );
     }
 
     expect(a.elector.isLeader()).toBe(false);
@@ -105,7 +109,12 @@ describe('LeaderElector', () => {
   });
 
   it('takes over once the holder has not renewed for the lease duration on the local clock', async () => {
-    await store.create({ holderIdentity: 'b', leaseDurationSeconds: 15, renewTime: microTime(t0), leaseTransitions: 4 });
+    await store.create({
+      holderIdentity: 'b',
+      leaseDurationSeconds: 15,
+      renewTime: microTime(t0),
+      leaseTransitions: 4,
+    });
     const a = start('a', store, clock);
 
     await clock.advance(14_999);
@@ -130,9 +139,17 @@ describe('LeaderElector', () => {
     const a = start('a', store, clock);
     await clock.advance(0);
     await clock.advance(2000);
-    expect(store.current()).toMatchObject({ acquireTime: microTime(t0), renewTime: microTime(t0 + 2000), leaseTransitions: 0 });
+    expect(store.current()).toMatchObject({
+      acquireTime: microTime(t0),
+      renewTime: microTime(t0 + 2000),
+      leaseTransitions: 0,
+    });
     await clock.advance(2000);
-    expect(store.current()).toMatchObject({ acquireTime: microTime(t0), renewTime: microTime(t0 + 4000), leaseTransitions: 0 });
+    expect(store.current()).toMatchObject({
+      acquireTime: microTime(t0),
+      renewTime: microTime(t0 + 4000),
+      leaseTransitions: 0,
+    });
     expect(store.writes.map((w) => w.verb)).toEqual(['create', 'update', 'update']);
 
     // Well past the renew deadline and the lease duration: renewals kept it.
@@ -207,7 +224,9 @@ describe('LeaderElector', () => {
 
   it('stop() releases the lease, then calls onStoppedLeading; a waiting candidate takes over at its next try', async () => {
     let holderWhenStopped: string | undefined;
-    const a = start('a', store, clock, { onStoppedLeading: () => (holderWhenStopped = store.current()?.holderIdentity) });
+    const a = start('a', store, clock, {
+      onStoppedLeading: () => (holderWhenStopped = store.current()?.holderIdentity),
+    });
     await clock.advance(0);
     const b = start('b', store, clock);
     await clock.advance(3000);
@@ -253,8 +272,12 @@ describe('LeaderElector', () => {
       new LeaderElector({ identity: 'a', store, onStartedLeading: () => {}, onStoppedLeading: () => {}, ...o });
 
     expect(make({})).not.toThrow();
-    expect(make({ leaseDurationMs: 10_000 })).toThrow(/leaseDurationMs \(10000\) must be greater than renewDeadlineMs \(10000\)/);
-    expect(make({ retryPeriodMs: 8_334 })).toThrow(/renewDeadlineMs \(10000\) must be greater than retryPeriodMs × 1.2/);
+    expect(make({ leaseDurationMs: 10_000 })).toThrow(
+      /leaseDurationMs \(10000\) must be greater than renewDeadlineMs \(10000\)/,
+    );
+    expect(make({ retryPeriodMs: 8_334 })).toThrow(
+      /renewDeadlineMs \(10000\) must be greater than retryPeriodMs × 1.2/,
+    );
     expect(make({ retryPeriodMs: 0 })).toThrow(/retryPeriodMs must be greater than zero/);
     expect(make({ renewDeadlineMs: -1 })).toThrow(/renewDeadlineMs must be greater than zero/);
     expect(make({ identity: '' })).toThrow(/identity must not be empty/);
@@ -272,7 +295,9 @@ describe('microTime', () => {
 
 describe('defaultIdentity', () => {
   it("is the pod's name (POD_NAME) and a random 8-hex-digit suffix: what the leader fence matches", () => {
-    expect(defaultIdentity('webservice-controller-7d9f-abcde')).toMatch(/^webservice-controller-7d9f-abcde_[0-9a-f]{8}$/);
+    expect(defaultIdentity('webservice-controller-7d9f-abcde')).toMatch(
+      /^webservice-controller-7d9f-abcde_[0-9a-f]{8}$/,
+    );
   });
 
   it('is the hostname and a random 8-hex-digit suffix outside a pod', () => {

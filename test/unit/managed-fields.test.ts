@@ -7,7 +7,8 @@ function parsedThenDropped(text: string): unknown {
     if (Array.isArray(node)) node.forEach(visit);
     else if (node && typeof node === 'object') {
       const record = node as Record<string, unknown>;
-      if ((record.metadata as Record<string, unknown> | undefined)?.managedFields) delete (record.metadata as Record<string, unknown>).managedFields;
+      if ((record.metadata as Record<string, unknown> | undefined)?.managedFields)
+        delete (record.metadata as Record<string, unknown>).managedFields;
       Object.values(record).forEach(visit);
     }
   };
@@ -23,13 +24,25 @@ const managedFields = [
     operation: 'Update',
     fieldsType: 'FieldsV1',
     // Keys with brackets, braces, escaped quotes and backslashes, as fieldsV1 has them.
-    fieldsV1: { 'f:metadata': { 'f:finalizers': { '.': {}, 'v:"webservice.labhub.io/cleanup"': {} } }, 'k:{"uid":"]}[{"}': {}, 'v:"a\\\\"': {} },
+    fieldsV1: {
+      'f:metadata': { 'f:finalizers': { '.': {}, 'v:"webservice.labhub.io/cleanup"': {} } },
+      'k:{"uid":"]}[{"}': {},
+      'v:"a\\\\"': {},
+    },
   },
-  { manager: 'kubectl-create', operation: 'Update', fieldsV1: { 'f:spec': { 'f:args': { 'v:"]"': {}, 'v:"["': {} } } } },
+  {
+    manager: 'kubectl-create',
+    operation: 'Update',
+    fieldsV1: { 'f:spec': { 'f:args': { 'v:"]"': {}, 'v:"["': {} } } },
+  },
 ];
 
 function item(name: string, position: 'first' | 'middle' | 'last' | 'only'): Record<string, unknown> {
-  const before = { name, namespace: 'ns', annotations: { note: '"managedFields":[1,2] in a value, [ and ] and \\" too' } };
+  const before = {
+    name,
+    namespace: 'ns',
+    annotations: { note: '"managedFields":[1,2] in a value, [ and ] and \\" too' },
+  };
   const metadata =
     position === 'first'
       ? { managedFields, ...before }
@@ -38,7 +51,12 @@ function item(name: string, position: 'first' | 'middle' | 'last' | 'only'): Rec
         : position === 'only'
           ? { managedFields }
           : { name, managedFields, namespace: 'ns' };
-  return { apiVersion: 'v1', kind: 'ConfigMap', metadata, data: { 'managedFields': '[1]', tricky: '{"managedFields":[]}' } };
+  return {
+    apiVersion: 'v1',
+    kind: 'ConfigMap',
+    metadata,
+    data: { managedFields: '[1]', tricky: '{"managedFields":[]}' },
+  };
 }
 
 it('removes the member wherever it sits in metadata, and nothing else', () => {
@@ -75,6 +93,6 @@ it('leaves a truncated body as it was, for JSON.parse to report', () => {
 });
 
 it('keeps multi-byte characters intact', () => {
-  const text = JSON.stringify({ items: [{ metadata: { name: 'ä', managedFields, labels: { 'é': 'ü' } } }] });
+  const text = JSON.stringify({ items: [{ metadata: { name: 'ä', managedFields, labels: { é: 'ü' } } }] });
   expect(strip(text)).toEqual(parsedThenDropped(text));
 });

@@ -19,7 +19,13 @@ function child(of: WebService, name = `${of.metadata.name}-desired`): ConfigMap 
       namespace: of.metadata.namespace,
       labels: { 'app.kubernetes.io/managed-by': 'webservice-controller' },
       ownerReferences: [
-        { apiVersion: 'apps.labhub.io/v1', kind: 'WebService', name: of.metadata.name, uid: of.metadata.uid!, controller: true },
+        {
+          apiVersion: 'apps.labhub.io/v1',
+          kind: 'WebService',
+          name: of.metadata.name,
+          uid: of.metadata.uid!,
+          controller: true,
+        },
       ],
     },
     data: { image: 'nginx:1.27', replicas: '1', tier: 'dev' },
@@ -52,7 +58,12 @@ describe('syncInputs', () => {
     // ws-i reaches ws-(i-1) … ws-0: 0 + 1 + … + 99 related, plus one child each.
     expect(visits(100, 'chain')).toBe(100 + (99 * 100) / 2);
     const { parents, children } = namespaceOf(5, 'chain');
-    expect(syncInputs(parents, children)[4].related.map((r) => r.metadata.name)).toEqual(['ws-3', 'ws-2', 'ws-1', 'ws-0']);
+    expect(syncInputs(parents, children)[4].related.map((r) => r.metadata.name)).toEqual([
+      'ws-3',
+      'ws-2',
+      'ws-1',
+      'ws-0',
+    ]);
   });
 
   it('follows dependsOn through every WebService once, even around a cycle, and not through one being deleted', () => {

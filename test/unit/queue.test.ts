@@ -249,6 +249,8 @@ describe('WorkQueue', () => {
 
   it('rejects backoff options that make no sense', () => {
     expect(() => new WorkQueue({ baseDelayMs: 0, maxDelayMs: 10 })).toThrow(/baseDelayMs must be greater than zero/);
-    expect(() => new WorkQueue({ baseDelayMs: 100, maxDelayMs: 50 })).toThrow(/maxDelayMs must be at least baseDelayMs/);
+    expect(() => new WorkQueue({ baseDelayMs: 100, maxDelayMs: 50 })).toThrow(
+      /maxDelayMs must be at least baseDelayMs/,
+    );
   });
 });

@@ -20,7 +20,12 @@ function scripted(watches: { events: WatchEvent<Obj>[]; fail?: Error }[], abort:
       lists++;
       return { items: [obj('a', '1')], resourceVersion: lists === 1 ? '1' : '100' };
     },
-    watch: async (resourceVersion: string, _timeout: number, onEvent: (e: WatchEvent<Obj>) => void, _options: WatchOptions) => {
+    watch: async (
+      resourceVersion: string,
+      _timeout: number,
+      onEvent: (e: WatchEvent<Obj>) => void,
+      _options: WatchOptions,
+    ) => {
       watchedFrom.push(resourceVersion);
       const next = watches.shift();
       if (!next) {
@@ -47,7 +52,16 @@ describe('Reflector', () => {
     const abort = new AbortController();
     const idle = new KubeError('Timeout', 'watch x: no event or bookmark for 1s');
     const { source, watchedFrom } = scripted(
-      [{ events: [{ type: 'MODIFIED', object: obj('a', '5') }, { type: 'BOOKMARK', object: obj('', '7') }], fail: idle }, { events: [] }],
+      [
+        {
+          events: [
+            { type: 'MODIFIED', object: obj('a', '5') },
+            { type: 'BOOKMARK', object: obj('', '7') },
+          ],
+          fail: idle,
+        },
+        { events: [] },
+      ],
       abort,
     );
     const upserts: string[] = [];
@@ -59,7 +73,10 @@ describe('Reflector', () => {
   it('relists after 410 Gone instead of resuming', async () => {
     const abort = new AbortController();
     const gone = new KubeError('Gone', 'too old resource version', 410);
-    const { source, watchedFrom, lists } = scripted([{ events: [{ type: 'MODIFIED', object: obj('a', '5') }], fail: gone }], abort);
+    const { source, watchedFrom, lists } = scripted(
+      [{ events: [{ type: 'MODIFIED', object: obj('a', '5') }], fail: gone }],
+      abort,
+    );
     await reflector(source, []).run(abort.signal);
     expect(lists()).toBe(2);
     expect(watchedFrom).toEqual(['1', '100']);

@@ -2,7 +2,15 @@ import { backoffSeconds, retryAfterSeconds } from '../../src/core/backoff';
 import { ReportItem, buildReport, exitCodeOf } from '../../src/core/report';
 
 function item(name: string, action: ReportItem['action'], extra: Partial<ReportItem> = {}): ReportItem {
-  return { name, namespace: 'crd-lab', action, reason: 'r', target: `configmap/${name}-desired`, converged: true, ...extra };
+  return {
+    name,
+    namespace: 'crd-lab',
+    action,
+    reason: 'r',
+    target: `configmap/${name}-desired`,
+    converged: true,
+    ...extra,
+  };
 }
 
 describe('buildReport', () => {

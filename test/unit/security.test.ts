@@ -21,7 +21,11 @@ const isScript = (file: string) => /\.(ts|mjs|cjs|js)$/.test(file);
 const RULES: Rule[] = [
   { why: 'JavaScript eval', pattern: /(^|[^.\w])eval\s*\(/, applies: isScript },
   { why: 'new Function(string)', pattern: /\bnew\s+Function\s*\(/, applies: isScript },
-  { why: 'child_process exec/execSync (runs a command line through a shell)', pattern: /\bexec(Sync)?\s*[,}]|\.exec(Sync)?\s*\(\s*[`'"]/, applies: (file, text) => isScript(file) && /child_process/.test(text) },
+  {
+    why: 'child_process exec/execSync (runs a command line through a shell)',
+    pattern: /\bexec(Sync)?\s*[,}]|\.exec(Sync)?\s*\(\s*[`'"]/,
+    applies: (file, text) => isScript(file) && /child_process/.test(text),
+  },
   { why: 'a child process with shell: true', pattern: /\bshell\s*:\s*true\b/, applies: isScript },
   { why: 'shell eval', pattern: /(^|[\s;&|(])eval(\s|$)/, applies: isShell },
   { why: 'a command line handed to sh -c / bash -c', pattern: /\b(ba)?sh\s+-c\b/, applies: isShell },
@@ -68,7 +72,7 @@ describe('the checker', () => {
     ['a.ts', "spawnSync('kubectl', args, { shell: true });"],
     ['a.sh', 'eval "$(control-plane.sh env)"'],
     ['a.sh', 'bash -c "kubectl get ${name}"'],
-    ['a.sh', "trap \"rm -rf '${work}'\" EXIT"],
+    ['a.sh', 'trap "rm -rf \'${work}\'" EXIT'],
     ['a.sh', 'source <(control-plane.sh env)'],
   ])('catches %s: %s', (file, text) => {
     expect(scan(file, text)).not.toEqual([]);
@@ -89,7 +93,9 @@ describe('the sources and scripts', () => {
   const files = SCANNED_DIRS.flatMap(sourceFiles).filter((file) => file !== THIS_FILE);
 
   it('are found (the scan is not vacuous)', () => {
-    expect(files).toEqual(expect.arrayContaining(['src/main.ts', 'scripts/lab/reconcile.sh', 'scripts/control-plane.sh', '.ci/run']));
+    expect(files).toEqual(
+      expect.arrayContaining(['src/main.ts', 'scripts/lab/reconcile.sh', 'scripts/control-plane.sh', '.ci/run']),
+    );
     expect(files.length).toBeGreaterThan(50);
   });
 

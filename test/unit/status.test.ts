@@ -61,11 +61,13 @@ describe('computeStatus', () => {
   });
 
   it('a requeue is DependencyNotReady, a conflict is ChildConflict, a failure is ReconcileError', () => {
-    expect(statusFor(fixture('requeue-dependency-missing'), { kind: 'applied' }).status?.conditions?.[0]).toMatchObject({
-      status: 'False',
-      reason: 'DependencyNotReady',
-      message: 'waiting for dependencies: webservice/payments not found',
-    });
+    expect(statusFor(fixture('requeue-dependency-missing'), { kind: 'applied' }).status?.conditions?.[0]).toMatchObject(
+      {
+        status: 'False',
+        reason: 'DependencyNotReady',
+        message: 'waiting for dependencies: webservice/payments not found',
+      },
+    );
     expect(statusFor(fixture('conflict-foreign-child'), { kind: 'applied' }).status?.conditions?.[0]).toMatchObject({
       status: 'False',
       reason: 'ChildConflict',
@@ -88,11 +90,8 @@ describe('computeStatus', () => {
 
   it('lastTransitionTime stays when only reason or message change, and moves when status flips', () => {
     const notReady = statusFor(fixture('requeue-dependency-missing'), { kind: 'applied' }, T0).status!;
-    const stillNotReady = statusFor(
-      withStatus(fixture('conflict-foreign-child'), notReady),
-      { kind: 'applied' },
-      T1,
-    ).status!.conditions![0];
+    const stillNotReady = statusFor(withStatus(fixture('conflict-foreign-child'), notReady), { kind: 'applied' }, T1)
+      .status!.conditions![0];
     expect(stillNotReady).toMatchObject({ reason: 'ChildConflict', lastTransitionTime: T0 });
 
     const ready = statusFor(withStatus(fixture('noop-converged'), notReady), { kind: 'applied' }, T1);

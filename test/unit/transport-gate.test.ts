@@ -121,7 +121,13 @@ test('a write queued behind a full pool is asked when it gets its socket', async
 // exits, so its log says what became of them (see runManager).
 describe('gatedSettled: the answers to writes already sent', () => {
   const hold = () => {
-    const request = transport.request({ method: 'PATCH', path: '/hold', body: {}, what: 'hold', gate: () => undefined });
+    const request = transport.request({
+      method: 'PATCH',
+      path: '/hold',
+      body: {},
+      what: 'hold',
+      gate: () => undefined,
+    });
     request.catch(() => undefined);
     return request;
   };
@@ -157,11 +163,12 @@ describe('gatedSettled: the answers to writes already sent', () => {
 });
 
 test("the leader fence's 403 is a NotLeaderError, any other 403 a plain ForbiddenError", () => {
-  const status = (message: string) => Buffer.from(JSON.stringify({ kind: 'Status', status: 'Failure', reason: 'Forbidden', code: 403, message }));
+  const status = (message: string) =>
+    Buffer.from(JSON.stringify({ kind: 'Status', status: 'Failure', reason: 'Forbidden', code: 403, message }));
   const fenced = statusError(
     403,
     status(
-      "configmaps \"web-desired\" is forbidden: ValidatingAdmissionPolicy 'webservice-controller-leader-fence' with binding " +
+      'configmaps "web-desired" is forbidden: ValidatingAdmissionPolicy \'webservice-controller-leader-fence\' with binding ' +
         "'webservice-controller-leader-fence' denied request: not the leader: pod b does not hold the Lease webservice-system/webservice-controller",
     ),
     'configmaps "web-desired"',
@@ -169,7 +176,11 @@ test("the leader fence's 403 is a NotLeaderError, any other 403 a plain Forbidde
   expect(fenced).toBeInstanceOf(NotLeaderError);
   expect(fenced.message).toContain('not the leader: pod b');
   expect((fenced as NotLeaderError).byApiServer).toBe(true);
-  const rbac = statusError(403, status('configmaps is forbidden: User "x" cannot patch resource "configmaps"'), 'configmaps');
+  const rbac = statusError(
+    403,
+    status('configmaps is forbidden: User "x" cannot patch resource "configmaps"'),
+    'configmaps',
+  );
   expect(rbac).toBeInstanceOf(ForbiddenError);
   expect(rbac).not.toBeInstanceOf(NotLeaderError);
 });
