@@ -2,7 +2,7 @@
 # Usage: scripts/test.sh [JEST ARGS...]      (npm test -- [JEST ARGS...])
 #
 # Everything, from a fresh clone: installs dependencies, type-checks and bundles the
-# plugin, checks the formatting, builds the control-plane binaries if they are not
+# plugin, checks the formatting and lints, builds the control-plane binaries if they are not
 # cached, then runs jest:
 # unit tests, and integration tests against a real kube-apiserver + etcd that the
 # integration project's global setup starts on 127.0.0.1 and stops at the end.
@@ -15,6 +15,7 @@ main() {
   cd "${ROOT}"
   bash scripts/build.sh
   npx --no-install prettier --check --log-level=warn .
+  npx --no-install eslint --max-warnings=0 .
   if [[ "${USE_EXISTING_CLUSTER:-}" != "true" ]]; then
     bash scripts/control-plane.sh build
   fi

@@ -45,7 +45,7 @@ export async function main(argv: string[]): Promise<void> {
       .help()
       .alias('h', 'help')
       .wrap(Math.min(120, process.stdout.columns || 100))
-      .fail((message, err) => {
+      .fail((message, err: Error | undefined) => {
         throw err ?? new UsageError(message);
       })
       .parseAsync();

@@ -171,7 +171,9 @@ export async function controlPlaneCpuMs(): Promise<number | null> {
 export function machineCpuMs(): number {
   const fields = fs.readFileSync('/proc/stat', 'utf8').split('\n')[0].trim().split(/\s+/).slice(1).map(Number);
   const [user, nice, system, , , irq, softirq, steal] = fields;
-  return Math.round(((user + nice + system + irq + softirq + (steal ?? 0)) * 1000) / (clockTicks ?? 100));
+  return Math.round(
+    ((user + nice + system + irq + softirq + (Number.isFinite(steal) ? steal : 0)) * 1000) / (clockTicks ?? 100),
+  );
 }
 
 /** What the control plane, the whole machine and the bench itself spent while `body` ran. */

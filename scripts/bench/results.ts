@@ -182,7 +182,7 @@ function maxOf(values: (number | null)[]): number | null {
 }
 
 export function summarize(samples: Sample[]): CaseResult {
-  const medianOf = (values: (number | null)[]) => (values.every((v) => v !== null) ? median(values as number[]) : null);
+  const medianOf = (values: (number | null)[]) => (values.every((v) => v !== null) ? median(values) : null);
   const cpu = medianOf(samples.map((s) => s.cpuMs));
   const writes = maxOf(samples.map((s) => s.writes));
   const events = maxOf(samples.map((s) => s.events));

@@ -183,8 +183,8 @@ export function controllerVerdict(where: string, observed: LeaseObservation, now
   if (!lease) return { ...noController, message: `no controller: there is no Lease ${where}` };
   const holder = lease.spec?.holderIdentity;
   if (!holder) return { ...noController, message: `no controller holds the Lease ${where} (the last one let it go)` };
-  const renewed = Date.parse(lease.spec.renewTime ?? lease.spec.acquireTime ?? '');
-  const durationSeconds = lease.spec.leaseDurationSeconds ?? 15;
+  const renewed = Date.parse(lease.spec?.renewTime ?? lease.spec?.acquireTime ?? '');
+  const durationSeconds = lease.spec?.leaseDurationSeconds ?? 15;
   // Another machine's clock wrote renewTime: allow twice the lease duration before calling it stale.
   const staleAfterMs = 2 * durationSeconds * 1000;
   const ageMs = now.getTime() - renewed;
@@ -308,7 +308,7 @@ export function orphanVerdict(
   const children = new Set(webServices.map((ws) => objectKey(ws.metadata.namespace, childName(ws.metadata.name))));
   const orphans = configMaps.filter((cm) => {
     if (cm.metadata.labels?.[MANAGED_BY_LABEL] !== MANAGED_BY_VALUE) return false;
-    const owner = controllerUid(cm as ConfigMap);
+    const owner = controllerUid(cm);
     return owner ? !uids.has(owner) : !children.has(objectKey(cm.metadata.namespace, cm.metadata.name));
   });
   if (orphans.length === 0)

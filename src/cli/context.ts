@@ -17,6 +17,7 @@ export interface GlobalArgs {
 }
 
 export function globalOptions<T>(yargs: Argv<T>): Argv<T & GlobalArgs> {
+  // eslint-disable-next-line @typescript-eslint/no-unnecessary-type-assertion -- tsc needs it: yargs' chained types do not narrow to this
   return yargs
     .option('kubeconfig', { type: 'string', describe: 'Path to the kubeconfig file to use', global: true })
     .option('context', { type: 'string', describe: 'The name of the kubeconfig context to use', global: true })
@@ -35,6 +36,7 @@ export function globalOptions<T>(yargs: Argv<T>): Argv<T & GlobalArgs> {
     .option('output', {
       alias: 'o',
       choices: OUTPUT_FORMATS,
+      // eslint-disable-next-line @typescript-eslint/no-unnecessary-type-assertion -- tsc needs it: yargs' chained types do not narrow to this
       default: 'table' as OutputFormat,
       describe: 'Output format',
       global: true,

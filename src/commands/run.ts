@@ -85,6 +85,7 @@ export const runCommand: CommandModule<object, Args> = {
       })
       .option('log-format', {
         choices: LOG_FORMATS,
+        // eslint-disable-next-line @typescript-eslint/no-unnecessary-type-assertion -- tsc needs it: yargs' chained types do not narrow to this
         default: 'text' as LogFormat,
         describe: 'Log lines as text or JSON (stderr)',
       })

@@ -13,6 +13,7 @@ export interface TargetArgs {
 }
 
 export function targetOptions<T>(yargs: Argv<T>, verb: string): Argv<T & TargetArgs> {
+  // eslint-disable-next-line @typescript-eslint/no-unnecessary-type-assertion -- tsc needs it: yargs' chained types do not narrow to this
   return yargs.positional('name', { type: 'string', describe: `Name of the WebService to ${verb}` }).option('all', {
     type: 'boolean',
     describe: `${verb[0].toUpperCase()}${verb.slice(1)} every WebService in the namespace (or with -A, in all)`,

@@ -171,7 +171,7 @@ async function watchStatus(ctx: Context, args: Args): Promise<number> {
     signal: abort.signal,
     log: (level, message, fields) => {
       if (level === 'error' || ctx.args.verbose)
-        out.progress(`warning: ${message}${fields?.error ? `: ${fields.error}` : ''}`);
+        out.progress(`warning: ${message}${typeof fields?.error === 'string' ? `: ${fields.error}` : ''}`);
     },
     changed: (input) => show([statusOf(input, args['requeue-after'], now).row]),
     deleted: (key) => {

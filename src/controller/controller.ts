@@ -174,8 +174,8 @@ export class Controller {
 
   private trackDependencies(key: string, before: WebService | undefined, after: WebService | undefined): void {
     const namespace = (after ?? before)?.metadata.namespace;
-    for (const name of before?.spec?.dependsOn ?? []) this.dependents.get(objectKey(namespace, name))?.delete(key);
-    for (const name of after?.spec?.dependsOn ?? []) {
+    for (const name of before?.spec.dependsOn ?? []) this.dependents.get(objectKey(namespace, name))?.delete(key);
+    for (const name of after?.spec.dependsOn ?? []) {
       const depKey = objectKey(namespace, name);
       const set = this.dependents.get(depKey) ?? new Set<string>();
       set.add(key);

@@ -203,6 +203,7 @@ export class LeaderElector {
         this.renewedAt = startedAt;
         this.log(`successfully acquired lease ${desc}`);
         // stop() came while acquiring: hold it only long enough to release it.
+        // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition -- stop() sets it during the awaits above
         if (!this.stopping) this.callback('onStartedLeading', () => this.options.onStartedLeading());
         return true;
       }
@@ -217,6 +218,7 @@ export class LeaderElector {
     while (!this.stopping) {
       const deadline = this.renewedAt + this.renewDeadlineMs;
       await this.sleep(Math.min(this.retryPeriodMs, deadline - this.clock.now()));
+      // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition -- stop() sets it during the sleep
       if (this.stopping) return;
       const startedAt = this.clock.now();
       if (startedAt >= deadline) {

@@ -87,7 +87,7 @@ export async function runManager(client: KubeClient, options: ManagerOptions): P
     log('info', `shutting down: ${why}`);
     await controller.shutDown();
     await elector?.stop();
-    await Promise.all(servers.map((s) => s?.close()));
+    await Promise.all(servers.flatMap((s) => (s ? [s.close()] : [])));
     log('info', 'stopped');
     resolveExit(0);
   };
@@ -105,6 +105,7 @@ export async function runManager(client: KubeClient, options: ManagerOptions): P
     void elector.run();
   } else {
     await synced;
+    // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition -- stop() sets it during the await
     if (!stopping) {
       controller.startWorkers();
       log('info', 'controller working', { workers: options.concurrency });

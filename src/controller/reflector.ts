@@ -84,6 +84,7 @@ export class Reflector<T extends Meta> {
         backoffMs = initial;
         resourceVersion = await this.watchOnce(resourceVersion, signal);
       } catch (err) {
+        // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition -- aborted during the awaits above
         if (signal.aborted) break;
         if (isGone(err)) {
           this.stats.relistsOnGone++;

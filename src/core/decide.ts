@@ -236,12 +236,12 @@ function desiredChild(obs: Observation): ConfigMap {
 function childChanges(obs: Observation, child: ChildFacts): FieldChange[] {
   const changes: FieldChange[] = [];
   for (const [key, want] of Object.entries(desiredData(obs.desired))) {
-    const have = child.data[key];
-    if (have !== want) changes.push({ field: `data.${key}`, from: have ?? null, to: want });
+    const have = Object.hasOwn(child.data, key) ? child.data[key] : null;
+    if (have !== want) changes.push({ field: `data.${key}`, from: have, to: want });
   }
   for (const [key, want] of Object.entries(desiredLabels(obs.name))) {
-    const have = child.labels[key];
-    if (have !== want) changes.push({ field: `metadata.labels.${key}`, from: have ?? null, to: want });
+    const have = Object.hasOwn(child.labels, key) ? child.labels[key] : null;
+    if (have !== want) changes.push({ field: `metadata.labels.${key}`, from: have, to: want });
   }
   const have = child.ownerReferences.find((ref) => ref.uid === obs.uid);
   const want = desiredOwnerReference(obs);

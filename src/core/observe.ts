@@ -120,7 +120,7 @@ function dependencyCycleOf(parent: WebService, namespace: string, related: WebSe
   byName.set(parent.metadata.name, parent);
   return findCycle(parent.metadata.name, (name) => {
     const ws = byName.get(name);
-    return ws && !ws.metadata.deletionTimestamp ? ws.spec?.dependsOn : undefined;
+    return ws && !ws.metadata.deletionTimestamp ? ws.spec.dependsOn : undefined;
   });
 }
 

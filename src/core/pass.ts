@@ -82,7 +82,7 @@ export function syncInputFor(parent: WebService, index: PassIndex): SyncInput {
 function reachableDependencies(parent: WebService, index: PassIndex): WebService[] {
   const namespace = parent.metadata.namespace;
   const seen = new Set<string>([parent.metadata.name]);
-  const pending = [...(parent.spec?.dependsOn ?? [])];
+  const pending = [...(parent.spec.dependsOn ?? [])];
   const related: WebService[] = [];
   for (let head = 0; head < pending.length; head++) {
     const name = pending[head];
@@ -91,7 +91,7 @@ function reachableDependencies(parent: WebService, index: PassIndex): WebService
     const dependency = index.parentsByKey.get(objectKey(namespace, name));
     if (!dependency) continue;
     related.push(dependency);
-    if (!dependency.metadata.deletionTimestamp) pending.push(...(dependency.spec?.dependsOn ?? []));
+    if (!dependency.metadata.deletionTimestamp) pending.push(...(dependency.spec.dependsOn ?? []));
   }
   return related;
 }

@@ -45,10 +45,7 @@ function need(condition: boolean, message: string): void {
 function checkWebService(value: unknown, where: string): WebService {
   need(isObject(value), `${where} must be a WebService object`);
   const ws = value as Json;
-  need(
-    isObject(ws.metadata) && typeof (ws.metadata as Json).name === 'string',
-    `${where}.metadata.name must be a string`,
-  );
+  need(isObject(ws.metadata) && typeof ws.metadata.name === 'string', `${where}.metadata.name must be a string`);
   need(isObject(ws.spec), `${where}.spec must be an object`);
   const spec = ws.spec as Json;
   need(typeof spec.image === 'string' && spec.image !== '', `${where}.spec.image must be a non-empty string`);
@@ -65,10 +62,7 @@ function checkWebService(value: unknown, where: string): WebService {
 function checkConfigMap(value: unknown, where: string): ConfigMap {
   need(isObject(value), `${where} must be a ConfigMap object`);
   const cm = value as Json;
-  need(
-    isObject(cm.metadata) && typeof (cm.metadata as Json).name === 'string',
-    `${where}.metadata.name must be a string`,
-  );
+  need(isObject(cm.metadata) && typeof cm.metadata.name === 'string', `${where}.metadata.name must be a string`);
   need(
     cm.data === undefined || (isObject(cm.data) && Object.values(cm.data).every((v) => typeof v === 'string')),
     `${where}.data must map strings to strings`,
@@ -101,10 +95,7 @@ export function parseObservation(value: unknown): Observation {
   for (const key of ['namespace', 'name', 'uid'] as const) {
     need(typeof obs[key] === 'string', `observation.${key} must be a string`);
   }
-  need(
-    isObject(obs.desired) && typeof (obs.desired as Json).image === 'string',
-    'observation.desired.image must be a string',
-  );
+  need(isObject(obs.desired) && typeof obs.desired.image === 'string', 'observation.desired.image must be a string');
   need(Number.isInteger((obs.desired as Json).replicas), 'observation.desired.replicas must be an integer');
   need(typeof (obs.desired as Json).tier === 'string', 'observation.desired.tier must be a string');
   need(isObject(obs.actual), 'observation.actual must be an object');
@@ -115,7 +106,7 @@ export function parseObservation(value: unknown): Observation {
   need(Array.isArray(obs.ownedChildren), 'observation.ownedChildren must be a list');
   need(Array.isArray(obs.dependencies), 'observation.dependencies must be a list');
   need(isObject(obs.status), 'observation.status must be an object');
-  return value as unknown as Observation;
+  return value as Observation;
 }
 
 export function parseDecision(value: unknown): Decision {
@@ -131,10 +122,7 @@ export function parseDecision(value: unknown): Decision {
   need(Array.isArray(d.ops), 'decision.ops must be a list');
   const known = ['addFinalizer', 'createChild', 'patchChild', 'deleteChild', 'removeFinalizer'];
   for (const [i, op] of (d.ops as unknown[]).entries()) {
-    need(
-      isObject(op) && known.includes((op as Json).op as string),
-      `decision.ops[${i}].op must be one of ${known.join(', ')}`,
-    );
+    need(isObject(op) && known.includes(op.op as string), `decision.ops[${i}].op must be one of ${known.join(', ')}`);
   }
-  return value as unknown as Decision;
+  return value as Decision;
 }

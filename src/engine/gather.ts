@@ -33,7 +33,7 @@ export async function gatherOne(client: KubeClient, namespace: string, name: str
 async function gatherDependencies(client: KubeClient, namespace: string, parent: WebService): Promise<WebService[]> {
   const seen = new Set<string>([parent.metadata.name]);
   const found: WebService[] = [];
-  let level = unseen(parent.spec?.dependsOn ?? [], seen);
+  let level = unseen(parent.spec.dependsOn ?? [], seen);
   let gets = 0;
   while (level.length > 0) {
     gets += level.length;
@@ -44,7 +44,7 @@ async function gatherDependencies(client: KubeClient, namespace: string, parent:
       if (!ws) continue;
       found.push(ws);
       // One being deleted leads nowhere (the core does not follow it either).
-      if (!ws.metadata.deletionTimestamp) next.push(...(ws.spec?.dependsOn ?? []));
+      if (!ws.metadata.deletionTimestamp) next.push(...(ws.spec.dependsOn ?? []));
     }
     level = unseen(next, seen);
   }

@@ -270,7 +270,7 @@ export function reportItem(result: ReconcileResult): ReportItem {
 
 /** Runs fn over items with at most `limit` in flight, keeping the input order in the result. */
 export async function mapBounded<T, R>(items: T[], limit: number, fn: (item: T) => Promise<R>): Promise<R[]> {
-  const results: R[] = new Array(items.length);
+  const results = new Array<R>(items.length);
   let next = 0;
   const workers = Array.from({ length: Math.max(1, Math.min(limit, items.length)) }, async () => {
     while (next < items.length) {

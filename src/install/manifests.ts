@@ -52,7 +52,7 @@ export function displayName(object: KubeObject): string {
 }
 
 function parseDocuments(text: string): KubeObject[] {
-  return (yaml.loadAll(text) as (KubeObject | null)[]).filter(
+  return (yaml.loadAll(text) as (KubeObject | null | undefined)[]).filter(
     (doc): doc is KubeObject => doc !== null && doc !== undefined,
   );
 }

@@ -112,7 +112,8 @@ export interface ObjectMetadata {
 
 export interface Lease {
   metadata: { name: string; namespace?: string; resourceVersion?: string };
-  spec: {
+  /** Optional in the API: a Lease written by another tool may have none. */
+  spec?: {
     holderIdentity?: string;
     leaseDurationSeconds?: number;
     acquireTime?: string;
@@ -207,7 +208,12 @@ const APPLY_PATCH = 'application/apply-patch+yaml';
 export const FIELD_MANAGER = 'kubectl-webservice';
 
 /** The kinds `install` ships: their resource name and whether they live in a namespace. */
-const INSTALLABLE_KINDS: Record<string, { resource: string; namespaced: boolean }> = {
+interface InstallableKind {
+  resource: string;
+  namespaced: boolean;
+}
+
+const INSTALLABLE_KINDS: Record<string, InstallableKind> = {
   'apiextensions.k8s.io/v1 CustomResourceDefinition': { resource: 'customresourcedefinitions', namespaced: false },
   'v1 Namespace': { resource: 'namespaces', namespaced: false },
   'v1 ServiceAccount': { resource: 'serviceaccounts', namespaced: true },
@@ -228,7 +234,8 @@ const INSTALLABLE_KINDS: Record<string, { resource: string; namespaced: boolean 
 
 /** The REST path of an installable object, and how kubectl names it in messages. */
 function objectLocation(object: KubeObject): { path: string; resource: string; what: string } {
-  const kind = INSTALLABLE_KINDS[`${object.apiVersion} ${object.kind}`];
+  const key = `${object.apiVersion} ${object.kind}`;
+  const kind = Object.hasOwn(INSTALLABLE_KINDS, key) ? INSTALLABLE_KINDS[key] : null;
   if (!kind) throw new UserError(`cannot install ${object.apiVersion} ${object.kind}: not a kind the plugin ships`);
   const { name, namespace } = object.metadata;
   if (kind.namespaced && !namespace) throw new UserError(`${object.kind} "${name}" has no metadata.namespace`);

@@ -3,6 +3,7 @@
 // tokens, exec and auth-provider plugins, rotating token files); the TLS context is
 // built once, so a pass of thousands of requests reuses a handful of connections
 // instead of paying a handshake and a new SecureContext for each one.
+import * as fs from 'node:fs';
 import * as http from 'node:http';
 import * as https from 'node:https';
 import type * as net from 'node:net';
@@ -153,6 +154,7 @@ export class Transport {
       if (body.length === 0) return {} as T;
       return JSON.parse((req.dropManagedFields ? withoutManagedFields(body) : body).toString('utf8')) as T;
     } catch (err) {
+      // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition -- set by the timer's callback
       if (timedOut) throw new UnreachableError(`${this.server}: no answer within ${this.timeoutMs / 1000}s`, true);
       throw networkError(err, this.server);
     } finally {
@@ -195,9 +197,11 @@ export class Transport {
         }
       }
       // A stream cut short (the connection destroyed) can end the loop without an error.
+      // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition -- set by the watchdog's callback
       if (idle) throw new Error('idle');
     } catch (err) {
       if (options.signal?.aborted) return;
+      // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition -- set by the watchdog's callback
       if (idle)
         throw new UnreachableError(
           `watch ${req.what}: no event or bookmark for ${options.idleTimeoutMs / 1000}s`,
@@ -279,9 +283,9 @@ export class Transport {
       // client-node's error carries what the plugin printed, which may be a credential:
       // name the plugin, never echo its output (nor keep that error's stack for -v).
       const user = this.kubeConfig.getCurrentUser();
-      const source = user?.exec
-        ? `the exec plugin "${user.exec.command}"`
-        : `the auth provider "${user?.authProvider?.name}"`;
+      const exec = user?.exec as { command?: string } | undefined;
+      const provider = user?.authProvider as { name?: string } | undefined;
+      const source = exec ? `the exec plugin "${exec.command}"` : `the auth provider "${provider?.name}"`;
       throw new ForbiddenError(`getting credentials from ${source} failed; run it by hand to see why`, 401);
     }
     const out: Record<string, string> = {};
@@ -297,7 +301,7 @@ function tlsMaterial(kc: KubeConfig): tls.SecureContextOptions {
   const cluster = kc.getCurrentCluster();
   const user = kc.getCurrentUser();
   const read = (file?: string, data?: string): Buffer | undefined => {
-    if (file) return require('node:fs').readFileSync(file) as Buffer;
+    if (file) return fs.readFileSync(file);
     if (data) return Buffer.from(data, 'base64');
     return undefined;
   };
@@ -334,7 +338,7 @@ interface StatusBody {
 
 /** Maps an API status to a typed error, with the server's own message (kubectl's wording). */
 export function statusError(code: number, raw: Buffer, what: string): KubeError {
-  let body: StatusBody = {};
+  let body: StatusBody;
   const text = raw.toString('utf8');
   try {
     body = JSON.parse(text) as StatusBody;
@@ -377,7 +381,7 @@ const NETWORK_CODES = new Set([
 
 function networkError(err: unknown, server: string): Error {
   if (err instanceof KubeError) return err;
-  const code = (err as { code?: string })?.code;
+  const code = (err as { code?: string } | undefined)?.code;
   if (code && NETWORK_CODES.has(code)) {
     return new UnreachableError(
       `the connection to the server ${server} was refused or failed (${code}): is the cluster running?`,
@@ -386,6 +390,7 @@ function networkError(err: unknown, server: string): Error {
   if (code && /^(ERR_TLS|CERT_|UNABLE_TO|DEPTH_ZERO|SELF_SIGNED)/.test(code)) {
     return new UnreachableError(`TLS with ${server} failed: ${(err as Error).message}`);
   }
-  if ((err as Error)?.name === 'AbortError') return new UnreachableError(`the request to ${server} was aborted`);
+  if ((err as Error | undefined)?.name === 'AbortError')
+    return new UnreachableError(`the request to ${server} was aborted`);
   return err instanceof Error ? err : new Error(String(err));
 }

@@ -187,7 +187,6 @@ function formatRows(all: Cell[][], widths: number[]): string {
 }
 
 export function stripAnsi(text: string): string {
-  // eslint-disable-next-line no-control-regex
   return text.replace(/\u001b\[[0-9;]*m/g, '');
 }
 

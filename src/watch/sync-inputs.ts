@@ -104,7 +104,7 @@ export async function watchSyncInputs(client: KubeClient, options: SyncInputWatc
   function markWithDependents(ws: WebService): void {
     mark(keyOf(ws));
     for (const [key, other] of index.parentsByKey) {
-      if (other.metadata.namespace === ws.metadata.namespace && other.spec?.dependsOn?.includes(ws.metadata.name))
+      if (other.metadata.namespace === ws.metadata.namespace && other.spec.dependsOn?.includes(ws.metadata.name))
         mark(key);
     }
   }

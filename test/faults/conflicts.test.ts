@@ -26,6 +26,7 @@ function raceWriter(ns: string, names: string[]): { stop: () => Promise<number> 
   let running = true;
   let writes = 0;
   const loop = (async () => {
+    // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition -- the test sets it false to stop the loop
     for (let round = 0; running; round++) {
       await Promise.all(
         names.map(async (name) => {
@@ -100,7 +101,9 @@ describe('run against a racing writer', () => {
     recordResult('a concurrent writer forcing 409s on CRs and children', 'run', report, { conflicts, writerWrites });
     expect(conflicts).toBeGreaterThan(0);
     expect(report.violations).toEqual([]);
-    const children = getJson(['get', 'configmaps', '-n', ns, '-l', OWNED]).items as { data: Record<string, string> }[];
+    const children = getJson(['get', 'configmaps', '-n', ns, '-l', OWNED]).items as {
+      data: Record<string, string | undefined>;
+    }[];
     expect(children.filter((cm) => cm.data.theirs === undefined)).toEqual([]);
   });
 });

@@ -45,7 +45,7 @@ function burst(names: string[]): Promise<void> {
           new Promise<void>((resolve, reject) => {
             const child = spawn('kubectl', ['create', '-f', '-'], { stdio: ['pipe', 'ignore', 'inherit'] });
             child.on('exit', (code) => (code === 0 ? resolve() : reject(new Error(`kubectl create exited ${code}`))));
-            child.stdin!.end(batch);
+            child.stdin.end(batch);
           }),
       ),
     Promise.resolve(),

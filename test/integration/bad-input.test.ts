@@ -217,6 +217,7 @@ describe('dependency cycles under run: reported once, never on a timer, resolved
     kubeconfig = controllerKubeconfig();
   });
   afterAll(async () => {
+    // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition -- unset when beforeAll failed
     await ctl?.stop();
     deleteNamespace(loopNs);
   });

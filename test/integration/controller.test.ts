@@ -221,6 +221,7 @@ describe('run: /readyz follows cache sync', () => {
   let ns: string;
   let ctl: ControllerProcess;
   afterAll(async () => {
+    // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition -- unset when beforeAll failed
     await ctl?.stop();
     deleteNamespace(ns);
   });
@@ -327,6 +328,7 @@ describe('run: a kube-apiserver restart', () => {
   let ns: string;
   let ctl: ControllerProcess;
   afterAll(async () => {
+    // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition -- unset when beforeAll failed
     await ctl?.stop();
     if (ns) deleteNamespace(ns);
   });

@@ -67,6 +67,7 @@ const pluginWrites = async () => (await audit.mutating()).filter((e) => fromPlug
 describe('status --all -w', () => {
   let watch: Background;
   afterAll(async () => {
+    // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition -- unset when beforeAll failed
     await watch?.interrupt();
   });
 

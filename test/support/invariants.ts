@@ -206,7 +206,12 @@ function parentViolations(
   const ready = parent.status?.conditions?.find((c) => c.type === 'Ready');
   const wantReason = expect.notReady?.[name];
   const want = wantReason ? { status: 'False', reason: wantReason } : { status: 'True', reason: 'Reconciled' };
-  if (ready?.status !== want.status || ready?.reason !== want.reason || ready?.observedGeneration !== generation) {
+  if (
+    !ready ||
+    ready.status !== want.status ||
+    ready.reason !== want.reason ||
+    ready.observedGeneration !== generation
+  ) {
     violations.push(
       `webservice/${name}: Ready ${ready?.status}/${ready?.reason} at generation ${ready?.observedGeneration}, want ${want.status}/${want.reason} at ${generation}`,
     );
@@ -339,7 +344,7 @@ export class LeaseHistory {
       this.pending = this.pending.slice(newline + 1);
       const start = parseMicroTime(acquireTime);
       if (!Number.isFinite(start)) continue;
-      const last = this.terms[this.terms.length - 1];
+      const last = this.terms.at(-1);
       if (!last || last.start !== start || last.holder !== holder) {
         this.terms.push({ holder, start });
         this.terms.sort((a, b) => a.start - b.start);

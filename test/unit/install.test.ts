@@ -110,7 +110,7 @@ describe('the bundled manifests', () => {
 
   it('print as a YAML stream that reads back as the same objects', () => {
     const objects = allBundledManifests('1.2.3');
-    expect((yaml.loadAll(toYamlStream(objects)) as unknown[]).filter(Boolean)).toEqual(objects);
+    expect(yaml.loadAll(toYamlStream(objects)).filter(Boolean)).toEqual(objects);
   });
 
   it('are named the way kubectl names them', () => {

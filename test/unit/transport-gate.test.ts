@@ -153,7 +153,7 @@ describe('gatedSettled: the answers to writes already sent', () => {
   });
 
   test('gives up after its timeout when the answer does not come', async () => {
-    hold();
+    void hold();
     await until(() => held.length === 1);
     const started = Date.now();
     await transport.gatedSettled(100);
