@@ -4,6 +4,7 @@
 import yargs = require('yargs');
 import helpers = require('yargs/helpers');
 import { globalOptions } from './cli/context';
+import { withBareDryRun } from './cli/dry-run';
 import { applyCommand } from './commands/apply';
 import { checkCommand } from './commands/check';
 import { finalizeCommand } from './commands/finalize';
@@ -22,7 +23,7 @@ class UsageError extends Error {}
 export async function main(argv: string[]): Promise<void> {
   const verbose = argv.includes('-v') || argv.includes('--verbose');
   try {
-    const parser = yargs(argv);
+    const parser = yargs(withBareDryRun(argv));
     skipHelpTextCache(parser);
     await globalOptions(parser)
       .scriptName('kubectl webservice')

@@ -1,7 +1,8 @@
 // Global flags and the per-invocation context every command receives.
 import * as fs from 'node:fs';
 import type { Argv } from 'yargs';
-import type { KubeClient } from '../kube/client';
+import type { DryRun, KubeClient } from '../kube/client';
+import { DryRunArgs, parseDryRun } from './dry-run';
 import { UserError } from '../kube/errors';
 import { OUTPUT_FORMATS, OutputFormat, Printer, createPrinter } from '../print/output';
 
@@ -64,6 +65,8 @@ export function globalOptions<T>(yargs: Argv<T>): Argv<T & GlobalArgs> {
 
 export interface Context {
   args: GlobalArgs;
+  /** The command's --dry-run; the client it connects refuses (client) or dry-runs (server) every write. */
+  dryRun: DryRun;
   out: Printer;
   /** Connects on first use, so commands that work offline (-f) never need a cluster. */
   client(): KubeClient;
@@ -77,6 +80,8 @@ export interface Context {
 
 export function createContext(args: GlobalArgs): Context {
   let client: KubeClient | undefined;
+  const dryRunFlag = (args as Partial<DryRunArgs>)['dry-run'];
+  const dryRun = dryRunFlag === undefined ? 'none' : parseDryRun(dryRunFlag);
   if (args['request-timeout'] <= 0 || !Number.isFinite(args['request-timeout'])) {
     throw new UserError(`--request-timeout must be a positive number of seconds, got ${args['request-timeout']}`);
   }
@@ -87,10 +92,12 @@ export function createContext(args: GlobalArgs): Context {
       kubeconfig: args.kubeconfig,
       context: args.context,
       requestTimeoutMs: args['request-timeout'] * 1000,
+      dryRun,
     }));
   const namespace = () => args.namespace || connect().connection.namespace;
   return {
     args,
+    dryRun,
     out: createPrinter({ format: args.output, colorFlag: args.color }),
     client: connect,
     connected: () => client !== undefined,

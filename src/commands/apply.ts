@@ -12,6 +12,7 @@ import { gatherOne } from '../engine/gather';
 import { ReconcileResult, carryOut, mapBounded, reconcile, reportItem } from '../engine/reconcile';
 import { KubeError, UserError } from '../kube/errors';
 import { parseDuration } from '../cli/duration';
+import { DryRunArgs, dryRunOption } from '../cli/dry-run';
 import { printDecisions } from './decisions';
 import {
   RequeueArgs,
@@ -25,10 +26,9 @@ import {
   targetOptions,
 } from './shared';
 
-interface Args extends TargetArgs, RequeueArgs {
+interface Args extends TargetArgs, RequeueArgs, DryRunArgs {
   filename?: string;
   wait?: string;
-  'dry-run'?: boolean;
   concurrency: number;
 }
 
@@ -38,7 +38,7 @@ export const applyCommand: CommandModule<object, Args> = {
   command: 'apply [name]',
   describe: 'Reconcile WebServices: create or update the child ConfigMap, finalize deletions, write status',
   builder: (yargs) =>
-    requeueOption(targetOptions(yargs, 'apply'))
+    dryRunOption(requeueOption(targetOptions(yargs, 'apply')))
       .option('filename', {
         alias: 'f',
         type: 'string',
@@ -49,11 +49,11 @@ export const applyCommand: CommandModule<object, Args> = {
         type: 'string',
         describe: `Repeat passes until converged or TIMEOUT (e.g. 90s, 5m; bare --wait means ${DEFAULT_WAIT})`,
       })
-      .option('dry-run', { type: 'boolean', describe: 'Only print the decisions, as plan does' })
       .option('concurrency', { type: 'number', default: 4, describe: 'WebServices reconciled at once with --all' })
       .example('$0 apply checkout -n crd-lab', 'reconcile one WebService')
       .example('$0 apply --all -n crd-lab -o json', 'one pass over a namespace, with a report')
-      .example('$0 apply --all --wait=2m', 'repeat until every WebService is Ready'),
+      .example('$0 apply --all --wait=2m', 'repeat until every WebService is Ready')
+      .example('$0 apply --all --dry-run=server', 'every write checked by the API server, nothing persisted'),
   handler: withContext<Args>(async (ctx, args) => {
     checkRequeueAfter(args['requeue-after']);
     if (!Number.isInteger(args.concurrency) || args.concurrency < 1) {
@@ -65,7 +65,7 @@ export const applyCommand: CommandModule<object, Args> = {
     const results = await reconcileUntilDone(ctx, args, timeoutMs);
     const report = buildReport(results.map(reportItem));
     printApply(ctx, args, results, report);
-    return args['dry-run'] ? 0 : exitCodeOf(report);
+    return ctx.dryRun === 'client' ? 0 : exitCodeOf(report);
   }),
 };
 
@@ -74,10 +74,9 @@ async function pass(ctx: Context, args: Args): Promise<ReconcileResult[]> {
   const options = {
     requeueAfterSeconds: args['requeue-after'],
     now: nowIso(ctx),
-    dryRun: args['dry-run'],
     reportingInstance: reportingInstance(),
   };
-  const progress = ctx.out.counter(args['dry-run'] ? 'planned' : 'reconciled', inputs.length);
+  const progress = ctx.out.counter(ctx.dryRun === 'client' ? 'planned' : 'reconciled', inputs.length);
   try {
     return await mapBounded(inputs, args.concurrency, async (input) => {
       const result = await reconcile(ctx.client(), input, options);
@@ -114,7 +113,8 @@ async function reconcileUntilDone(ctx: Context, args: Args, timeoutMs: number): 
       await new Promise((resolve) => setTimeout(resolve, waitMs));
       continue;
     }
-    if (timeoutMs === 0 || args['dry-run']) return results;
+    // A dry run changes nothing, so a second pass would find the same.
+    if (timeoutMs === 0 || ctx.dryRun !== 'none') return results;
     const pending = results.map(reportItem).filter((item) => !isSettled(item));
     const delays = pending
       .map((item) => {
@@ -155,7 +155,7 @@ function printApply(ctx: Context, args: Args, results: ReconcileResult[], report
   }
   const eventError = results.find((r) => r.eventError)?.eventError;
   if (eventError) out.progress(`warning: Events were not recorded: ${eventError.message}`);
-  if (args['dry-run']) {
+  if (ctx.dryRun === 'client') {
     printResults(
       ctx,
       results.map((r) => r.decision),
@@ -168,14 +168,20 @@ function printApply(ctx: Context, args: Args, results: ReconcileResult[], report
     );
     return;
   }
+  const server = ctx.dryRun === 'server';
   if (out.format === 'json' || out.format === 'yaml') {
-    out.data(args.name ? singleResult(results[0]) : report);
+    const data = args.name ? singleResult(results[0]) : report;
+    out.data(server ? { ...data, dryRun: 'server' } : data);
     return;
   }
   printResults(ctx, results, Boolean(args.name), (items) =>
     printDecisions(
       ctx,
-      items.map((r) => ({ decision: r.decision, result: describeResult(r), failed: Boolean(r.error) })),
+      items.map((r) => ({
+        decision: r.decision,
+        result: `${describeResult(r)}${server ? ' (server dry run)' : ''}`,
+        failed: Boolean(r.error),
+      })),
     ),
   );
   if (args.all) {
@@ -241,10 +247,16 @@ async function applySavedDecision(ctx: Context, file: string): Promise<number> {
       `the decision in ${file} is stale: planning webservice/${saved.name} now gives "${fresh.action}" (${fresh.reason}); run plan again`,
     );
   }
-  const { cleaned } = await carryOut(ctx.client(), fresh);
+  // A client dry run stops here: the saved decision is still what planning gives now.
+  const { cleaned } = ctx.dryRun === 'client' ? { cleaned: [] } : await carryOut(ctx.client(), fresh);
   const result = { decision: fresh, result: { cleaned, statusWritten: false } };
+  const done = {
+    none: 'carried out',
+    client: 'would be carried out (dry run)',
+    server: 'carried out (server dry run)',
+  };
   if (ctx.out.format === 'json' || ctx.out.format === 'yaml') ctx.out.data(result);
-  else printDecisions(ctx, [{ decision: fresh, result: fresh.ops.length > 0 ? 'carried out' : 'nothing to do' }]);
+  else printDecisions(ctx, [{ decision: fresh, result: fresh.ops.length > 0 ? done[ctx.dryRun] : 'nothing to do' }]);
   return fresh.action === 'conflict' ? 1 : fresh.action === 'requeue' ? 2 : 0;
 }
 

@@ -7,6 +7,7 @@ import { Context } from '../cli/context';
 import { withContext } from '../cli/run';
 import { reconcile } from '../engine/reconcile';
 import { UserError } from '../kube/errors';
+import { DryRunArgs, dryRunOption, dryRunSuffix } from '../cli/dry-run';
 import { TargetArgs, gatherTarget, nowIso, printResults, reportingInstance, targetOptions } from './shared';
 
 interface FinalizeRow {
@@ -17,14 +18,16 @@ interface FinalizeRow {
   error?: string;
 }
 
-export const finalizeCommand: CommandModule<object, TargetArgs> = {
+interface Args extends TargetArgs, DryRunArgs {}
+
+export const finalizeCommand: CommandModule<object, Args> = {
   command: 'finalize [name]',
   describe: 'Clean up after a WebService that is being deleted: delete its children, then remove our finalizer',
   builder: (yargs) =>
-    targetOptions(yargs, 'finalize')
+    dryRunOption(targetOptions(yargs, 'finalize'))
       .example('kubectl delete webservice ephemeral --wait=false && $0 finalize ephemeral', 'finish a deletion')
       .example('$0 finalize --all -o json', 'finalize every WebService that is being deleted'),
-  handler: withContext<TargetArgs>(async (ctx, args) => {
+  handler: withContext<Args>(async (ctx, args) => {
     const inputs = await gatherTarget(ctx, args);
     const terminating = inputs.filter((input) => observe(input).deleting);
     if (args.name && terminating.length === 0) {
@@ -36,10 +39,15 @@ export const finalizeCommand: CommandModule<object, TargetArgs> = {
     const rows: FinalizeRow[] = [];
     for (const input of terminating) {
       const result = await reconcile(ctx.client(), input, { now: nowIso(ctx), reportingInstance: reportingInstance() });
+      // A client dry run deletes nothing: what it would delete are the decision's deleteChild ops.
+      const cleaned =
+        ctx.dryRun === 'client'
+          ? result.decision.ops.flatMap((op) => (op.op === 'deleteChild' ? [`configmap/${op.name}`] : []))
+          : result.cleaned;
       rows.push({
         namespace: result.decision.namespace,
         name: result.decision.name,
-        cleaned: result.cleaned,
+        cleaned,
         finalizerRemoved: result.decision.action === 'finalize' && !result.error,
         ...(result.error ? { error: result.error.message } : {}),
       });
@@ -68,7 +76,10 @@ function finalizeTable(ctx: Context, rows: FinalizeRow[]): void {
       { text: row.cleaned.join(',') || '<none>' },
       row.error
         ? { text: `error: ${row.error}`, style: out.color.red }
-        : { text: row.finalizerRemoved ? `removed ${FINALIZER}` : 'already gone', style: out.color.magenta },
+        : {
+            text: `${row.finalizerRemoved ? `removed ${FINALIZER}` : 'already gone'}${dryRunSuffix(ctx.dryRun)}`,
+            style: out.color.magenta,
+          },
     ]),
   );
 }

@@ -3,14 +3,10 @@
 import type { CommandModule } from 'yargs';
 import { Context } from '../cli/context';
 import { parseDuration } from '../cli/duration';
+import { DryRunArgs, dryRunOption, dryRunSuffix } from '../cli/dry-run';
 import { withContext } from '../cli/run';
 import type { InstallResult } from '../install/installer';
-import { UserError } from '../kube/errors';
 import { VERSION } from '../version';
-
-export interface DryRunArgs {
-  'dry-run': string;
-}
 
 interface Args extends DryRunArgs {
   rbac: boolean;
@@ -40,38 +36,24 @@ export const installCommand: CommandModule<object, Args> = {
       .example('$0 install --rbac --controller --dry-run=server', 'what would change, checked by the API server')
       .example('$0 install -o yaml | kubectl apply -f -', 'print the manifests instead, for another tool to apply'),
   handler: withContext<Args>(async (ctx, args) => {
-    const dryRun = parseDryRun(args['dry-run']);
     const timeoutMs = parseDuration(args.timeout, '--timeout') * 1000;
     const { bundledManifests } = require('../install/manifests') as typeof import('../install/manifests');
     const objects = bundledManifests({ rbac: args.rbac, controller: args.controller });
     // -o json|yaml prints the manifests instead of applying them: no cluster needed.
     if (ctx.out.format === 'yaml' || ctx.out.format === 'json') return ctx.out.documents(objects);
     const { install } = require('../install/installer') as typeof import('../install/installer');
-    const results = await install(ctx.client(), objects, { dryRun, establishTimeoutMs: timeoutMs, version: VERSION });
-    printInstall(ctx, results, dryRun);
+    const results = await install(ctx.client(), objects, {
+      dryRun: ctx.dryRun,
+      establishTimeoutMs: timeoutMs,
+      version: VERSION,
+    });
+    printInstall(ctx, results);
   }),
 };
 
-export function dryRunOption<T>(yargs: import('yargs').Argv<T>) {
-  return yargs.option('dry-run', {
-    type: 'string',
-    default: 'none',
-    describe: '"server": send every request as a server-side dry run; nothing is persisted',
-  });
-}
-
-/** kubectl's --dry-run values, of which a server dry run is the one that means something here. */
-export function parseDryRun(value: string): boolean {
-  if (value === 'server') return true;
-  if (value === 'none') return false;
-  throw new UserError(
-    `--dry-run must be "server" or "none", got "${value}" (to see the manifests without a cluster, use -o yaml)`,
-  );
-}
-
-function printInstall(ctx: Context, results: InstallResult[], dryRun: boolean): void {
+function printInstall(ctx: Context, results: InstallResult[]): void {
   const { displayName } = require('../install/manifests') as typeof import('../install/manifests');
-  const suffix = dryRun ? ' (server dry run)' : '';
+  const suffix = dryRunSuffix(ctx.dryRun);
   for (const { object, action, note } of results) {
     const style = action === 'unchanged' ? ctx.out.color.dim : ctx.out.color.green;
     ctx.out.line(`${displayName(object)} ${style(action)}${suffix}${note ? ` (not checked: ${note})` : ''}`);

@@ -12,6 +12,7 @@ import { gatherOne } from '../engine/gather';
 import { MAX_ATTEMPTS } from '../engine/reconcile';
 import { ConflictError } from '../kube/errors';
 import { withContext } from '../cli/run';
+import { DryRunArgs, dryRunOption } from '../cli/dry-run';
 import { Cell, age } from '../print/output';
 import {
   RequeueArgs,
@@ -24,8 +25,7 @@ import {
   targetOptions,
 } from './shared';
 
-interface Args extends TargetArgs, RequeueArgs {
-  'dry-run'?: boolean;
+interface Args extends TargetArgs, RequeueArgs, DryRunArgs {
   watch?: boolean;
 }
 
@@ -51,8 +51,7 @@ export const statusCommand: CommandModule<object, Args> = {
   command: 'status [name]',
   describe: 'Compute the status of WebServices and write it through the status subresource when it differs',
   builder: (yargs) =>
-    requeueOption(targetOptions(yargs, 'report on'))
-      .option('dry-run', { type: 'boolean', describe: 'Compute and print the status, write nothing' })
+    dryRunOption(requeueOption(targetOptions(yargs, 'report on')))
       .option('watch', {
         alias: 'w',
         type: 'boolean',
@@ -69,7 +68,7 @@ export const statusCommand: CommandModule<object, Args> = {
     const rows: StatusRow[] = [];
     for (const input of await gatherTarget(ctx, args)) {
       rows.push(
-        args['dry-run']
+        ctx.dryRun === 'client'
           ? statusOf(input, args['requeue-after'], now).row
           : await writeStatus(ctx, input, args['requeue-after'], now),
       );

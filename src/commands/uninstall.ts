@@ -5,7 +5,7 @@ import { Context } from '../cli/context';
 import { parseDuration } from '../cli/duration';
 import { withContext } from '../cli/run';
 import type { UninstallReport } from '../install/installer';
-import { DryRunArgs, dryRunOption, parseDryRun } from './install';
+import { DryRunArgs, dryRunOption, dryRunSuffix } from '../cli/dry-run';
 
 interface Args extends DryRunArgs {
   force: boolean;
@@ -28,16 +28,19 @@ export const uninstallCommand: CommandModule<object, Args> = {
       .example('$0 uninstall', 'remove the CRD, the RBAC and the controller, if no WebService is left')
       .example('$0 uninstall --force', 'remove them even so: every WebService is lost'),
   handler: withContext<Args>(async (ctx, args) => {
-    const dryRun = parseDryRun(args['dry-run']);
     const timeoutMs = args.wait ? parseDuration(args.timeout, '--timeout') * 1000 : 0;
     const { allBundledManifests } = require('../install/manifests') as typeof import('../install/manifests');
     const { uninstall } = require('../install/installer') as typeof import('../install/installer');
-    const report = await uninstall(ctx.client(), allBundledManifests(), { force: args.force, dryRun, timeoutMs });
-    printUninstall(ctx, report, dryRun);
+    const report = await uninstall(ctx.client(), allBundledManifests(), {
+      force: args.force,
+      dryRun: ctx.dryRun,
+      timeoutMs,
+    });
+    printUninstall(ctx, report);
   }),
 };
 
-function printUninstall(ctx: Context, report: UninstallReport, dryRun: boolean): void {
+function printUninstall(ctx: Context, report: UninstallReport): void {
   const { displayName } = require('../install/manifests') as typeof import('../install/manifests');
   const { out } = ctx;
   if (out.format === 'json' || out.format === 'yaml') {
@@ -50,11 +53,11 @@ function printUninstall(ctx: Context, report: UninstallReport, dryRun: boolean):
       })),
       webServicesLost: report.webServicesLost,
       finalizersRemoved: report.finalizersRemoved,
-      dryRun,
+      dryRun: ctx.dryRun,
     });
     return;
   }
-  const suffix = dryRun ? ' (server dry run)' : '';
+  const suffix = dryRunSuffix(ctx.dryRun);
   const deleted = report.results.filter((r) => r.action === 'deleted');
   for (const { object } of deleted) out.line(`${displayName(object)} deleted${suffix}`);
   if (report.webServicesLost > 0) {

@@ -16,8 +16,6 @@ export const MAX_ATTEMPTS = 4;
 
 export interface ReconcileOptions extends DecideOptions {
   now: () => string;
-  /** Compute everything, write nothing. */
-  dryRun?: boolean;
   /** Who reports the Events (events.k8s.io reportingInstance); no Events without it. */
   reportingInstance?: string;
 }
@@ -56,7 +54,8 @@ export async function reconcile(
   for (let attempt = 1; ; attempt++) {
     const observation = observe(current);
     const decision = decide(observation, options);
-    if (options.dryRun) return { input: current, ...planned(observation, decision, options) };
+    // The client's dry run decides: client sends nothing, server sends every write as a dry run.
+    if (client.dryRun === 'client') return { input: current, ...planned(observation, decision, options) };
     /** After a failed write: a fresh read to decide again from (a 409), or the error to report. */
     const retry = async (err: unknown): Promise<SyncInput | Error> => {
       if (!(err instanceof ConflictError) || attempt >= MAX_ATTEMPTS) return err as Error;
@@ -171,7 +170,8 @@ async function recordEvents(
   events: EventRecord[],
   options: ReconcileOptions,
 ): Promise<Error | undefined> {
-  if (!options.reportingInstance) return undefined;
+  // An Event says what happened; in a dry run nothing did.
+  if (!options.reportingInstance || client.dryRun !== 'none') return undefined;
   try {
     for (const event of events) {
       await client.createEvent({

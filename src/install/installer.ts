@@ -5,7 +5,7 @@
 import { FINALIZER, WebService } from '../core/model';
 import { mapBounded } from '../engine/reconcile';
 import { ConflictError, KubeError, NotFoundError, UserError } from '../kube/errors';
-import type { CustomResourceDefinition, KubeClient, KubeObject } from '../kube/client';
+import type { CustomResourceDefinition, DryRun, KubeClient, KubeObject } from '../kube/client';
 import { containedIn, crdVersionState } from './compare';
 import { VERSION_LABEL, displayName, installedVersion, isCrd } from './manifests';
 
@@ -19,7 +19,8 @@ export interface InstallResult {
 }
 
 export interface InstallOptions {
-  dryRun: boolean;
+  /** client: read and compare, send nothing; server: every write a server-side dry run. */
+  dryRun: DryRun;
   /** How long to wait for a new or changed CRD to be Established. */
   establishTimeoutMs: number;
   version: string;
@@ -49,16 +50,17 @@ export async function install(
       continue;
     }
     const namespace = object.metadata.namespace;
-    if (options.dryRun && namespace && namespacesToCreate.has(namespace)) {
+    if (options.dryRun === 'server' && namespace && namespacesToCreate.has(namespace)) {
       // A dry run creates no namespace, so the server cannot admit what would go in it.
       results.push({ object, action: 'created', note: `namespace ${namespace} does not exist yet` });
       continue;
     }
-    await client.applyObject(object, { force: true, dryRun: options.dryRun });
+    if (options.dryRun !== 'client')
+      await client.applyObject(object, { force: true, dryRun: options.dryRun === 'server' });
     results.push({ object, action: current ? 'configured' : 'created' });
   }
   const crdChanged = results.find((r) => isCrd(r.object) && r.action !== 'unchanged');
-  if (crdChanged && !options.dryRun)
+  if (crdChanged && options.dryRun === 'none')
     await waitEstablished(client, crdChanged.object.metadata.name, options.establishTimeoutMs);
   return results;
 }
@@ -123,7 +125,8 @@ export interface UninstallResult {
 
 export interface UninstallOptions {
   force: boolean;
-  dryRun: boolean;
+  /** client: read and report, delete nothing; server: every delete a server-side dry run. */
+  dryRun: DryRun;
   /** Wait until every deleted object is gone; 0 returns at once. */
   timeoutMs: number;
 }
@@ -164,11 +167,13 @@ export async function uninstall(
       results.push({ object, action: 'not found' });
       continue;
     }
-    if (isCrd(object) && !options.dryRun) finalizersRemoved += await removeOurFinalizers(client, webServices);
-    const deleted = await client.deleteObject(object, { uid: current.metadata.uid, dryRun: options.dryRun });
+    if (isCrd(object) && options.dryRun === 'none') finalizersRemoved += await removeOurFinalizers(client, webServices);
+    const deleted =
+      options.dryRun === 'client' ||
+      (await client.deleteObject(object, { uid: current.metadata.uid, dryRun: options.dryRun === 'server' }));
     results.push({ object, action: deleted ? 'deleted' : 'not found' });
   }
-  if (options.timeoutMs > 0 && !options.dryRun) {
+  if (options.timeoutMs > 0 && options.dryRun === 'none') {
     finalizersRemoved += await waitGone(
       client,
       results.filter((r) => r.action === 'deleted').map((r) => r.object),

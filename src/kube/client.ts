@@ -12,10 +12,15 @@ import { Request, Transport, WatchEvent, WatchOptions } from './transport';
 const SERVICE_ACCOUNT_TOKEN = '/var/run/secrets/kubernetes.io/serviceaccount/token';
 const DEFAULT_TIMEOUT_MS = 30_000;
 
+/** none: write; client: send no write at all; server: send every write with dryRun=All. */
+export type DryRun = 'none' | 'client' | 'server';
+
 export interface ConnectOptions {
   kubeconfig?: string;
   context?: string;
   requestTimeoutMs?: number;
+  /** client: refuse every write; server: send every write with dryRun=All. */
+  dryRun?: DryRun;
 }
 
 export interface Connection {
@@ -262,6 +267,8 @@ const leasePath = (namespace: string, name?: string) =>
 export class KubeClient {
   readonly requests: RequestCounter = { reads: 0, writes: 0 };
   readonly transport: Transport;
+  /** Fixed for the client's life, so no write can slip out before a command sets it. */
+  readonly dryRun: DryRun;
   /** Called before every write; throws to refuse it (a replica that is not the leader). */
   private writeGuard: () => void = () => {};
   private writeObserver: (verb: WriteVerb, resource: string) => void = () => {};
@@ -275,6 +282,7 @@ export class KubeClient {
       connection.server,
       options.requestTimeoutMs ?? DEFAULT_TIMEOUT_MS,
     );
+    this.dryRun = options.dryRun ?? 'none';
   }
 
   static connect(options: ConnectOptions): KubeClient {
@@ -555,10 +563,16 @@ export class KubeClient {
 
   /** A write; its response without managedFields, like a LIST's (results keep these objects). */
   private async write<T>(verb: WriteVerb, resource: string, req: Request): Promise<T> {
+    // A client dry run decides and prints, and never gets here: this is the proof, not the path.
+    if (this.dryRun === 'client') throw new Error(`a client dry run must not write (${verb} ${req.what})`);
     // Asked twice: now, to refuse before any work, and again as the bytes go out (see Request.gate).
     this.writeGuard();
     this.requests.writes++;
-    const result = await this.transport.request<T>({ ...req, dropManagedFields: true, gate: () => this.writeGuard() });
+    const result = await this.transport.request<T>({
+      ...(this.dryRun === 'server' ? serverDryRun(req) : req),
+      dropManagedFields: true,
+      gate: () => this.writeGuard(),
+    });
     this.writeObserver(verb, resource);
     return result;
   }
@@ -589,4 +603,16 @@ export class KubeClient {
       options,
     );
   }
+}
+
+/**
+ * A write as a server-side dry run. The API server reads a DELETE's options from its body when
+ * it has one, and then ignores the query: dryRun goes in both.
+ */
+function serverDryRun(req: Request): Request {
+  const query = { ...req.query, dryRun: 'All' };
+  if (req.method === 'DELETE' && typeof req.body === 'object' && req.body !== null) {
+    return { ...req, query, body: { ...req.body, dryRun: ['All'] } };
+  }
+  return { ...req, query };
 }

@@ -176,13 +176,11 @@ describe('install', () => {
     expect((await audit.pluginRequests()).filter((e) => MUTATING.has(e.verb))).toEqual([]);
   });
 
-  it('refuses a --dry-run it does not support, in one line, before any request', async () => {
+  it('refuses a --dry-run value kubectl does not know, in one line, before any request', async () => {
     audit.mark();
-    const result = plugin(['install', '--dry-run=client']);
+    const result = plugin(['install', '--dry-run=all']);
     expect(result.status).toBe(1);
-    expect(result.stderr).toBe(
-      'error: --dry-run must be "server" or "none", got "client" (to see the manifests without a cluster, use -o yaml)\n',
-    );
+    expect(result.stderr).toBe('error: invalid dry-run value (all); must be "none", "server", or "client"\n');
     expect(await audit.pluginRequests()).toEqual([]);
   });
 });

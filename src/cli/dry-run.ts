@@ -1,0 +1,54 @@
+// kubectl's --dry-run=none|client|server, the same on every command that can write.
+import type { Argv } from 'yargs';
+import type { DryRun } from '../kube/client';
+import { UserError } from '../kube/errors';
+
+export type { DryRun };
+
+export interface DryRunArgs {
+  'dry-run': string;
+}
+
+export function dryRunOption<T>(yargs: Argv<T>) {
+  return yargs.option('dry-run', {
+    type: 'string',
+    default: 'none',
+    describe:
+      '"client": write nothing, print what would be done; "server": send every write as a server-side dry run, ' +
+      'which the API server checks and persists nothing',
+  });
+}
+
+/**
+ * kubectl's values, plus the spellings it still accepts: a bare --dry-run (rewritten to
+ * "client" before parsing, see withBareDryRun) and the old booleans.
+ */
+export function parseDryRun(value: string): DryRun {
+  switch (value) {
+    case 'none':
+    case 'false':
+      return 'none';
+    case 'client':
+    case 'true':
+    case '':
+      return 'client';
+    case 'server':
+      return 'server';
+    default:
+      throw new UserError(`invalid dry-run value (${value}); must be "none", "server", or "client"`);
+  }
+}
+
+/**
+ * A bare --dry-run means client, as in kubectl, and takes no value: without this, the parser
+ * would read the NAME after it as the flag's value ("apply --dry-run checkout").
+ */
+export function withBareDryRun(argv: string[]): string[] {
+  const end = argv.indexOf('--');
+  return argv.map((arg, i) => (arg === '--dry-run' && (end < 0 || i < end) ? '--dry-run=client' : arg));
+}
+
+/** What kubectl appends to each line of a dry run's output. */
+export function dryRunSuffix(mode: DryRun): string {
+  return { none: '', client: ' (dry run)', server: ' (server dry run)' }[mode];
+}
