@@ -20,7 +20,24 @@ import { VERSION } from './version';
 
 class UsageError extends Error {}
 
+/** How a shell sees kubectl end on a closed pipe: killed by SIGPIPE, 128 + 13. */
+const EXIT_CLOSED_PIPE = 141;
+
+/**
+ * `... | head`: the reader went away. kubectl dies of SIGPIPE there and prints nothing;
+ * Node ignores that signal, so its write fails with EPIPE, which unhandled is a stack trace.
+ */
+function exitQuietlyOnClosedPipe(stream: NodeJS.WriteStream): void {
+  stream.on('error', (err: NodeJS.ErrnoException) => {
+    if (err.code === 'EPIPE') process.exit(EXIT_CLOSED_PIPE);
+    process.exitCode = 1;
+    if (stream !== process.stderr) process.stderr.write(`error: writing the output: ${err.message}\n`);
+  });
+}
+
 export async function main(argv: string[]): Promise<void> {
+  exitQuietlyOnClosedPipe(process.stdout);
+  exitQuietlyOnClosedPipe(process.stderr);
   const verbose = argv.includes('-v') || argv.includes('--verbose');
   try {
     const parser = yargs(withBareDryRun(argv));
