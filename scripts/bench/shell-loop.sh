@@ -4,14 +4,13 @@
 # The bench's baseline: one reconcile pass over every WebService in NAMESPACE the way the
 # lab teaches it by hand, one object at a time, with kubectl and jq only. For each
 # WebService: read the CR and its child with `kubectl get -o json`, compare with jq, and
-# write only what differs (finalizer, child ConfigMap, status). It does the plugin's job
+# write only what differs (child ConfigMap, status). It does the plugin's job
 # (same child, same labels and ownerReference, same Ready condition) without the plugin.
 #
 # Settings: KUBECTL (default kubectl).
 set -euo pipefail
 
 readonly KUBECTL="${KUBECTL:-kubectl}"
-readonly FINALIZER="webservice.labhub.io/cleanup"
 
 log() { echo "shell-loop: $*" >&2; }
 
@@ -44,17 +43,6 @@ child_state() {
     if (.metadata.labels["app.kubernetes.io/managed-by"] == "webservice-controller")
        and any(.metadata.ownerReferences[]?; .controller == true and .uid == $parent.metadata.uid)
     then "ours" else "foreign" end' <<<"${child}"
-}
-
-ensure_finalizer() {
-  local name="$1" namespace="$2" parent="$3"
-  if jq -e --arg f "${FINALIZER}" '(.metadata.finalizers // []) | index($f)' <<<"${parent}" >/dev/null; then
-    return 0
-  fi
-  local patch
-  patch=$(jq -c --arg f "${FINALIZER}" \
-    '{metadata: {resourceVersion: .metadata.resourceVersion, finalizers: ((.metadata.finalizers // []) + [$f])}}' <<<"${parent}")
-  "${KUBECTL}" patch webservice "${name}" -n "${namespace}" --type=merge -p "${patch}" >/dev/null
 }
 
 # Creates the child, or patches our fields of it when they differ. Prints the outcome.
@@ -115,7 +103,6 @@ reconcile_one() {
   local parent child outcome
   parent=$("${KUBECTL}" get webservice "${name}" -n "${namespace}" -o json)
   child=$("${KUBECTL}" get configmap "${name}-desired" -n "${namespace}" -o json --ignore-not-found)
-  ensure_finalizer "${name}" "${namespace}" "${parent}"
   outcome=$(ensure_child "${name}" "${namespace}" "${parent}" "${child}")
   ensure_status "${name}" "${namespace}" "${parent}" "${outcome}"
   [[ "${outcome}" == "unchanged" ]] || log "${namespace}/${name}: ${outcome}"

@@ -29,7 +29,6 @@ export interface FieldChange {
 }
 
 export type Op =
-  | { op: 'addFinalizer'; finalizers: string[]; resourceVersion?: string }
   | { op: 'createChild'; object: ConfigMap }
   | { op: 'patchChild'; name: string; patch: ChildPatch }
   | { op: 'deleteChild'; name: string; uid?: string }
@@ -85,18 +84,15 @@ export function decide(obs: Observation, options: DecideOptions = {}): Decision 
     });
   }
 
-  const finalizerOps: Op[] = hasOurFinalizer(obs)
-    ? []
-    : [{ op: 'addFinalizer', finalizers: [...obs.finalizers, FINALIZER], resourceVersion: obs.resourceVersion }];
-
+  // No finalizer is added: the child carries a controller ownerReference, so the garbage
+  // collector removes it, and a deletion never waits for a reconcile that may never come.
+  // One that a user put there (the lab's ephemeral) is honoured by decideDeletion.
   if (!obs.child) {
     return record(obs, {
       action: 'create',
       reason: `${childTarget} does not exist yet`,
       target: childTarget,
-      // The child first: if its name is taken by a foreign object (which a controller's
-      // cache does not see), the create fails before the CR is claimed with our finalizer.
-      ops: [{ op: 'createChild', object: desiredChild(obs) }, ...finalizerOps],
+      ops: [{ op: 'createChild', object: desiredChild(obs) }],
     });
   }
 
@@ -116,17 +112,7 @@ export function decide(obs: Observation, options: DecideOptions = {}): Decision 
       reason: `${childTarget} differs from the spec: ${changes.map((c) => c.field).join(', ')}`,
       target: childTarget,
       changes,
-      ops: [...finalizerOps, { op: 'patchChild', name: obs.child.name, patch: childPatch(obs, obs.child, changes) }],
-    });
-  }
-
-  if (finalizerOps.length > 0) {
-    return record(obs, {
-      action: 'update',
-      reason: `finalizer ${FINALIZER} is missing; ${childTarget} already matches the spec`,
-      target: `webservice/${obs.name}`,
-      changes: [{ field: 'metadata.finalizers', from: null, to: FINALIZER }],
-      ops: finalizerOps,
+      ops: [{ op: 'patchChild', name: obs.child.name, patch: childPatch(obs, obs.child, changes) }],
     });
   }
 

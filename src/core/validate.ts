@@ -120,7 +120,7 @@ export function parseDecision(value: unknown): Decision {
   checkName(d.name as string, 'decision.name');
   need(ACTIONS.includes(d.action as never), `decision.action must be one of ${ACTIONS.join(', ')}`);
   need(Array.isArray(d.ops), 'decision.ops must be a list');
-  const known = ['addFinalizer', 'createChild', 'patchChild', 'deleteChild', 'removeFinalizer'];
+  const known = ['createChild', 'patchChild', 'deleteChild', 'removeFinalizer'];
   for (const [i, op] of (d.ops as unknown[]).entries()) {
     need(isObject(op) && known.includes(op.op as string), `decision.ops[${i}].op must be one of ${known.join(', ')}`);
   }

@@ -79,7 +79,7 @@ export async function reconcile(
     }
 
     const status = computeStatus(observation, decision, outcome, options.now());
-    // Our own finalizer patch moved the resourceVersion; any other change since the read did not come from us.
+    // Our own finalizer removal moved the resourceVersion; any other change since the read did not come from us.
     const patch = statusPatch(status, applied.written.parent?.metadata.resourceVersion ?? observation.resourceVersion);
     let statusWritten = false;
     let statusError: Error | undefined;
@@ -230,7 +230,6 @@ export async function carryOut(client: KubeClient, decision: Decision): Promise<
 async function execute(client: KubeClient, decision: Decision, op: Op, applied: Applied): Promise<void> {
   const { namespace, name } = decision;
   switch (op.op) {
-    case 'addFinalizer':
     case 'removeFinalizer':
       try {
         applied.written.parent = await client.patchWebService(namespace, name, {
@@ -238,7 +237,7 @@ async function execute(client: KubeClient, decision: Decision, op: Op, applied: 
         });
       } catch (err) {
         // The object is already gone once its last finalizer is off: nothing left to do.
-        if (!(op.op === 'removeFinalizer' && err instanceof NotFoundError)) throw err;
+        if (!(err instanceof NotFoundError)) throw err;
       }
       return;
     case 'createChild':

@@ -4,6 +4,7 @@
 // says DependencyNotReady and keeps its child. For run and for apply.
 import { createNamespace, kubectl, plugin } from '../support/cluster';
 import { ControllerProcess, controllerKubeconfig } from '../support/controller';
+import { FINALIZER } from '../../src/core/model';
 import { checkInvariants } from '../support/invariants';
 import { cleanNamespace, createWebServices, recordResult } from './support';
 
@@ -42,7 +43,18 @@ describe.each(['run', 'apply'] as const)('%s', (mode) => {
       steadyWindowMs: 1_000,
     });
     expect(ready.violations).toEqual([]);
-    // was-ready holds our finalizer and a child; now it waits on a dependency that is not there.
+    // was-ready holds our finalizer, as an older version added it, and a child; now it waits
+    // on a dependency that is not there.
+    kubectl([
+      'patch',
+      'webservice',
+      'was-ready',
+      '-n',
+      ns,
+      '--type=merge',
+      '-p',
+      `{"metadata":{"finalizers":["${FINALIZER}"]}}`,
+    ]);
     kubectl(['patch', 'webservice', 'was-ready', '-n', ns, '--type=merge', '-p', '{"spec":{"dependsOn":["ghost"]}}']);
     reconcile();
     kubectl(['delete', 'webservice', 'waiting', 'was-ready', '-n', ns, '--wait=false']);

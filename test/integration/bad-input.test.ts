@@ -27,6 +27,7 @@ import {
   webService,
   fromPlugin,
 } from '../support/cluster';
+import { FINALIZER } from '../../src/core/model';
 import { ControllerProcess, controllerKubeconfig } from '../support/controller';
 
 let ns: string;
@@ -644,7 +645,7 @@ describe('RBAC: a forbidden operation says which verb on which resource, and cha
     // A CR whose stored status is stale, so that `status` has something to write.
     applyYaml(ns, webService('stale-status', { image: 'nginx:1.27' }));
     // A CR being deleted, held by our finalizer, with its child: what `finalize` cleans up.
-    applyYaml(ns, webService('leaving', { image: 'nginx:1.27' }));
+    applyYaml(ns, webService('leaving', { image: 'nginx:1.27' }, { finalizers: [FINALIZER] }));
     expect(plugin(['apply', 'leaving', '-n', ns]).status).toBe(0);
     kubectl(['delete', 'webservice', 'leaving', '-n', ns, '--wait=false']);
   });
@@ -716,7 +717,7 @@ describe('-f files that are not what they should be are refused in one line, cha
         '-f',
         writeScratch('op.json', JSON.stringify({ ...JSON.parse(savedNoop), ops: [{ op: 'rm -rf /' }] })),
       ],
-      /^error: decision\.ops\[0\]\.op must be one of addFinalizer, createChild/,
+      /^error: decision\.ops\[0\]\.op must be one of createChild, patchChild/,
     ],
     [
       'apply -f a decision whose namespace is not a valid name',

@@ -20,6 +20,7 @@ import {
   webService,
   fromPlugin,
 } from '../support/cluster';
+import { FINALIZER } from '../../src/core/model';
 
 let ns: string;
 let audit: AuditWindow;
@@ -93,7 +94,7 @@ describe('plan', () => {
 describe('apply', () => {
   beforeAll(() => applyYaml(ns, webService('web', { image: 'nginx:1.27', replicas: 3, tier: 'prod' })));
 
-  it('creates the owned child, adds the finalizer and writes status', () => {
+  it('creates the owned child and writes status, and adds no finalizer', () => {
     const { status, value } = json(['apply', 'web']);
     expect(status).toBe(0);
     expect(value.decision.action).toBe('create');
@@ -113,7 +114,7 @@ describe('apply', () => {
         blockOwnerDeletion: true,
       },
     ]);
-    expect(parent.metadata.finalizers).toEqual(['webservice.labhub.io/cleanup']);
+    expect(parent.metadata.finalizers).toBeUndefined();
     expect(parent.status.observedGeneration).toBe(parent.metadata.generation);
     expect(parent.status.replicas).toBe(3);
     expect(parent.status.conditions).toEqual([
@@ -466,7 +467,6 @@ describe('a WebService that changes between the read and the status write', () =
     });
     expect(await writes()).toEqual([
       'create configmaps 201', // the child, from generation 1
-      'patch webservices 200', // our finalizer
       'patch webservices/status 409', // a status for generation 1, over generation 2: refused
       'patch configmaps 200', // decided again from generation 2
       'patch webservices/status 200',
@@ -513,7 +513,15 @@ describe('finalize', () => {
   });
 
   it('on a terminating CR: deletes its child, removes only our finalizer, and the CR goes away', async () => {
-    applyYaml(ns, webService('gone', { image: 'nginx:1.27' }, { finalizers: ['example.com/keep-me'] }));
+    // Our finalizer as a user puts it there (apply adds none), beside someone else's.
+    applyYaml(
+      ns,
+      webService(
+        'gone',
+        { image: 'nginx:1.27' },
+        { finalizers: ['example.com/keep-me', 'webservice.labhub.io/cleanup'] },
+      ),
+    );
     json(['apply', 'gone']);
     expect(ws('gone').metadata.finalizers).toEqual(['example.com/keep-me', 'webservice.labhub.io/cleanup']);
     kubectl(['delete', 'webservice', 'gone', '-n', ns, '--wait=false']);
@@ -539,7 +547,7 @@ describe('finalize', () => {
   });
 
   it('prints what it cleaned up as a table', async () => {
-    applyYaml(ns, webService('tidy', { image: 'nginx:1.27' }));
+    applyYaml(ns, webService('tidy', { image: 'nginx:1.27' }, { finalizers: [FINALIZER] }));
     json(['apply', 'tidy']);
     kubectl(['delete', 'webservice', 'tidy', '-n', ns, '--wait=false']);
     const result = plugin(['finalize', 'tidy', '-n', ns]);
@@ -557,7 +565,7 @@ describe('the shipped least-privilege role', () => {
     scoped = createNamespace('rbac');
     kubectl(['apply', '-f', path.join(ROOT, 'crds/rbac/webservice-reconciler.yaml')]);
     kubeconfig = serviceAccountKubeconfig(scoped, 'reconciler', ['--clusterrole=webservice-reconciler']);
-    applyYaml(scoped, webService('api', { image: 'nginx:1.27' }));
+    applyYaml(scoped, webService('api', { image: 'nginx:1.27' }, { finalizers: [FINALIZER] }));
   });
   afterAll(() => deleteNamespace(scoped));
 

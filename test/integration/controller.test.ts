@@ -19,6 +19,7 @@ import {
   tryGetJson,
   webService,
 } from '../support/cluster';
+import { FINALIZER } from '../../src/core/model';
 import { ControllerProcess, controllerKubeconfig } from '../support/controller';
 
 const CONTROLLER_USER = 'system:serviceaccount:webservice-system:webservice-controller';
@@ -88,7 +89,7 @@ describe('run: one controller in a namespace', () => {
     const cm = child(ns, 'web');
     expect(cm.data).toEqual({ image: 'nginx:1.27', replicas: '2', tier: 'dev' });
     expect(cm.metadata.ownerReferences[0].uid).toBe(parent.metadata.uid);
-    expect(parent.metadata.finalizers).toEqual(['webservice.labhub.io/cleanup']);
+    expect(parent.metadata.finalizers).toBeUndefined();
   });
 
   it('a spec change is carried to the child', async () => {
@@ -163,10 +164,18 @@ describe('run: one controller in a namespace', () => {
     expect(ws(ns, 'taken').metadata.finalizers ?? []).toEqual([]);
   });
 
-  it('finalizes a delete, and the WebService is gone', async () => {
+  it('a delete needs no finalizer: the WebService goes at once, and the garbage collector takes its child', async () => {
     kubectl(['delete', 'webservice', 'web', '-n', ns, '--wait=false']);
     await eventually(() => ws(ns, 'web') === null && child(ns, 'web') === null);
-    expect(eventsFor(ns, 'web').map((e) => e.reason)).toContain('Finalized');
+    expect(eventsFor(ns, 'web').map((e) => e.reason)).not.toContain('Finalized');
+  });
+
+  it('finalizes a delete held by our finalizer, as a user put it there', async () => {
+    applyYaml(ns, webService('held', { image: 'nginx:1.27' }, { finalizers: [FINALIZER] }));
+    await eventually(() => isReady(ws(ns, 'held')));
+    kubectl(['delete', 'webservice', 'held', '-n', ns, '--wait=false']);
+    await eventually(() => ws(ns, 'held') === null && child(ns, 'held') === null);
+    expect(eventsFor(ns, 'held').map((e) => e.reason)).toContain('Finalized');
   });
 
   it('makes zero requests other than its watches over 20 s of steady state', async () => {

@@ -189,9 +189,11 @@ describe('uninstall', () => {
   afterAll(restoreCrd);
 
   beforeAll(() => {
-    applyYaml(ns, webService('kept', { image: 'nginx:1.27' }));
-    applyYaml(ns, webService('also-kept', { image: 'nginx:1.27' }));
-    // apply adds our finalizer: without --force's care, deleting the CRD would hang on it.
+    // Our finalizer, as an older version of the plugin added it: without --force's care,
+    // deleting the CRD would hang on it.
+    const legacy = { finalizers: ['webservice.labhub.io/cleanup'] };
+    applyYaml(ns, webService('kept', { image: 'nginx:1.27' }, legacy));
+    applyYaml(ns, webService('also-kept', { image: 'nginx:1.27' }, legacy));
     const applied = plugin(['apply', '--all', '-n', ns]);
     if (applied.status !== 0) throw new Error(applied.stderr);
   });

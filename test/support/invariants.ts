@@ -11,7 +11,6 @@ import { ChildProcess, spawn } from 'node:child_process';
 import { AuditEvent, AuditWindow, MUTATING, getJson, sleep } from './cluster';
 
 export const MANAGED_BY = 'app.kubernetes.io/managed-by';
-export const FINALIZER = 'webservice.labhub.io/cleanup';
 
 export interface ForeignObject {
   resource: 'configmaps' | 'webservices';
@@ -254,8 +253,6 @@ function parentViolations(
   if (child.metadata.labels?.[MANAGED_BY] !== 'webservice-controller') {
     violations.push(`webservice/${name}: child ${child.metadata.name} lacks our label`);
   }
-  if (!(parent.metadata.finalizers ?? []).includes(FINALIZER))
-    violations.push(`webservice/${name}: our finalizer is missing`);
   return violations;
 }
 

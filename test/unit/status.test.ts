@@ -55,8 +55,8 @@ describe('computeStatus', () => {
     expect(ready).toMatchObject({ status: 'False', reason: 'ChildOutOfDate' });
   });
 
-  it('planned: a child that matches but a missing finalizer is still Ready', () => {
-    const ready = statusFor(fixture('update-finalizer-missing'), { kind: 'planned' }).status?.conditions?.[0];
+  it('planned: a child that matches is Ready without our finalizer (none is added)', () => {
+    const ready = statusFor(fixture('noop-without-finalizer'), { kind: 'planned' }).status?.conditions?.[0];
     expect(ready).toMatchObject({ status: 'True', reason: 'Reconciled' });
   });
 
