@@ -4,7 +4,7 @@
 import yargs = require('yargs');
 import helpers = require('yargs/helpers');
 import { globalOptions } from './cli/context';
-import { withBareDryRun } from './cli/dry-run';
+import { withBareFlags } from './cli/argv';
 import { applyCommand } from './commands/apply';
 import { checkCommand } from './commands/check';
 import { finalizeCommand } from './commands/finalize';
@@ -40,7 +40,7 @@ export async function main(argv: string[]): Promise<void> {
   exitQuietlyOnClosedPipe(process.stderr);
   const verbose = argv.includes('-v') || argv.includes('--verbose');
   try {
-    const parser = yargs(withBareDryRun(argv));
+    const parser = yargs(withBareFlags(argv));
     skipHelpTextCache(parser);
     await globalOptions(parser)
       .scriptName('kubectl webservice')
@@ -89,8 +89,14 @@ function reportError(err: unknown, verbose: boolean): void {
   const error = err instanceof Error ? err : new Error(String(err));
   process.stderr.write(`error: ${oneLine(error.message)}\n`);
   if (err instanceof UsageError) process.stderr.write('See "kubectl webservice --help" for usage.\n');
+  // yargs hands on a flag's coerce error as its own YError, with the message we gave it.
+  const fromFlag = error.name === 'YError';
   const expected =
-    err instanceof UserError || err instanceof KubeError || err instanceof InputError || err instanceof UsageError;
+    fromFlag ||
+    err instanceof UserError ||
+    err instanceof KubeError ||
+    err instanceof InputError ||
+    err instanceof UsageError;
   if (verbose && error.stack) process.stderr.write(`${error.stack}\n`);
   else if (!expected && !verbose) process.stderr.write('(run with -v for details)\n');
   process.exitCode = 1;

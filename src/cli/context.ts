@@ -3,6 +3,7 @@ import * as fs from 'node:fs';
 import type { Argv } from 'yargs';
 import type { DryRun, KubeClient } from '../kube/client';
 import { DryRunArgs, parseDryRun } from './dry-run';
+import { parseDuration } from './duration';
 import { UserError } from '../kube/errors';
 import { OUTPUT_FORMATS, OutputFormat, Printer, createPrinter } from '../print/output';
 
@@ -56,9 +57,11 @@ export function globalOptions<T>(yargs: Argv<T>): Argv<T & GlobalArgs> {
       global: true,
     })
     .option('request-timeout', {
-      type: 'number',
-      default: 30,
-      describe: 'Seconds to wait for one API request before giving up',
+      type: 'string',
+      default: '30s',
+      // Seconds from here on, whether given as 30 or as 30s.
+      coerce: (value: string) => parseDuration(value, '--request-timeout'),
+      describe: 'How long to wait for one API request before giving up (30, 30s, 1m)',
       global: true,
     }) as Argv<T & GlobalArgs>;
 }
@@ -82,9 +85,6 @@ export function createContext(args: GlobalArgs): Context {
   let client: KubeClient | undefined;
   const dryRunFlag = (args as Partial<DryRunArgs>)['dry-run'];
   const dryRun = dryRunFlag === undefined ? 'none' : parseDryRun(dryRunFlag);
-  if (args['request-timeout'] <= 0 || !Number.isFinite(args['request-timeout'])) {
-    throw new UserError(`--request-timeout must be a positive number of seconds, got ${args['request-timeout']}`);
-  }
   // client-node is most of the bundle: load it only when a command talks to a cluster,
   // so --help, --version and offline -f runs start fast.
   const connect = () =>

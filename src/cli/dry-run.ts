@@ -21,7 +21,7 @@ export function dryRunOption<T>(yargs: Argv<T>) {
 
 /**
  * kubectl's values, plus the spellings it still accepts: a bare --dry-run (rewritten to
- * "client" before parsing, see withBareDryRun) and the old booleans.
+ * "client" before parsing, see withBareFlags) and the old booleans.
  */
 export function parseDryRun(value: string): DryRun {
   switch (value) {
@@ -37,15 +37,6 @@ export function parseDryRun(value: string): DryRun {
     default:
       throw new UserError(`invalid dry-run value (${value}); must be "none", "server", or "client"`);
   }
-}
-
-/**
- * A bare --dry-run means client, as in kubectl, and takes no value: without this, the parser
- * would read the NAME after it as the flag's value ("apply --dry-run checkout").
- */
-export function withBareDryRun(argv: string[]): string[] {
-  const end = argv.indexOf('--');
-  return argv.map((arg, i) => (arg === '--dry-run' && (end < 0 || i < end) ? '--dry-run=client' : arg));
 }
 
 /** What kubectl appends to each line of a dry run's output. */

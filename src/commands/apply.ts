@@ -11,13 +11,12 @@ import { withContext } from '../cli/run';
 import { gatherOne } from '../engine/gather';
 import { ReconcileResult, carryOut, mapBounded, reconcile, reportItem } from '../engine/reconcile';
 import { KubeError, UserError } from '../kube/errors';
-import { parseDuration } from '../cli/duration';
+import { parseWait } from '../cli/duration';
 import { DryRunArgs, dryRunOption } from '../cli/dry-run';
 import { printDecisions } from './decisions';
 import {
   RequeueArgs,
   TargetArgs,
-  checkRequeueAfter,
   gatherTarget,
   nowIso,
   printResults,
@@ -47,7 +46,7 @@ export const applyCommand: CommandModule<object, Args> = {
       })
       .option('wait', {
         type: 'string',
-        describe: `Repeat passes until converged or TIMEOUT (e.g. 90s, 5m; bare --wait means ${DEFAULT_WAIT})`,
+        describe: `Repeat passes until converged, for at most a duration (90s, 5m; bare --wait or =true: ${DEFAULT_WAIT})`,
       })
       .option('concurrency', { type: 'number', default: 4, describe: 'WebServices reconciled at once with --all' })
       .example('$0 apply checkout -n crd-lab', 'reconcile one WebService')
@@ -55,13 +54,12 @@ export const applyCommand: CommandModule<object, Args> = {
       .example('$0 apply --all --wait=2m', 'repeat until every WebService is Ready')
       .example('$0 apply --all --dry-run=server', 'every write checked by the API server, nothing persisted'),
   handler: withContext<Args>(async (ctx, args) => {
-    checkRequeueAfter(args['requeue-after']);
     if (!Number.isInteger(args.concurrency) || args.concurrency < 1) {
       throw new UserError(`--concurrency must be a whole number >= 1, got ${args.concurrency}`);
     }
     if (args.filename) return applySavedDecision(ctx, args.filename);
     requireTarget(args.name, args.all);
-    const timeoutMs = args.wait === undefined ? 0 : parseDuration(args.wait || DEFAULT_WAIT, '--wait') * 1000;
+    const timeoutMs = parseWait(args.wait, 'no', DEFAULT_WAIT);
     const results = await reconcileUntilDone(ctx, args, timeoutMs);
     const report = buildReport(results.map(reportItem));
     printApply(ctx, args, results, report);

@@ -6,15 +6,7 @@ import { isSyncInput, parseObservation, parseSyncInput } from '../core/validate'
 import { readJsonInput } from '../cli/context';
 import { withContext } from '../cli/run';
 import { printDecisions } from './decisions';
-import {
-  RequeueArgs,
-  TargetArgs,
-  checkRequeueAfter,
-  gatherTarget,
-  printResults,
-  requeueOption,
-  targetOptions,
-} from './shared';
+import { RequeueArgs, TargetArgs, gatherTarget, printResults, requeueOption, targetOptions } from './shared';
 
 interface Args extends TargetArgs, RequeueArgs {
   filename?: string;
@@ -34,7 +26,6 @@ export const planCommand: CommandModule<object, Args> = {
       .example('$0 plan --all -n crd-lab -o json', 'every decision in a namespace')
       .example('$0 plan -f observe.json -o json', 'decide from a saved observation, offline'),
   handler: withContext<Args>(async (ctx, args) => {
-    checkRequeueAfter(args['requeue-after']);
     const observations = args.filename
       ? [observationFromFile(args.filename)]
       : (await gatherTarget(ctx, args)).map(observe);

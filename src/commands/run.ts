@@ -9,7 +9,7 @@ import { checkName, checkNamespace } from '../core/validate';
 import { LOG_FORMATS, LogFormat, createLogger } from '../controller/log';
 import type { ManagerOptions } from '../controller/manager';
 import { UserError } from '../kube/errors';
-import { RequeueArgs, checkRequeueAfter, nowIso, requeueOption } from './shared';
+import { RequeueArgs, nowIso, requeueOption } from './shared';
 
 const IN_CLUSTER_NAMESPACE = '/var/run/secrets/kubernetes.io/serviceaccount/namespace';
 
@@ -95,7 +95,6 @@ export const runCommand: CommandModule<object, Args> = {
 };
 
 async function runController(ctx: Context, args: Args): Promise<number> {
-  checkRequeueAfter(args['requeue-after']);
   if (!Number.isInteger(args.concurrency) || args.concurrency < 1) {
     throw new UserError(`--concurrency must be a whole number >= 1, got ${args.concurrency}`);
   }

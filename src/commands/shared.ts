@@ -6,6 +6,7 @@ import { checkName, checkNamespace } from '../core/validate';
 import { gatherAll, gatherOne } from '../engine/gather';
 import { Context, requireTarget } from '../cli/context';
 import { UserError } from '../kube/errors';
+import { parseWholeSeconds } from '../cli/duration';
 
 export interface TargetArgs {
   name?: string;
@@ -26,16 +27,12 @@ export interface RequeueArgs {
 
 export function requeueOption<T>(yargs: Argv<T>) {
   return yargs.option('requeue-after', {
-    type: 'number',
-    default: DEFAULT_REQUEUE_AFTER_SECONDS,
-    describe: 'Seconds to wait before looking again at a WebService whose dependencies are not ready',
+    type: 'string',
+    default: String(DEFAULT_REQUEUE_AFTER_SECONDS),
+    // Seconds from here on, whether given as 10 or as 10s.
+    coerce: (value: string) => parseWholeSeconds(value, '--requeue-after'),
+    describe: 'How long to wait before looking again at a WebService whose dependencies are not ready (10, 10s, 1m)',
   });
-}
-
-export function checkRequeueAfter(seconds: number): void {
-  if (!Number.isInteger(seconds) || seconds <= 0) {
-    throw new UserError(`--requeue-after must be a whole number of seconds > 0, got ${seconds}`);
-  }
 }
 
 /** The sync inputs for NAME or --all: one GET for a name, two LISTs for --all. */

@@ -14,16 +14,7 @@ import { ConflictError } from '../kube/errors';
 import { withContext } from '../cli/run';
 import { DryRunArgs, dryRunOption } from '../cli/dry-run';
 import { Cell, age } from '../print/output';
-import {
-  RequeueArgs,
-  TargetArgs,
-  checkRequeueAfter,
-  gatherTarget,
-  nowIso,
-  printResults,
-  requeueOption,
-  targetOptions,
-} from './shared';
+import { RequeueArgs, TargetArgs, gatherTarget, nowIso, printResults, requeueOption, targetOptions } from './shared';
 
 interface Args extends TargetArgs, RequeueArgs, DryRunArgs {
   watch?: boolean;
@@ -62,7 +53,6 @@ export const statusCommand: CommandModule<object, Args> = {
       .example('$0 status checkout --dry-run -o json', 'the status that would be written, and whether it changed')
       .example('$0 status --all -w', 'watch WebServices converge, like kubectl get -w'),
   handler: withContext<Args>(async (ctx, args) => {
-    checkRequeueAfter(args['requeue-after']);
     if (args.watch) return watchStatus(ctx, args);
     const now = nowIso(ctx);
     const rows: StatusRow[] = [];

@@ -2,14 +2,14 @@
 // exist, unless --force, because deleting the CRD deletes every WebService with it.
 import type { CommandModule } from 'yargs';
 import { Context } from '../cli/context';
-import { parseDuration } from '../cli/duration';
+import { parseDuration, parseWait } from '../cli/duration';
 import { withContext } from '../cli/run';
 import type { UninstallReport } from '../install/installer';
 import { DryRunArgs, dryRunOption, dryRunSuffix } from '../cli/dry-run';
 
 interface Args extends DryRunArgs {
   force: boolean;
-  wait: boolean;
+  wait?: string;
   timeout: string;
 }
 
@@ -23,12 +23,16 @@ export const uninstallCommand: CommandModule<object, Args> = {
         default: false,
         describe: 'Uninstall even though WebServices exist: they are deleted with the CRD, without finalize',
       })
-      .option('wait', { type: 'boolean', default: true, describe: 'Wait until everything deleted is gone' })
-      .option('timeout', { type: 'string', default: '2m', describe: 'How long to wait with --wait' })
+      .option('wait', {
+        type: 'string',
+        describe: 'Wait until everything deleted is gone: true (the default), false, or at most a duration (90s)',
+      })
+      .option('timeout', { type: 'string', default: '2m', describe: 'How long to wait when --wait is true' })
       .example('$0 uninstall', 'remove the CRD, the RBAC and the controller, if no WebService is left')
       .example('$0 uninstall --force', 'remove them even so: every WebService is lost'),
   handler: withContext<Args>(async (ctx, args) => {
-    const timeoutMs = args.wait ? parseDuration(args.timeout, '--timeout') * 1000 : 0;
+    parseDuration(args.timeout, '--timeout');
+    const timeoutMs = parseWait(args.wait, 'default', args.timeout);
     const { allBundledManifests } = require('../install/manifests') as typeof import('../install/manifests');
     const { uninstall } = require('../install/installer') as typeof import('../install/installer');
     const report = await uninstall(ctx.client(), allBundledManifests(), {

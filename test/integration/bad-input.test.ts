@@ -370,7 +370,12 @@ describe('CRD admission refuses a bad spec in one line naming the field, and not
     const name = `bad-${Math.floor(Math.random() * 1e9)}`;
     const result = await expectNoSideEffects(() => kubectlApply(manifest(name, spec)));
     expect(result.status).not.toBe(0);
-    expect(fieldErrors(result.stderr)).toEqual([expect.stringMatching(expected)]);
+    const errors = fieldErrors(result.stderr);
+    expect(errors).toContainEqual(expect.stringMatching(expected));
+    // The scale subresource checks spec.replicas once more, in its own words; nothing else may add to it.
+    expect(errors.filter((e) => !expected.test(e)).filter((e) => !e.includes('.spec.replicas: Invalid value'))).toEqual(
+      [],
+    );
     expect(tryGetJson(['get', 'webservice', name, '-n', ns])).toBeNull();
   });
 
@@ -467,14 +472,24 @@ describe('the plugin refuses bad arguments in one line, before sending any reque
     ['an output format that does not exist', ['plan', 'web', '-o', 'xml'], /^error: Invalid values:.*Given: "xml"/],
     ['a --wait that is not a duration', ['apply', 'web', '--wait=soon'], /^error: invalid duration for --wait: "soon"/],
     [
+      'a --requeue-after that is not whole seconds',
+      ['plan', 'web', '--requeue-after=1.5s'],
+      /^error: --requeue-after must be a whole number of seconds, got "1\.5s"$/,
+    ],
+    [
+      'a --dry-run value kubectl does not know',
+      ['apply', 'web', '--dry-run=maybe'],
+      /^error: invalid dry-run value \(maybe\); must be "none", "server", or "client"$/,
+    ],
+    [
       '--requeue-after 0',
       ['plan', 'web', '--requeue-after', '0'],
-      /^error: --requeue-after must be a whole number of seconds > 0, got 0/,
+      /^error: --requeue-after must be longer than zero, got "0"$/,
     ],
     [
       'a negative --request-timeout',
       ['plan', 'web', '--request-timeout', '-1'],
-      /^error: --request-timeout must be a positive number of seconds, got -1/,
+      /^error: invalid duration for --request-timeout: "-1"/,
     ],
     ['a command that does not exist', ['frobnicate'], /^error: Unknown argument: frobnicate/],
     [
