@@ -5,6 +5,8 @@ import yargs = require('yargs');
 import helpers = require('yargs/helpers');
 import { globalOptions } from './cli/context';
 import { withBareFlags } from './cli/argv';
+import { commandWord, kubectlUsageMessage, unknownCommand } from './cli/usage';
+import { OUTPUT_FORMATS } from './print/output';
 import { applyCommand } from './commands/apply';
 import { checkCommand } from './commands/check';
 import { finalizeCommand } from './commands/finalize';
@@ -19,6 +21,19 @@ import { KubeError, UserError } from './kube/errors';
 import { VERSION } from './version';
 
 class UsageError extends Error {}
+
+/** For the unknown-command message; the parser registers each below. */
+const COMMANDS = [
+  observeCommand,
+  planCommand,
+  applyCommand,
+  statusCommand,
+  finalizeCommand,
+  runCommand,
+  installCommand,
+  checkCommand,
+  uninstallCommand,
+];
 
 /** How a shell sees kubectl end on a closed pipe: killed by SIGPIPE, 128 + 13. */
 const EXIT_CLOSED_PIPE = 141;
@@ -39,8 +54,17 @@ export async function main(argv: string[]): Promise<void> {
   exitQuietlyOnClosedPipe(process.stdout);
   exitQuietlyOnClosedPipe(process.stderr);
   const verbose = argv.includes('-v') || argv.includes('--verbose');
+  const commands = COMMANDS.map((c) => String(c.command).split(' ')[0]);
+  const word = commandWord(argv);
+  if (word !== undefined && !commands.includes(word) && word !== 'help') {
+    process.stderr.write(unknownCommand(word, commands));
+    process.exitCode = 1;
+    return;
+  }
+  // A bare `kubectl webservice` shows the help, as kubectl does.
+  const words = word === undefined && !argv.some((a) => a === '--version') ? [...argv, '--help'] : argv;
   try {
-    const parser = yargs(withBareFlags(argv));
+    const parser = yargs(withBareFlags(words));
     skipHelpTextCache(parser);
     await globalOptions(parser)
       .scriptName('kubectl webservice')
@@ -56,15 +80,13 @@ export async function main(argv: string[]): Promise<void> {
       .command(installCommand)
       .command(checkCommand)
       .command(uninstallCommand)
-      .demandCommand(1, 'give a command: observe, plan, apply, status, finalize, run, install, check or uninstall')
-      .recommendCommands()
       .strict()
       .version(VERSION)
       .help()
       .alias('h', 'help')
       .wrap(Math.min(120, process.stdout.columns || 100))
       .fail((message, err: Error | undefined) => {
-        throw err ?? new UsageError(message);
+        throw err ?? new UsageError(kubectlUsageMessage(message, argv, OUTPUT_FORMATS) ?? message);
       })
       .parseAsync();
   } catch (err) {

@@ -3,6 +3,7 @@ import * as fs from 'node:fs';
 import type { Argv } from 'yargs';
 import type { DryRun, KubeClient } from '../kube/client';
 import { DryRunArgs, parseDryRun } from './dry-run';
+import type { TargetArgs } from './target';
 import { parseDuration } from './duration';
 import { UserError } from '../kube/errors';
 import { OUTPUT_FORMATS, OutputFormat, Printer, createPrinter } from '../print/output';
@@ -123,7 +124,6 @@ export function readJsonInput(file: string): unknown {
 }
 
 /** NAME or --all, never both, never neither. */
-export function requireTarget(name: string | undefined, all: boolean | undefined, extra = ''): void {
-  if (name && all) throw new UserError('give either NAME or --all, not both');
-  if (!name && !all) throw new UserError(`give a WebService NAME or --all${extra}`);
+export function requireTarget(target: TargetArgs, extra = ''): void {
+  if (!target.name && !target.many && !target.all) throw new UserError(`give a WebService NAME or --all${extra}`);
 }

@@ -1,11 +1,13 @@
 // Adapts a command body to a yargs handler: builds the context, sets the exit code.
 import { Context, GlobalArgs, createContext } from './context';
+import { TargetArgs, resolveTarget } from './target';
 
 export function withContext<A>(
   body: (ctx: Context, args: A & GlobalArgs) => Promise<number | void>,
 ): (args: A) => Promise<void> {
   return async (args: A) => {
     const ctx = createContext(args as A & GlobalArgs);
+    if ('names' in (args as object)) resolveTarget(args as TargetArgs, Boolean(ctx.args['all-namespaces']));
     try {
       const code = await body(ctx, args as A & GlobalArgs);
       if (typeof code === 'number') process.exitCode = code;

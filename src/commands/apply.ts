@@ -34,7 +34,7 @@ interface Args extends TargetArgs, RequeueArgs, DryRunArgs {
 const DEFAULT_WAIT = '5m';
 
 export const applyCommand: CommandModule<object, Args> = {
-  command: 'apply [name]',
+  command: 'apply [names..]',
   describe: 'Reconcile WebServices: create or update the child ConfigMap, finalize deletions, write status',
   builder: (yargs) =>
     dryRunOption(requeueOption(targetOptions(yargs, 'apply')))
@@ -58,7 +58,7 @@ export const applyCommand: CommandModule<object, Args> = {
       throw new UserError(`--concurrency must be a whole number >= 1, got ${args.concurrency}`);
     }
     if (args.filename) return applySavedDecision(ctx, args.filename);
-    requireTarget(args.name, args.all);
+    requireTarget(args);
     const timeoutMs = parseWait(args.wait, 'no', DEFAULT_WAIT);
     const results = await reconcileUntilDone(ctx, args, timeoutMs);
     const report = buildReport(results.map(reportItem));

@@ -21,7 +21,7 @@ interface FinalizeRow {
 interface Args extends TargetArgs, DryRunArgs {}
 
 export const finalizeCommand: CommandModule<object, Args> = {
-  command: 'finalize [name]',
+  command: 'finalize [names..]',
   describe: 'Clean up after a WebService that is being deleted: delete its children, then remove our finalizer',
   builder: (yargs) =>
     dryRunOption(targetOptions(yargs, 'finalize'))

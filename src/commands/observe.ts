@@ -12,7 +12,7 @@ interface Args extends TargetArgs {
 }
 
 export const observeCommand: CommandModule<object, Args> = {
-  command: 'observe [name]',
+  command: 'observe [names..]',
   describe: 'Show the desired state (spec) and the actual state (child ConfigMap) of WebServices',
   builder: (yargs) =>
     targetOptions(yargs, 'observe')

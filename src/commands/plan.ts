@@ -13,7 +13,7 @@ interface Args extends TargetArgs, RequeueArgs {
 }
 
 export const planCommand: CommandModule<object, Args> = {
-  command: 'plan [name]',
+  command: 'plan [names..]',
   describe: 'Decide create/update/noop/requeue/conflict/finalize for WebServices, with a reason; writes nothing',
   builder: (yargs) =>
     requeueOption(targetOptions(yargs, 'plan'))

@@ -1,24 +1,33 @@
 // Pieces every command shares: NAME/--all, --requeue-after, reading a scope, printing results.
 import * as os from 'node:os';
 import type { Argv } from 'yargs';
-import { DEFAULT_REQUEUE_AFTER_SECONDS, SyncInput } from '../core/model';
+import { DEFAULT_REQUEUE_AFTER_SECONDS, GROUP, KIND, SyncInput } from '../core/model';
+import { keyOf } from '../core/pass';
 import { checkName, checkNamespace } from '../core/validate';
 import { gatherAll, gatherOne } from '../engine/gather';
 import { Context, requireTarget } from '../cli/context';
-import { UserError } from '../kube/errors';
+import type { TargetArgs } from '../cli/target';
 import { parseWholeSeconds } from '../cli/duration';
 
-export interface TargetArgs {
-  name?: string;
-  all?: boolean;
-}
+export type { TargetArgs };
 
 export function targetOptions<T>(yargs: Argv<T>, verb: string): Argv<T & TargetArgs> {
   // eslint-disable-next-line @typescript-eslint/no-unnecessary-type-assertion -- tsc needs it: yargs' chained types do not narrow to this
-  return yargs.positional('name', { type: 'string', describe: `Name of the WebService to ${verb}` }).option('all', {
-    type: 'boolean',
-    describe: `${verb[0].toUpperCase()}${verb.slice(1)} every WebService in the namespace (or with -A, in all)`,
-  }) as Argv<T & TargetArgs>;
+  return yargs
+    .positional('names', {
+      type: 'string',
+      array: true,
+      describe: `Names of the WebServices to ${verb} (NAME or webservice/NAME)`,
+    })
+    .option('selector', {
+      alias: 'l',
+      type: 'string',
+      describe: 'Only the WebServices with these labels (e.g. -l tier=prod,team!=search); implies --all',
+    })
+    .option('all', {
+      type: 'boolean',
+      describe: `${verb[0].toUpperCase()}${verb.slice(1)} every WebService in the namespace (or with -A, in all)`,
+    }) as Argv<T & TargetArgs>;
 }
 
 export interface RequeueArgs {
@@ -37,14 +46,24 @@ export function requeueOption<T>(yargs: Argv<T>) {
 
 /** The sync inputs for NAME or --all: one GET for a name, two LISTs for --all. */
 export async function gatherTarget(ctx: Context, args: TargetArgs): Promise<SyncInput[]> {
-  requireTarget(args.name, args.all);
-  if (args.name) {
-    if (ctx.args['all-namespaces'])
-      throw new UserError('a WebService cannot be retrieved by name across all namespaces');
-    return [await gatherOne(ctx.client(), checkNamespace(ctx.namespace()), checkName(args.name))];
+  requireTarget(args);
+  const names = args.many ?? (args.name ? [args.name] : []);
+  if (names.length > 0) {
+    const namespace = checkNamespace(ctx.namespace());
+    names.forEach((name) => checkName(name));
+    const inputs: SyncInput[] = [];
+    // One after another, in the order given, like kubectl get a b c.
+    for (const name of names) inputs.push(await gatherOne(ctx.client(), namespace, name));
+    return inputs;
   }
-  const namespace = ctx.scopeNamespace();
-  return gatherAll(ctx.client(), namespace === null ? null : checkNamespace(namespace));
+  const scope = ctx.scopeNamespace();
+  const namespace = scope === null ? null : checkNamespace(scope);
+  const inputs = await gatherAll(ctx.client(), namespace);
+  if (args.selector === undefined) return inputs;
+  // The API server matches the selector; every WebService is still read, as dependencies.
+  const selected = await ctx.client().listWebServices(namespace, { labelSelector: args.selector });
+  const keys = new Set(selected.items.map(keyOf));
+  return inputs.filter((input) => keys.has(keyOf(input.parent)));
 }
 
 /**
@@ -58,7 +77,10 @@ export function printResults<T>(
   table: (items: T[]) => void,
   empty?: string,
 ): void {
-  if (ctx.out.format === 'json' || ctx.out.format === 'yaml') {
+  if (ctx.out.format === 'name') {
+    // kubectl's -o name: kind.group/name, one a line, for xargs and scripts.
+    for (const item of items) ctx.out.line(`${KIND.toLowerCase()}.${GROUP}/${nameOf(item)}`);
+  } else if (ctx.out.format === 'json' || ctx.out.format === 'yaml') {
     ctx.out.data(single ? items[0] : { items });
   } else if (items.length === 0) {
     ctx.out.progress(
@@ -80,4 +102,10 @@ export function nowIso(ctx: Context): () => string {
       .now()
       .toISOString()
       .replace(/\.\d{3}Z$/, 'Z');
+}
+
+/** The WebService a result is about: every command's rows carry its name, or its decision's. */
+function nameOf(item: unknown): string {
+  const row = item as { name?: string; decision?: { name?: string } };
+  return row.name ?? row.decision?.name ?? '';
 }

@@ -10,7 +10,7 @@ import { computeStatus, readyOf, statusPatch } from '../core/status';
 import { Context } from '../cli/context';
 import { gatherOne } from '../engine/gather';
 import { MAX_ATTEMPTS } from '../engine/reconcile';
-import { ConflictError } from '../kube/errors';
+import { ConflictError, UserError } from '../kube/errors';
 import { withContext } from '../cli/run';
 import { DryRunArgs, dryRunOption } from '../cli/dry-run';
 import { Cell, age } from '../print/output';
@@ -39,7 +39,7 @@ export interface StatusRow {
 const WATCH_IDLE_TIMEOUT_MS = 3 * 60_000;
 
 export const statusCommand: CommandModule<object, Args> = {
-  command: 'status [name]',
+  command: 'status [names..]',
   describe: 'Compute the status of WebServices and write it through the status subresource when it differs',
   builder: (yargs) =>
     dryRunOption(requeueOption(targetOptions(yargs, 'report on')))
@@ -119,6 +119,8 @@ function statusOf(input: SyncInput, requeueAfterSeconds: number, now: () => stri
  * watch events, until SIGINT or SIGTERM (exit 0). Reads only: it never writes status.
  */
 async function watchStatus(ctx: Context, args: Args): Promise<number> {
+  if (args.many) throw new UserError('status -w watches one NAME, or --all');
+  if (args.selector !== undefined) throw new UserError('status -w watches one NAME, or --all without a selector');
   const now = nowIso(ctx);
   const inputs = await gatherTarget(ctx, args);
   const { out } = ctx;

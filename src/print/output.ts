@@ -3,8 +3,8 @@
 import { Chalk, ChalkInstance } from 'chalk';
 import * as yaml from 'js-yaml';
 
-export type OutputFormat = 'table' | 'wide' | 'json' | 'yaml';
-export const OUTPUT_FORMATS: readonly OutputFormat[] = ['table', 'wide', 'json', 'yaml'];
+export type OutputFormat = 'table' | 'wide' | 'json' | 'yaml' | 'name';
+export const OUTPUT_FORMATS: readonly OutputFormat[] = ['table', 'wide', 'json', 'yaml', 'name'];
 
 export interface Printer {
   format: OutputFormat;

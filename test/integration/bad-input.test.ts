@@ -469,7 +469,11 @@ describe('the plugin refuses bad arguments in one line, before sending any reque
       /^error: invalid namespace "Bad_NS": must be a lowercase RFC 1123 label/,
     ],
     ['a namespace of 64 characters', ['plan', '--all', '-n', 'n'.repeat(64)], /^error: invalid namespace "n{64}"/],
-    ['an output format that does not exist', ['plan', 'web', '-o', 'xml'], /^error: Invalid values:.*Given: "xml"/],
+    [
+      'an output format that does not exist',
+      ['plan', 'web', '-o', 'xml'],
+      /^error: unable to match a printer suitable for the output format "xml", allowed formats are: wide,json,yaml,name$/,
+    ],
     ['a --wait that is not a duration', ['apply', 'web', '--wait=soon'], /^error: invalid duration for --wait: "soon"/],
     [
       'a --requeue-after that is not whole seconds',
@@ -491,7 +495,7 @@ describe('the plugin refuses bad arguments in one line, before sending any reque
       ['plan', 'web', '--request-timeout', '-1'],
       /^error: invalid duration for --request-timeout: "-1"/,
     ],
-    ['a command that does not exist', ['frobnicate'], /^error: Unknown argument: frobnicate/],
+    ['a command that does not exist', ['frobnicate'], /^error: unknown command "frobnicate" for "kubectl webservice"$/],
     [
       'a NAME across all namespaces',
       ['plan', 'web', '-A'],

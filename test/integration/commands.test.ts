@@ -614,12 +614,12 @@ describe('errors', () => {
   it('invalid flags: one line and a pointer to --help', () => {
     const result = plugin(['apply', 'web', '--all', '-n', ns]);
     expect(result.status).toBe(1);
-    expect(result.stderr).toBe('error: give either NAME or --all, not both\n');
+    expect(result.stderr).toBe('error: give either NAMEs or --all, not both\n');
     const bad = plugin(['apply', '--all', '--concurrency', '0', '-n', ns]);
     expect(bad.stderr).toBe('error: --concurrency must be a whole number >= 1, got 0\n');
     const unknown = plugin(['plan', '--bogus']);
     expect(unknown.status).toBe(1);
-    expect(unknown.stderr).toBe('error: Unknown argument: bogus\nSee "kubectl webservice --help" for usage.\n');
+    expect(unknown.stderr).toBe('error: unknown flag: --bogus\nSee "kubectl webservice --help" for usage.\n');
   });
 
   it('a NAME that is not a valid object name is refused before any request', async () => {
@@ -627,7 +627,7 @@ describe('errors', () => {
     const result = plugin(['apply', 'web/status', '-n', ns]);
     expect(result.status).toBe(1);
     expect(result.stderr).toBe(
-      'error: invalid name "web/status": must be a lowercase RFC 1123 subdomain (e.g. checkout)\n',
+      'error: "web/status": this plugin acts on webservices only (give NAME or webservice/NAME)\n',
     );
     expect(await audit.events()).toEqual([]);
   });

@@ -14,6 +14,7 @@ import {
   webService,
   fromPlugin,
 } from '../support/cluster';
+import { FINALIZER } from '../../src/core/model';
 
 let ns: string;
 let audit: AuditWindow;
@@ -80,7 +81,8 @@ describe('status --all -w', () => {
 
   it('prints a line for a new WebService, and writes nothing itself', async () => {
     audit.mark();
-    applyYaml(ns, webService('second', { image: 'nginx:1.27', replicas: 2 }));
+    // Held by our finalizer, as a user may put it there, so its deletion shows Deleting first.
+    applyYaml(ns, webService('second', { image: 'nginx:1.27', replicas: 2 }, { finalizers: [FINALIZER] }));
     await watch.waitFor(new RegExp(`^${ns}\\s+second\\s+False\\s+ChildMissing\\s+1\\s+1\\s+2\\s+\\d+s$`, 'm'));
     expect(await pluginWrites()).toEqual([]);
   });
@@ -116,7 +118,7 @@ describe('status --all -w', () => {
     await watch.waitFor(new RegExp(`^${ns}\\s+second\\s+False\\s+ChildOutOfDate\\s+1\\s+1\\s+2\\s+\\d+s$`, 'm'));
   });
 
-  it('follows a deletion: Deleting, then Deleted once finalized', async () => {
+  it('follows a deletion: Deleting while our finalizer holds it, then Deleted once finalized', async () => {
     kubectl(['delete', 'webservice', 'second', '-n', ns, '--wait=false']);
     await watch.waitFor(new RegExp(`^${ns}\\s+second\\s+Deleting\\s`, 'm'));
     expect(plugin(['finalize', 'second', '-n', ns]).status).toBe(0);

@@ -1,0 +1,100 @@
+// The forms a kubectl user types: several NAMEs, TYPE/NAME, -A without --all, -l, -o name,
+// and kubectl's words for a command or a flag that does not exist.
+import { AuditWindow, applyYaml, createNamespace, deleteNamespace, plugin, webService } from '../support/cluster';
+
+let ns: string;
+beforeAll(() => {
+  ns = createNamespace('forms');
+  applyYaml(ns, webService('billing', { image: 'nginx:1.27' }, { labels: { team: 'pay' } }));
+  applyYaml(ns, webService('search', { image: 'nginx:1.27' }, { labels: { team: 'find' } }));
+  applyYaml(ns, webService('checkout', { image: 'nginx:1.27' }, { labels: { team: 'pay' } }));
+});
+afterAll(() => deleteNamespace(ns));
+
+const names = (stdout: string) => (JSON.parse(stdout).items as { name: string }[]).map((i) => i.name);
+
+it('several NAMEs, in the order given, as a list', () => {
+  const result = plugin(['plan', 'search', 'billing', '-n', ns, '-o', 'json']);
+  expect(result.stderr).toBe('');
+  expect(names(result.stdout)).toEqual(['search', 'billing']);
+});
+
+it.each(['webservice/billing', 'webservices/billing', 'ws/billing', 'webservices.apps.labhub.io/billing'])(
+  '%s is the WebService billing',
+  (word) => {
+    const result = plugin(['plan', word, '-n', ns, '-o', 'json']);
+    expect(result.stderr).toBe('');
+    expect(JSON.parse(result.stdout)).toMatchObject({ name: 'billing', namespace: ns });
+  },
+);
+
+it('-A alone means every WebService in every namespace', () => {
+  const result = plugin(['plan', '-A', '-o', 'json']);
+  expect(result.status).toBe(0);
+  const items = JSON.parse(result.stdout).items as { namespace: string }[];
+  expect(items.filter((i) => i.namespace === ns)).toHaveLength(3);
+});
+
+it('-l selects by label, implies --all, and is matched by the API server', () => {
+  const result = plugin(['plan', '-l', 'team=pay', '-n', ns, '-o', 'json']);
+  expect(result.stderr).toBe('');
+  expect(names(result.stdout).sort()).toEqual(['billing', 'checkout']);
+  const none = plugin(['plan', '--all', '-l', 'team notin (pay,find)', '-n', ns, '-o', 'json']);
+  expect(names(none.stdout)).toEqual([]);
+});
+
+it('-o name prints webservice.apps.labhub.io/NAME, one a line', () => {
+  const result = plugin(['status', '--all', '-n', ns, '-o', 'name', '--dry-run']);
+  expect(result.stdout.split('\n').filter(Boolean).sort()).toEqual([
+    'webservice.apps.labhub.io/billing',
+    'webservice.apps.labhub.io/checkout',
+    'webservice.apps.labhub.io/search',
+  ]);
+});
+
+describe('usage errors in kubectl words, before any request', () => {
+  const audit = () => new AuditWindow(ns);
+
+  it('an unknown command, with the command it resembles', async () => {
+    const window = audit();
+    window.mark();
+    const result = plugin(['aply', 'billing', '-n', ns]);
+    expect(result.status).toBe(1);
+    expect(result.stderr).toBe(
+      'error: unknown command "aply" for "kubectl webservice"\n\nDid you mean this?\n\tapply\n',
+    );
+    expect(await window.pluginRequests()).toEqual([]);
+  });
+
+  it('an unknown flag, named as typed', () => {
+    const result = plugin(['plan', 'billing', '--frob', '-n', ns]);
+    expect(result.status).toBe(1);
+    expect(result.stderr.split('\n')[0]).toBe('error: unknown flag: --frob');
+  });
+
+  it('an output format kubectl does not know', () => {
+    const result = plugin(['plan', 'billing', '-o', 'yml', '-n', ns]);
+    expect(result.stderr.split('\n')[0]).toBe(
+      'error: unable to match a printer suitable for the output format "yml", allowed formats are: wide,json,yaml,name',
+    );
+  });
+
+  it('another kind is refused, and so are NAMEs with -l or -A', () => {
+    expect(plugin(['plan', 'configmap/billing', '-n', ns]).stderr).toBe(
+      'error: "configmap/billing": this plugin acts on webservices only (give NAME or webservice/NAME)\n',
+    );
+    expect(plugin(['plan', 'billing', '-l', 'team=pay', '-n', ns]).stderr).toBe(
+      'error: a selector (-l) chooses among all WebServices: give it without NAMEs\n',
+    );
+    expect(plugin(['plan', 'billing', '-A']).stderr).toBe(
+      'error: a WebService cannot be retrieved by name across all namespaces\n',
+    );
+  });
+
+  it('a bare kubectl webservice prints the help and exits 0', () => {
+    const result = plugin([]);
+    expect(result.status).toBe(0);
+    expect(result.stdout).toMatch(/^kubectl webservice <command>/);
+    expect(result.stdout).toContain('kubectl webservice apply');
+  });
+});
