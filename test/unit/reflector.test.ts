@@ -81,4 +81,34 @@ describe('Reflector', () => {
     expect(lists()).toBe(2);
     expect(watchedFrom).toEqual(['1', '100']);
   });
+
+  it("backs off as client-go's reflector does, 800 ms doubling, and starts over once a watch starts", async () => {
+    jest.useFakeTimers();
+    try {
+      const abort = new AbortController();
+      let lists = 0;
+      let watches = 0;
+      const source: ListWatchSource<Obj> = {
+        list: async () => {
+          if (++lists <= 3) throw new KubeError('Server', 'etcdserver: leader changed', 500);
+          return { items: [], resourceVersion: '1' };
+        },
+        watch: async () => {
+          if (++watches === 1) throw new KubeError('Server', 'watch failed', 500);
+          abort.abort();
+        },
+      };
+      const logged: string[] = [];
+      const run = new Reflector<Obj>(
+        source,
+        { upsert: () => undefined, remove: () => undefined },
+        { name: 'test', idleTimeoutMs: 1000, random: () => 1, log: (_level, message) => logged.push(message) },
+      ).run(abort.signal);
+      await jest.advanceTimersByTimeAsync(10_000);
+      await run;
+      expect(logged).toEqual(['0.8s', '1.6s', '3.2s', '0.8s'].map((wait) => `list/watch failed; retrying in ${wait}`));
+    } finally {
+      jest.useRealTimers();
+    }
+  });
 });
