@@ -4,6 +4,7 @@
 // still a PATCH in the audit log, and still costs the API server a write path).
 import { FINALIZER, WebService } from '../core/model';
 import { mapBounded } from '../engine/reconcile';
+import { sleep } from '../engine/retry';
 import { ConflictError, KubeError, NotFoundError, UserError } from '../kube/errors';
 import type { CustomResourceDefinition, KubeClient, KubeObject } from '../kube/client';
 import { containedIn, crdVersionState } from './compare';
@@ -266,8 +267,4 @@ async function removeFinalizer(client: KubeClient, ws: WebService): Promise<bool
 
 function countOf(n: number, noun: string): string {
   return `${n} ${noun}${n === 1 ? '' : 's'}`;
-}
-
-function sleep(ms: number): Promise<void> {
-  return new Promise((resolve) => setTimeout(resolve, ms));
 }
