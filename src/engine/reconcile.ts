@@ -7,12 +7,10 @@ import { API_VERSION, ConfigMap, KIND, SyncInput, WebService } from '../core/mod
 import { Observation, observe } from '../core/observe';
 import { Outcome, StatusResult, computeStatus, isConverged, readyOf, statusPatch } from '../core/status';
 import { ReportItem } from '../core/report';
+import { MAX_ATTEMPTS } from '../core/retry';
 import { ConflictError, NotFoundError, NotLeaderError } from '../kube/errors';
 import type { KubeClient } from '../kube/client';
 import { gatherOne } from './gather';
-
-/** Optimistic-concurrency conflicts are retried from a fresh observation this many times. */
-export const MAX_ATTEMPTS = 4;
 
 export interface ReconcileOptions extends DecideOptions {
   now: () => string;

@@ -4,8 +4,8 @@
 // still a PATCH in the audit log, and still costs the API server a write path).
 import { FINALIZER, WebService } from '../core/model';
 import { mapBounded } from '../engine/reconcile';
-import { sleep } from '../engine/retry';
-import { ConflictError, KubeError, NotFoundError, UserError } from '../kube/errors';
+import { retryOnConflict, sleep } from '../engine/retry';
+import { KubeError, NotFoundError, UserError } from '../kube/errors';
 import type { CustomResourceDefinition, KubeClient, KubeObject } from '../kube/client';
 import { containedIn, crdVersionState } from './compare';
 import { VERSION_LABEL, displayName, installedVersion, isCrd } from './manifests';
@@ -240,12 +240,21 @@ async function removeOurFinalizers(client: KubeClient, webServices: WebService[]
 /** A merge patch of the finalizer list, conditional on the resourceVersion read; on 409, read again. */
 async function removeFinalizer(client: KubeClient, ws: WebService): Promise<boolean> {
   const namespace = ws.metadata.namespace ?? '';
-  let current = ws;
-  for (let attempt = 1; ; attempt++) {
+  const { name } = ws.metadata;
+  return retryOnConflict(async (attempt) => {
+    let current = ws;
+    if (attempt > 1) {
+      try {
+        current = await client.getWebService(namespace, name);
+      } catch (err) {
+        if (err instanceof NotFoundError) return false;
+        throw err;
+      }
+    }
     const finalizers = current.metadata.finalizers ?? [];
     if (!finalizers.includes(FINALIZER)) return false;
     try {
-      await client.patchWebService(namespace, current.metadata.name, {
+      await client.patchWebService(namespace, name, {
         metadata: {
           resourceVersion: current.metadata.resourceVersion,
           finalizers: finalizers.filter((f) => f !== FINALIZER),
@@ -254,15 +263,9 @@ async function removeFinalizer(client: KubeClient, ws: WebService): Promise<bool
       return true;
     } catch (err) {
       if (err instanceof NotFoundError) return false;
-      if (!(err instanceof ConflictError) || attempt >= 5) throw err;
-    }
-    try {
-      current = await client.getWebService(namespace, current.metadata.name);
-    } catch (err) {
-      if (err instanceof NotFoundError) return false;
       throw err;
     }
-  }
+  });
 }
 
 function countOf(n: number, noun: string): string {
