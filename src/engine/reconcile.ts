@@ -8,7 +8,7 @@ import { Observation, observe } from '../core/observe';
 import { Outcome, StatusResult, computeStatus, isConverged, readyOf, statusPatch } from '../core/status';
 import { ReportItem } from '../core/report';
 import { MAX_ATTEMPTS } from '../core/retry';
-import { ConflictError, NotFoundError, NotLeaderError } from '../kube/errors';
+import { ConflictError, NotLeaderError, orNull } from '../kube/errors';
 import type { KubeClient } from '../kube/client';
 import { gatherOne } from './gather';
 
@@ -229,16 +229,15 @@ async function execute(client: KubeClient, decision: Decision, op: Op, applied: 
   const { namespace, name } = decision;
   switch (op.op) {
     case 'addFinalizer':
-    case 'removeFinalizer':
-      try {
-        applied.written.parent = await client.patchWebService(namespace, name, {
-          metadata: { resourceVersion: op.resourceVersion, finalizers: op.finalizers },
-        });
-      } catch (err) {
-        // The object is already gone once its last finalizer is off: nothing left to do.
-        if (!(op.op === 'removeFinalizer' && err instanceof NotFoundError)) throw err;
-      }
+    case 'removeFinalizer': {
+      const patched = client.patchWebService(namespace, name, {
+        metadata: { resourceVersion: op.resourceVersion, finalizers: op.finalizers },
+      });
+      // The object is already gone once its last finalizer is off: nothing left to do.
+      const parent = op.op === 'removeFinalizer' ? await orNull(patched) : await patched;
+      if (parent) applied.written.parent = parent;
       return;
+    }
     case 'createChild':
       applied.written.children.push(await client.createConfigMap(namespace, op.object));
       return;

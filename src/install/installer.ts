@@ -5,7 +5,7 @@
 import { FINALIZER, WebService } from '../core/model';
 import { mapBounded } from '../engine/reconcile';
 import { retryOnConflict, sleep } from '../engine/retry';
-import { KubeError, NotFoundError, UserError } from '../kube/errors';
+import { KubeError, UserError, ignoreNotFound, orNull } from '../kube/errors';
 import type { CustomResourceDefinition, KubeClient, KubeObject } from '../kube/client';
 import { containedIn, crdVersionState } from './compare';
 import { VERSION_LABEL, displayName, installedVersion, isCrd } from './manifests';
@@ -222,12 +222,7 @@ async function lingeringFinalizers(client: KubeClient, remaining: KubeObject[]):
 
 /** The WebServices still there while the CRD is deleted; none once it no longer serves them (404). */
 async function webServicesLeft(client: KubeClient): Promise<WebService[]> {
-  try {
-    return (await client.listWebServices(null)).items;
-  } catch (err) {
-    if (err instanceof NotFoundError) return [];
-    throw err;
-  }
+  return (await orNull(client.listWebServices(null)))?.items ?? [];
 }
 
 /** Takes our finalizer off each WebService that has it; returns how many it changed. */
@@ -242,29 +237,20 @@ async function removeFinalizer(client: KubeClient, ws: WebService): Promise<bool
   const namespace = ws.metadata.namespace ?? '';
   const { name } = ws.metadata;
   return retryOnConflict(async (attempt) => {
-    let current = ws;
-    if (attempt > 1) {
-      try {
-        current = await client.getWebService(namespace, name);
-      } catch (err) {
-        if (err instanceof NotFoundError) return false;
-        throw err;
-      }
-    }
-    const finalizers = current.metadata.finalizers ?? [];
-    if (!finalizers.includes(FINALIZER)) return false;
-    try {
-      await client.patchWebService(namespace, name, {
-        metadata: {
-          resourceVersion: current.metadata.resourceVersion,
-          finalizers: finalizers.filter((f) => f !== FINALIZER),
-        },
-      });
-      return true;
-    } catch (err) {
-      if (err instanceof NotFoundError) return false;
-      throw err;
-    }
+    // Gone (404) at any step: the finalizer went with it.
+    const current = attempt === 1 ? ws : await orNull(client.getWebService(namespace, name));
+    const finalizers = current?.metadata.finalizers ?? [];
+    if (!current || !finalizers.includes(FINALIZER)) return false;
+    const patched = client.patchWebService(namespace, name, {
+      metadata: {
+        resourceVersion: current.metadata.resourceVersion,
+        finalizers: finalizers.filter((f) => f !== FINALIZER),
+      },
+    });
+    return ignoreNotFound(
+      patched.then(() => true),
+      false,
+    );
   });
 }
 

@@ -30,6 +30,24 @@ export class NotFoundError extends KubeError {
   }
 }
 
+/**
+ * Like controller-runtime's client.IgnoreNotFound: what the request gives, or fallback when the
+ * API answers 404. Any other error is thrown.
+ */
+export async function ignoreNotFound<T, F>(request: Promise<T>, fallback: F): Promise<T | F> {
+  try {
+    return await request;
+  } catch (err) {
+    if (err instanceof NotFoundError) return fallback;
+    throw err;
+  }
+}
+
+/** A read of something that may not exist: the object, or null on 404. */
+export function orNull<T>(request: Promise<T>): Promise<T | null> {
+  return ignoreNotFound(request, null);
+}
+
 /** 409: either an optimistic-concurrency conflict or AlreadyExists on create. */
 export class ConflictError extends KubeError {
   constructor(
