@@ -10,7 +10,7 @@
 import { REFLECTOR_BACKOFF, backoff } from '../core/retry';
 import { sleep } from '../engine/retry';
 import type { ObjectList } from '../kube/client';
-import { KubeError, isGone } from '../kube/errors';
+import { KubeError, WatchIdleError, isGone } from '../kube/errors';
 import type { WatchEvent, WatchOptions } from '../kube/transport';
 import { keyOf } from '../core/pass';
 
@@ -105,9 +105,7 @@ export class Reflector<T extends Meta> {
         // replaying those events would hand the cache older versions than it already holds.
         if (resourceVersion !== null && this.progress !== null) resourceVersion = this.progress;
         this.stats.failures++;
-        if (err instanceof KubeError && err.kind === 'Timeout' && /no event or bookmark/.test(err.message)) {
-          this.stats.idleTimeouts++;
-        }
+        if (err instanceof WatchIdleError) this.stats.idleTimeouts++;
         const delay = backoff(++failures, policy);
         this.options.log('error', `list/watch failed; retrying in ${(delay / 1000).toFixed(1)}s`, {
           reflector: this.options.name,

@@ -99,6 +99,17 @@ export class UnreachableError extends KubeError {
   }
 }
 
+/** A watch that brought neither an event nor a bookmark for idleTimeoutMs, so the transport ended it. */
+export class WatchIdleError extends UnreachableError {
+  constructor(
+    what: string,
+    readonly idleTimeoutMs: number,
+  ) {
+    super(`watch ${what}: no event or bookmark for ${idleTimeoutMs / 1000}s`, true);
+    this.name = 'WatchIdleError';
+  }
+}
+
 /** A usage or configuration error: bad flags, no kubeconfig, a CR in the wrong state. */
 export class UserError extends Error {
   constructor(message: string) {

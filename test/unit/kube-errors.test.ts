@@ -1,6 +1,14 @@
-// The API module's error helpers: a 404 read as "nothing there" without a catch block at
-// every call.
-import { ConflictError, NotFoundError, ignoreNotFound, orNull } from '../../src/kube/errors';
+// The API module's error helpers (a 404 read as "nothing there" without a catch block at
+// every call) and the typed error of an idle watch.
+import {
+  ConflictError,
+  KubeError,
+  NotFoundError,
+  UnreachableError,
+  WatchIdleError,
+  ignoreNotFound,
+  orNull,
+} from '../../src/kube/errors';
 
 describe('ignoreNotFound and orNull', () => {
   it('give what the request gives when it succeeds', async () => {
@@ -20,5 +28,16 @@ describe('ignoreNotFound and orNull', () => {
     await expect(orNull(Promise.reject(conflict))).rejects.toBe(conflict);
     const plain = new Error('socket hang up');
     await expect(ignoreNotFound(Promise.reject(plain), false)).rejects.toBe(plain);
+  });
+});
+
+describe('WatchIdleError', () => {
+  it('is a Timeout like any unreachable server, with the message it always had', () => {
+    const err = new WatchIdleError('webservices.apps.labhub.io', 180_000);
+    expect(err).toBeInstanceOf(UnreachableError);
+    expect(err).toBeInstanceOf(KubeError);
+    expect(err.kind).toBe('Timeout');
+    expect(err.idleTimeoutMs).toBe(180_000);
+    expect(err.message).toBe('watch webservices.apps.labhub.io: no event or bookmark for 180s');
   });
 });
