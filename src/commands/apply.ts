@@ -10,6 +10,7 @@ import { Context, readJsonInput, requireTarget } from '../cli/context';
 import { withContext } from '../cli/run';
 import { gatherOne } from '../engine/gather';
 import { ReconcileResult, carryOut, mapBounded, reconcile, reportItem } from '../engine/reconcile';
+import { sleep } from '../engine/retry';
 import { KubeError, UserError } from '../kube/errors';
 import { parseWait } from '../cli/duration';
 import { DryRunArgs, dryRunOption } from '../cli/dry-run';
@@ -108,7 +109,7 @@ async function reconcileUntilDone(ctx: Context, args: Args, timeoutMs: number): 
       if (process.stderr.isTTY) {
         ctx.out.progress(`pass ${round}: ${(err as Error).message}; trying again in ${Math.ceil(waitMs / 1000)}s`);
       }
-      await new Promise((resolve) => setTimeout(resolve, waitMs));
+      await sleep(waitMs);
       continue;
     }
     // A dry run changes nothing, so a second pass would find the same.
@@ -131,7 +132,7 @@ async function reconcileUntilDone(ctx: Context, args: Args, timeoutMs: number): 
       const names = pending.map((item) => `${item.name} (${item.error ? 'error' : item.action})`).join(', ');
       ctx.out.progress(`pass ${round}: waiting ${Math.ceil(waitMs / 1000)}s for ${names}`);
     }
-    await new Promise((resolve) => setTimeout(resolve, waitMs));
+    await sleep(waitMs);
   }
 }
 

@@ -9,8 +9,8 @@ import { checkName, checkNamespace } from '../core/validate';
 import { computeStatus, readyOf, statusPatch } from '../core/status';
 import { Context } from '../cli/context';
 import { gatherOne } from '../engine/gather';
-import { MAX_ATTEMPTS } from '../engine/reconcile';
-import { ConflictError, UserError } from '../kube/errors';
+import { UserError } from '../kube/errors';
+import { retryOnConflict } from '../engine/retry';
 import { withContext } from '../cli/run';
 import { DryRunArgs, dryRunOption } from '../cli/dry-run';
 import { Cell, age } from '../print/output';
@@ -83,17 +83,17 @@ async function writeStatus(
   requeueAfterSeconds: number,
   now: () => string,
 ): Promise<StatusRow> {
-  for (let attempt = 1; ; attempt++) {
-    const { row, patch } = statusOf(input, requeueAfterSeconds, now);
-    if (!patch) return row;
-    try {
-      await ctx.client().patchWebServiceStatus(row.namespace, row.name, patch);
-      return { ...row, written: true };
-    } catch (err) {
-      if (!(err instanceof ConflictError) || attempt === MAX_ATTEMPTS) throw err;
-      input = await gatherOne(ctx.client(), row.namespace, row.name);
+  let computed = statusOf(input, requeueAfterSeconds, now);
+  return retryOnConflict(async (attempt) => {
+    if (attempt > 1) {
+      const { namespace, name } = computed.row;
+      computed = statusOf(await gatherOne(ctx.client(), namespace, name), requeueAfterSeconds, now);
     }
-  }
+    const { row, patch } = computed;
+    if (!patch) return row;
+    await ctx.client().patchWebServiceStatus(row.namespace, row.name, patch);
+    return { ...row, written: true };
+  });
 }
 
 /** The one way status is computed, for status and status -w alike: observe, decide, and the core's computeStatus. */

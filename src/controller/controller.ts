@@ -4,6 +4,7 @@
 // schedules. A converged key makes no request at all.
 import { ConfigMap, OWNED_SELECTOR, WebService, childName } from '../core/model';
 import { PassIndex, addChild, emptyIndex, keyOf, objectKey, removeChild, syncInputFor } from '../core/pass';
+import { EQUAL_JITTER, ItemExponentialFailureRateLimiter } from '../core/retry';
 import { readyOf } from '../core/status';
 import { ReconcileResult, reconcile } from '../engine/reconcile';
 import type { KubeClient } from '../kube/client';
@@ -55,8 +56,12 @@ export class Controller {
       this.abort.signal.addEventListener('abort', () => resolve());
     });
     this.queue = new WorkQueue({
-      baseDelayMs: options.backoffBaseMs,
-      maxDelayMs: options.backoffMaxMs,
+      rateLimiter: new ItemExponentialFailureRateLimiter({
+        baseMs: options.backoffBaseMs,
+        capMs: options.backoffMaxMs,
+        jitter: EQUAL_JITTER,
+        random: Math.random,
+      }),
       metrics: options.metrics?.queue,
     });
     const { namespace, log } = options;

@@ -1,12 +1,14 @@
 // A work queue of object keys ("namespace/name") with client-go's workqueue semantics:
 // de-duplicating, delaying and rate-limited. Workers take a key with get(), reconcile it, and
 // always call done(key); after a success they also call forget(key) to reset its backoff.
+// How long a failed key waits is the rate limiter's to say (client-go's RateLimiter).
 //
 // A key lives in up to three places, like client-go:
 //   dirty      - wants processing; a key added many times before a worker gets it is one entry
 //   processing - handed out by get() and not yet done(); never handed out a second time
 //   waiting    - added with a delay; joins dirty when its timer fires
 // `queue` is the FIFO of keys that are dirty and not being processed.
+import { ITEM_BACKOFF, ItemExponentialFailureRateLimiter, RateLimiter } from '../core/retry';
 import { Clock, systemClock } from './clock';
 
 /** What the queue reports; metrics.ts adapts this to Prometheus. */
@@ -22,12 +24,8 @@ export interface QueueMetrics {
 }
 
 export interface WorkQueueOptions {
-  /** Backoff after the first failure; doubles per consecutive failure. */
-  baseDelayMs: number;
-  /** The backoff never grows beyond this. */
-  maxDelayMs: number;
-  /** Returns [0, 1); spreads backoffs so failing keys do not retry in lockstep. */
-  random?: () => number;
+  /** How long addRateLimited waits; client-go's item exponential failure limiter by default. */
+  rateLimiter?: RateLimiter;
   clock?: Clock;
   metrics?: QueueMetrics;
 }
@@ -42,7 +40,6 @@ export class WorkQueue {
   private readonly dirty = new Set<string>();
   private readonly processing = new Set<string>();
   private readonly waiting = new Map<string, Waiting>();
-  private readonly failures = new Map<string, number>();
   /** Clock time each dirty key became ready, and each processing key was handed out. */
   private readonly readySince = new Map<string, number>();
   private readonly workingSince = new Map<string, number>();
@@ -50,22 +47,13 @@ export class WorkQueue {
   private readonly getters: Array<(key: string | undefined) => void> = [];
   private stopping = false;
 
-  private readonly baseDelayMs: number;
-  private readonly maxDelayMs: number;
-  private readonly random: () => number;
+  private readonly rateLimiter: RateLimiter;
   private readonly clock: Clock;
   private readonly metrics?: QueueMetrics;
 
-  constructor(options: WorkQueueOptions) {
-    if (!(options.baseDelayMs > 0)) {
-      throw new Error(`baseDelayMs must be greater than zero, got ${options.baseDelayMs}`);
-    }
-    if (!(options.maxDelayMs >= options.baseDelayMs)) {
-      throw new Error(`maxDelayMs must be at least baseDelayMs (${options.baseDelayMs}), got ${options.maxDelayMs}`);
-    }
-    this.baseDelayMs = options.baseDelayMs;
-    this.maxDelayMs = options.maxDelayMs;
-    this.random = options.random ?? Math.random;
+  constructor(options: WorkQueueOptions = {}) {
+    this.rateLimiter =
+      options.rateLimiter ?? new ItemExponentialFailureRateLimiter({ ...ITEM_BACKOFF, random: Math.random });
     this.clock = options.clock ?? systemClock;
     this.metrics = options.metrics;
   }
@@ -104,27 +92,24 @@ export class WorkQueue {
   }
 
   /**
-   * Adds key after its backoff: base * 2^(n-1) for its n-th consecutive retry, capped at
-   * maxDelayMs, then spread over [d/2, d]. For errors; a plain "look again in 30s" is addAfter.
+   * Adds key after the delay the rate limiter gives its next retry. For errors; a plain
+   * "look again in 30s" is addAfter.
    */
   addRateLimited(key: string): void {
     if (this.stopping) return;
-    const n = (this.failures.get(key) ?? 0) + 1;
-    this.failures.set(key, n);
+    const delayMs = this.rateLimiter.when(key);
     this.metrics?.retries();
-    const delay = Math.min(this.maxDelayMs, this.baseDelayMs * 2 ** (n - 1));
-    const r = Math.min(1, Math.max(0, this.random()));
-    this.addAfter(key, delay / 2 + (delay / 2) * r);
+    this.addAfter(key, delayMs);
   }
 
   /** Resets key's backoff; call it after key was processed successfully. */
   forget(key: string): void {
-    this.failures.delete(key);
+    this.rateLimiter.forget(key);
   }
 
   /** How many times key has been rate-limited since it was last forgotten. */
   numRequeues(key: string): number {
-    return this.failures.get(key) ?? 0;
+    return this.rateLimiter.numRequeues(key);
   }
 
   /**

@@ -4,10 +4,13 @@
 // - list, then watch from the list's resourceVersion, with bookmarks and a random
 //   5–10 minute timeoutSeconds, then watch again from the last resourceVersion seen;
 // - relist on 410 Gone (etcd compacted the version we asked for);
-// - on any other failure, back off 800 ms doubling to 30 s, with jitter, and retry;
+// - on any other failure, back off as client-go's reflector does (800 ms doubling to 30 s,
+//   with jitter: REFLECTOR_BACKOFF) and retry;
 // - a watchdog aborts a watch that brings neither an event nor a bookmark for too long.
+import { REFLECTOR_BACKOFF, backoff } from '../core/retry';
+import { sleep } from '../engine/retry';
 import type { ObjectList } from '../kube/client';
-import { KubeError, isGone } from '../kube/errors';
+import { KubeError, WatchIdleError, isGone } from '../kube/errors';
 import type { WatchEvent, WatchOptions } from '../kube/transport';
 import { keyOf } from '../core/pass';
 
@@ -74,14 +77,19 @@ export class Reflector<T extends Meta> {
 
   /** Runs until the signal aborts. */
   async run(signal: AbortSignal): Promise<void> {
-    const initial = this.options.initialBackoffMs ?? 800;
-    const max = this.options.maxBackoffMs ?? 30_000;
-    let backoffMs = initial;
+    const policy = {
+      ...REFLECTOR_BACKOFF,
+      baseMs: this.options.initialBackoffMs ?? REFLECTOR_BACKOFF.baseMs,
+      capMs: this.options.maxBackoffMs ?? REFLECTOR_BACKOFF.capMs,
+      random: this.random,
+    };
+    /** Consecutive failures since a watch last started (after its list, if one was needed). */
+    let failures = 0;
     let resourceVersion: string | null = null;
     while (!signal.aborted) {
       try {
         if (resourceVersion === null) resourceVersion = await this.relist();
-        backoffMs = initial;
+        failures = 0;
         resourceVersion = await this.watchOnce(resourceVersion, signal);
       } catch (err) {
         // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition -- aborted during the awaits above
@@ -97,16 +105,13 @@ export class Reflector<T extends Meta> {
         // replaying those events would hand the cache older versions than it already holds.
         if (resourceVersion !== null && this.progress !== null) resourceVersion = this.progress;
         this.stats.failures++;
-        if (err instanceof KubeError && err.kind === 'Timeout' && /no event or bookmark/.test(err.message)) {
-          this.stats.idleTimeouts++;
-        }
-        const delay = backoffMs / 2 + (backoffMs / 2) * this.random();
+        if (err instanceof WatchIdleError) this.stats.idleTimeouts++;
+        const delay = backoff(++failures, policy);
         this.options.log('error', `list/watch failed; retrying in ${(delay / 1000).toFixed(1)}s`, {
           reflector: this.options.name,
           error: (err as Error).message,
         });
         await sleep(delay, signal);
-        backoffMs = Math.min(max, backoffMs * 2);
       }
     }
   }
@@ -182,16 +187,4 @@ export function stripManagedFields<T extends Meta>(object: T): T {
 function statusOf(object: unknown): KubeError {
   const status = object as { code?: number; message?: string };
   return new KubeError(status.code === 410 ? 'Gone' : 'Server', status.message ?? 'watch error', status.code);
-}
-
-function sleep(ms: number, signal: AbortSignal): Promise<void> {
-  return new Promise((resolve) => {
-    const timer = setTimeout(done, ms);
-    function done() {
-      clearTimeout(timer);
-      signal.removeEventListener('abort', done);
-      resolve();
-    }
-    signal.addEventListener('abort', done);
-  });
 }

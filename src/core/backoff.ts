@@ -1,24 +1,15 @@
-// Per-object exponential backoff with jitter and a cap, for errors only: a requeue
+// When apply --wait looks at an unsettled CR again: backoff for errors only, while a requeue
 // waits exactly the after_seconds its decision asked for. Pure: random is passed in.
 
 import { ReportItem } from './report';
-
-export interface BackoffOptions {
-  baseSeconds: number;
-  capSeconds: number;
-}
-
-export const DEFAULT_BACKOFF: BackoffOptions = { baseSeconds: 1, capSeconds: 60 };
+import { APPLY_BACKOFF, BackoffPolicy, backoff } from './retry';
 
 /**
- * Delay after the n-th consecutive failure (n >= 1): base * 2^(n-1), capped, then
- * "equal jitter" spreads it over [d/2, d] so failing objects do not retry in lockstep.
+ * Delay in seconds after the n-th consecutive failure (n >= 1): the shared backoff, by default
+ * apply's 1 s doubling to 60 s, spread over [d/2, d] so failing objects do not retry in lockstep.
  */
-export function backoffSeconds(failures: number, random: number, options: BackoffOptions = DEFAULT_BACKOFF): number {
-  const n = Math.max(1, Math.floor(failures));
-  const delay = Math.min(options.capSeconds, options.baseSeconds * 2 ** (n - 1));
-  const r = Math.min(1, Math.max(0, random));
-  return delay / 2 + (delay / 2) * r;
+export function backoffSeconds(failures: number, random: number, policy: BackoffPolicy = APPLY_BACKOFF): number {
+  return backoff(failures, { ...policy, random: () => random }) / 1000;
 }
 
 /**

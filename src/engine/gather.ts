@@ -2,7 +2,7 @@
 // constant number of requests however many WebServices a scope holds.
 import { ConfigMap, OWNED_SELECTOR, SyncInput, WebService, childName } from '../core/model';
 import { indexObjects, keyOf, objectKey, syncInputFor } from '../core/pass';
-import { NotFoundError } from '../kube/errors';
+import { orNull } from '../kube/errors';
 import type { KubeClient } from '../kube/client';
 
 /** Past this many dependency GETs, one LIST of the namespace's WebServices is cheaper. */
@@ -38,7 +38,7 @@ async function gatherDependencies(client: KubeClient, namespace: string, parent:
   while (level.length > 0) {
     gets += level.length;
     if (gets > MAX_DEPENDENCY_GETS) return (await client.listWebServices(namespace)).items;
-    const fetched = await Promise.all(level.map((dep) => getIfExists(client, namespace, dep)));
+    const fetched = await Promise.all(level.map((dep) => orNull(client.getWebService(namespace, dep))));
     const next: string[] = [];
     for (const ws of fetched) {
       if (!ws) continue;
@@ -60,15 +60,6 @@ function unseen(names: string[], seen: Set<string>): string[] {
     fresh.push(name);
   }
   return fresh;
-}
-
-async function getIfExists(client: KubeClient, namespace: string, name: string): Promise<WebService | null> {
-  try {
-    return await client.getWebService(namespace, name);
-  } catch (err) {
-    if (err instanceof NotFoundError) return null;
-    throw err;
-  }
 }
 
 /**

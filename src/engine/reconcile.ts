@@ -7,12 +7,10 @@ import { API_VERSION, ConfigMap, KIND, SyncInput, WebService } from '../core/mod
 import { Observation, observe } from '../core/observe';
 import { Outcome, StatusResult, computeStatus, isConverged, readyOf, statusPatch } from '../core/status';
 import { ReportItem } from '../core/report';
-import { ConflictError, NotFoundError, NotLeaderError } from '../kube/errors';
+import { MAX_ATTEMPTS } from '../core/retry';
+import { ConflictError, NotLeaderError, orNull } from '../kube/errors';
 import type { KubeClient } from '../kube/client';
 import { gatherOne } from './gather';
-
-/** Optimistic-concurrency conflicts are retried from a fresh observation this many times. */
-export const MAX_ATTEMPTS = 4;
 
 export interface ReconcileOptions extends DecideOptions {
   now: () => string;
@@ -230,16 +228,15 @@ export async function carryOut(client: KubeClient, decision: Decision): Promise<
 async function execute(client: KubeClient, decision: Decision, op: Op, applied: Applied): Promise<void> {
   const { namespace, name } = decision;
   switch (op.op) {
-    case 'removeFinalizer':
-      try {
-        applied.written.parent = await client.patchWebService(namespace, name, {
-          metadata: { resourceVersion: op.resourceVersion, finalizers: op.finalizers },
-        });
-      } catch (err) {
-        // The object is already gone once its last finalizer is off: nothing left to do.
-        if (!(err instanceof NotFoundError)) throw err;
-      }
+    case 'removeFinalizer': {
+      const patched = client.patchWebService(namespace, name, {
+        metadata: { resourceVersion: op.resourceVersion, finalizers: op.finalizers },
+      });
+      // The object is already gone once its last finalizer is off: nothing left to do.
+      const parent = await orNull(patched);
+      if (parent) applied.written.parent = parent;
       return;
+    }
     case 'createChild':
       applied.written.children.push(await client.createConfigMap(namespace, op.object));
       return;

@@ -4,7 +4,8 @@
 // still a PATCH in the audit log, and still costs the API server a write path).
 import { FINALIZER, WebService } from '../core/model';
 import { mapBounded } from '../engine/reconcile';
-import { ConflictError, KubeError, NotFoundError, UserError } from '../kube/errors';
+import { retryOnConflict, sleep } from '../engine/retry';
+import { KubeError, UserError, ignoreNotFound, orNull } from '../kube/errors';
 import type { CustomResourceDefinition, DryRun, KubeClient, KubeObject } from '../kube/client';
 import { containedIn, crdVersionState } from './compare';
 import { VERSION_LABEL, displayName, installedVersion, isCrd } from './manifests';
@@ -226,12 +227,7 @@ async function lingeringFinalizers(client: KubeClient, remaining: KubeObject[]):
 
 /** The WebServices still there while the CRD is deleted; none once it no longer serves them (404). */
 async function webServicesLeft(client: KubeClient): Promise<WebService[]> {
-  try {
-    return (await client.listWebServices(null)).items;
-  } catch (err) {
-    if (err instanceof NotFoundError) return [];
-    throw err;
-  }
+  return (await orNull(client.listWebServices(null)))?.items ?? [];
 }
 
 /** Takes our finalizer off each WebService that has it; returns how many it changed. */
@@ -244,35 +240,25 @@ async function removeOurFinalizers(client: KubeClient, webServices: WebService[]
 /** A merge patch of the finalizer list, conditional on the resourceVersion read; on 409, read again. */
 async function removeFinalizer(client: KubeClient, ws: WebService): Promise<boolean> {
   const namespace = ws.metadata.namespace ?? '';
-  let current = ws;
-  for (let attempt = 1; ; attempt++) {
-    const finalizers = current.metadata.finalizers ?? [];
-    if (!finalizers.includes(FINALIZER)) return false;
-    try {
-      await client.patchWebService(namespace, current.metadata.name, {
-        metadata: {
-          resourceVersion: current.metadata.resourceVersion,
-          finalizers: finalizers.filter((f) => f !== FINALIZER),
-        },
-      });
-      return true;
-    } catch (err) {
-      if (err instanceof NotFoundError) return false;
-      if (!(err instanceof ConflictError) || attempt >= 5) throw err;
-    }
-    try {
-      current = await client.getWebService(namespace, current.metadata.name);
-    } catch (err) {
-      if (err instanceof NotFoundError) return false;
-      throw err;
-    }
-  }
+  const { name } = ws.metadata;
+  return retryOnConflict(async (attempt) => {
+    // Gone (404) at any step: the finalizer went with it.
+    const current = attempt === 1 ? ws : await orNull(client.getWebService(namespace, name));
+    const finalizers = current?.metadata.finalizers ?? [];
+    if (!current || !finalizers.includes(FINALIZER)) return false;
+    const patched = client.patchWebService(namespace, name, {
+      metadata: {
+        resourceVersion: current.metadata.resourceVersion,
+        finalizers: finalizers.filter((f) => f !== FINALIZER),
+      },
+    });
+    return ignoreNotFound(
+      patched.then(() => true),
+      false,
+    );
+  });
 }
 
 function countOf(n: number, noun: string): string {
   return `${n} ${noun}${n === 1 ? '' : 's'}`;
-}
-
-function sleep(ms: number): Promise<void> {
-  return new Promise((resolve) => setTimeout(resolve, ms));
 }

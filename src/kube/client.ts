@@ -6,7 +6,7 @@ import * as path from 'node:path';
 import { KubeConfig } from '@kubernetes/client-node/dist/config.js';
 import { ConfigMap, GROUP, ObjectMeta, PLURAL, RESOURCE, VERSION, WebService } from '../core/model';
 import type { StatusPatch } from '../core/status';
-import { NotFoundError, UserError } from './errors';
+import { UserError, ignoreNotFound, orNull } from './errors';
 import { Request, Transport, WatchEvent, WatchOptions } from './transport';
 
 const SERVICE_ACCOUNT_TOKEN = '/var/run/secrets/kubernetes.io/serviceaccount/token';
@@ -310,12 +310,7 @@ export class KubeClient {
 
   /** One ConfigMap, or null when there is none. */
   async getConfigMap(namespace: string, name: string): Promise<ConfigMap | null> {
-    try {
-      return await this.read<ConfigMap>({ method: 'GET', path: cmPath(namespace, name), what: `configmaps "${name}"` });
-    } catch (err) {
-      if (err instanceof NotFoundError) return null;
-      throw err;
-    }
+    return orNull(this.read<ConfigMap>({ method: 'GET', path: cmPath(namespace, name), what: `configmaps "${name}"` }));
   }
 
   listConfigMaps(namespace: string | null, options: ListOptions = {}): Promise<ObjectList<ConfigMap>> {
@@ -354,18 +349,16 @@ export class KubeClient {
 
   /** Deletes with a uid precondition, so a same-named replacement is never hit. Not found is fine. */
   async deleteConfigMap(namespace: string, name: string, uid?: string): Promise<boolean> {
-    try {
-      await this.write('delete', 'configmaps', {
-        method: 'DELETE',
-        path: cmPath(namespace, name),
-        body: { kind: 'DeleteOptions', apiVersion: 'v1', ...(uid ? { preconditions: { uid } } : {}) },
-        what: `configmaps "${name}"`,
-      });
-      return true;
-    } catch (err) {
-      if (err instanceof NotFoundError) return false;
-      throw err;
-    }
+    const deleted = this.write('delete', 'configmaps', {
+      method: 'DELETE',
+      path: cmPath(namespace, name),
+      body: { kind: 'DeleteOptions', apiVersion: 'v1', ...(uid ? { preconditions: { uid } } : {}) },
+      what: `configmaps "${name}"`,
+    });
+    return ignoreNotFound(
+      deleted.then(() => true),
+      false,
+    );
   }
 
   patchWebService(namespace: string, name: string, patch: object): Promise<WebService> {
@@ -411,12 +404,7 @@ export class KubeClient {
   }
 
   async getLease(namespace: string, name: string): Promise<Lease | null> {
-    try {
-      return await this.read<Lease>({ method: 'GET', path: leasePath(namespace, name), what: `leases "${name}"` });
-    } catch (err) {
-      if (err instanceof NotFoundError) return null;
-      throw err;
-    }
+    return orNull(this.read<Lease>({ method: 'GET', path: leasePath(namespace, name), what: `leases "${name}"` }));
   }
 
   /** Lease writes are leader election itself, so the write guard does not apply to them. */
@@ -457,17 +445,14 @@ export class KubeClient {
 
   /** The resources a group/version serves (discovery, readable by every user), or null if it is not served. */
   async servedResources(groupVersion: string): Promise<string[] | null> {
-    try {
-      const list = await this.read<{ resources?: { name: string }[] }>({
+    const list = await orNull(
+      this.read<{ resources?: { name: string }[] }>({
         method: 'GET',
         path: `/apis/${groupVersion}`,
         what: `the API ${groupVersion}`,
-      });
-      return (list.resources ?? []).map((r) => r.name);
-    } catch (err) {
-      if (err instanceof NotFoundError) return null;
-      throw err;
-    }
+      }),
+    );
+    return list === null ? null : (list.resources ?? []).map((r) => r.name);
   }
 
   getCustomResourceDefinition(name: string): Promise<CustomResourceDefinition | null> {
@@ -481,12 +466,7 @@ export class KubeClient {
   /** The live copy of an installable object (by kind, namespace and name), or null when there is none. */
   async getObject<T extends KubeObject>(object: KubeObject): Promise<T | null> {
     const { path, what } = objectLocation(object);
-    try {
-      return await this.read<T>({ method: 'GET', path, what });
-    } catch (err) {
-      if (err instanceof NotFoundError) return null;
-      throw err;
-    }
+    return orNull(this.read<T>({ method: 'GET', path, what }));
   }
 
   /** Server-side apply of a whole object, as field manager kubectl-webservice. */
@@ -509,24 +489,22 @@ export class KubeClient {
   /** Deletes an installable object in the background; false when it was already gone. */
   async deleteObject(object: KubeObject, options: DeleteOptions = {}): Promise<boolean> {
     const { path, resource, what } = objectLocation(object);
-    try {
-      await this.write('delete', resource, {
-        method: 'DELETE',
-        path,
-        body: {
-          kind: 'DeleteOptions',
-          apiVersion: 'v1',
-          propagationPolicy: 'Background',
-          ...(options.uid ? { preconditions: { uid: options.uid } } : {}),
-          ...(options.dryRun ? { dryRun: ['All'] } : {}),
-        },
-        what,
-      });
-      return true;
-    } catch (err) {
-      if (err instanceof NotFoundError) return false;
-      throw err;
-    }
+    const deleted = this.write('delete', resource, {
+      method: 'DELETE',
+      path,
+      body: {
+        kind: 'DeleteOptions',
+        apiVersion: 'v1',
+        propagationPolicy: 'Background',
+        ...(options.uid ? { preconditions: { uid: options.uid } } : {}),
+        ...(options.dryRun ? { dryRun: ['All'] } : {}),
+      },
+      what,
+    });
+    return ignoreNotFound(
+      deleted.then(() => true),
+      false,
+    );
   }
 
   /**

@@ -30,6 +30,24 @@ export class NotFoundError extends KubeError {
   }
 }
 
+/**
+ * Like controller-runtime's client.IgnoreNotFound: what the request gives, or fallback when the
+ * API answers 404. Any other error is thrown.
+ */
+export async function ignoreNotFound<T, F>(request: Promise<T>, fallback: F): Promise<T | F> {
+  try {
+    return await request;
+  } catch (err) {
+    if (err instanceof NotFoundError) return fallback;
+    throw err;
+  }
+}
+
+/** A read of something that may not exist: the object, or null on 404. */
+export function orNull<T>(request: Promise<T>): Promise<T | null> {
+  return ignoreNotFound(request, null);
+}
+
 /** 409: either an optimistic-concurrency conflict or AlreadyExists on create. */
 export class ConflictError extends KubeError {
   constructor(
@@ -78,6 +96,17 @@ export class InvalidError extends KubeError {
 export class UnreachableError extends KubeError {
   constructor(message: string, timeout = false) {
     super(timeout ? 'Timeout' : 'Unreachable', message);
+  }
+}
+
+/** A watch that brought neither an event nor a bookmark for idleTimeoutMs, so the transport ended it. */
+export class WatchIdleError extends UnreachableError {
+  constructor(
+    what: string,
+    readonly idleTimeoutMs: number,
+  ) {
+    super(`watch ${what}: no event or bookmark for ${idleTimeoutMs / 1000}s`, true);
+    this.name = 'WatchIdleError';
   }
 }
 

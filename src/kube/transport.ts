@@ -20,6 +20,7 @@ import {
   NotFoundError,
   NotLeaderError,
   UnreachableError,
+  WatchIdleError,
 } from './errors';
 
 export interface Request {
@@ -202,11 +203,7 @@ export class Transport {
     } catch (err) {
       if (options.signal?.aborted) return;
       // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition -- set by the watchdog's callback
-      if (idle)
-        throw new UnreachableError(
-          `watch ${req.what}: no event or bookmark for ${options.idleTimeoutMs / 1000}s`,
-          true,
-        );
+      if (idle) throw new WatchIdleError(req.what, options.idleTimeoutMs);
       throw networkError(err, this.server);
     } finally {
       clearTimeout(timer);

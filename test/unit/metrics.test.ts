@@ -77,7 +77,7 @@ describe('createMetrics', () => {
   it('feeds the workqueue metrics from a WorkQueue, labelled with the controller name', async () => {
     const clock = new FakeClock();
     const m = createMetrics('ws');
-    const queue = new WorkQueue({ baseDelayMs: 5, maxDelayMs: 1000, clock, metrics: m.queue });
+    const queue = new WorkQueue({ clock, metrics: m.queue });
     queue.add('ns/a');
     queue.add('ns/b');
     queue.add('ns/a');

@@ -1,6 +1,7 @@
-// The work queue: de-duplication, one worker per key, delays, backoff and shutdown,
-// driven by a fake clock.
-import { QueueMetrics, WorkQueue, WorkQueueOptions } from '../../src/controller/queue';
+// The work queue: de-duplication, one worker per key, delays, backoff through its rate
+// limiter, and shutdown, driven by a fake clock.
+import { QueueMetrics, WorkQueue } from '../../src/controller/queue';
+import { EQUAL_JITTER, ItemExponentialFailureRateLimiter, RateLimiter } from '../../src/core/retry';
 import { FakeClock, flushPromises } from '../support/fake-clock';
 
 class RecordingMetrics implements QueueMetrics {
@@ -26,10 +27,19 @@ class RecordingMetrics implements QueueMetrics {
   }
 }
 
-function setup(options: Partial<WorkQueueOptions> = {}) {
+/** A queue whose rate limiter backs off 100 ms doubling to 1 s, with equal jitter. */
+function setup(options: { random?: () => number; rateLimiter?: RateLimiter } = {}) {
   const clock = new FakeClock();
   const metrics = new RecordingMetrics();
-  const queue = new WorkQueue({ baseDelayMs: 100, maxDelayMs: 1000, random: () => 1, clock, metrics, ...options });
+  const rateLimiter =
+    options.rateLimiter ??
+    new ItemExponentialFailureRateLimiter({
+      baseMs: 100,
+      capMs: 1000,
+      jitter: EQUAL_JITTER,
+      random: options.random ?? (() => 1),
+    });
+  const queue = new WorkQueue({ rateLimiter, clock, metrics });
   return { clock, metrics, queue };
 }
 
@@ -248,9 +258,57 @@ describe('WorkQueue', () => {
   });
 
   it('rejects backoff options that make no sense', () => {
-    expect(() => new WorkQueue({ baseDelayMs: 0, maxDelayMs: 10 })).toThrow(/baseDelayMs must be greater than zero/);
-    expect(() => new WorkQueue({ baseDelayMs: 100, maxDelayMs: 50 })).toThrow(
-      /maxDelayMs must be at least baseDelayMs/,
-    );
+    const limiter = (baseMs: number, capMs: number) => () =>
+      new WorkQueue({
+        rateLimiter: new ItemExponentialFailureRateLimiter({
+          baseMs,
+          capMs,
+          jitter: EQUAL_JITTER,
+          random: Math.random,
+        }),
+      });
+    expect(limiter(0, 10)).toThrow(/baseMs must be greater than zero/);
+    expect(limiter(100, 50)).toThrow(/capMs must be at least baseMs/);
+  });
+
+  it('waits what its rate limiter says, and leaves forget and numRequeues to it', async () => {
+    const calls: string[] = [];
+    const rateLimiter: RateLimiter = {
+      when: (key) => {
+        calls.push(`when ${key}`);
+        return 42;
+      },
+      forget: (key) => {
+        calls.push(`forget ${key}`);
+      },
+      numRequeues: (key) => {
+        calls.push(`numRequeues ${key}`);
+        return 7;
+      },
+    };
+    const { queue, clock, metrics } = setup({ rateLimiter });
+    queue.addRateLimited('ns/a');
+    expect(await msUntilReady(clock, queue)).toBe(42);
+    expect(queue.numRequeues('ns/a')).toBe(7);
+    queue.forget('ns/a');
+    expect(calls).toEqual(['when ns/a', 'numRequeues ns/a', 'forget ns/a']);
+    expect(metrics.retryCount).toBe(1);
+
+    queue.shutDown();
+    queue.addRateLimited('ns/b'); // a queue shutting down asks nothing
+    expect(calls).toHaveLength(3);
+  });
+
+  it("without a rate limiter, backs off as client-go's default does: 5 ms doubling, no jitter", async () => {
+    const clock = new FakeClock();
+    const queue = new WorkQueue({ clock });
+    const delays: number[] = [];
+    for (let i = 0; i < 4; i++) {
+      queue.addRateLimited('ns/a');
+      delays.push(await msUntilReady(clock, queue));
+      await queue.get();
+      queue.done('ns/a');
+    }
+    expect(delays).toEqual([5, 10, 20, 40]);
   });
 });

@@ -1,7 +1,7 @@
 // Where a reflector resumes after a watch fails: after the last event it delivered (as
 // client-go does), so nothing already applied is replayed over newer cached versions;
 // after 410 Gone, from a fresh list.
-import { KubeError } from '../../src/kube/errors';
+import { KubeError, UnreachableError, WatchIdleError } from '../../src/kube/errors';
 import type { WatchEvent, WatchOptions } from '../../src/kube/transport';
 import { ListWatchSource, Reflector } from '../../src/controller/reflector';
 
@@ -50,7 +50,7 @@ function reflector(source: ListWatchSource<Obj>, upserts: string[]) {
 describe('Reflector', () => {
   it('resumes a failed watch after the last event it delivered, replaying nothing', async () => {
     const abort = new AbortController();
-    const idle = new KubeError('Timeout', 'watch x: no event or bookmark for 1s');
+    const idle = new WatchIdleError('x', 1000);
     const { source, watchedFrom } = scripted(
       [
         {
@@ -80,5 +80,52 @@ describe('Reflector', () => {
     await reflector(source, []).run(abort.signal);
     expect(lists()).toBe(2);
     expect(watchedFrom).toEqual(['1', '100']);
+  });
+
+  it('counts an idle watch by its type, not by the words of its message', async () => {
+    const abort = new AbortController();
+    const { source } = scripted(
+      [
+        { events: [], fail: new WatchIdleError('webservices', 180_000) },
+        // a request timeout whose text happens to say the same: a failure, not an idle watch
+        { events: [], fail: new UnreachableError('proxy: no event or bookmark for 180s', true) },
+        { events: [] },
+      ],
+      abort,
+    );
+    const r = reflector(source, []);
+    await r.run(abort.signal);
+    expect(r.stats.failures).toBe(2);
+    expect(r.stats.idleTimeouts).toBe(1);
+  });
+
+  it("backs off as client-go's reflector does, 800 ms doubling, and starts over once a watch starts", async () => {
+    jest.useFakeTimers();
+    try {
+      const abort = new AbortController();
+      let lists = 0;
+      let watches = 0;
+      const source: ListWatchSource<Obj> = {
+        list: async () => {
+          if (++lists <= 3) throw new KubeError('Server', 'etcdserver: leader changed', 500);
+          return { items: [], resourceVersion: '1' };
+        },
+        watch: async () => {
+          if (++watches === 1) throw new KubeError('Server', 'watch failed', 500);
+          abort.abort();
+        },
+      };
+      const logged: string[] = [];
+      const run = new Reflector<Obj>(
+        source,
+        { upsert: () => undefined, remove: () => undefined },
+        { name: 'test', idleTimeoutMs: 1000, random: () => 1, log: (_level, message) => logged.push(message) },
+      ).run(abort.signal);
+      await jest.advanceTimersByTimeAsync(10_000);
+      await run;
+      expect(logged).toEqual(['0.8s', '1.6s', '3.2s', '0.8s'].map((wait) => `list/watch failed; retrying in ${wait}`));
+    } finally {
+      jest.useRealTimers();
+    }
   });
 });

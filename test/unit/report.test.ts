@@ -46,7 +46,7 @@ describe('buildReport', () => {
 
 describe('backoffSeconds', () => {
   it('doubles per failure and caps', () => {
-    const full = (n: number) => backoffSeconds(n, 1, { baseSeconds: 1, capSeconds: 60 });
+    const full = (n: number) => backoffSeconds(n, 1, { baseMs: 1000, capMs: 60_000, jitter: 0.5 });
     expect([1, 2, 3, 4, 5, 6, 7, 8].map(full)).toEqual([1, 2, 4, 8, 16, 32, 60, 60]);
   });
 

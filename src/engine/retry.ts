@@ -1,0 +1,41 @@
+// The shell side of src/core/retry.ts: waiting between tries, and trying a write again after
+// a 409.
+import { MAX_ATTEMPTS } from '../core/retry';
+import { ConflictError } from '../kube/errors';
+
+/**
+ * Resolves after ms, or as soon as signal aborts (at once if it already has): a loop that
+ * sleeps between retries checks signal.aborted and stops. Leaves no timer or listener behind.
+ */
+export function sleep(ms: number, signal?: AbortSignal): Promise<void> {
+  if (signal?.aborted) return Promise.resolve();
+  return new Promise((resolve) => {
+    const done = () => {
+      clearTimeout(timer);
+      signal?.removeEventListener('abort', done);
+      resolve();
+    };
+    const timer = setTimeout(done, ms);
+    signal?.addEventListener('abort', done);
+  });
+}
+
+/**
+ * Like client-go's retry.RetryOnConflict: runs fn, and runs it again while it fails with a 409
+ * (ConflictError), at most `attempts` times in all; any other error, or the last 409, is thrown.
+ * fn gets the attempt number, from 1, so it can read the object again only after a 409: the
+ * first attempt uses what the caller has already read. No wait between attempts: a 409 says the
+ * object changed, and a fresh read sees how.
+ */
+export async function retryOnConflict<T>(
+  fn: (attempt: number) => Promise<T>,
+  attempts: number = MAX_ATTEMPTS,
+): Promise<T> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await fn(attempt);
+    } catch (err) {
+      if (!(err instanceof ConflictError) || attempt >= attempts) throw err;
+    }
+  }
+}
