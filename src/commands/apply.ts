@@ -61,14 +61,49 @@ export const applyCommand: CommandModule<object, Args> = {
     if (args.filename) return applySavedDecision(ctx, args.filename);
     requireTarget(args);
     const timeoutMs = parseWait(args.wait, 'no', DEFAULT_WAIT);
-    const results = await reconcileUntilDone(ctx, args, timeoutMs);
+    // Ctrl-C (or SIGTERM) as run takes it: no new WebService is started, those in flight
+    // finish their writes and status, and the summary says what was done. A second one quits.
+    const interrupt = new AbortController();
+    const onSignal = () => {
+      if (interrupt.signal.aborted) process.exit(EXIT_INTERRUPTED);
+      interrupt.abort();
+    };
+    process.on('SIGINT', onSignal);
+    process.on('SIGTERM', onSignal);
+    let outcome: Outcome;
+    try {
+      outcome = await reconcileUntilDone(ctx, args, timeoutMs, interrupt.signal);
+    } finally {
+      process.off('SIGINT', onSignal);
+      process.off('SIGTERM', onSignal);
+    }
+    const { results } = outcome;
     const report = buildReport(results.map(reportItem));
+    // Cut short, the pass did not cover its scope: it cannot say the scope converged.
+    if (outcome.ending === 'interrupted') report.converged = false;
     printApply(ctx, args, results, report);
+    if (outcome.ending === 'interrupted') {
+      ctx.out.progress('interrupted: the WebServices above were reconciled, each to the end; no other was touched');
+      return EXIT_INTERRUPTED;
+    }
+    if (outcome.ending === 'timed out') {
+      const pending = report.items.filter((item) => !isSettled(item)).map((item) => item.name);
+      ctx.out.error(`timed out after ${timeoutMs / 1000}s waiting for ${pending.join(', ')}`);
+    }
     return ctx.dryRun === 'client' ? 0 : exitCodeOf(report);
   }),
 };
 
-async function pass(ctx: Context, args: Args): Promise<ReconcileResult[]> {
+/** A shell's status for a process ended by SIGINT, 128 + 2. */
+const EXIT_INTERRUPTED = 130;
+
+interface Outcome {
+  /** Per WebService, what was done over all passes (see mergePasses). */
+  results: ReconcileResult[];
+  ending: 'done' | 'timed out' | 'interrupted';
+}
+
+async function pass(ctx: Context, args: Args, signal: AbortSignal): Promise<ReconcileResult[]> {
   const inputs = await gatherTarget(ctx, args);
   const options = {
     requeueAfterSeconds: args['requeue-after'],
@@ -77,11 +112,16 @@ async function pass(ctx: Context, args: Args): Promise<ReconcileResult[]> {
   };
   const progress = ctx.out.counter(ctx.dryRun === 'client' ? 'planned' : 'reconciled', inputs.length);
   try {
-    return await mapBounded(inputs, args.concurrency, async (input) => {
-      const result = await reconcile(ctx.client(), input, options);
-      progress.tick();
-      return result;
-    });
+    return await mapBounded(
+      inputs,
+      args.concurrency,
+      async (input) => {
+        const result = await reconcile(ctx.client(), input, options);
+        progress.tick();
+        return result;
+      },
+      signal,
+    );
   } finally {
     progress.done();
   }
@@ -91,14 +131,15 @@ async function pass(ctx: Context, args: Args): Promise<ReconcileResult[]> {
  * One pass, or with --wait, passes until converged or timed out. A requeue comes back
  * after its after_seconds; an error or conflict after exponential backoff with jitter.
  */
-async function reconcileUntilDone(ctx: Context, args: Args, timeoutMs: number): Promise<ReconcileResult[]> {
+async function reconcileUntilDone(ctx: Context, args: Args, timeoutMs: number, signal: AbortSignal): Promise<Outcome> {
   const deadline = Date.now() + timeoutMs;
   const failures = new Map<string, number>();
   let outages = 0;
+  let earlier: ReconcileResult[] = [];
   for (let round = 1; ; round++) {
-    let results: ReconcileResult[];
+    let latest: ReconcileResult[];
     try {
-      results = await pass(ctx, args);
+      latest = await pass(ctx, args, signal);
       outages = 0;
     } catch (err) {
       // With --wait, an API server that is away for a moment (a restart, a failover) is
@@ -109,11 +150,15 @@ async function reconcileUntilDone(ctx: Context, args: Args, timeoutMs: number): 
       if (process.stderr.isTTY) {
         ctx.out.progress(`pass ${round}: ${(err as Error).message}; trying again in ${Math.ceil(waitMs / 1000)}s`);
       }
-      await sleep(waitMs);
+      await sleep(waitMs, signal);
+      if (signal.aborted) return { results: earlier, ending: 'interrupted' };
       continue;
     }
+    const results = mergePasses(earlier, latest, !signal.aborted);
+    earlier = results;
+    if (signal.aborted) return { results, ending: 'interrupted' };
     // A dry run changes nothing, so a second pass would find the same.
-    if (timeoutMs === 0 || ctx.dryRun !== 'none') return results;
+    if (timeoutMs === 0 || ctx.dryRun !== 'none') return { results, ending: 'done' };
     const pending = results.map(reportItem).filter((item) => !isSettled(item));
     const delays = pending
       .map((item) => {
@@ -125,15 +170,40 @@ async function reconcileUntilDone(ctx: Context, args: Args, timeoutMs: number): 
       })
       .filter((seconds): seconds is number => seconds !== null);
     // Nothing left that time can fix (what remains is a dependency cycle): stop waiting.
-    if (delays.length === 0) return results;
+    if (pending.length === 0 || delays.length === 0) return { results, ending: 'done' };
     const waitMs = Math.min(Math.min(...delays) * 1000, deadline - Date.now());
-    if (waitMs <= 0) return results;
+    if (waitMs <= 0) return { results, ending: 'timed out' };
     if (process.stderr.isTTY) {
       const names = pending.map((item) => `${item.name} (${item.error ? 'error' : item.action})`).join(', ');
       ctx.out.progress(`pass ${round}: waiting ${Math.ceil(waitMs / 1000)}s for ${names}`);
     }
-    await sleep(waitMs);
+    await sleep(waitMs, signal);
+    // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition -- Ctrl-C aborts it during the sleep
+    if (signal.aborted) return { results, ending: 'interrupted' };
   }
+}
+
+/**
+ * What --wait reports: for each WebService, the last pass that did something to it (a pass
+ * that only finds it unchanged does not hide the create of the pass before), with the
+ * latest pass's word on whether it converged or failed. Order: the latest pass's.
+ */
+function mergePasses(earlier: ReconcileResult[], latest: ReconcileResult[], complete: boolean): ReconcileResult[] {
+  const key = (r: ReconcileResult) => `${r.decision.namespace}/${r.decision.name}`;
+  const acted = new Map(earlier.filter(didSomething).map((r) => [key(r), r]));
+  const merged = latest.map((r) => {
+    const before = acted.get(key(r));
+    if (didSomething(r) || !before) return r;
+    return { ...before, converged: r.converged, error: r.error, status: r.status };
+  });
+  if (complete) return merged;
+  // A pass cut short by Ctrl-C: what earlier passes reported of the rest still stands.
+  const seen = new Set(latest.map(key));
+  return [...merged, ...earlier.filter((r) => !seen.has(key(r)))];
+}
+
+function didSomething(r: ReconcileResult): boolean {
+  return r.decision.ops.length > 0 || r.statusWritten || r.cleaned.length > 0;
 }
 
 /**

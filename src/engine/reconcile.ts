@@ -265,15 +265,23 @@ export function reportItem(result: ReconcileResult): ReportItem {
 }
 
 /** Runs fn over items with at most `limit` in flight, keeping the input order in the result. */
-export async function mapBounded<T, R>(items: T[], limit: number, fn: (item: T) => Promise<R>): Promise<R[]> {
+export async function mapBounded<T, R>(
+  items: T[],
+  limit: number,
+  fn: (item: T) => Promise<R>,
+  signal?: AbortSignal,
+): Promise<R[]> {
   const results = new Array<R>(items.length);
+  const done = new Array<boolean>(items.length).fill(false);
   let next = 0;
   const workers = Array.from({ length: Math.max(1, Math.min(limit, items.length)) }, async () => {
-    while (next < items.length) {
+    // Once aborted, no item is started; those in flight finish.
+    while (next < items.length && !signal?.aborted) {
       const index = next++;
       results[index] = await fn(items[index]);
+      done[index] = true;
     }
   });
   await Promise.all(workers);
-  return results;
+  return signal?.aborted ? results.filter((_, i) => done[i]) : results;
 }
