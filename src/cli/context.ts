@@ -1,5 +1,4 @@
 // Global flags and the per-invocation context every command receives.
-import * as fs from 'node:fs';
 import type { Argv } from 'yargs';
 import type { DryRun, KubeClient } from '../kube/client';
 import { DryRunArgs, parseDryRun } from './dry-run';
@@ -106,21 +105,6 @@ export function createContext(args: GlobalArgs): Context {
     scopeNamespace: () => (args['all-namespaces'] ? null : namespace()),
     now: () => new Date(),
   };
-}
-
-/** Reads JSON from a file, or from stdin for "-". */
-export function readJsonInput(file: string): unknown {
-  let text: string;
-  try {
-    text = fs.readFileSync(file === '-' ? 0 : file, 'utf8');
-  } catch (err) {
-    throw new UserError(`cannot read ${file}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`);
-  }
-  try {
-    return JSON.parse(text);
-  } catch (err) {
-    throw new UserError(`${file} is not valid JSON: ${(err as Error).message}`);
-  }
 }
 
 /** NAME or --all, never both, never neither. */

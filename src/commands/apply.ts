@@ -6,7 +6,8 @@ import { jsonEqual } from '../core/equal';
 import { observe } from '../core/observe';
 import { Report, buildReport, exitCodeOf, isSettled } from '../core/report';
 import { parseDecision } from '../core/validate';
-import { Context, readJsonInput, requireTarget } from '../cli/context';
+import { Context, requireTarget } from '../cli/context';
+import { isKubeObject, readDocuments } from '../cli/input';
 import { withContext } from '../cli/run';
 import { gatherOne } from '../engine/gather';
 import { ReconcileResult, carryOut, mapBounded, reconcile, reportItem } from '../engine/reconcile';
@@ -58,7 +59,7 @@ export const applyCommand: CommandModule<object, Args> = {
     if (!Number.isInteger(args.concurrency) || args.concurrency < 1) {
       throw new UserError(`--concurrency must be a whole number >= 1, got ${args.concurrency}`);
     }
-    if (args.filename) return applySavedDecision(ctx, args.filename);
+    if (args.filename) return applySavedDecisions(ctx, args.filename);
     requireTarget(args);
     const timeoutMs = parseWait(args.wait, 'no', DEFAULT_WAIT);
     // Ctrl-C (or SIGTERM) as run takes it: no new WebService is started, those in flight
@@ -305,28 +306,53 @@ function describeResult(r: ReconcileResult): string {
   return parts.join(', ');
 }
 
-/** Carries out a saved plan only if planning now gives the very same decision. */
-async function applySavedDecision(ctx: Context, file: string): Promise<number> {
-  const saved = parseDecision(readJsonInput(file));
-  const fresh = decide(observe(await gatherOne(ctx.client(), saved.namespace, saved.name)), {
-    requeueAfterSeconds: saved.after_seconds,
-  });
-  if (!jsonEqual(stripUndefined(fresh), saved)) {
+/**
+ * Carries out saved decisions (one, or a list as plan --all prints it, in JSON or YAML) only
+ * if planning now gives the very same decision for every one of them; otherwise nothing.
+ */
+async function applySavedDecisions(ctx: Context, file: string): Promise<number> {
+  const documents = readDocuments(file);
+  if (documents.some(isKubeObject)) {
     throw new UserError(
-      `the decision in ${file} is stale: planning webservice/${saved.name} now gives "${fresh.action}" (${fresh.reason}); run plan again`,
+      `${file} holds Kubernetes objects: apply -f carries out decisions saved by "plan -o json|yaml"; ` +
+        'create WebServices with kubectl apply -f',
     );
   }
-  // A client dry run stops here: the saved decision is still what planning gives now.
-  const { cleaned } = ctx.dryRun === 'client' ? { cleaned: [] } : await carryOut(ctx.client(), fresh);
-  const result = { decision: fresh, result: { cleaned, statusWritten: false } };
+  const saved = documents.map(parseDecision);
+  const fresh: Decision[] = [];
+  for (const decision of saved) {
+    const now = decide(observe(await gatherOne(ctx.client(), decision.namespace, decision.name)), {
+      requeueAfterSeconds: decision.after_seconds,
+    });
+    if (!jsonEqual(stripUndefined(now), decision)) {
+      throw new UserError(
+        `the decision in ${file} for webservice/${decision.name} is stale: it was "${decision.action}" ` +
+          `(${decision.reason}), planning now gives "${now.action}" (${now.reason}); nothing was carried out, run plan again`,
+      );
+    }
+    fresh.push(now);
+  }
   const done = {
     none: 'carried out',
     client: 'would be carried out (dry run)',
     server: 'carried out (server dry run)',
   };
-  if (ctx.out.format === 'json' || ctx.out.format === 'yaml') ctx.out.data(result);
-  else printDecisions(ctx, [{ decision: fresh, result: fresh.ops.length > 0 ? done[ctx.dryRun] : 'nothing to do' }]);
-  return fresh.action === 'conflict' ? 1 : fresh.action === 'requeue' ? 2 : 0;
+  const results = [];
+  for (const decision of fresh) {
+    // A client dry run stops here: the saved decision is still what planning gives now.
+    const { cleaned } = ctx.dryRun === 'client' ? { cleaned: [] } : await carryOut(ctx.client(), decision);
+    results.push({ decision, result: { cleaned, statusWritten: false } });
+  }
+  if (ctx.out.format === 'json' || ctx.out.format === 'yaml')
+    ctx.out.data(results.length === 1 ? results[0] : { items: results });
+  else {
+    printDecisions(
+      ctx,
+      fresh.map((decision) => ({ decision, result: decision.ops.length > 0 ? done[ctx.dryRun] : 'nothing to do' })),
+    );
+  }
+  if (fresh.some((d) => d.action === 'conflict')) return 1;
+  return fresh.some((d) => d.action === 'requeue') ? 2 : 0;
 }
 
 function stripUndefined(decision: Decision): Decision {

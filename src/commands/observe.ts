@@ -1,10 +1,9 @@
 // kubectl webservice observe: what is wanted (the spec) and what is there (the child).
 import type { CommandModule } from 'yargs';
 import { Observation, observe } from '../core/observe';
-import { parseSyncInput } from '../core/validate';
-import { Context, readJsonInput } from '../cli/context';
+import { Context } from '../cli/context';
 import { Cell } from '../print/output';
-import { TargetArgs, gatherTarget, printResults, targetOptions } from './shared';
+import { TargetArgs, gatherTarget, observationsFromFile, printResults, targetOptions } from './shared';
 import { withContext } from '../cli/run';
 
 interface Args extends TargetArgs {
@@ -28,9 +27,14 @@ export const observeCommand: CommandModule<object, Args> = {
       ),
   handler: withContext<Args>(async (ctx, args) => {
     const observations = args.filename
-      ? [observe(parseSyncInput(readJsonInput(args.filename)))]
+      ? observationsFromFile(args.filename)
       : (await gatherTarget(ctx, args)).map(observe);
-    printResults(ctx, observations, Boolean(args.name || args.filename), (items) => observationTable(ctx, items));
+    printResults(
+      ctx,
+      observations,
+      Boolean(args.name) || (Boolean(args.filename) && observations.length === 1),
+      (items) => observationTable(ctx, items),
+    );
   }),
 };
 

@@ -1,12 +1,18 @@
 // kubectl webservice plan: what apply would do, and why. Writes nothing.
 import type { CommandModule } from 'yargs';
 import { decide } from '../core/decide';
-import { Observation, observe } from '../core/observe';
-import { isSyncInput, parseObservation, parseSyncInput } from '../core/validate';
-import { readJsonInput } from '../cli/context';
+import { observe } from '../core/observe';
 import { withContext } from '../cli/run';
 import { printDecisions } from './decisions';
-import { RequeueArgs, TargetArgs, gatherTarget, printResults, requeueOption, targetOptions } from './shared';
+import {
+  RequeueArgs,
+  TargetArgs,
+  gatherTarget,
+  observationsFromFile,
+  printResults,
+  requeueOption,
+  targetOptions,
+} from './shared';
 
 interface Args extends TargetArgs, RequeueArgs {
   filename?: string;
@@ -27,7 +33,7 @@ export const planCommand: CommandModule<object, Args> = {
       .example('$0 plan -f observe.json -o json', 'decide from a saved observation, offline'),
   handler: withContext<Args>(async (ctx, args) => {
     const observations = args.filename
-      ? [observationFromFile(args.filename)]
+      ? observationsFromFile(args.filename)
       : (await gatherTarget(ctx, args)).map(observe);
     const progress = ctx.out.counter('planned', observations.length);
     const decisions = observations.map((o) => {
@@ -36,7 +42,7 @@ export const planCommand: CommandModule<object, Args> = {
       return decision;
     });
     progress.done();
-    printResults(ctx, decisions, Boolean(args.name || args.filename), (items) =>
+    printResults(ctx, decisions, Boolean(args.name) || (Boolean(args.filename) && decisions.length === 1), (items) =>
       printDecisions(
         ctx,
         items.map((decision) => ({ decision })),
@@ -44,8 +50,3 @@ export const planCommand: CommandModule<object, Args> = {
     );
   }),
 };
-
-function observationFromFile(file: string): Observation {
-  const value = readJsonInput(file);
-  return isSyncInput(value) ? observe(parseSyncInput(value)) : parseObservation(value);
-}

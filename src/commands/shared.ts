@@ -3,6 +3,9 @@ import * as os from 'node:os';
 import type { Argv } from 'yargs';
 import { DEFAULT_REQUEUE_AFTER_SECONDS, GROUP, KIND, SyncInput } from '../core/model';
 import { keyOf } from '../core/pass';
+import { Observation, observe } from '../core/observe';
+import { isSyncInput, parseObservation, parseSyncInput } from '../core/validate';
+import { groupObjects, isKubeObject, readDocuments } from '../cli/input';
 import { checkName, checkNamespace } from '../core/validate';
 import { gatherAll, gatherOne } from '../engine/gather';
 import { Context, requireTarget } from '../cli/context';
@@ -108,4 +111,22 @@ export function nowIso(ctx: Context): () => string {
 function nameOf(item: unknown): string {
   const row = item as { name?: string; decision?: { name?: string } };
   return row.name ?? row.decision?.name ?? '';
+}
+
+/** Kinds -f accepts beside WebServices: the children a WebService can have. */
+const CHILD_KINDS = ['ConfigMap'] as const;
+
+/**
+ * The observations in a -f file: raw objects (as kubectl get prints them, or as
+ * {parent, children, related}) are observed; saved observations are taken as they are.
+ */
+export function observationsFromFile(file: string): Observation[] {
+  const documents = readDocuments(file);
+  const objects = documents.filter(isKubeObject);
+  const observations = documents
+    .filter((doc) => !isKubeObject(doc))
+    .map((doc) => (isSyncInput(doc) ? observe(parseSyncInput(doc)) : parseObservation(doc)));
+  if (objects.length > 0)
+    observations.push(...groupObjects(objects, CHILD_KINDS).map((raw) => observe(parseSyncInput(raw))));
+  return observations;
 }

@@ -710,14 +710,19 @@ describe('-f files that are not what they should be are refused in one line, cha
 
   it.each<[string, () => string[], RegExp]>([
     [
-      'plan -f a file that is not JSON',
-      () => ['plan', '-f', writeScratch('not.json', 'apiVersion: v1\nkind: x\n')],
-      /^error: .*not\.json is not valid JSON: /,
+      'plan -f a file that is neither JSON nor YAML',
+      () => ['plan', '-f', writeScratch('not.json', '{"parent": [1, 2\n')],
+      /^error: .*not\.json is neither JSON nor YAML: /,
+    ],
+    [
+      'plan -f an object of a kind that is no WebService nor its child',
+      () => ['plan', '-f', writeScratch('secret.yaml', 'apiVersion: v1\nkind: Secret\nmetadata: {name: s}\n')],
+      /^error: -f takes WebServices and their children \(ConfigMap\), not a Secret$/,
     ],
     [
       'plan -f an empty file',
       () => ['plan', '-f', writeScratch('empty.json', '')],
-      /^error: .*empty\.json is not valid JSON: Unexpected end of JSON input$/,
+      /^error: .*empty\.json holds no object$/,
     ],
     [
       'apply -f a file that does not exist',
@@ -762,7 +767,7 @@ describe('-f files that are not what they should be are refused in one line, cha
     const result = await expectNoSideEffects(() => plugin(['apply', '-f', file]));
     expectOneLineError(
       result,
-      /^error: the decision in .*other\.json is stale: planning webservice\/someone-else now gives "create"/,
+      /^error: the decision in .*other\.json for webservice\/someone-else is stale: it was "noop" \(.*\), planning now gives "create"/,
     );
   });
 });

@@ -1,6 +1,14 @@
 // The forms a kubectl user types: several NAMEs, TYPE/NAME, -A without --all, -l, -o name,
 // and kubectl's words for a command or a flag that does not exist.
-import { AuditWindow, applyYaml, createNamespace, deleteNamespace, plugin, webService } from '../support/cluster';
+import {
+  AuditWindow,
+  applyYaml,
+  createNamespace,
+  deleteNamespace,
+  kubectl,
+  plugin,
+  webService,
+} from '../support/cluster';
 
 let ns: string;
 beforeAll(() => {
@@ -96,5 +104,50 @@ describe('usage errors in kubectl words, before any request', () => {
     expect(result.status).toBe(0);
     expect(result.stdout).toMatch(/^kubectl webservice <command>/);
     expect(result.stdout).toContain('kubectl webservice apply');
+  });
+});
+
+describe('-f takes YAML or JSON, one object or a List, as kubectl and plan print them', () => {
+  beforeAll(() => {
+    expect(plugin(['apply', 'billing', '-n', ns]).status).toBe(0);
+  });
+
+  it('kubectl get webservice -o json | plan -f -', () => {
+    const parent = kubectl(['get', 'webservice', 'search', '-n', ns, '-o', 'json']);
+    const result = plugin(['plan', '-f', '-'], { input: parent });
+    expect(result.stderr).toBe('');
+    // Only the parent was given: its child is not among the objects, so it would be created.
+    expect(JSON.parse(plugin(['plan', '-f', '-', '-o', 'json'], { input: parent }).stdout)).toMatchObject({
+      name: 'search',
+      action: 'create',
+    });
+  });
+
+  it('a List of a WebService and its child, in YAML, is planned from those objects', () => {
+    const list = kubectl(['get', 'webservice/billing', 'configmap/billing-desired', '-n', ns, '-o', 'yaml']);
+    const result = plugin(['plan', '-f', '-', '-o', 'json'], { input: list });
+    expect(result.stderr).toBe('');
+    expect(JSON.parse(result.stdout)).toMatchObject({ name: 'billing', action: 'noop' });
+  });
+
+  it('plan -o yaml saves decisions that apply -f carries out', () => {
+    const saved = plugin(['plan', 'checkout', 'search', '-n', ns, '-o', 'yaml']).stdout;
+    const result = plugin(['apply', '-f', '-', '-o', 'json'], { input: saved });
+    expect(result.stderr).toBe('');
+    expect(result.status).toBe(0);
+    const items = JSON.parse(result.stdout).items as { decision: { name: string; action: string } }[];
+    expect(items.map((i) => [i.decision.name, i.decision.action])).toEqual([
+      ['checkout', 'create'],
+      ['search', 'create'],
+    ]);
+    expect(kubectl(['get', 'configmap', 'checkout-desired', 'search-desired', '-n', ns, '-o', 'name'])).toBe(
+      'configmap/checkout-desired\nconfigmap/search-desired\n',
+    );
+  });
+
+  it('apply -f a WebService manifest says to use kubectl apply, and changes nothing', () => {
+    const result = plugin(['apply', '-f', '-', '-n', ns], { input: webService('new-one', { image: 'nginx:1.27' }) });
+    expect(result.status).toBe(1);
+    expect(result.stderr).toMatch(/^error: - holds Kubernetes objects: apply -f carries out decisions saved by/);
   });
 });
