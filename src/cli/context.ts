@@ -16,6 +16,10 @@ export interface GlobalArgs {
   color: boolean;
   verbose: boolean;
   'request-timeout': number;
+  as?: string;
+  'as-group'?: string[];
+  server?: string;
+  token?: string;
 }
 
 export function globalOptions<T>(yargs: Argv<T>): Argv<T & GlobalArgs> {
@@ -56,6 +60,20 @@ export function globalOptions<T>(yargs: Argv<T>): Argv<T & GlobalArgs> {
       describe: 'Explain more; show stack traces',
       global: true,
     })
+    .option('as', { type: 'string', describe: 'Username to impersonate for the operation', global: true })
+    .option('as-group', {
+      type: 'string',
+      array: true,
+      describe: 'Group to impersonate for the operation (repeat for several); needs --as',
+      global: true,
+    })
+    .option('server', {
+      alias: 's',
+      type: 'string',
+      describe: 'The address and port of the Kubernetes API server',
+      global: true,
+    })
+    .option('token', { type: 'string', describe: 'Bearer token for authentication to the API server', global: true })
     .option('request-timeout', {
       type: 'string',
       default: '30s',
@@ -93,6 +111,10 @@ export function createContext(args: GlobalArgs): Context {
       context: args.context,
       requestTimeoutMs: args['request-timeout'] * 1000,
       dryRun,
+      server: args.server,
+      token: args.token,
+      asUser: args.as,
+      asGroups: args['as-group'],
     }));
   const namespace = () => args.namespace || connect().connection.namespace;
   return {

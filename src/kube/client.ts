@@ -21,6 +21,13 @@ export interface ConnectOptions {
   requestTimeoutMs?: number;
   /** client: refuse every write; server: send every write with dryRun=All. */
   dryRun?: DryRun;
+  /** kubectl's --server: the API server to talk to, instead of the context's cluster's. */
+  server?: string;
+  /** kubectl's --token: a bearer token, instead of the context's user's credentials. */
+  token?: string;
+  /** kubectl's --as and --as-group: act as this user, in these groups (impersonation). */
+  asUser?: string;
+  asGroups?: string[];
 }
 
 export interface Connection {
@@ -76,7 +83,34 @@ export function loadConnection(options: ConnectOptions): Connection {
     throw new UserError('the kubeconfig has no current context: pass --context or run "kubectl config use-context"');
   }
   const namespace = kc.getContextObject(context)?.namespace || 'default';
-  return { kubeConfig: kc, context, server: cluster.server, namespace };
+  overrideCredentials(kc, options);
+  if (options.asGroups?.length && !options.asUser) {
+    throw new UserError('--as-group needs --as: a group is impersonated along with a user');
+  }
+  return { kubeConfig: kc, context, server: options.server ?? cluster.server, namespace };
+}
+
+/** --server, --token and --as, which override the context's cluster and user as in kubectl. */
+function overrideCredentials(kc: KubeConfig, options: ConnectOptions): void {
+  const cluster = kc.getCurrentCluster();
+  const user = kc.getCurrentUser();
+  if (options.server !== undefined && cluster) {
+    if (!/^https?:\/\//.test(options.server)) {
+      throw new UserError(`--server must be a URL such as https://host:6443, got "${options.server}"`);
+    }
+    kc.clusters = kc.clusters.map((c) => (c === cluster ? { ...c, server: options.server! } : c));
+  }
+  if ((options.token !== undefined || options.asUser !== undefined) && user) {
+    const changed = {
+      ...user,
+      // A token given on the command line is the only credential sent, as with kubectl.
+      ...(options.token !== undefined
+        ? { token: options.token, exec: undefined, authProvider: undefined, username: undefined, password: undefined }
+        : {}),
+      ...(options.asUser !== undefined ? { impersonateUser: options.asUser } : {}),
+    };
+    kc.users = kc.users.map((u) => (u === user ? changed : u));
+  }
 }
 
 function loadFile(kc: KubeConfig, file: string): void {
@@ -281,6 +315,7 @@ export class KubeClient {
       connection.kubeConfig,
       connection.server,
       options.requestTimeoutMs ?? DEFAULT_TIMEOUT_MS,
+      options.asGroups,
     );
     this.dryRun = options.dryRun ?? 'none';
   }

@@ -70,7 +70,7 @@ export class Transport {
   private readonly agent: http.Agent;
   private readonly url: URL;
   private readonly secure: boolean;
-  private readonly staticHeaders: Record<string, string>;
+  private readonly staticHeaders: Record<string, string | string[]>;
   private readonly dynamicAuth: boolean;
   /** Sockets this pool opened that are not connected (TLS: handshake done) yet. */
   private readonly connecting = new WeakSet<object>();
@@ -81,6 +81,8 @@ export class Transport {
     private readonly kubeConfig: KubeConfig,
     readonly server: string,
     private readonly timeoutMs: number,
+    /** Impersonate-Group: one header per group (--as-group). */
+    impersonateGroups: string[] = [],
   ) {
     this.url = new URL(server);
     this.secure = this.url.protocol === 'https:';
@@ -95,6 +97,7 @@ export class Transport {
       this.staticHeaders.Authorization = `Basic ${Buffer.from(`${user.username}:${user.password ?? ''}`).toString('base64')}`;
     }
     if (user?.impersonateUser) this.staticHeaders['Impersonate-User'] = user.impersonateUser;
+    if (impersonateGroups.length > 0) this.staticHeaders['Impersonate-Group'] = impersonateGroups;
 
     const agentOptions: https.AgentOptions = { keepAlive: true, maxSockets: MAX_SOCKETS, maxFreeSockets: MAX_SOCKETS };
     if (this.secure) {
@@ -222,7 +225,10 @@ export class Transport {
   }
 
   private async send(req: Request): Promise<{ request: http.ClientRequest; response: Promise<http.IncomingMessage> }> {
-    const headers: Record<string, string> = { ...this.staticHeaders, Accept: req.accept ?? 'application/json' };
+    const headers: Record<string, string | string[]> = {
+      ...this.staticHeaders,
+      Accept: req.accept ?? 'application/json',
+    };
     if (this.dynamicAuth) Object.assign(headers, await this.freshAuthHeaders());
     const payload = req.body === undefined ? undefined : Buffer.from(JSON.stringify(req.body));
     if (payload) {

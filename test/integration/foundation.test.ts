@@ -24,10 +24,13 @@ beforeAll(() => {
 afterAll(() => deleteNamespace(ns));
 
 describe('the WebService CRD on a real apiserver', () => {
-  it('is Established and served with the status subresource', () => {
+  it('is Established and served with the status and scale subresources', () => {
     const crd = getJson(['get', 'crd', 'webservices.apps.labhub.io']);
     expect(crd.status.conditions).toContainEqual(expect.objectContaining({ type: 'Established', status: 'True' }));
-    expect(crd.spec.versions[0].subresources).toEqual({ status: {} });
+    expect(crd.spec.versions[0].subresources).toMatchObject({
+      status: {},
+      scale: { specReplicasPath: '.spec.replicas', statusReplicasPath: '.status.replicas' },
+    });
   });
 
   it('rejects a WebService without image, with a clear message', () => {

@@ -151,3 +151,28 @@ describe('-f takes YAML or JSON, one object or a List, as kubectl and plan print
     expect(result.stderr).toMatch(/^error: - holds Kubernetes objects: apply -f carries out decisions saved by/);
   });
 });
+
+describe('--as, --as-group, --token and -s, as kubectl takes them', () => {
+  it('--as impersonates a user, and --as-group adds its groups', () => {
+    const alone = plugin(['plan', 'billing', '-n', ns, '--as=alice']);
+    expect(alone.status).toBe(1);
+    expect(alone.stderr).toMatch(/^error: .* is forbidden: User "alice" cannot get resource "webservices"/);
+    const admin = plugin(['plan', 'billing', '-n', ns, '--as=alice', '--as-group=system:masters', '-o', 'json']);
+    expect(admin.stderr).toBe('');
+    expect(JSON.parse(admin.stdout)).toMatchObject({ name: 'billing' });
+    expect(plugin(['plan', 'billing', '-n', ns, '--as-group=system:masters']).stderr).toBe(
+      'error: --as-group needs --as: a group is impersonated along with a user\n',
+    );
+  });
+
+  it("--token replaces the context's credentials, and -s its server", () => {
+    kubectl(['create', 'serviceaccount', 'nobody', '-n', ns]);
+    const token = kubectl(['create', 'token', 'nobody', '-n', ns]).trim();
+    const result = plugin(['plan', 'billing', '-n', ns, `--token=${token}`]);
+    expect(result.status).toBe(1);
+    expect(result.stderr).toMatch(new RegExp(`User "system:serviceaccount:${ns}:nobody" cannot get resource`));
+    expect(plugin(['plan', 'billing', '-n', ns, '-s', 'https://127.0.0.1:1']).stderr).toMatch(
+      /^error: the connection to the server https:\/\/127\.0\.0\.1:1 was refused/,
+    );
+  });
+});
