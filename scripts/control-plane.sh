@@ -1,11 +1,12 @@
 #!/usr/bin/env bash
-# Usage: scripts/control-plane.sh up|env|down|status|build
+# Usage: scripts/control-plane.sh up|env|vars|down|status | build [--workloads]
 #
 # A real, local Kubernetes control plane for tests and the demo (envtest's approach):
 # etcd + kube-apiserver + kube-controller-manager (garbage collector and namespace
 # controllers), built from the official Go modules and started on 127.0.0.1.
 #
-#   build   build the binaries into the version-keyed cache (no-op when cached)
+#   build   build the binaries into the version-keyed cache (no-op when cached);
+#           with --workloads (or WEBSERVICE_CP_WORKLOADS=true) kube-scheduler and kwok too
 #   up      build if needed, start everything, wait for /readyz, write a kubeconfig;
 #           a second `up` reuses the running plane
 #   env     print `export KUBECONFIG=…`, `export KUBE_AUDIT_LOG=…` and PATH lines for a shell
@@ -21,6 +22,7 @@
 #   KUBEBUILDER_ASSETS    take etcd, kube-apiserver, kubectl, kube-controller-manager from here
 #   USE_EXISTING_CLUSTER  =true: start nothing; use the caller's KUBECONFIG
 #   CP_READY_TIMEOUT      seconds to wait for /readyz                     [90]
+#   WEBSERVICE_CP_WORKLOADS   =true: as --workloads                        [false]
 set -euo pipefail
 
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -31,8 +33,14 @@ source "${MODULES}/versions.env"
 
 readonly STATE_DIR="${WEBSERVICE_CP_DIR:-${ROOT}/.cache/control-plane}"
 readonly BIN_DIR="${WEBSERVICE_BIN_CACHE:-${ROOT}/.cache/bin}/k8s-${K8S_VERSION}-etcd-${ETCD_VERSION}"
+# kwok has its own version, so its own cache directory: moving it rebuilds nothing else.
+readonly KWOK_BIN_DIR="${WEBSERVICE_BIN_CACHE:-${ROOT}/.cache/bin}/kwok-${KWOK_VERSION}"
 readonly READY_TIMEOUT="${CP_READY_TIMEOUT:-90}"
 readonly COMPONENTS=(kube-controller-manager kube-apiserver etcd)
+readonly CORE_BINARIES=(etcd kube-apiserver kube-controller-manager kubectl)
+readonly WORKLOAD_BINARIES=(kube-scheduler kwok)
+# Set by --workloads or WEBSERVICE_CP_WORKLOADS=true (see main).
+WORKLOADS=false
 
 log() { echo "control-plane: $*" >&2; }
 die() { echo "error: $*" >&2; exit 1; }
@@ -44,16 +52,24 @@ binary() {
   local name="$1"
   if [[ -n "${KUBEBUILDER_ASSETS:-}" && -x "${KUBEBUILDER_ASSETS}/${name}" ]]; then
     echo "${KUBEBUILDER_ASSETS}/${name}"
+  elif [[ "${name}" == kwok ]]; then
+    echo "${KWOK_BIN_DIR}/${name}"
   else
     echo "${BIN_DIR}/${name}"
   fi
 }
 
+# The binaries this mode needs: the core ones, and kube-scheduler and kwok with workloads.
+wanted_binaries() {
+  printf '%s\n' "${CORE_BINARIES[@]}"
+  [[ "${WORKLOADS}" != true ]] || printf '%s\n' "${WORKLOAD_BINARIES[@]}"
+}
+
 missing_binaries() {
   local name
-  for name in etcd kube-apiserver kube-controller-manager kubectl; do
+  while read -r name; do
     [[ -x "$(binary "${name}")" ]] || echo "${name}"
-  done
+  done < <(wanted_binaries)
 }
 
 go_build() {
@@ -94,11 +110,14 @@ wait_up_to() {
   ! kill -0 "${pid}" 2>/dev/null
 }
 
+# Builds only the binaries that are missing; each goes into the cache as soon as it is
+# built, so a failure (a download, say) does not throw away the ones already done.
 cmd_build() {
   local -a missing
   mapfile -t missing < <(missing_binaries)
   if [[ "${#missing[@]}" -eq 0 ]]; then
     log "binaries cached in $(dirname "$(binary kube-apiserver)")"
+    [[ "${WORKLOADS}" != true ]] || log "kwok cached in $(dirname "$(binary kwok)")"
     return 0
   fi
   command -v go >/dev/null || die "Go is not installed (needed to build ${missing[*]}); install Go >= 1.26 or set KUBEBUILDER_ASSETS"
@@ -114,21 +133,32 @@ cmd_build() {
     "-X ${client}.gitVersion=${K8S_VERSION}" "-X ${client}.gitMajor=1" "-X ${client}.gitMinor=${minor}"
     "-X ${client}.gitTreeState=clean"
   )
-  log "building ${missing[*]} (Kubernetes ${K8S_VERSION}, etcd ${ETCD_VERSION}); a cold build takes several minutes"
+  local versions="Kubernetes ${K8S_VERSION}, etcd ${ETCD_VERSION}"
+  [[ "${WORKLOADS}" != true ]] || versions+=", kwok ${KWOK_VERSION}"
+  log "building ${missing[*]} (${versions}); a cold build takes several minutes"
   local tmp
   tmp=$(mktemp -d "${BIN_DIR}/.build.XXXXXX")
-  timed_build etcd "${MODULES}/etcd" "${tmp}" -ldflags "-s -w" -o "${tmp}/etcd" go.etcd.io/etcd/server/v3
-  local binary_name
-  for binary_name in kube-apiserver kube-controller-manager kubectl; do
-    timed_build "${binary_name}" "${MODULES}/kube" "${tmp}" -ldflags "${ldflags[*]}" -o "${tmp}/${binary_name}" \
-      "k8s.io/kubernetes/cmd/${binary_name}"
-  done
   local name
-  for name in etcd kube-apiserver kube-controller-manager kubectl; do
-    mv -f "${tmp}/${name}" "${BIN_DIR}/${name}"
+  for name in "${missing[@]}"; do
+    case "${name}" in
+      etcd)
+        timed_build etcd "${MODULES}/etcd" "${tmp}" -ldflags "-s -w" -o "${tmp}/etcd" go.etcd.io/etcd/server/v3
+        ;;
+      kwok)
+        timed_build kwok "${MODULES}/kwok" "${tmp}" \
+          -ldflags "-s -w -X sigs.k8s.io/kwok/pkg/consts.Version=${KWOK_VERSION#v}" -o "${tmp}/kwok" \
+          sigs.k8s.io/kwok/cmd/kwok
+        ;;
+      *)
+        timed_build "${name}" "${MODULES}/kube" "${tmp}" -ldflags "${ldflags[*]}" -o "${tmp}/${name}" \
+          "k8s.io/kubernetes/cmd/${name}"
+        ;;
+    esac
+    mkdir -p "$(dirname "$(binary "${name}")")"
+    mv -f "${tmp}/${name}" "$(binary "${name}")"
   done
   rm -rf "${tmp}"
-  log "built in $((SECONDS - started))s into ${BIN_DIR}"
+  log "built ${missing[*]} in $((SECONDS - started))s into $(dirname "${BIN_DIR}")"
 }
 
 # --- processes --------------------------------------------------------------
@@ -400,8 +430,30 @@ cmd_status() {
   fi
 }
 
+usage() {
+  sed -n '2,/^set -euo pipefail$/p' "${BASH_SOURCE[0]}" | sed '$d; s/^# \{0,1\}//' >&2
+  exit 2
+}
+
 main() {
-  case "${1:-}" in
+  local verb="${1:-}"
+  shift || true
+  case "${WEBSERVICE_CP_WORKLOADS:-false}" in
+    true) WORKLOADS=true ;;
+    false | "") ;;
+    *) die "WEBSERVICE_CP_WORKLOADS must be true or false, not '${WEBSERVICE_CP_WORKLOADS}'" ;;
+  esac
+  case "${verb}" in
+    build)
+      case "${1:-}" in
+        --workloads) WORKLOADS=true; shift ;;
+        "") ;;
+        *) usage ;;
+      esac
+      ;;
+  esac
+  readonly WORKLOADS
+  case "${verb}" in
     up) cmd_up ;;
     env) cmd_env ;;
     vars) cmd_vars ;;
@@ -409,7 +461,7 @@ main() {
     status) cmd_status ;;
     build) cmd_build ;;
     restart-apiserver) cmd_restart_apiserver ;;
-    *) sed -n '2,20p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//' >&2; exit 2 ;;
+    *) usage ;;
   esac
 }
 
