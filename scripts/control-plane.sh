@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
 # Usage: scripts/control-plane.sh up|build [--workloads] | env|vars|down|status
+#        scripts/control-plane.sh stop-component|start-component|restart-component NAME
 #
 # A real, local Kubernetes control plane for tests and the demo (envtest's approach):
 # etcd + kube-apiserver + kube-controller-manager (garbage collector and namespace
@@ -19,6 +20,9 @@
 #   down    stop only the processes `up` started, remove their data
 #   status  say whether the plane is running
 #   restart-apiserver  stop and start kube-apiserver alone (for fault tests)
+#   stop-component NAME, start-component NAME, restart-component NAME
+#           stop or start one of kube-apiserver, kube-controller-manager, kube-scheduler,
+#           kwok alone, with the flags `up` gave it (for fault tests); etcd and data stay
 #
 # Settings (environment):
 #   WEBSERVICE_CP_DIR     state directory (pids, kubeconfig, audit log)   [.cache/control-plane]
@@ -497,6 +501,39 @@ cmd_restart_apiserver() {
   log "kube-apiserver restarted"
 }
 
+# The components stop-component and start-component know; etcd is not one of them.
+check_component() {
+  local name="$1"
+  [[ -f "${STATE_DIR}/server.url" ]] || die "the control plane is not up: run scripts/control-plane.sh up"
+  case "${name}" in
+    kube-apiserver | kube-controller-manager) ;;
+    kube-scheduler | kwok) plane_has_workloads || die "${name} runs only in a plane that is up with --workloads" ;;
+    *) die "no component '${name}': say kube-apiserver, kube-controller-manager, kube-scheduler or kwok" ;;
+  esac
+}
+
+cmd_stop_component() {
+  local name="$1"
+  check_component "${name}"
+  if stop_process "${name}" 10; then log "${name} stopped"; else log "${name} was not running"; fi
+}
+
+cmd_start_component() {
+  local name="$1"
+  check_component "${name}"
+  if pid_alive "${name}"; then
+    log "${name} is already running"
+    return 0
+  fi
+  case "${name}" in
+    kube-apiserver) start_apiserver_again ;;
+    kube-controller-manager) start_kcm ;;
+    kube-scheduler) start_scheduler ;;
+    kwok) start_kwok ;;
+  esac
+  log "${name} started"
+}
+
 cmd_env() {
   if [[ "${USE_EXISTING_CLUSTER:-}" == "true" ]]; then
     printf 'export KUBECONFIG=%q\n' "${KUBECONFIG:-${HOME}/.kube/config}"
@@ -592,6 +629,9 @@ main() {
     status) cmd_status ;;
     build) cmd_build ;;
     restart-apiserver) cmd_restart_apiserver ;;
+    stop-component) [[ $# -eq 1 ]] || usage; cmd_stop_component "$1" ;;
+    start-component) [[ $# -eq 1 ]] || usage; cmd_start_component "$1" ;;
+    restart-component) [[ $# -eq 1 ]] || usage; cmd_stop_component "$1"; cmd_start_component "$1" ;;
     *) usage ;;
   esac
 }
