@@ -50,8 +50,10 @@ readonly READY_TIMEOUT="${CP_READY_TIMEOUT:-90}"
 readonly COMPONENTS=(kwok kube-scheduler kube-controller-manager kube-apiserver etcd)
 readonly CORE_BINARIES=(etcd kube-apiserver kube-controller-manager kubectl)
 readonly WORKLOAD_BINARIES=(kube-scheduler kwok)
-# Set by --workloads or WEBSERVICE_CP_WORKLOADS=true (see main).
+# Set by --workloads or WEBSERVICE_CP_WORKLOADS=true; the Nodes' number and size (see main).
 WORKLOADS=false
+NODES=0
+NODE_PODS=0
 
 log() { echo "control-plane: $*" >&2; }
 die() { echo "error: $*" >&2; exit 1; }
@@ -618,8 +620,11 @@ main() {
       esac
       ;;
   esac
-  NODES=$(positive_integer WEBSERVICE_CP_NODES "${WEBSERVICE_CP_NODES:-2}")
-  NODE_PODS=$(positive_integer WEBSERVICE_CP_NODE_PODS "${WEBSERVICE_CP_NODE_PODS:-110}")
+  # Only up creates Nodes: a bad size must not keep down or status from working.
+  if [[ "${verb}" == up && "${WORKLOADS}" == true ]]; then
+    NODES=$(positive_integer WEBSERVICE_CP_NODES "${WEBSERVICE_CP_NODES:-2}")
+    NODE_PODS=$(positive_integer WEBSERVICE_CP_NODE_PODS "${WEBSERVICE_CP_NODE_PODS:-110}")
+  fi
   readonly WORKLOADS NODES NODE_PODS
   case "${verb}" in
     up) cmd_up ;;
