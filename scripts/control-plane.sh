@@ -30,9 +30,9 @@
 #   KUBEBUILDER_ASSETS    take etcd, kube-apiserver, kubectl, kube-controller-manager from here
 #   USE_EXISTING_CLUSTER  =true: start nothing; use the caller's KUBECONFIG
 #   CP_READY_TIMEOUT      seconds to wait for /readyz                     [90]
-#   WEBSERVICE_CP_WORKLOADS   =true: as --workloads                        [false]
-#   WEBSERVICE_CP_NODES       fake Nodes, with workloads                      [2]
-#   WEBSERVICE_CP_NODE_PODS   pods each fake Node holds (its pod capacity)    [110]
+#   WEBSERVICE_CP_WORKLOADS  =true: as --workloads                        [false]
+#   WEBSERVICE_CP_NODES      how many fake Nodes, with workloads          [2]
+#   WEBSERVICE_CP_NODE_PODS  pods each fake Node holds (its pod capacity) [110]
 set -euo pipefail
 
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
