@@ -395,13 +395,18 @@ EOF
   done | kubectl_cp create -f - >/dev/null
 }
 
-# Ready, and without the taint a new Node starts with: pods can go there.
+# Every fake Node (at least NODES of them, in up) is Ready and free of the taints that
+# keep pods off a Node that is not ready: a new Node starts with not-ready, and one whose
+# lease lapsed (kwok stopped) is NotReady and unreachable until kwok is back. Other
+# taints (a test's cordon, say) are the test's business.
 nodes_ready() {
-  local ready
-  ready=$(kubectl_cp get nodes -l type=kwok \
+  local states total ready
+  states=$(kubectl_cp get nodes -l type=kwok \
     -o jsonpath='{range .items[*]}{.status.conditions[?(@.type=="Ready")].status} {.spec.taints[*].key}{"\n"}{end}' \
-    2>/dev/null | grep -c '^True *$' || true)
-  [[ "${ready}" -ge "${NODES}" ]]
+    2>/dev/null) || return 1
+  total=$(grep -c . <<<"${states}" || true)
+  ready=$(grep '^True' <<<"${states}" | grep -cvE 'node\.kubernetes\.io/(not-ready|unreachable)' || true)
+  [[ "${total}" -ge "${NODES}" && "${ready}" -eq "${total}" ]]
 }
 
 default_service_account() {
@@ -531,7 +536,11 @@ cmd_start_component() {
     kube-apiserver) start_apiserver_again ;;
     kube-controller-manager) start_kcm ;;
     kube-scheduler) start_scheduler ;;
-    kwok) start_kwok ;;
+    kwok)
+      start_kwok
+      # Its Nodes may have gone NotReady while it was away: started means they are back.
+      wait_for kwok "making the fake Nodes Ready again" nodes_ready
+      ;;
   esac
   log "${name} started"
 }
