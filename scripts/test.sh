@@ -6,6 +6,8 @@
 # cached, then runs jest:
 # unit tests, and integration tests against a real kube-apiserver + etcd that the
 # integration project's global setup starts on 127.0.0.1 and stops at the end.
+# WEBSERVICE_CP_WORKLOADS=true makes that plane one where Deployments roll out
+# (kube-scheduler, KWOK): the build step below then builds those two binaries as well.
 set -euo pipefail
 
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
