@@ -120,7 +120,11 @@ export function createContext(args: GlobalArgs): Context {
   return {
     args,
     dryRun,
-    out: createPrinter({ format: args.output, colorFlag: args.color }),
+    out: createPrinter({
+      format: args.output,
+      colorFlag: args.color,
+      namespaceColumn: Boolean(args['all-namespaces']),
+    }),
     client: connect,
     connected: () => client !== undefined,
     namespace,

@@ -125,7 +125,7 @@ async function watchStatus(ctx: Context, args: Args): Promise<number> {
   const inputs = await gatherTarget(ctx, args);
   const { out } = ctx;
   const machine = out.format === 'json' || out.format === 'yaml';
-  const table = out.tableStream(statusHeaders(ctx));
+  const table = out.tableStream(statusHeaders(ctx), { ready: 'Deleting'.length });
   const shown = new Map<string, string>();
   /** Prints the rows that differ from what their WebService's last line showed. */
   const show = (rows: StatusRow[]) => {

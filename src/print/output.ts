@@ -26,7 +26,7 @@ export interface Printer {
    */
   counter(label: string, total: number): Counter;
   /** A table whose rows keep coming (status -w), in the widths its first rows set, like kubectl get -w. */
-  tableStream(headers: string[]): TableStream;
+  tableStream(headers: string[], minWidths?: Record<string, number>): TableStream;
 }
 
 export interface Counter {
@@ -55,6 +55,8 @@ export interface Cell {
 export interface PrinterOptions {
   format: OutputFormat;
   colorFlag: boolean;
+  /** As kubectl: a NAMESPACE column only across namespaces (-A); otherwise it is dropped. */
+  namespaceColumn?: boolean;
   stdout?: NodeJS.WriteStream;
   stderr?: NodeJS.WriteStream;
   env?: NodeJS.ProcessEnv;
@@ -81,6 +83,10 @@ export function createPrinter(options: PrinterOptions): Printer {
     }
     stderr.write(text);
   };
+  const withoutNamespace = (headers: string[], rows: Cell[][]): [string[], Cell[][]] =>
+    options.namespaceColumn !== false || headers[0] !== 'namespace'
+      ? [headers, rows]
+      : [headers.slice(1), rows.map((row) => row.slice(1))];
   return {
     format: options.format,
     color,
@@ -93,7 +99,8 @@ export function createPrinter(options: PrinterOptions): Printer {
       );
     },
     table(headers, rows) {
-      stdout.write(formatTable(headers, rows));
+      const [h, r] = withoutNamespace(headers, rows);
+      stdout.write(formatTable(h, r));
     },
     line(text) {
       stdout.write(`${text}\n`);
@@ -124,13 +131,16 @@ export function createPrinter(options: PrinterOptions): Printer {
         },
       };
     },
-    tableStream(headers) {
+    tableStream(allHeaders, minWidths = {}) {
+      const [headers] = withoutNamespace(allHeaders, []);
       let widths: number[] | undefined;
       return {
-        rows(rows) {
+        rows(allRows) {
+          const [, rows] = withoutNamespace(allHeaders, allRows);
           if (rows.length === 0) return;
           if (!widths) {
-            widths = columnWidths(headers, rows);
+            // Widths a later row may need (READY's "Deleting"), so later lines keep the header's columns.
+            widths = columnWidths(headers, rows).map((w, col) => Math.max(w, minWidths[headers[col]] ?? 0));
             stdout.write(formatRows([headers.map((h) => ({ text: h.toUpperCase() })), ...rows], widths));
             return;
           }

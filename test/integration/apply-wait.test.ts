@@ -76,7 +76,7 @@ describe('Ctrl-C during apply --all', () => {
     expect(children).toBeLessThan(COUNT);
     // Each WebService it started was carried to the end: a child and its status, never one alone.
     expect(withStatus).toBe(children);
-    const rows = stdout.split('\n').filter((line) => line.startsWith(`${ns} `));
+    const rows = stdout.split('\n').filter((line) => line.startsWith('ws-'));
     expect(rows).toHaveLength(children);
     expect(stdout).toMatch(new RegExp(`\\n${children} create; converged: false\\n$`));
   });

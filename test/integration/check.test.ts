@@ -17,6 +17,7 @@ import {
   webService,
   fromPlugin,
 } from '../support/cluster';
+import { FINALIZER } from '../../src/core/model';
 
 const CRD = 'webservices.apps.labhub.io';
 
@@ -212,7 +213,8 @@ describe('fails with the right hint', () => {
   });
 
   it('when a deletion is stuck on our finalizer for longer than --stuck-after', async () => {
-    applyYaml(ns, webService('stuck', { image: 'nginx:1.27' }));
+    // Our finalizer as a user (or an older version) put it there: apply adds none.
+    applyYaml(ns, webService('stuck', { image: 'nginx:1.27' }, { finalizers: [FINALIZER] }));
     expect(plugin(['apply', 'stuck', '-n', ns]).status).toBe(0);
     kubectl(['delete', 'webservice', 'stuck', '-n', ns, '--wait=false']);
     await sleep(2_100);

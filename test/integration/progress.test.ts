@@ -23,7 +23,7 @@ describe('on a terminal', () => {
     const screen = onTerminal('env -u NO_COLOR', 'plan --all');
     expect(screen).toContain(`${CLEAR}planned 0/${COUNT}`);
     expect(screen).toContain(`${CLEAR}planned ${COUNT}/${COUNT}${CLEAR}`);
-    expect(screen.indexOf(`planned ${COUNT}/${COUNT}`)).toBeLessThan(screen.indexOf('NAMESPACE'));
+    expect(screen.indexOf(`planned ${COUNT}/${COUNT}`)).toBeLessThan(screen.indexOf('NAME '));
   });
 
   it('apply --all counts the WebServices reconciled', () => {
