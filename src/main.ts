@@ -13,6 +13,7 @@ import { planCommand } from './commands/plan';
 import { runCommand } from './commands/run';
 import { statusCommand } from './commands/status';
 import { uninstallCommand } from './commands/uninstall';
+import { versionCommand } from './commands/version';
 import { InputError } from './core/validate';
 import { KubeError, UserError } from './kube/errors';
 import { VERSION } from './version';
@@ -38,7 +39,11 @@ export async function main(argv: string[]): Promise<void> {
       .command(installCommand)
       .command(checkCommand)
       .command(uninstallCommand)
-      .demandCommand(1, 'give a command: observe, plan, apply, status, finalize, run, install, check or uninstall')
+      .command(versionCommand)
+      .demandCommand(
+        1,
+        'give a command: observe, plan, apply, status, finalize, run, install, check, uninstall or version',
+      )
       .recommendCommands()
       .strict()
       .version(VERSION)

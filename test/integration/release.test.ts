@@ -253,6 +253,7 @@ describe('shell completion through kubectl', () => {
       'install',
       'check',
       'uninstall',
+      'version',
       ':4',
     ]);
     expect(complete('fi')).toEqual(['finalize', ':4']);
