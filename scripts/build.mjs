@@ -2,11 +2,40 @@
 // no node_modules at run time, plus the demo and bench runners (not part of the plugin).
 // Run through `npm run build`, which type-checks first.
 import { build } from 'esbuild';
+import { execFileSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { chmodSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { dirname } from 'node:path';
+import { fileURLToPath } from 'node:url';
 
+const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const pkg = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8'));
+
+/**
+ * The commit the plugin is built from, for `kubectl webservice version`: the newest commit that
+ * changed anything but krew-manifest.yaml, with "-dirty" after it when tracked files differ from
+ * it. Not HEAD: the manifest holds the sha256 of this build, so the commit that records it
+ * must not change what is built (the release test compares the two). "unknown" without git, or
+ * in a shallow clone whose history stops before that commit (its oldest commit would look as if
+ * it changed every file).
+ */
+function gitCommit() {
+  const git = (...args) =>
+    execFileSync('git', args, { cwd: ROOT, encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }).trim();
+  const sources = ['--', '.', ':(exclude)krew-manifest.yaml'];
+  try {
+    const commit = git('log', '-1', '--format=%H', ...sources);
+    if (!/^[0-9a-f]{40}$/.test(commit)) return 'unknown';
+    if (git('rev-parse', '--is-shallow-repository') === 'true') {
+      const boundaries = readFileSync(git('rev-parse', '--path-format=absolute', '--git-path', 'shallow'), 'utf8');
+      if (boundaries.split('\n').includes(commit)) return 'unknown';
+    }
+    const dirty = git('status', '--porcelain', '--untracked-files=no', ...sources) !== '';
+    return dirty ? `${commit}-dirty` : commit;
+  } catch {
+    return 'unknown';
+  }
+}
 
 /**
  * Optional peers that ws (bufferutil, utf-8-validate) and node-fetch (encoding) try to
@@ -131,8 +160,9 @@ function writeExecutable(outfile, text) {
 }
 
 // The program itself (the standalone binary embeds it, with its own code cache)...
+const commit = gitCommit();
 await bundle('src/main.ts', 'dist/program/kubectl-webservice.js', {
-  define: { PLUGIN_VERSION: JSON.stringify(pkg.version) },
+  define: { PLUGIN_VERSION: JSON.stringify(pkg.version), PLUGIN_GIT_COMMIT: JSON.stringify(commit) },
 });
 // ...and the plugin: a launcher that compiles the program with V8's code cache
 // (scripts/launcher.js), with the program after it inside a comment. Still one file.
@@ -159,4 +189,4 @@ writeExecutable(
 
 await bundle('scripts/lab/demo.ts', 'dist/lab-demo.js');
 await bundle('scripts/bench/bench.ts', 'dist/bench.js');
-console.error(`built dist/kubectl-webservice (${pkg.version})`);
+console.error(`built dist/kubectl-webservice (${pkg.version}, commit ${commit})`);

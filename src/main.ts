@@ -16,6 +16,7 @@ import { planCommand } from './commands/plan';
 import { runCommand } from './commands/run';
 import { statusCommand } from './commands/status';
 import { uninstallCommand } from './commands/uninstall';
+import { versionCommand } from './commands/version';
 import { InputError } from './core/validate';
 import { KubeError, UserError } from './kube/errors';
 import { VERSION } from './version';
@@ -33,6 +34,7 @@ const COMMANDS = [
   installCommand,
   checkCommand,
   uninstallCommand,
+  versionCommand,
 ];
 
 /** How a shell sees kubectl end on a closed pipe: killed by SIGPIPE, 128 + 13. */
@@ -80,6 +82,7 @@ export async function main(argv: string[]): Promise<void> {
       .command(installCommand)
       .command(checkCommand)
       .command(uninstallCommand)
+      .command(versionCommand)
       .strict()
       .version(VERSION)
       .help()

@@ -1,5 +1,36 @@
-// The plugin's version, set by the bundler from package.json ("dev" when unbundled).
+// The plugin's version and the commit it was built from, set by the bundler (scripts/build.mjs)
+// from package.json and git ("dev" and "unknown" when unbundled), and what it runs on.
 declare const PLUGIN_VERSION: string | undefined;
+declare const PLUGIN_GIT_COMMIT: string | undefined;
 
 export const VERSION = typeof PLUGIN_VERSION === 'string' ? PLUGIN_VERSION : 'dev';
+export const GIT_COMMIT = typeof PLUGIN_GIT_COMMIT === 'string' ? PLUGIN_GIT_COMMIT : 'unknown';
 export const USER_AGENT = `kubectl-webservice/${VERSION}`;
+
+/** `kubectl webservice version`'s clientVersion, as kubectl's names its fields. */
+export interface ClientVersion {
+  pluginVersion: string;
+  gitCommit: string;
+  /** The Node.js that runs the plugin: the one on PATH, or the one inside the standalone binary. */
+  nodeVersion: string;
+  /** OS/architecture in Go's names, like kubectl's: linux/amd64, darwin/arm64. */
+  platform: string;
+}
+
+export function clientVersion(runtime: Pick<NodeJS.Process, 'version' | 'platform' | 'arch'> = process): ClientVersion {
+  return {
+    pluginVersion: VERSION,
+    gitCommit: GIT_COMMIT,
+    nodeVersion: runtime.version,
+    platform: goPlatform(runtime.platform, runtime.arch),
+  };
+}
+
+// Only the names that differ; arm64, linux, darwin and the rest are the same in both.
+const GO_OS: Partial<Record<string, string>> = { win32: 'windows' };
+const GO_ARCH: Partial<Record<string, string>> = { x64: 'amd64', ia32: '386' };
+
+/** Node's process.platform and process.arch in the names kubectl prints (GOOS/GOARCH). */
+export function goPlatform(platform: string, arch: string): string {
+  return `${GO_OS[platform] ?? platform}/${GO_ARCH[arch] ?? arch}`;
+}

@@ -88,7 +88,8 @@ function failed(check: string, error: Error): CheckResult {
   };
 }
 
-async function observeCrd(client: KubeClient): Promise<CrdObservation> {
+/** The CRD, or when it may not be read, whether discovery serves webservices (check, and version). */
+export async function observeCrd(client: KubeClient): Promise<CrdObservation> {
   try {
     return { kind: 'read', crd: await client.getCustomResourceDefinition(CRD_NAME) };
   } catch (err) {

@@ -125,6 +125,35 @@ export function crdVerdict(
   }
 }
 
+/** What `kubectl webservice version` says of the CRD: crdVerdict's judgement, and the versions it compared. */
+export interface CrdReport {
+  name: string;
+  bundledVersion: string;
+  /** The version label of the live CRD; null if none is installed or it has no label; absent if it cannot be read. */
+  installedVersion?: string | null;
+  /** ok: the CRD this plugin bundles, installed and Established. */
+  status: CheckStatus;
+  message: string;
+  hint?: string;
+}
+
+export function crdReport(
+  name: string,
+  observed: CrdObservation,
+  bundledVersion: string,
+  versionLabel: string,
+): CrdReport {
+  const { status, message, hint } = crdVerdict(name, observed, bundledVersion, versionLabel);
+  return {
+    name,
+    bundledVersion,
+    ...(observed.kind === 'read' ? { installedVersion: observed.crd?.metadata.labels?.[versionLabel] ?? null } : {}),
+    status,
+    message,
+    ...(hint ? { hint } : {}),
+  };
+}
+
 /** Where the reviews were asked: a namespace, or every namespace (-A). */
 export function scopeText(namespace: string | null): string {
   return namespace === null ? 'in every namespace' : `in namespace ${namespace}`;

@@ -294,3 +294,32 @@ describe('fails with the right hint', () => {
     expect(lease.stderr).toBe('error: --lease must be NAMESPACE/NAME, got "nope"\n');
   });
 });
+
+describe('kubectl webservice version', () => {
+  const pluginVersion = (require(path.join(ROOT, 'package.json')) as { version: string }).version;
+
+  it("prints the server's version, as kubectl reads it, and that the server's CRD is the one the plugin bundles", () => {
+    const result = plugin(['version', '-o', 'json']);
+    expect(result.stderr).toBe('');
+    expect(result.status).toBe(0);
+    const report = JSON.parse(result.stdout);
+    expect(report.clientVersion).toEqual({
+      pluginVersion,
+      gitCommit: expect.stringMatching(/^([0-9a-f]{40}(-dirty)?|unknown)$/),
+      // The plugin runs on the node that runs the tests: the pinned one, through npm test.
+      nodeVersion: process.version,
+      platform: `${process.platform}/${process.arch === 'x64' ? 'amd64' : process.arch}`,
+    });
+    const server = JSON.parse(kubectl(['version', '-o', 'json'])).serverVersion;
+    expect(report.serverVersion).toMatchObject({ gitVersion: server.gitVersion, major: server.major });
+    expect(report.crd).toMatchObject({
+      name: CRD,
+      bundledVersion: pluginVersion,
+      installedVersion: pluginVersion,
+      status: 'ok',
+    });
+    const text = plugin(['version']).stdout.split('\n');
+    expect(text).toContain(`Server Version: ${server.gitVersion}`);
+    expect(text).toContain(`✓ the CRD ${CRD} is installed, Established, at version ${pluginVersion}`);
+  });
+});

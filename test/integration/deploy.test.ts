@@ -142,7 +142,11 @@ describe('deploy/ manifests', () => {
     const dockerfile = fs.readFileSync(path.join(DEPLOY, 'Dockerfile'), 'utf8');
     expect(dockerfile).toMatch(/^USER 65532(:65532)?$/m);
     expect(dockerfile).toMatch(/^COPY dist\/kubectl-webservice \/usr\/local\/bin\/kubectl-webservice$/m);
-    expect(dockerfile).toContain('ENTRYPOINT ["node", "/usr/local/bin/kubectl-webservice"]');
+    // The distroless image's entrypoint is node alone, and the Deployment's args replace CMD.
+    expect(dockerfile).toMatch(/^ARG NODE_IMAGE=gcr\.io\/distroless\/nodejs24-debian12:nonroot$/m);
+    expect(dockerfile).toContain('ENTRYPOINT ["/nodejs/bin/node", "/usr/local/bin/kubectl-webservice"]');
+    expect(container().command).toBeUndefined();
+    expect(container().args[0]).toBe('run');
   });
 
   it('grant the controller every rule of webservice-reconciler, plus Events, and nothing else cluster-wide', () => {

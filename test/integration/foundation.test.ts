@@ -190,6 +190,22 @@ describe('the bundled plugin', () => {
     expect(result.status).toBe(0);
   });
 
+  it('version --client needs no cluster: no kubeconfig, no warning, exit 0', () => {
+    const result = plugin(['version', '--client'], { env: { KUBECONFIG: '', HOME: '/nonexistent-home' } });
+    expect(result.stderr).toBe('');
+    expect(result.status).toBe(0);
+    expect(result.stdout).toMatch(/^Plugin Version: .*\nGit Commit: .*\nNode\.js Version: v.*\nPlatform: .*\n$/);
+  });
+
+  it('version: the client part, then a one-line warning and exit 1 when no server can be reached', () => {
+    const result = plugin(['version', '-o', 'json'], { env: { KUBECONFIG: '', HOME: '/nonexistent-home' } });
+    expect(result.status).toBe(1);
+    expect(Object.keys(JSON.parse(result.stdout))).toEqual(['clientVersion']);
+    expect(result.stderr).toBe(
+      'warning: the server is not reachable: no Kubernetes configuration found: set KUBECONFIG, pass --kubeconfig, or create ~/.kube/config\n',
+    );
+  });
+
   it('refuses to guess a cluster when there is no kubeconfig', () => {
     const result = plugin(['plan', 'x'], { env: { KUBECONFIG: '', HOME: '/nonexistent-home' } });
     expect(result.status).toBe(1);

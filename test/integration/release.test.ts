@@ -83,7 +83,7 @@ describeOnLinuxX64('npm run package', () => {
     expect(manifest.kind).toBe('Plugin');
     expect(manifest.metadata.name).toBe('webservice');
     expect(manifest.spec.caveats).toMatch(/linux\/amd64 .*needs no Node\.js/);
-    expect(manifest.spec.caveats).toMatch(/darwin and linux\/arm64 .*needs Node\.js >= 20/);
+    expect(manifest.spec.caveats).toMatch(/darwin and linux\/arm64 .*needs Node\.js 20\.19\+, 22\.13\+ or 24\+/);
     // A krew user has no crds/ folder: the plugin installs its own CRD.
     expect(manifest.spec.caveats).toMatch(/^\s*kubectl webservice install\b/m);
     expect(manifest.spec.caveats).not.toContain('crds/');
@@ -253,6 +253,7 @@ describe('shell completion through kubectl', () => {
       'install',
       'check',
       'uninstall',
+      'version',
       ':4',
     ]);
     expect(complete('fi')).toEqual(['finalize', ':4']);
