@@ -153,6 +153,26 @@ async function observeFence(client: KubeClient): Promise<FenceObservation> {
 /** Stuck deletions, orphans, conflicts and readiness, from one gather (the same reads as apply --all). */
 async function webServiceChecks(client: KubeClient, options: CheckOptions): Promise<CheckResult[]> {
   const { namespace } = options;
+  // An empty namespace and one that does not exist both hold no WebService: tell them apart.
+  if (namespace !== null) {
+    let found: unknown = 'not read';
+    try {
+      found = await client.getObject({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: namespace } });
+    } catch (err) {
+      // A user who may not read namespaces still gets the WebService checks.
+      if (!(err instanceof ForbiddenError)) throw err;
+    }
+    if (found === null) {
+      return [
+        {
+          check: 'namespace',
+          status: 'warn',
+          message: `namespace ${namespace} does not exist: it holds no WebService to check`,
+          hint: 'check -n NAMESPACE for a namespace that exists, or -A for every one',
+        },
+      ];
+    }
+  }
   try {
     const [inputs, labelled] = await Promise.all([
       gatherAll(client, namespace),

@@ -37,8 +37,10 @@ export const finalizeCommand: CommandModule<object, Args> = {
       );
     }
     const rows: FinalizeRow[] = [];
+    const progress = ctx.out.counter(ctx.dryRun === 'client' ? 'planned' : 'finalized', terminating.length);
     for (const input of terminating) {
       const result = await reconcile(ctx.client(), input, { now: nowIso(ctx), reportingInstance: reportingInstance() });
+      progress.tick();
       // A client dry run deletes nothing: what it would delete are the decision's deleteChild ops.
       const cleaned =
         ctx.dryRun === 'client'
@@ -52,6 +54,7 @@ export const finalizeCommand: CommandModule<object, Args> = {
         ...(result.error ? { error: result.error.message } : {}),
       });
     }
+    progress.done();
     for (const row of rows) {
       if (row.error) ctx.out.error(`webservice ${row.namespace}/${row.name}: ${row.error}`);
     }

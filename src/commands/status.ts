@@ -12,7 +12,7 @@ import { gatherOne } from '../engine/gather';
 import { UserError } from '../kube/errors';
 import { retryOnConflict } from '../engine/retry';
 import { withContext } from '../cli/run';
-import { DryRunArgs, dryRunOption } from '../cli/dry-run';
+import { DryRunArgs, dryRunOption, dryRunSuffix } from '../cli/dry-run';
 import { Cell, age } from '../print/output';
 import { RequeueArgs, TargetArgs, gatherTarget, nowIso, printResults, requeueOption, targetOptions } from './shared';
 
@@ -40,7 +40,8 @@ const WATCH_IDLE_TIMEOUT_MS = 3 * 60_000;
 
 export const statusCommand: CommandModule<object, Args> = {
   command: 'status [names..]',
-  describe: 'Compute the status of WebServices and write it through the status subresource when it differs',
+  describe:
+    'Compute the status of WebServices; where the stored one differs, write it (through /status) and say so; --dry-run writes nothing',
   builder: (yargs) =>
     dryRunOption(requeueOption(targetOptions(yargs, 'report on')))
       .option('watch', {
@@ -69,6 +70,11 @@ export const statusCommand: CommandModule<object, Args> = {
         items.map((row) => statusCells(ctx, row)),
       ),
     );
+    // status writes when the stored status is out of date (the lab's contract): say so, on
+    // stderr, so that a reader of `status` is never surprised and -o json stays clean.
+    const written = rows.filter((row) => row.written);
+    const suffix = dryRunSuffix(ctx.dryRun);
+    for (const row of written) ctx.out.progress(`status of webservice ${row.namespace}/${row.name} written${suffix}`);
     return 0;
   }),
 };

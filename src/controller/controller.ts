@@ -263,7 +263,10 @@ export class Controller {
       this.options.metrics?.reconciled('success', seconds);
       this.queue.forget(key);
     }
-    this.options.log(writes.length > 0 ? 'info' : 'debug', 'reconciled', fields);
+    // A cycle needs a person to change a dependsOn: say so above INFO, once, when it is first
+    // written to status (a steady cycle writes nothing, so logs nothing above debug).
+    const level = writes.length === 0 ? 'debug' : decision.cycle ? 'warn' : 'info';
+    this.options.log(level, 'reconciled', fields);
   }
 
   /**

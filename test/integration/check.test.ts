@@ -323,3 +323,13 @@ describe('kubectl webservice version', () => {
     expect(text).toContain(`✓ the CRD ${CRD} is installed, Established, at version ${pluginVersion}`);
   });
 });
+
+describe('check -n on a namespace that does not exist', () => {
+  it('says so, as a warning, instead of passing over an empty namespace', () => {
+    const result = plugin(['check', '-n', 'no-such-namespace-here', '--lease', `${ns}/webservice-controller`]);
+    expect(result.stdout).toContain(
+      '‼ namespace no-such-namespace-here does not exist: it holds no WebService to check',
+    );
+    expect(result.stdout).not.toMatch(/every WebService is Ready/);
+  });
+});
