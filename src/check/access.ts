@@ -21,6 +21,18 @@ const webServices = (verb: string, subresource?: string): Access => ({
   subresource,
 });
 const configMaps = (verb: string): Access => ({ verb, group: '', resource: 'configmaps' });
+/** The children of spec.workload: only WebServices that have one need them, so apply warns without them. */
+const WORKLOAD_LOST = 'WebServices with spec.workload cannot be reconciled';
+const workloads = (verb: string, optional?: string): Access[] => [
+  { verb, group: 'apps', resource: 'deployments', ...(optional ? { optional } : {}) },
+  { verb, group: '', resource: 'services', ...(optional ? { optional } : {}) },
+];
+const WORKLOAD_READ = [...workloads('get', WORKLOAD_LOST), ...workloads('list', WORKLOAD_LOST)];
+const WORKLOAD_WRITE = [
+  ...workloads('create', WORKLOAD_LOST),
+  ...workloads('patch', WORKLOAD_LOST),
+  ...workloads('delete', WORKLOAD_LOST),
+];
 const EVENTS: Access = {
   verb: 'create',
   group: 'events.k8s.io',
@@ -48,12 +60,22 @@ const RECONCILE = [
 ];
 
 export const COMMAND_ACCESS: Record<CommandName, Access[]> = {
-  observe: READ,
-  plan: READ,
-  status: [...READ, STATUS],
-  apply: [...READ, ...RECONCILE],
+  observe: [...READ, ...WORKLOAD_READ],
+  plan: [...READ, ...WORKLOAD_READ],
+  status: [...READ, ...WORKLOAD_READ, STATUS],
+  apply: [...READ, ...WORKLOAD_READ, ...RECONCILE, ...WORKLOAD_WRITE],
   finalize: [...READ, configMaps('delete'), webServices('patch'), EVENTS],
-  run: [...READ, webServices('watch'), configMaps('watch'), ...RECONCILE],
+  // The controller always watches our Deployments and Services (a rollout's status is an event).
+  run: [
+    ...READ,
+    webServices('watch'),
+    configMaps('watch'),
+    ...workloads('list'),
+    ...workloads('watch'),
+    ...RECONCILE,
+    ...workloads('get', WORKLOAD_LOST),
+    ...WORKLOAD_WRITE,
+  ],
 };
 
 /** The same access, however many commands need it: one review each. */
