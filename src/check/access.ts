@@ -21,17 +21,9 @@ const webServices = (verb: string, subresource?: string): Access => ({
   subresource,
 });
 const configMaps = (verb: string): Access => ({ verb, group: '', resource: 'configmaps' });
-/** The children of spec.workload: only WebServices that have one need them, so apply warns without them. */
-const WORKLOAD_LOST = 'WebServices with spec.workload cannot be reconciled';
-const workloads = (verb: string, optional?: string): Access[] => [
-  { verb, group: 'apps', resource: 'deployments', ...(optional ? { optional } : {}) },
-  { verb, group: '', resource: 'services', ...(optional ? { optional } : {}) },
-];
-const WORKLOAD_READ = [...workloads('get', WORKLOAD_LOST), ...workloads('list', WORKLOAD_LOST)];
-const WORKLOAD_WRITE = [
-  ...workloads('create', WORKLOAD_LOST),
-  ...workloads('patch', WORKLOAD_LOST),
-  ...workloads('delete', WORKLOAD_LOST),
+const workloads = (verb: string): Access[] => [
+  { verb, group: 'apps', resource: 'deployments' },
+  { verb, group: '', resource: 'services' },
 ];
 const EVENTS: Access = {
   verb: 'create',
@@ -60,23 +52,20 @@ const RECONCILE = [
 ];
 
 export const COMMAND_ACCESS: Record<CommandName, Access[]> = {
-  observe: [...READ, ...WORKLOAD_READ],
-  plan: [...READ, ...WORKLOAD_READ],
-  status: [...READ, ...WORKLOAD_READ, STATUS],
-  apply: [...READ, ...WORKLOAD_READ, ...RECONCILE, ...WORKLOAD_WRITE],
+  observe: READ,
+  plan: READ,
+  status: [...READ, STATUS],
+  apply: [...READ, ...RECONCILE],
   finalize: [...READ, configMaps('delete'), webServices('patch'), EVENTS],
-  // The controller always watches our Deployments and Services (a rollout's status is an event).
-  run: [
-    ...READ,
-    webServices('watch'),
-    configMaps('watch'),
-    ...workloads('list'),
-    ...workloads('watch'),
-    ...RECONCILE,
-    ...workloads('get', WORKLOAD_LOST),
-    ...WORKLOAD_WRITE,
-  ],
+  // The controller always watches our Deployments and Services: without them its caches never sync.
+  run: [...READ, webServices('watch'), configMaps('watch'), ...workloads('list'), ...workloads('watch'), ...RECONCILE],
 };
+
+/**
+ * What a WebService with spec.workload needs besides: reading, writing and deleting its
+ * Deployment and Service. Reviewed only when some WebService in scope has a workload.
+ */
+export const WORKLOAD_ACCESS: Access[] = ['get', 'list', 'create', 'patch', 'delete'].flatMap(workloads);
 
 /** The same access, however many commands need it: one review each. */
 export function accessKey(access: Access): string {
