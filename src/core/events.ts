@@ -55,8 +55,17 @@ function rolloutEvents(
 
 function actionEvents(decision: Decision, startsNow: (reason: string) => boolean, cleaned: string[]): EventRecord[] {
   switch (decision.action) {
-    case 'create':
-      return [record('Normal', 'Created', 'Create', `created ${decision.target}`)];
+    case 'create': {
+      // With a workload, one decision creates several children: name each.
+      const created = decision.ops.flatMap((op) =>
+        op.op === 'createChild' && op.object.kind !== undefined
+          ? [`${op.object.kind.toLowerCase()}/${op.object.metadata.name}`]
+          : [],
+      );
+      return [
+        record('Normal', 'Created', 'Create', `created ${created.length > 1 ? created.join(', ') : decision.target}`),
+      ];
+    }
     case 'update':
       return [record('Normal', 'Updated', 'Update', decision.reason)];
     case 'finalize': {
