@@ -79,6 +79,7 @@ function checkConfigMap(value: unknown, where: string): ConfigMap {
 
 /** A Deployment or a Service: names and the shapes the core reads. */
 function checkWorkloadChild(value: Json, where: string): Child {
+  need(isObject(value), `${where} must be an object`);
   need(isObject(value.metadata) && typeof value.metadata.name === 'string', `${where}.metadata.name must be a string`);
   need(value.spec === undefined || isObject(value.spec), `${where}.spec must be an object`);
   need(value.status === undefined || isObject(value.status), `${where}.status must be an object`);
@@ -140,6 +141,18 @@ export function parseObservation(value: unknown): Observation {
   need(Array.isArray(obs.ownedChildren), 'observation.ownedChildren must be a list');
   need(Array.isArray(obs.dependencies), 'observation.dependencies must be a list');
   need(isObject(obs.status), 'observation.status must be an object');
+  const workload = obs.workloadChildren;
+  need(workload === undefined || isObject(workload), 'observation.workloadChildren must be an object');
+  for (const kind of ['deployment', 'service'] as const) {
+    const facts = (workload as Json | undefined)?.[kind];
+    if (facts === undefined || facts === null) continue;
+    const where = `observation.workloadChildren.${kind}`;
+    need(
+      isObject(facts) && isObject(facts.labels) && Array.isArray(facts.ownerReferences),
+      `${where} must be child facts`,
+    );
+    checkWorkloadChild((facts as Json).object as Json, `${where}.object`);
+  }
   return value as Observation;
 }
 

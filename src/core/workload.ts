@@ -126,7 +126,7 @@ export function deploymentSpecChanges(
   if (Object.keys(templateMeta).length > 0) template.metadata = templateMeta;
 
   const wantContainer = desiredContainer(want);
-  const containers = have.spec?.template?.spec?.containers ?? [];
+  const containers = listOf(have.spec?.template?.spec?.containers);
   const differs = containerDiffers(wantContainer, containers);
   if (differs) {
     changes.push({ field: 'spec.template.spec.containers', from: differs.from, to: describeContainer(wantContainer) });
@@ -151,13 +151,18 @@ function containerDiffers(want: Container, have: Container[]): { from: string | 
 }
 
 function portsOf(container: Container): string[] {
-  return (container.ports ?? []).map((p) => String(p.containerPort));
+  // Input from outside (a file, a hand-edited object) may have any shape: a non-list is none.
+  return listOf(container.ports).map((p) => String(p.containerPort));
 }
 
 function envFromOf(container: Container): string[] {
-  return (container.envFrom ?? []).map((e) =>
+  return listOf(container.envFrom).map((e) =>
     e.configMapRef ? `configmap:${e.configMapRef.name ?? ''}` : e.secretRef ? `secret:${e.secretRef.name ?? ''}` : '?',
   );
+}
+
+function listOf<T>(value: T[] | undefined): T[] {
+  return Array.isArray(value) ? value : [];
 }
 
 function describeContainer(container: Container): string {
@@ -183,7 +188,7 @@ export function serviceSpecChanges(
   const selector = diffMap('spec.selector', spec.selector ?? {}, have.spec?.selector, changes);
   if (selector) patch.selector = selector;
   const wantPorts = describePorts(spec.ports ?? []);
-  const havePorts = describePorts(have.spec?.ports ?? []);
+  const havePorts = describePorts(listOf(have.spec?.ports));
   if (wantPorts !== havePorts) {
     changes.push({ field: 'spec.ports', from: havePorts || null, to: wantPorts });
     // A merge patch replaces the list; protocol and the like are defaulted again by the server.
@@ -239,6 +244,6 @@ export function rolloutOf(deployment: Deployment | null, desired: number, specCh
     (status.replicas ?? 0) === desired;
   const stalled =
     !complete &&
-    (status.conditions ?? []).some((c) => c.type === 'Progressing' && c.reason === 'ProgressDeadlineExceeded');
+    listOf(status.conditions).some((c) => c.type === 'Progressing' && c.reason === 'ProgressDeadlineExceeded');
   return { desired, ready, complete, stalled };
 }
