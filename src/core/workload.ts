@@ -39,9 +39,18 @@ export function selectorString(parentName: string): string {
     .join(',');
 }
 
-/** A deterministic hash of the ConfigMap's desired data: the same data, the same pods. */
+/** Keys of the ConfigMap's data that do not roll the pods when they change. */
+const UNHASHED_KEYS = new Set(['replicas']);
+
+/**
+ * A deterministic hash of the ConfigMap's desired data: the same data, the same pods.
+ * Not of replicas: scaling (kubectl scale, an HPA) must not restart every pod; the pods'
+ * replicas variable is as of their start, like any environment read from a ConfigMap.
+ */
 export function configHash(data: Record<string, string>): string {
-  const keys = Object.keys(data).sort();
+  const keys = Object.keys(data)
+    .filter((key) => !UNHASHED_KEYS.has(key))
+    .sort();
   return fnv1a32(JSON.stringify(keys.map((key) => [key, data[key]])));
 }
 
