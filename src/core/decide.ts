@@ -112,6 +112,8 @@ export function decide(obs: Observation, options: DecideOptions = {}): Decision 
   // collector removes them, and a deletion never waits for a reconcile that may never come.
   // One that a user put there (the lab's ephemeral) is honoured by decideDeletion.
   const verdicts = childVerdicts(obs);
+  // A child that is not ours stops the whole decision, as the ConfigMap's always did: nothing
+  // is written, to it or to the other children, until its owner sorts it out.
   const conflicts = verdicts.filter((v) => v.state === 'conflict');
   if (conflicts.length > 0) {
     return record(obs, {
