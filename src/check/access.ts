@@ -21,6 +21,10 @@ const webServices = (verb: string, subresource?: string): Access => ({
   subresource,
 });
 const configMaps = (verb: string): Access => ({ verb, group: '', resource: 'configmaps' });
+const workloads = (verb: string): Access[] => [
+  { verb, group: 'apps', resource: 'deployments' },
+  { verb, group: '', resource: 'services' },
+];
 const EVENTS: Access = {
   verb: 'create',
   group: 'events.k8s.io',
@@ -53,8 +57,15 @@ export const COMMAND_ACCESS: Record<CommandName, Access[]> = {
   status: [...READ, STATUS],
   apply: [...READ, ...RECONCILE],
   finalize: [...READ, configMaps('delete'), webServices('patch'), EVENTS],
-  run: [...READ, webServices('watch'), configMaps('watch'), ...RECONCILE],
+  // The controller always watches our Deployments and Services: without them its caches never sync.
+  run: [...READ, webServices('watch'), configMaps('watch'), ...workloads('list'), ...workloads('watch'), ...RECONCILE],
 };
+
+/**
+ * What a WebService with spec.workload needs besides: reading, writing and deleting its
+ * Deployment and Service. Reviewed only when some WebService in scope has a workload.
+ */
+export const WORKLOAD_ACCESS: Access[] = ['get', 'list', 'create', 'patch', 'delete'].flatMap(workloads);
 
 /** The same access, however many commands need it: one review each. */
 export function accessKey(access: Access): string {

@@ -8,7 +8,7 @@ import { gatherAll } from '../engine/gather';
 import { ForbiddenError, LEADER_FENCE_POLICY } from '../kube/errors';
 import type { KubeClient, KubeObject } from '../kube/client';
 import { CRD_NAME, VERSION_LABEL } from '../install/manifests';
-import { Access, COMMANDS, COMMAND_ACCESS, accessKey } from './access';
+import { Access, COMMANDS, COMMAND_ACCESS, WORKLOAD_ACCESS, accessKey } from './access';
 import {
   CheckResult,
   CrdObservation,
@@ -121,6 +121,23 @@ async function accessChecks(client: KubeClient, namespace: string | null): Promi
   );
 }
 
+/** May spec.workload's Deployments and Services be read, written and deleted here? */
+async function workloadAccess(client: KubeClient, namespace: string | null): Promise<CheckResult> {
+  const answers = new Map<string, boolean>();
+  await Promise.all(
+    WORKLOAD_ACCESS.map(async (access) => {
+      const review = await client.reviewAccess({ ...access, namespace: namespace ?? '' });
+      answers.set(accessKey(access), review.allowed);
+    }),
+  );
+  return accessVerdict(
+    'spec.workload',
+    WORKLOAD_ACCESS,
+    (access) => answers.get(accessKey(access)) === true,
+    namespace,
+  );
+}
+
 async function observeLease(client: KubeClient, options: CheckOptions): Promise<LeaseObservation> {
   try {
     return { kind: 'read', lease: await client.getLease(options.lease.namespace, options.lease.name) };
@@ -180,12 +197,15 @@ async function webServiceChecks(client: KubeClient, options: CheckOptions): Prom
     ]);
     const webServices = inputs.map((input) => input.parent);
     const decisions = inputs.map((input) => decide(observe(input)));
-    return [
+    const results = [
       stuckVerdict(webServices, options.stuckAfterSeconds, namespace, options.now()),
       orphanVerdict(labelled.items, webServices, namespace),
       conflictVerdict(decisions, namespace),
       readyVerdict(webServices, namespace),
     ];
+    // Only where workloads are used: a scope without them needs none of this access.
+    if (webServices.some((ws) => ws.spec.workload !== undefined)) results.push(await workloadAccess(client, namespace));
+    return results;
   } catch (err) {
     if (!(err instanceof ForbiddenError)) throw err;
     return WEBSERVICE_CHECKS.map((check) => ({

@@ -17,8 +17,10 @@ export function backoffSeconds(failures: number, random: number, policy: Backoff
  * a requeue after exactly its after_seconds, anything else (an error, a conflict)
  * after the backoff for its count of consecutive failures. null for a requeue without
  * after_seconds (a dependency cycle): no timer resolves it, only a change to a spec.
+ * A rollout in progress is no failure either: its decision's after_seconds, too.
  */
 export function retryAfterSeconds(item: ReportItem, failures: number, random: number): number | null {
   if (item.action === 'requeue' && !item.error) return item.after_seconds ?? null;
+  if (!item.error && item.action !== 'conflict' && item.after_seconds !== undefined) return item.after_seconds;
   return backoffSeconds(failures, random);
 }

@@ -4,6 +4,7 @@
 import {
   API_VERSION,
   ConfigMap,
+  Deployment,
   DEFAULT_REQUEUE_AFTER_SECONDS,
   FINALIZER,
   INSTANCE_LABEL,
@@ -12,32 +13,55 @@ import {
   MANAGED_BY_VALUE,
   NAME_LABEL,
   OwnerReference,
+  Service,
   childName,
   instanceLabelValue,
 } from './model';
 import { describeCycle } from './cycle';
-import { ChildFacts, DesiredState, Observation } from './observe';
+import { ChildFacts, DesiredState, Observation, WorkloadChildFacts } from './observe';
+import {
+  ROLLOUT_POLL_SECONDS,
+  WORKLOAD_ANNOTATION,
+  WorkloadWanted,
+  deploymentSpecChanges,
+  desiredDeploymentSpec,
+  desiredServiceSpec,
+  rolloutOf,
+  serviceSpecChanges,
+} from './workload';
 
 export type Action = 'create' | 'update' | 'noop' | 'requeue' | 'conflict' | 'finalize';
 
 export const ACTIONS: readonly Action[] = ['create', 'update', 'noop', 'requeue', 'conflict', 'finalize'];
 
 export interface FieldChange {
+  /** The child it is on; absent for the ConfigMap. */
+  child?: string;
   field: string;
   from: string | null;
   to: string | null;
 }
 
+/** The kinds of child besides the ConfigMap; ops on the ConfigMap carry no kind. */
+export type WorkloadKind = 'Deployment' | 'Service';
+
 export type Op =
-  | { op: 'createChild'; object: ConfigMap }
-  | { op: 'patchChild'; name: string; patch: ChildPatch }
-  | { op: 'deleteChild'; name: string; uid?: string }
+  | { op: 'createChild'; object: ConfigMap | Deployment | Service }
+  | { op: 'patchChild'; kind?: WorkloadKind; name: string; patch: ChildPatch }
+  | { op: 'deleteChild'; kind?: WorkloadKind; name: string; uid?: string }
   | { op: 'removeFinalizer'; finalizers: string[]; resourceVersion?: string };
 
 /** A JSON merge patch that names only fields we own; resourceVersion makes it conditional. */
 export interface ChildPatch {
-  metadata: { resourceVersion?: string; labels?: Record<string, string>; ownerReferences?: OwnerReference[] };
+  metadata: {
+    resourceVersion?: string;
+    labels?: Record<string, string>;
+    /** null removes a key (our workload marker, once the workload is gone). */
+    annotations?: Record<string, string | null>;
+    ownerReferences?: OwnerReference[];
+  };
   data?: Record<string, string>;
+  spec?: Record<string, unknown>;
 }
 
 export interface Decision {
@@ -84,39 +108,214 @@ export function decide(obs: Observation, options: DecideOptions = {}): Decision 
     });
   }
 
-  // No finalizer is added: the child carries a controller ownerReference, so the garbage
-  // collector removes it, and a deletion never waits for a reconcile that may never come.
+  // No finalizer is added: the children carry a controller ownerReference, so the garbage
+  // collector removes them, and a deletion never waits for a reconcile that may never come.
   // One that a user put there (the lab's ephemeral) is honoured by decideDeletion.
-  if (!obs.child) {
-    return record(obs, {
-      action: 'create',
-      reason: `${childTarget} does not exist yet`,
-      target: childTarget,
-      ops: [{ op: 'createChild', object: desiredChild(obs) }],
-    });
-  }
-
-  if (!obs.child.controlledByParent || !obs.child.managedByUs) {
+  const verdicts = childVerdicts(obs);
+  // A child that is not ours stops the whole decision, as the ConfigMap's always did: nothing
+  // is written, to it or to the other children, until its owner sorts it out.
+  const conflicts = verdicts.filter((v) => v.state === 'conflict');
+  if (conflicts.length > 0) {
     return record(obs, {
       action: 'conflict',
-      reason: conflictReason(obs, obs.child),
-      target: childTarget,
+      reason: conflicts.map((v) => v.reason).join('; '),
+      target: conflicts[0].target,
       is_error: true,
     });
   }
 
-  const changes = childChanges(obs, obs.child);
-  if (changes.length > 0) {
+  const rollout = rolloutPoll(obs, verdicts);
+  const acting = verdicts.filter((v) => v.ops.length > 0);
+  if (acting.length > 0) {
+    const changes = acting.flatMap((v) => v.changes);
     return record(obs, {
-      action: 'update',
-      reason: `${childTarget} differs from the spec: ${changes.map((c) => c.field).join(', ')}`,
-      target: childTarget,
-      changes,
-      ops: [{ op: 'patchChild', name: obs.child.name, patch: childPatch(obs, obs.child, changes) }],
+      action: acting.every((v) => v.state === 'missing') ? 'create' : 'update',
+      reason: acting.map((v) => v.reason).join('; '),
+      target: acting[0].target,
+      ...(changes.length > 0 ? { changes } : {}),
+      ...rollout,
+      // Deletions first: the ConfigMap's workload marker goes only once the workload has.
+      ops: [...acting.filter((v) => v.state === 'unwanted'), ...acting.filter((v) => v.state !== 'unwanted')].flatMap(
+        (v) => v.ops,
+      ),
     });
   }
 
-  return record(obs, { action: 'noop', reason: `${childTarget} matches the spec`, target: childTarget });
+  const targets = verdicts.map((v) => v.target);
+  return record(obs, {
+    action: 'noop',
+    reason: `${targets.join(', ')} ${targets.length === 1 ? 'matches' : 'match'} the spec`,
+    target: childTarget,
+    ...rollout,
+  });
+}
+
+/** What one child needs: nothing, a create, a patch, a delete; or it is someone else's. */
+interface ChildVerdict {
+  target: string;
+  state: 'missing' | 'differs' | 'unwanted' | 'matches' | 'conflict';
+  reason: string;
+  changes: FieldChange[];
+  ops: Op[];
+}
+
+function childVerdicts(obs: Observation): ChildVerdict[] {
+  const verdicts = [configMapVerdict(obs)];
+  const children = obs.workloadChildren;
+  const want = workloadWanted(obs);
+  if (want || children?.deployment) {
+    const verdict = workloadVerdict(obs, 'Deployment', want, children?.deployment ?? null);
+    if (verdict) verdicts.push(verdict);
+  }
+  const port = want?.port;
+  if (port !== undefined || children?.service) {
+    const verdict = workloadVerdict(obs, 'Service', port === undefined ? null : want, children?.service ?? null);
+    if (verdict) verdicts.push(verdict);
+  }
+  return verdicts;
+}
+
+function configMapVerdict(obs: Observation): ChildVerdict {
+  const target = `configmap/${childName(obs.name)}`;
+  if (!obs.child) {
+    return {
+      target,
+      state: 'missing',
+      reason: `${target} does not exist yet`,
+      changes: [],
+      ops: [{ op: 'createChild', object: desiredChild(obs) }],
+    };
+  }
+  if (!obs.child.controlledByParent || !obs.child.managedByUs) {
+    return { target, state: 'conflict', reason: conflictReason(obs, 'configmap', obs.child), changes: [], ops: [] };
+  }
+  const changes = childChanges(obs, obs.child);
+  if (changes.length === 0) return { target, state: 'matches', reason: `${target} matches the spec`, changes, ops: [] };
+  return {
+    target,
+    state: 'differs',
+    reason: `${target} differs from the spec: ${changes.map((c) => c.field).join(', ')}`,
+    changes,
+    ops: [{ op: 'patchChild', name: obs.child.name, patch: childPatch(obs, obs.child, changes) }],
+  };
+}
+
+/** The workload the spec asks for, or null without spec.workload. */
+function workloadWanted(obs: Observation): WorkloadWanted | null {
+  const workload = obs.desired.workload;
+  if (!workload) return null;
+  const want: WorkloadWanted = {
+    name: obs.name,
+    namespace: obs.namespace,
+    image: obs.desired.image,
+    replicas: obs.desired.replicas,
+    tier: obs.desired.tier,
+    configData: desiredData(obs.desired),
+  };
+  if (workload.port !== undefined) want.port = workload.port;
+  return want;
+}
+
+/**
+ * A Deployment or Service named after the CR. want is null when the spec no longer asks for
+ * it: then ours is deleted, and one that is not ours is none of our business (null verdict).
+ */
+function workloadVerdict(
+  obs: Observation,
+  kind: WorkloadKind,
+  want: WorkloadWanted | null,
+  have: WorkloadChildFacts<Deployment | Service> | null,
+): ChildVerdict | null {
+  const target = `${kind.toLowerCase()}/${obs.name}`;
+  const ours = have !== null && have.controlledByParent && have.managedByUs;
+  if (!want) {
+    if (!have || !ours) return null;
+    return {
+      target,
+      state: 'unwanted',
+      reason: `${target} is no longer wanted by the spec (no ${obs.desired.workload ? 'spec.workload.port' : 'spec.workload'}); deleting it`,
+      changes: [],
+      ops: [{ op: 'deleteChild', kind, name: have.name, uid: have.uid }],
+    };
+  }
+  if (!have) {
+    return {
+      target,
+      state: 'missing',
+      reason: `${target} does not exist yet`,
+      changes: [],
+      ops: [{ op: 'createChild', object: desiredWorkloadObject(obs, kind, want) }],
+    };
+  }
+  if (!ours)
+    return { target, state: 'conflict', reason: conflictReason(obs, kind.toLowerCase(), have), changes: [], ops: [] };
+
+  const changes: FieldChange[] = [];
+  const patch: ChildPatch = { metadata: { resourceVersion: have.resourceVersion } };
+  metadataChanges(obs, have, changes, patch);
+  const spec =
+    kind === 'Deployment'
+      ? deploymentSpecChanges(want, have.object)
+      : serviceSpecChanges({ ...want, port: want.port ?? 0 }, have.object as Service);
+  changes.push(...spec.changes);
+  if (spec.spec) patch.spec = spec.spec;
+  if (changes.length === 0) return { target, state: 'matches', reason: `${target} matches the spec`, changes, ops: [] };
+  return {
+    target,
+    state: 'differs',
+    reason: `${target} differs from the spec: ${changes.map((c) => c.field).join(', ')}`,
+    changes: changes.map((c) => ({ child: target, ...c })),
+    ops: [{ op: 'patchChild', kind, name: have.name, patch }],
+  };
+}
+
+function desiredWorkloadObject(obs: Observation, kind: WorkloadKind, want: WorkloadWanted): Deployment | Service {
+  const metadata = {
+    name: obs.name,
+    namespace: obs.namespace,
+    labels: desiredLabels(obs.name),
+    ownerReferences: [desiredOwnerReference(obs)],
+  };
+  return kind === 'Deployment'
+    ? { apiVersion: 'apps/v1', kind, metadata, spec: desiredDeploymentSpec(want) }
+    : { apiVersion: 'v1', kind, metadata, spec: desiredServiceSpec({ ...want, port: want.port ?? 0 }) };
+}
+
+/** Our labels and ownerReference on a workload child, as on the ConfigMap; others' stay. */
+function metadataChanges(
+  obs: Observation,
+  have: WorkloadChildFacts<unknown>,
+  changes: FieldChange[],
+  patch: ChildPatch,
+): void {
+  for (const [key, want] of Object.entries(desiredLabels(obs.name))) {
+    const current = Object.hasOwn(have.labels, key) ? have.labels[key] : null;
+    if (current !== want) {
+      changes.push({ field: `metadata.labels.${key}`, from: current, to: want });
+      patch.metadata.labels = { ...patch.metadata.labels, [key]: want };
+    }
+  }
+  const ref = have.ownerReferences.find((r) => r.uid === obs.uid);
+  const want = desiredOwnerReference(obs);
+  if (!ref || !sameOwnerReference(ref, want)) {
+    changes.push({ field: 'metadata.ownerReferences', from: ref ? describeRef(ref) : null, to: describeRef(want) });
+    patch.metadata.ownerReferences = [...have.ownerReferences.filter((r) => r.uid !== obs.uid), want];
+  }
+}
+
+/**
+ * While a wanted Deployment has not rolled out, apply --wait looks again soon; the
+ * controller needs no timer (the Deployment's status changes are watch events).
+ */
+function rolloutPoll(obs: Observation, verdicts: ChildVerdict[]): Pick<Partial<Decision>, 'after_seconds'> {
+  if (!obs.desired.workload) return {};
+  const deployment = verdicts.find((v) => v.target === `deployment/${obs.name}`);
+  const specChanged = deployment?.ops.some(
+    (op) => op.op === 'createChild' || (op.op === 'patchChild' && op.patch.spec),
+  );
+  const live = obs.workloadChildren?.deployment?.object ?? null;
+  const rollout = rolloutOf(live, obs.desired.replicas, specChanged ?? false);
+  return rollout.complete ? {} : { after_seconds: ROLLOUT_POLL_SECONDS };
 }
 
 type DecisionFields = Pick<Decision, 'action' | 'reason' | 'target'> & Partial<Decision>;
@@ -147,8 +346,13 @@ function decideDeletion(obs: Observation): Decision {
       target: `webservice/${obs.name}`,
     });
   }
-  const deletes = obs.ownedChildren.map((c) => ({ op: 'deleteChild' as const, name: c.name, uid: c.uid }));
-  const what = deletes.length > 0 ? `delete ${deletes.map((d) => `configmap/${d.name}`).join(', ')}, then ` : '';
+  const deletes: Op[] = obs.ownedChildren.map((c) =>
+    c.kind
+      ? { op: 'deleteChild', kind: c.kind, name: c.name, uid: c.uid }
+      : { op: 'deleteChild', name: c.name, uid: c.uid },
+  );
+  const names = obs.ownedChildren.map((c) => `${(c.kind ?? 'ConfigMap').toLowerCase()}/${c.name}`);
+  const what = names.length > 0 ? `delete ${names.join(', ')}, then ` : '';
   return record(obs, {
     action: 'finalize',
     reason: `being deleted: ${what}remove finalizer ${FINALIZER}`,
@@ -173,12 +377,16 @@ function hasOurFinalizer(obs: Observation): boolean {
   return obs.finalizers.includes(FINALIZER);
 }
 
-function conflictReason(obs: Observation, child: ChildFacts): string {
+function conflictReason(
+  obs: Observation,
+  kind: string,
+  child: Pick<ChildFacts, 'name' | 'controlledByParent' | 'managedByUs'>,
+): string {
   const missing: string[] = [];
   if (!child.controlledByParent)
     missing.push(`no controller ownerReference to webservice/${obs.name} (uid ${obs.uid})`);
   if (!child.managedByUs) missing.push(`no label ${MANAGED_BY_LABEL}=${MANAGED_BY_VALUE}`);
-  return `configmap/${child.name} exists but is not ours (${missing.join(', ')}); it is left untouched`;
+  return `${kind}/${child.name} exists but is not ours (${missing.join(', ')}); it is left untouched`;
 }
 
 export function desiredData(desired: DesiredState): Record<string, string> {
@@ -205,7 +413,7 @@ export function desiredOwnerReference(obs: Pick<Observation, 'name' | 'uid'>): O
 }
 
 function desiredChild(obs: Observation): ConfigMap {
-  return {
+  const child: ConfigMap = {
     apiVersion: 'v1',
     kind: 'ConfigMap',
     metadata: {
@@ -216,6 +424,8 @@ function desiredChild(obs: Observation): ConfigMap {
     },
     data: desiredData(obs.desired),
   };
+  if (obs.desired.workload) child.metadata.annotations = { [WORKLOAD_ANNOTATION]: 'true' };
+  return child;
 }
 
 /** Differences in the fields we own; anything else on the child is someone else's. */
@@ -228,6 +438,13 @@ function childChanges(obs: Observation, child: ChildFacts): FieldChange[] {
   for (const [key, want] of Object.entries(desiredLabels(obs.name))) {
     const have = Object.hasOwn(child.labels, key) ? child.labels[key] : null;
     if (have !== want) changes.push({ field: `metadata.labels.${key}`, from: have, to: want });
+  }
+  // The marker tells readers that look by label (apply --all) to look for workload children
+  // too; it stays until they are gone (deletions go before this patch).
+  const marker = child.annotations?.[WORKLOAD_ANNOTATION] ?? null;
+  const wantMarker = obs.desired.workload ? 'true' : null;
+  if (marker !== wantMarker) {
+    changes.push({ field: `metadata.annotations.${WORKLOAD_ANNOTATION}`, from: marker, to: wantMarker });
   }
   const have = child.ownerReferences.find((ref) => ref.uid === obs.uid);
   const want = desiredOwnerReference(obs);
@@ -263,6 +480,9 @@ function childPatch(obs: Observation, child: ChildFacts, changes: FieldChange[])
     } else if (change.field.startsWith('metadata.labels.')) {
       const key = change.field.slice('metadata.labels.'.length);
       patch.metadata.labels = { ...patch.metadata.labels, [key]: labels[key] };
+    } else if (change.field.startsWith('metadata.annotations.')) {
+      const key = change.field.slice('metadata.annotations.'.length);
+      patch.metadata.annotations = { ...patch.metadata.annotations, [key]: change.to };
     } else if (change.field === 'metadata.ownerReferences') {
       // A merge patch replaces the whole list, so keep every reference that is not ours;
       // the resourceVersion precondition makes that safe against a concurrent edit.

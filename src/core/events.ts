@@ -33,9 +33,39 @@ export function eventsFor(
   if (outcome.kind === 'failed') {
     return startsNow('ReconcileError') ? [record('Warning', 'ReconcileError', 'Reconcile', outcome.message)] : [];
   }
+  return [...actionEvents(decision, startsNow, cleaned), ...rolloutEvents(before, after, startsNow)];
+}
+
+/**
+ * A rollout is reported when it starts, when it stalls and when it completes: each once,
+ * since each is a change of the Ready reason. Without a workload these reasons never occur.
+ */
+function rolloutEvents(
+  before: Condition | undefined,
+  after: ReadyCondition | undefined,
+  startsNow: (reason: string) => boolean,
+): EventRecord[] {
+  if (!after) return [];
+  if (startsNow('RolloutInProgress')) return [record('Normal', 'RolloutStarted', 'Rollout', after.message)];
+  if (startsNow('ProgressDeadlineExceeded')) return [record('Warning', 'RolloutStalled', 'Rollout', after.message)];
+  const wasRolling = before?.reason === 'RolloutInProgress' || before?.reason === 'ProgressDeadlineExceeded';
+  if (wasRolling && after.status === 'True') return [record('Normal', 'RolloutComplete', 'Rollout', after.message)];
+  return [];
+}
+
+function actionEvents(decision: Decision, startsNow: (reason: string) => boolean, cleaned: string[]): EventRecord[] {
   switch (decision.action) {
-    case 'create':
-      return [record('Normal', 'Created', 'Create', `created ${decision.target}`)];
+    case 'create': {
+      // With a workload, one decision creates several children: name each.
+      const created = decision.ops.flatMap((op) =>
+        op.op === 'createChild' && op.object.kind !== undefined
+          ? [`${op.object.kind.toLowerCase()}/${op.object.metadata.name}`]
+          : [],
+      );
+      return [
+        record('Normal', 'Created', 'Create', `created ${created.length > 1 ? created.join(', ') : decision.target}`),
+      ];
+    }
     case 'update':
       return [record('Normal', 'Updated', 'Update', decision.reason)];
     case 'finalize': {

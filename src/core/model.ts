@@ -48,7 +48,7 @@ export function instanceLabelValue(name: string): string {
 }
 
 /** FNV-1a, 32 bits, as 8 hex digits: tiny, pure and stable across Node versions. */
-function fnv1a32(text: string): string {
+export function fnv1a32(text: string): string {
   let hash = 0x811c9dc5;
   for (let i = 0; i < text.length; i++) {
     hash = Math.imul(hash ^ text.charCodeAt(i), 0x01000193) >>> 0;
@@ -90,15 +90,26 @@ export interface Condition {
   message: string;
 }
 
+/** Opt-in: run the image as a Deployment (and, with a port, a ClusterIP Service). */
+export interface WorkloadSpec {
+  port?: number;
+}
+
 export interface WebServiceSpec {
   image: string;
   replicas?: number;
   tier?: string;
   dependsOn?: string[];
+  workload?: WorkloadSpec;
 }
 
 export interface WebServiceStatus {
+  /** Without a workload, spec.replicas; with one, the Deployment's ready replicas. */
   replicas?: number;
+  /** With a workload only: the pods' label selector (the scale subresource's labelSelectorPath). */
+  selector?: string;
+  /** With a workload only: ready/desired pods, e.g. 2/3. */
+  ready?: string;
   observedGeneration?: number;
   conditions?: Condition[];
 }
@@ -118,10 +129,76 @@ export interface ConfigMap {
   data?: Record<string, string>;
 }
 
+export interface LabelSelector {
+  matchLabels?: Record<string, string>;
+  matchExpressions?: unknown[];
+}
+
+export interface Container {
+  name: string;
+  image?: string;
+  ports?: { containerPort: number; name?: string; protocol?: string }[];
+  envFrom?: { configMapRef?: { name?: string }; secretRef?: { name?: string }; prefix?: string }[];
+  [field: string]: unknown;
+}
+
+export interface DeploymentCondition {
+  type: string;
+  status: string;
+  reason?: string;
+  message?: string;
+}
+
+export interface Deployment {
+  apiVersion?: string;
+  kind?: string;
+  metadata: ObjectMeta;
+  spec?: {
+    replicas?: number;
+    selector?: LabelSelector;
+    template?: {
+      metadata?: { labels?: Record<string, string>; annotations?: Record<string, string> };
+      spec?: { containers?: Container[]; [field: string]: unknown };
+    };
+    [field: string]: unknown;
+  };
+  status?: {
+    observedGeneration?: number;
+    replicas?: number;
+    updatedReplicas?: number;
+    readyReplicas?: number;
+    availableReplicas?: number;
+    conditions?: DeploymentCondition[];
+  };
+}
+
+export interface ServicePort {
+  port: number;
+  targetPort?: number | string;
+  name?: string;
+  protocol?: string;
+  [field: string]: unknown;
+}
+
+export interface Service {
+  apiVersion?: string;
+  kind?: string;
+  metadata: ObjectMeta;
+  spec?: { type?: string; selector?: Record<string, string>; ports?: ServicePort[]; [field: string]: unknown };
+}
+
+/** A child of any kind we own; an object without a kind is a ConfigMap (metadata-only reads). */
+export type Child = ConfigMap | Deployment | Service;
+export type ChildKind = 'ConfigMap' | 'Deployment' | 'Service';
+
+export function kindOf(child: { kind?: string }): ChildKind {
+  return child.kind === 'Deployment' || child.kind === 'Service' ? child.kind : 'ConfigMap';
+}
+
 /** The parent with its children and the WebServices it may depend on:
  *  everything one reconcile needs, as data (metacontroller's sync request). */
 export interface SyncInput {
   parent: WebService;
-  children: ConfigMap[];
+  children: Child[];
   related: WebService[];
 }

@@ -1,18 +1,24 @@
 // observe: raw objects in, the facts a decision needs out. Pure.
 import { findCycle } from './cycle';
 import {
+  Child,
+  ChildKind,
   ConfigMap,
   DEFAULT_REPLICAS,
+  Deployment,
   DEFAULT_TIER,
   KIND,
   MANAGED_BY_LABEL,
   MANAGED_BY_VALUE,
   OwnerReference,
   READY,
+  Service,
   SyncInput,
   WebService,
   WebServiceStatus,
+  WorkloadSpec,
   childName,
+  kindOf,
 } from './model';
 
 /** What the CR asks for, with the CRD's defaults filled in. */
@@ -21,6 +27,8 @@ export interface DesiredState {
   replicas: number;
   tier: string;
   dependsOn?: string[];
+  /** Only when the spec asks for one: a Deployment (and a Service with a port). */
+  workload?: WorkloadSpec;
 }
 
 /** The child's content that we own; `{}` while the child does not exist. */
@@ -39,11 +47,32 @@ export interface ChildFacts {
   /** Our managed-by label is set to our value. */
   managedByUs: boolean;
   labels: Record<string, string>;
+  /** Only when the child has any. */
+  annotations?: Record<string, string>;
   ownerReferences: OwnerReference[];
   data: Record<string, string>;
 }
 
+/** A workload child (Deployment, Service) named after the parent, with the live object. */
+export interface WorkloadChildFacts<T> {
+  name: string;
+  uid?: string;
+  resourceVersion?: string;
+  controlledByParent: boolean;
+  managedByUs: boolean;
+  labels: Record<string, string>;
+  ownerReferences: OwnerReference[];
+  object: T;
+}
+
+export interface WorkloadChildren {
+  deployment: WorkloadChildFacts<Deployment> | null;
+  service: WorkloadChildFacts<Service> | null;
+}
+
 export interface ChildRef {
+  /** Absent for a ConfigMap. */
+  kind?: 'Deployment' | 'Service';
   name: string;
   uid?: string;
   resourceVersion?: string;
@@ -70,6 +99,8 @@ export interface Observation {
   child: ChildFacts | null;
   /** Every ConfigMap that carries our label and a controller reference to this CR. */
   ownedChildren: ChildRef[];
+  /** Only when the spec has a workload, or a Deployment or Service is named after the CR. */
+  workloadChildren?: WorkloadChildren;
   dependencies: DependencyFacts[];
   /** Set when the CR reaches itself through dependsOn: the names from it back to it. */
   dependencyCycle?: string[];
@@ -84,7 +115,9 @@ export function observe(input: SyncInput): Observation {
   const namespace = meta.namespace ?? 'default';
   const uid = meta.uid ?? '';
   const wantedChild = childName(meta.name);
-  const child = input.children.find((c) => c.metadata.name === wantedChild && sameNamespace(c, namespace)) ?? null;
+  const named = (kind: ChildKind, name: string) =>
+    input.children.find((c) => kindOf(c) === kind && c.metadata.name === name && sameNamespace(c, namespace)) ?? null;
+  const child = named('ConfigMap', wantedChild);
 
   const observation: Observation = {
     desired: desiredOf(parent),
@@ -99,14 +132,47 @@ export function observe(input: SyncInput): Observation {
     child: child ? childFacts(child, uid) : null,
     ownedChildren: input.children
       .filter((c) => sameNamespace(c, namespace) && isOurs(c, uid))
-      .map((c) => ({ name: c.metadata.name, uid: c.metadata.uid, resourceVersion: c.metadata.resourceVersion }))
-      .sort((a, b) => a.name.localeCompare(b.name)),
+      .map(childRef)
+      .sort((a, b) => KIND_ORDER.indexOf(kindOf(a)) - KIND_ORDER.indexOf(kindOf(b)) || a.name.localeCompare(b.name)),
     dependencies: (parent.spec.dependsOn ?? []).map((name) => dependencyFacts(name, namespace, input.related)),
     status: parent.status ?? {},
   };
+  const deployment = named('Deployment', meta.name);
+  const service = named('Service', meta.name) as Service | null;
+  if (observation.desired.workload || deployment || service) {
+    observation.workloadChildren = {
+      deployment: deployment ? workloadFacts(deployment, uid) : null,
+      service: service ? workloadFacts(service, uid) : null,
+    };
+  }
   const cycle = dependencyCycleOf(parent, namespace, input.related);
   if (cycle) observation.dependencyCycle = cycle;
   return observation;
+}
+
+/** ConfigMaps first (what the rest reads), then the workload. */
+const KIND_ORDER: ChildKind[] = ['ConfigMap', 'Deployment', 'Service'];
+
+function childRef(c: Child): ChildRef {
+  const kind = kindOf(c);
+  const ref: ChildRef = kind === 'ConfigMap' ? { name: c.metadata.name } : { kind, name: c.metadata.name };
+  ref.uid = c.metadata.uid;
+  ref.resourceVersion = c.metadata.resourceVersion;
+  return ref;
+}
+
+function workloadFacts<T extends Deployment | Service>(object: T, parentUid: string): WorkloadChildFacts<T> {
+  const labels = object.metadata.labels ?? {};
+  return {
+    name: object.metadata.name,
+    uid: object.metadata.uid,
+    resourceVersion: object.metadata.resourceVersion,
+    controlledByParent: isControlledBy(object, parentUid),
+    managedByUs: labels[MANAGED_BY_LABEL] === MANAGED_BY_VALUE,
+    labels,
+    ownerReferences: object.metadata.ownerReferences ?? [],
+    object,
+  };
 }
 
 /**
@@ -131,6 +197,8 @@ export function desiredOf(parent: WebService): DesiredState {
     tier: parent.spec.tier ?? DEFAULT_TIER,
   };
   if (parent.spec.dependsOn && parent.spec.dependsOn.length > 0) desired.dependsOn = [...parent.spec.dependsOn];
+  const workload = parent.spec.workload;
+  if (workload) desired.workload = workload.port === undefined ? {} : { port: workload.port };
   return desired;
 }
 
@@ -145,7 +213,7 @@ function actualOf(child: ConfigMap): ActualState {
 
 function childFacts(child: ConfigMap, parentUid: string): ChildFacts {
   const labels = child.metadata.labels ?? {};
-  return {
+  const facts: ChildFacts = {
     name: child.metadata.name,
     uid: child.metadata.uid,
     resourceVersion: child.metadata.resourceVersion,
@@ -155,15 +223,18 @@ function childFacts(child: ConfigMap, parentUid: string): ChildFacts {
     ownerReferences: child.metadata.ownerReferences ?? [],
     data: child.data ?? {},
   };
+  const annotations = child.metadata.annotations ?? {};
+  if (Object.keys(annotations).length > 0) facts.annotations = annotations;
+  return facts;
 }
 
-function isControlledBy(child: ConfigMap, parentUid: string): boolean {
+function isControlledBy(child: Child, parentUid: string): boolean {
   return (child.metadata.ownerReferences ?? []).some(
     (ref) => ref.controller === true && ref.kind === KIND && parentUid !== '' && ref.uid === parentUid,
   );
 }
 
-function isOurs(child: ConfigMap, parentUid: string): boolean {
+function isOurs(child: Child, parentUid: string): boolean {
   return child.metadata.labels?.[MANAGED_BY_LABEL] === MANAGED_BY_VALUE && isControlledBy(child, parentUid);
 }
 

@@ -1,13 +1,13 @@
 // Indexes one pass's objects once, so each WebService's sync input is found by key
 // instead of by scanning every ConfigMap and WebService: a pass stays linear in the
 // number of objects. Pure: the shells (commands, controller cache) hand the objects in.
-import { ConfigMap, KIND, SyncInput, WebService, childName } from './model';
+import { Child, ChildKind, KIND, SyncInput, WebService, childName, kindOf } from './model';
 
 export interface PassIndex {
-  /** ConfigMaps by namespace/name. */
-  childrenByKey: Map<string, ConfigMap>;
-  /** ConfigMaps by the uid of their controller ownerReference to a WebService. */
-  childrenByOwner: Map<string, ConfigMap[]>;
+  /** Children by childKey: ConfigMaps by namespace/name, the workload kinds prefixed with their kind. */
+  childrenByKey: Map<string, Child>;
+  /** Children by the uid of their controller ownerReference to a WebService. */
+  childrenByOwner: Map<string, Child[]>;
   /** WebServices by namespace/name. */
   parentsByKey: Map<string, WebService>;
 }
@@ -20,8 +20,18 @@ export function keyOf(obj: { metadata: { namespace?: string; name: string } }): 
   return objectKey(obj.metadata.namespace, obj.metadata.name);
 }
 
-/** The uid of a ConfigMap's controlling WebService, if it has one. */
-export function controllerUid(child: ConfigMap): string | undefined {
+/** A child's index key: a Deployment and a Service may share a name, and a ConfigMap's. */
+export function childKey(kind: ChildKind, namespace: string | undefined, name: string): string {
+  const key = objectKey(namespace, name);
+  return kind === 'ConfigMap' ? key : `${kind}:${key}`;
+}
+
+export function childKeyOf(child: Child): string {
+  return childKey(kindOf(child), child.metadata.namespace, child.metadata.name);
+}
+
+/** The uid of a child's controlling WebService, if it has one. */
+export function controllerUid(child: Child): string | undefined {
   return child.metadata.ownerReferences?.find((ref) => ref.controller === true && ref.kind === KIND)?.uid;
 }
 
@@ -29,15 +39,15 @@ export function emptyIndex(): PassIndex {
   return { childrenByKey: new Map(), childrenByOwner: new Map(), parentsByKey: new Map() };
 }
 
-export function indexObjects(parents: WebService[], children: ConfigMap[]): PassIndex {
+export function indexObjects(parents: WebService[], children: Child[]): PassIndex {
   const index = emptyIndex();
   for (const parent of parents) index.parentsByKey.set(keyOf(parent), parent);
   for (const child of children) addChild(index, child);
   return index;
 }
 
-export function addChild(index: PassIndex, child: ConfigMap): void {
-  const key = keyOf(child);
+export function addChild(index: PassIndex, child: Child): void {
+  const key = childKeyOf(child);
   const previous = index.childrenByKey.get(key);
   if (previous) removeChild(index, previous);
   index.childrenByKey.set(key, child);
@@ -49,31 +59,36 @@ export function addChild(index: PassIndex, child: ConfigMap): void {
   }
 }
 
-export function removeChild(index: PassIndex, child: ConfigMap): void {
-  const key = keyOf(child);
+export function removeChild(index: PassIndex, child: Child): void {
+  const key = childKeyOf(child);
   const stored = index.childrenByKey.get(key);
   if (!stored) return;
   index.childrenByKey.delete(key);
   const owner = controllerUid(stored);
   if (!owner) return;
-  const rest = (index.childrenByOwner.get(owner) ?? []).filter((c) => keyOf(c) !== key);
+  const rest = (index.childrenByOwner.get(owner) ?? []).filter((c) => childKeyOf(c) !== key);
   if (rest.length > 0) index.childrenByOwner.set(owner, rest);
   else index.childrenByOwner.delete(owner);
 }
 
 /**
- * What one reconcile needs, looked up by key: the child named after the parent, the
- * ConfigMaps it controls, and the WebServices it reaches through dependsOn (its direct
+ * What one reconcile needs, looked up by key: the children named after the parent (its
+ * ConfigMap, and a Deployment and a Service of its name), the children it controls, and the WebServices it reaches through dependsOn (its direct
  * dependencies first), so the core can see a dependency cycle of any length. A pass
  * costs each WebService what it reaches: linear for shallow graphs, more for long chains.
  */
 export function syncInputFor(parent: WebService, index: PassIndex): SyncInput {
   const namespace = parent.metadata.namespace;
-  const children: ConfigMap[] = [];
-  const named = index.childrenByKey.get(objectKey(namespace, childName(parent.metadata.name)));
-  if (named) children.push(named);
+  const { name } = parent.metadata;
+  const children: Child[] = [];
+  const named = [
+    index.childrenByKey.get(childKey('ConfigMap', namespace, childName(name))),
+    index.childrenByKey.get(childKey('Deployment', namespace, name)),
+    index.childrenByKey.get(childKey('Service', namespace, name)),
+  ].filter((c): c is Child => c !== undefined);
+  children.push(...named);
   for (const owned of index.childrenByOwner.get(parent.metadata.uid ?? '') ?? []) {
-    if (owned !== named && (owned.metadata.namespace ?? namespace) === namespace) children.push(owned);
+    if (!named.includes(owned) && (owned.metadata.namespace ?? namespace) === namespace) children.push(owned);
   }
   return { parent, children, related: reachableDependencies(parent, index) };
 }
@@ -96,7 +111,7 @@ function reachableDependencies(parent: WebService, index: PassIndex): WebService
   return related;
 }
 
-export function syncInputs(parents: WebService[], children: ConfigMap[]): SyncInput[] {
+export function syncInputs(parents: WebService[], children: Child[]): SyncInput[] {
   const index = indexObjects(parents, children);
   return parents.map((parent) => syncInputFor(parent, index));
 }

@@ -3,6 +3,12 @@ import { Decision } from './decide';
 import { jsonEqual } from './equal';
 import { Condition, ConditionStatus, READY, WebServiceStatus, childName } from './model';
 import { Observation } from './observe';
+import { rolloutOf, selectorString } from './workload';
+
+/** kstatus: True while a change is being rolled out. */
+export const RECONCILING = 'Reconciling';
+/** kstatus: True when progress has stopped and needs someone to look. */
+export const STALLED = 'Stalled';
 
 /** What happened to the decision: only planned (nothing written), carried out, or failed. */
 export type Outcome = { kind: 'planned' } | { kind: 'applied' } | { kind: 'failed'; message: string };
@@ -18,10 +24,96 @@ export interface StatusResult {
   status: WebServiceStatus | null;
   /** True when `status` differs from what the CR carries now, so a write is due. */
   changed: boolean;
+  /** Fields the status had and no longer has (a workload removed): the patch sends them as null. */
+  cleared?: (keyof WebServiceStatus)[];
 }
+
+/** Status fields only a WebService with a workload has. */
+const WORKLOAD_FIELDS = ['selector', 'ready'] as const;
 
 export function computeStatus(obs: Observation, decision: Decision, outcome: Outcome, now: string): StatusResult {
   if (decision.action === 'finalize' || obs.deleting) return { status: null, changed: false };
+  if (obs.desired.workload) return workloadStatus(obs, decision, outcome, now);
+  const cleared = WORKLOAD_FIELDS.filter((key) => obs.status[key] !== undefined);
+  if (cleared.length > 0 || hasKstatus(obs.status.conditions)) {
+    // The workload was removed: what only it had goes (the conditions list is replaced whole).
+    const result = plainStatus({ ...obs, status: withoutWorkload(obs.status) }, decision, outcome, now);
+    const next = result.status;
+    return { status: next, changed: !jsonEqual(next, obs.status), ...(cleared.length > 0 ? { cleared } : {}) };
+  }
+  return plainStatus(obs, decision, outcome, now);
+}
+
+function hasKstatus(conditions: Condition[] | undefined): boolean {
+  return (conditions ?? []).some((c) => c.type === RECONCILING || c.type === STALLED);
+}
+
+function withoutWorkload(status: WebServiceStatus): WebServiceStatus {
+  const rest: WebServiceStatus = { ...status };
+  for (const key of WORKLOAD_FIELDS) delete rest[key];
+  if (rest.conditions) rest.conditions = rest.conditions.filter((c) => c.type !== RECONCILING && c.type !== STALLED);
+  return rest;
+}
+
+/**
+ * With a workload, Ready also needs the rollout done: the Deployment has seen its spec and
+ * every pod is new, available and ready. status.replicas is the ready count (what /scale
+ * reports), status.ready says ready/desired, and kstatus' Reconciling and Stalled say why not.
+ */
+function workloadStatus(obs: Observation, decision: Decision, outcome: Outcome, now: string): StatusResult {
+  const base = readyCondition(decision, outcome);
+  const live = obs.workloadChildren?.deployment;
+  const deployment = live && live.controlledByParent && live.managedByUs ? live.object : null;
+  const specChanged = decision.ops.some(
+    (op) =>
+      (op.op === 'createChild' && op.object.kind === 'Deployment') ||
+      (op.op === 'patchChild' && op.kind === 'Deployment' && op.patch.spec !== undefined),
+  );
+  const rollout = rolloutOf(deployment, obs.desired.replicas, specChanged);
+  const counts = `${rollout.ready}/${rollout.desired}`;
+  let ready: ReadyCondition = base;
+  let reconciling: ReadyCondition = { status: 'False', reason: base.reason, message: base.message };
+  let stalled: ReadyCondition = { status: 'False', reason: base.reason, message: base.message };
+  if (base.status === 'True') {
+    if (rollout.complete) {
+      ready = { ...base, message: `${base.message}; deployment/${obs.name}: ${counts} ready` };
+      reconciling = stalled = { status: 'False', reason: 'RolloutComplete', message: ready.message };
+    } else if (rollout.stalled) {
+      const message = `deployment/${obs.name}: ${counts} ready; its progress deadline was exceeded`;
+      ready = { status: 'False', reason: 'ProgressDeadlineExceeded', message };
+      stalled = { status: 'True', reason: 'ProgressDeadlineExceeded', message };
+      reconciling = { status: 'False', reason: 'ProgressDeadlineExceeded', message };
+    } else {
+      const message = `deployment/${obs.name}: ${counts} ready`;
+      ready = { status: 'False', reason: 'RolloutInProgress', message };
+      reconciling = { status: 'True', reason: 'RolloutInProgress', message };
+      stalled = { status: 'False', reason: 'RolloutInProgress', message };
+    }
+  } else if (base.reason === 'ReconcileError' || base.reason === 'ChildConflict') {
+    stalled = { ...base, status: 'True' };
+  } else {
+    reconciling = { ...base, status: 'True' };
+  }
+  let conditions = obs.status.conditions ?? [];
+  for (const [type, condition] of [
+    [READY, ready],
+    [RECONCILING, reconciling],
+    [STALLED, stalled],
+  ] as const) {
+    conditions = setCondition(conditions, { type, ...condition, observedGeneration: obs.generation }, now);
+  }
+  const next: WebServiceStatus = {
+    ...obs.status,
+    observedGeneration: obs.generation,
+    replicas: rollout.ready,
+    selector: selectorString(obs.name),
+    ready: counts,
+    conditions,
+  };
+  return { status: next, changed: !jsonEqual(next, obs.status) };
+}
+
+function plainStatus(obs: Observation, decision: Decision, outcome: Outcome, now: string): StatusResult {
   const ready = readyCondition(decision, outcome);
   const conditions = setCondition(
     obs.status.conditions ?? [],
@@ -96,7 +188,8 @@ export function setCondition(
 /** A merge patch for the status subresource; resourceVersion makes it conditional. */
 export interface StatusPatch {
   metadata: { resourceVersion?: string };
-  status: WebServiceStatus;
+  /** A field set to null is removed (merge patch). */
+  status: WebServiceStatus | Record<string, unknown>;
 }
 
 /**
@@ -105,7 +198,11 @@ export interface StatusPatch {
  * changed since (a new spec, a finalizer) is refused with 409, never written over it.
  */
 export function statusPatch(result: StatusResult, resourceVersion: string | undefined): StatusPatch | null {
-  return result.changed && result.status ? { metadata: { resourceVersion }, status: result.status } : null;
+  if (!result.changed || !result.status) return null;
+  if (!result.cleared) return { metadata: { resourceVersion }, status: result.status };
+  const status: Record<string, unknown> = { ...result.status };
+  for (const key of result.cleared) status[key] = null;
+  return { metadata: { resourceVersion }, status };
 }
 
 export function readyOf(status: WebServiceStatus | undefined): Condition | undefined {

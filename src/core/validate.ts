@@ -2,7 +2,7 @@
 // Never trust CR content: anything that does not have the expected shape is refused
 // with a message naming the field, before the core sees it.
 import { ACTIONS, Decision } from './decide';
-import { ConfigMap, SyncInput, WebService } from './model';
+import { Child, ConfigMap, SyncInput, WebService } from './model';
 import { Observation } from './observe';
 
 export class InputError extends Error {}
@@ -56,6 +56,13 @@ function checkWebService(value: unknown, where: string): WebService {
       (Array.isArray(spec.dependsOn) && spec.dependsOn.every((d) => typeof d === 'string')),
     `${where}.spec.dependsOn must be a list of names`,
   );
+  const workload = spec.workload;
+  need(workload === undefined || isObject(workload), `${where}.spec.workload must be an object`);
+  const port = (workload as Json | undefined)?.port;
+  need(
+    port === undefined || (Number.isInteger(port) && (port as number) >= 1 && (port as number) <= 65535),
+    `${where}.spec.workload.port must be an integer from 1 to 65535`,
+  );
   return value as WebService;
 }
 
@@ -70,6 +77,34 @@ function checkConfigMap(value: unknown, where: string): ConfigMap {
   return value as ConfigMap;
 }
 
+/** A Deployment or a Service: names and the shapes the core reads. */
+function checkWorkloadChild(value: Json, where: string): Child {
+  need(isObject(value), `${where} must be an object`);
+  need(isObject(value.metadata) && typeof value.metadata.name === 'string', `${where}.metadata.name must be a string`);
+  need(value.spec === undefined || isObject(value.spec), `${where}.spec must be an object`);
+  need(value.status === undefined || isObject(value.status), `${where}.status must be an object`);
+  const spec = (value.spec ?? {}) as Json;
+  for (const key of ['selector', 'template']) {
+    need(spec[key] === undefined || isObject(spec[key]), `${where}.spec.${key} must be an object`);
+  }
+  need(spec.ports === undefined || Array.isArray(spec.ports), `${where}.spec.ports must be a list`);
+  const template = (spec.template ?? {}) as Json;
+  const podSpec = (template.spec ?? {}) as Json;
+  need(
+    podSpec.containers === undefined ||
+      (Array.isArray(podSpec.containers) && podSpec.containers.every((c) => isObject(c))),
+    `${where}.spec.template.spec.containers must be a list of objects`,
+  );
+  return value as unknown as Child;
+}
+
+function checkChild(value: unknown, where: string): Child {
+  if (isObject(value) && (value.kind === 'Deployment' || value.kind === 'Service')) {
+    return checkWorkloadChild(value, where);
+  }
+  return checkConfigMap(value, where);
+}
+
 /** {parent, children?, related?}: raw objects, e.g. from `kubectl get -o json`. */
 export function parseSyncInput(value: unknown): SyncInput {
   need(isObject(value), 'input must be a JSON object');
@@ -80,7 +115,7 @@ export function parseSyncInput(value: unknown): SyncInput {
   need(Array.isArray(related), 'related must be a list of WebServices');
   return {
     parent: checkWebService(input.parent, 'parent'),
-    children: (children as unknown[]).map((c, i) => checkConfigMap(c, `children[${i}]`)),
+    children: (children as unknown[]).map((c, i) => checkChild(c, `children[${i}]`)),
     related: (related as unknown[]).map((r, i) => checkWebService(r, `related[${i}]`)),
   };
 }
@@ -106,6 +141,18 @@ export function parseObservation(value: unknown): Observation {
   need(Array.isArray(obs.ownedChildren), 'observation.ownedChildren must be a list');
   need(Array.isArray(obs.dependencies), 'observation.dependencies must be a list');
   need(isObject(obs.status), 'observation.status must be an object');
+  const workload = obs.workloadChildren;
+  need(workload === undefined || isObject(workload), 'observation.workloadChildren must be an object');
+  for (const kind of ['deployment', 'service'] as const) {
+    const facts = (workload as Json | undefined)?.[kind];
+    if (facts === undefined || facts === null) continue;
+    const where = `observation.workloadChildren.${kind}`;
+    need(
+      isObject(facts) && isObject(facts.labels) && Array.isArray(facts.ownerReferences),
+      `${where} must be child facts`,
+    );
+    checkWorkloadChild((facts as Json).object as Json, `${where}.object`);
+  }
   return value as Observation;
 }
 
@@ -123,6 +170,11 @@ export function parseDecision(value: unknown): Decision {
   const known = ['createChild', 'patchChild', 'deleteChild', 'removeFinalizer'];
   for (const [i, op] of (d.ops as unknown[]).entries()) {
     need(isObject(op) && known.includes(op.op as string), `decision.ops[${i}].op must be one of ${known.join(', ')}`);
+    const kind = (op as Json).kind;
+    need(
+      kind === undefined || kind === 'Deployment' || kind === 'Service',
+      `decision.ops[${i}].kind must be Deployment or Service (absent for the ConfigMap)`,
+    );
   }
   return value as Decision;
 }

@@ -1,7 +1,8 @@
 // Reads what the core needs from the API server: reads sized to the question, and a
 // constant number of requests however many WebServices a scope holds.
-import { ConfigMap, OWNED_SELECTOR, SyncInput, WebService, childName } from '../core/model';
-import { indexObjects, keyOf, objectKey, syncInputFor } from '../core/pass';
+import { Child, OWNED_SELECTOR, SyncInput, WebService, childName, kindOf } from '../core/model';
+import { childKey, childKeyOf, indexObjects, keyOf, objectKey, syncInputFor } from '../core/pass';
+import { WORKLOAD_ANNOTATION } from '../core/workload';
 import { orNull } from '../kube/errors';
 import type { KubeClient } from '../kube/client';
 
@@ -10,7 +11,9 @@ export const MAX_DEPENDENCY_GETS = 16;
 
 /**
  * One CR: GET it and GET its `<name>-desired` child; a CR being deleted also LISTs
- * the children it owns (label-selected), which is what finalize deletes. Dependencies
+ * the children it owns (label-selected), which is what finalize deletes. A CR with a
+ * workload, or whose ConfigMap says it had one, also GETs the Deployment and Service of
+ * its name (to create, compare, or delete what is no longer wanted). Dependencies
  * are read by name, level by level through dependsOn, so that a cycle of any length is
  * seen; a graph that would take more than MAX_DEPENDENCY_GETS GETs is read with one LIST.
  */
@@ -20,13 +23,33 @@ export async function gatherOne(client: KubeClient, namespace: string, name: str
   const child = client.getConfigMap(namespace, childName(name));
   child.catch(() => undefined);
   const parent = await client.getWebService(namespace, name);
-  const [children, related] = await Promise.all([
+  const [configMaps, related] = await Promise.all([
     parent.metadata.deletionTimestamp
       ? client.listConfigMaps(namespace, { labelSelector: OWNED_SELECTOR }).then((list) => list.items)
       : child.then((found) => (found ? [found] : [])),
     gatherDependencies(client, namespace, parent),
   ]);
+  const children: Child[] = [...configMaps];
+  if (mayHaveWorkload([parent], children)) {
+    const found = await Promise.all([
+      client.getWorkload('Deployment', namespace, name),
+      client.getWorkload('Service', namespace, name),
+    ]);
+    for (const object of found) if (object) children.push(object);
+  }
   return syncInputFor(parent, indexObjects(related, children));
+}
+
+/**
+ * Whether a read must look for Deployments and Services: a WebService asks for a workload,
+ * or a ConfigMap of ours carries the marker of one that had it (and may still own them).
+ * Without either, a scope costs exactly the requests it did before workloads existed.
+ */
+function mayHaveWorkload(parents: WebService[], children: Child[]): boolean {
+  return (
+    parents.some((p) => p.spec.workload !== undefined) ||
+    children.some((c) => kindOf(c) === 'ConfigMap' && c.metadata.annotations?.[WORKLOAD_ANNOTATION] !== undefined)
+  );
 }
 
 /** The WebServices reachable from parent through dependsOn (those that exist). */
@@ -66,13 +89,15 @@ function unseen(names: string[], seen: Set<string>): string[] {
  * Every CR in a namespace (or in all, for null). Two LISTs: the WebServices, and the
  * ConfigMaps that carry our label. Only when some WebService has no labelled child does
  * a third, metadata-only LIST look for a foreign object sitting on its child's name.
+ * Only when the scope has workloads (see mayHaveWorkload) are Deployments and Services
+ * LISTed by our label, and looked for by name (metadata only) like the ConfigMaps.
  */
 export async function gatherAll(client: KubeClient, namespace: string | null): Promise<SyncInput[]> {
   const [parents, owned] = await bothOrFirstError(
     client.listWebServices(namespace),
     client.listConfigMaps(namespace, { labelSelector: OWNED_SELECTOR }),
   );
-  const children: ConfigMap[] = owned.items;
+  const children: Child[] = owned.items;
   const ownedKeys = new Set(children.map(keyOf));
   const missing = new Set(
     parents.items
@@ -85,8 +110,35 @@ export async function gatherAll(client: KubeClient, namespace: string | null): P
       if (missing.has(keyOf(meta)) && !ownedKeys.has(keyOf(meta))) children.push({ metadata: meta.metadata });
     }
   }
+  if (mayHaveWorkload(parents.items, children))
+    children.push(...(await gatherWorkloads(client, namespace, parents.items)));
   const index = indexObjects(parents.items, children);
   return parents.items.map((parent) => syncInputFor(parent, index));
+}
+
+/** Our Deployments and Services in scope, plus the metadata of foreign ones on a wanted name. */
+async function gatherWorkloads(client: KubeClient, namespace: string | null, parents: WebService[]): Promise<Child[]> {
+  const [deployments, services] = await bothOrFirstError(
+    client.listWorkloads('Deployment', namespace, { labelSelector: OWNED_SELECTOR }),
+    client.listWorkloads('Service', namespace, { labelSelector: OWNED_SELECTOR }),
+  );
+  const children: Child[] = [...deployments.items, ...services.items];
+  const owned = new Set(children.map(childKeyOf));
+  for (const kind of ['Deployment', 'Service'] as const) {
+    const missing = new Set(
+      parents
+        .filter((p) => p.spec.workload !== undefined && (kind === 'Deployment' || p.spec.workload.port !== undefined))
+        .map((p) => childKey(kind, p.metadata.namespace, p.metadata.name))
+        .filter((key) => !owned.has(key)),
+    );
+    if (missing.size === 0) continue;
+    const apiVersion = kind === 'Deployment' ? 'apps/v1' : 'v1';
+    for (const item of (await client.listWorkloadMetadata(kind, namespace)).items) {
+      const key = childKey(kind, item.metadata.namespace, item.metadata.name);
+      if (missing.has(key)) children.push({ apiVersion, kind, metadata: item.metadata });
+    }
+  }
+  return children;
 }
 
 /**

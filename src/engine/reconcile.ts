@@ -3,7 +3,7 @@
 // or through the same core functions; no decision is made in this file.
 import { Decision, DecideOptions, Op, decide } from '../core/decide';
 import { EventRecord, REPORTING_CONTROLLER, eventsFor } from '../core/events';
-import { API_VERSION, ConfigMap, KIND, SyncInput, WebService } from '../core/model';
+import { API_VERSION, Child, KIND, SyncInput, WebService, kindOf } from '../core/model';
 import { Observation, observe } from '../core/observe';
 import { Outcome, StatusResult, computeStatus, isConverged, readyOf, statusPatch } from '../core/status';
 import { ReportItem } from '../core/report';
@@ -21,7 +21,7 @@ export interface ReconcileOptions extends DecideOptions {
 /** The objects as the API server returned them after our writes: newer than what we read. */
 export interface Written {
   parent?: WebService;
-  children: ConfigMap[];
+  children: Child[];
 }
 
 export interface ReconcileResult {
@@ -31,7 +31,7 @@ export interface ReconcileResult {
   decision: Decision;
   status: StatusResult;
   statusWritten: boolean;
-  /** ConfigMaps a finalize deleted. */
+  /** Children deleted (kind/name): by a finalize, or once the spec no longer wants them. */
   cleaned: string[];
   written: Written;
   events: EventRecord[];
@@ -107,7 +107,7 @@ export async function reconcile(
 /** Deletions, writes and the Events of actions carried out by attempts that a 409 cut short. */
 interface Earlier {
   cleaned: string[];
-  children: ConfigMap[];
+  children: Child[];
   events: EventRecord[];
 }
 
@@ -237,16 +237,36 @@ async function execute(client: KubeClient, decision: Decision, op: Op, applied: 
       if (parent) applied.written.parent = parent;
       return;
     }
-    case 'createChild':
-      applied.written.children.push(await client.createConfigMap(namespace, op.object));
+    case 'createChild': {
+      const { object } = op;
+      const kind = kindOf(object);
+      applied.written.children.push(
+        kind === 'ConfigMap'
+          ? await client.createConfigMap(namespace, object)
+          : withKind(kind, await client.createWorkload(kind, namespace, object)),
+      );
       return;
+    }
     case 'patchChild':
-      applied.written.children.push(await client.patchConfigMap(namespace, op.name, op.patch));
+      applied.written.children.push(
+        op.kind
+          ? withKind(op.kind, await client.patchWorkload(op.kind, namespace, op.name, op.patch))
+          : await client.patchConfigMap(namespace, op.name, op.patch),
+      );
       return;
-    case 'deleteChild':
-      if (await client.deleteConfigMap(namespace, op.name, op.uid)) applied.cleaned.push(`configmap/${op.name}`);
+    case 'deleteChild': {
+      const deleted = op.kind
+        ? await client.deleteWorkload(op.kind, namespace, op.name, op.uid)
+        : await client.deleteConfigMap(namespace, op.name, op.uid);
+      if (deleted) applied.cleaned.push(`${(op.kind ?? 'ConfigMap').toLowerCase()}/${op.name}`);
       return;
+    }
   }
+}
+
+/** A write's answer names its kind; a proxy's or a fake's may not, and the cache tells children apart by it. */
+function withKind(kind: 'Deployment' | 'Service', object: Child): Child {
+  return { ...object, apiVersion: kind === 'Deployment' ? 'apps/v1' : 'v1', kind };
 }
 
 export function reportItem(result: ReconcileResult): ReportItem {

@@ -4,7 +4,17 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { KubeConfig } from '@kubernetes/client-node/dist/config.js';
-import { ConfigMap, GROUP, ObjectMeta, PLURAL, RESOURCE, VERSION, WebService } from '../core/model';
+import {
+  ConfigMap,
+  Deployment,
+  GROUP,
+  ObjectMeta,
+  PLURAL,
+  RESOURCE,
+  Service,
+  VERSION,
+  WebService,
+} from '../core/model';
 import type { StatusPatch } from '../core/status';
 import { UserError, ignoreNotFound, orNull } from './errors';
 import { Request, Transport, WatchEvent, WatchOptions } from './transport';
@@ -295,6 +305,22 @@ const wsPath = (namespace: string | null, name?: string) =>
 const cmPath = (namespace: string | null, name?: string) =>
   `/api/v1${namespace === null ? '' : `/namespaces/${encodeURIComponent(namespace)}`}/configmaps` +
   (name === undefined ? '' : `/${encodeURIComponent(name)}`);
+const deploymentPath = (namespace: string | null, name?: string) =>
+  `/apis/apps/v1${namespace === null ? '' : `/namespaces/${encodeURIComponent(namespace)}`}/deployments` +
+  (name === undefined ? '' : `/${encodeURIComponent(name)}`);
+const servicePath = (namespace: string | null, name?: string) =>
+  `/api/v1${namespace === null ? '' : `/namespaces/${encodeURIComponent(namespace)}`}/services` +
+  (name === undefined ? '' : `/${encodeURIComponent(name)}`);
+
+/** The workload kinds a WebService owns: their REST path and how kubectl names them. */
+const WORKLOAD_KINDS = {
+  Deployment: { path: deploymentPath, resource: 'deployments', what: 'deployments.apps' },
+  Service: { path: servicePath, resource: 'services', what: 'services' },
+} as const;
+
+export type WorkloadKind = keyof typeof WORKLOAD_KINDS;
+type WorkloadObject<K extends WorkloadKind> = K extends 'Deployment' ? Deployment : Service;
+
 const leasePath = (namespace: string, name?: string) =>
   `/apis/coordination.k8s.io/v1/namespaces/${encodeURIComponent(namespace)}/leases${name === undefined ? '' : `/${encodeURIComponent(name)}`}`;
 
@@ -394,6 +420,114 @@ export class KubeClient {
       deleted.then(() => true),
       false,
     );
+  }
+
+  /** A Deployment or Service, or null when there is none. */
+  async getWorkload<K extends WorkloadKind>(
+    kind: K,
+    namespace: string,
+    name: string,
+  ): Promise<WorkloadObject<K> | null> {
+    const k = WORKLOAD_KINDS[kind];
+    const found = await orNull(
+      this.read<WorkloadObject<K>>({ method: 'GET', path: k.path(namespace, name), what: `${k.what} "${name}"` }),
+    );
+    // The API server's answer carries its kind, but a fake or a proxy may not: the core needs it.
+    return found && { ...found, apiVersion: kind === 'Deployment' ? 'apps/v1' : 'v1', kind };
+  }
+
+  async listWorkloads<K extends WorkloadKind>(
+    kind: K,
+    namespace: string | null,
+    options: ListOptions = {},
+  ): Promise<ObjectList<WorkloadObject<K>>> {
+    const k = WORKLOAD_KINDS[kind];
+    const list = await this.list<WorkloadObject<K>>({
+      method: 'GET',
+      path: k.path(namespace),
+      query: { ...options },
+      what: k.what,
+    });
+    // A LIST's items carry no kind: the core tells children apart by it.
+    const apiVersion = kind === 'Deployment' ? 'apps/v1' : 'v1';
+    return { ...list, items: list.items.map((item) => ({ ...item, apiVersion, kind })) };
+  }
+
+  /** Metadata only, to see a foreign object on a child's name without reading every spec. */
+  listWorkloadMetadata(kind: WorkloadKind, namespace: string | null): Promise<ObjectList<ObjectMetadata>> {
+    const k = WORKLOAD_KINDS[kind];
+    return this.list({ method: 'GET', path: k.path(namespace), accept: METADATA_LIST, what: k.what });
+  }
+
+  createWorkload<K extends WorkloadKind>(
+    kind: K,
+    namespace: string,
+    object: WorkloadObject<K>,
+  ): Promise<WorkloadObject<K>> {
+    const k = WORKLOAD_KINDS[kind];
+    return this.write('create', k.resource, {
+      method: 'POST',
+      path: k.path(namespace),
+      body: object,
+      what: `${k.what} "${object.metadata.name}"`,
+    });
+  }
+
+  patchWorkload<K extends WorkloadKind>(
+    kind: K,
+    namespace: string,
+    name: string,
+    patch: object,
+  ): Promise<WorkloadObject<K>> {
+    const k = WORKLOAD_KINDS[kind];
+    return this.write('patch', k.resource, {
+      method: 'PATCH',
+      path: k.path(namespace, name),
+      body: patch,
+      contentType: MERGE_PATCH,
+      what: `${k.what} "${name}"`,
+    });
+  }
+
+  /** With a uid precondition; Background, so the Deployment's ReplicaSets and pods go after it. Not found is fine. */
+  async deleteWorkload(kind: WorkloadKind, namespace: string, name: string, uid?: string): Promise<boolean> {
+    const k = WORKLOAD_KINDS[kind];
+    const deleted = this.write('delete', k.resource, {
+      method: 'DELETE',
+      path: k.path(namespace, name),
+      body: {
+        kind: 'DeleteOptions',
+        apiVersion: 'v1',
+        propagationPolicy: 'Background',
+        ...(uid ? { preconditions: { uid } } : {}),
+      },
+      what: `${k.what} "${name}"`,
+    });
+    return ignoreNotFound(
+      deleted.then(() => true),
+      false,
+    );
+  }
+
+  watchWorkloads<K extends WorkloadKind>(
+    kind: K,
+    namespace: string | null,
+    resourceVersion: string,
+    timeoutSeconds: number,
+    listOptions: ListOptions,
+    onEvent: (event: WatchEvent<WorkloadObject<K>>) => void,
+    options: WatchOptions,
+  ): Promise<void> {
+    const k = WORKLOAD_KINDS[kind];
+    const apiVersion = kind === 'Deployment' ? 'apps/v1' : 'v1';
+    // Like a LIST's items, a watch event's object may carry no kind: the core needs it.
+    const withKind = (event: WatchEvent<WorkloadObject<K>>) =>
+      onEvent(
+        event.type === 'ADDED' || event.type === 'MODIFIED' || event.type === 'DELETED'
+          ? { ...event, object: { ...event.object, apiVersion, kind } }
+          : event,
+      );
+    return this.watch(k.path(namespace), k.what, resourceVersion, timeoutSeconds, listOptions, withKind, options);
   }
 
   patchWebService(namespace: string, name: string, patch: object): Promise<WebService> {

@@ -1,13 +1,16 @@
-// Watches a scope's WebServices and our ConfigMaps (the controller's reflectors) and hands
+// Watches a scope's WebServices and our ConfigMaps, Deployments and Services (the controller's reflectors) and hands
 // out the sync input of each WebService whose own object, child or dependency changed:
 // the same input `status --all` reads with gatherAll, assembled from the watch caches.
 // Only a WebService without a labelled child costs a request: a GET of its child's name,
 // since a foreign ConfigMap there (not labelled, so not watched) makes it a conflict.
 import {
+  Child,
   ConfigMap,
+  Deployment,
   MANAGED_BY_LABEL,
   MANAGED_BY_VALUE,
   OWNED_SELECTOR,
+  Service,
   SyncInput,
   WebService,
   childName,
@@ -94,6 +97,53 @@ export async function watchSyncInputs(client: KubeClient, options: SyncInputWatc
     { name: 'configmaps', idleTimeoutMs: options.idleTimeoutMs, log: options.log },
   );
 
+  // A workload's status follows its Deployment's: its changes mark the owner. What the caller
+  // has already shown is not skipped here; the caller prints a line only when it changes.
+  const deployments = new Reflector<Deployment>(
+    {
+      list: () => client.listWorkloads('Deployment', namespace, { labelSelector: OWNED_SELECTOR }),
+      watch: (rv, timeout, onEvent, watchOptions) =>
+        client.watchWorkloads(
+          'Deployment',
+          namespace,
+          rv,
+          timeout,
+          { labelSelector: OWNED_SELECTOR },
+          onEvent,
+          watchOptions,
+        ),
+    },
+    { upsert: (d) => workloadChanged(d, true), remove: (d) => workloadChanged(d, false), synced: () => void drain() },
+    { name: 'deployments', idleTimeoutMs: options.idleTimeoutMs, log: options.log },
+  );
+  const services = new Reflector<Service>(
+    {
+      list: () => client.listWorkloads('Service', namespace, { labelSelector: OWNED_SELECTOR }),
+      watch: (rv, timeout, onEvent, watchOptions) =>
+        client.watchWorkloads(
+          'Service',
+          namespace,
+          rv,
+          timeout,
+          { labelSelector: OWNED_SELECTOR },
+          onEvent,
+          watchOptions,
+        ),
+    },
+    {
+      upsert: (svc) => workloadChanged(svc, true),
+      remove: (svc) => workloadChanged(svc, false),
+      synced: () => void drain(),
+    },
+    { name: 'services', idleTimeoutMs: options.idleTimeoutMs, log: options.log },
+  );
+
+  function workloadChanged(child: Child, present: boolean): void {
+    if (present) addChild(index, child);
+    else removeChild(index, child);
+    markOwners(child);
+  }
+
   function mark(key: string): void {
     if (options.only !== undefined && key !== options.only) return;
     dirty.add(key);
@@ -119,7 +169,8 @@ export async function watchSyncInputs(client: KubeClient, options: SyncInputWatc
 
   /** One key at a time, once both caches hold a full list: a half-filled cache would show a child as missing. */
   async function drain(): Promise<void> {
-    if (draining || !webServices.synced() || !configMaps.synced()) return;
+    if (draining || !webServices.synced() || !configMaps.synced() || !deployments.synced() || !services.synced())
+      return;
     draining = true;
     try {
       for (const key of dirty) {
@@ -153,5 +204,10 @@ export async function watchSyncInputs(client: KubeClient, options: SyncInputWatc
     return { ...input, children: [...input.children, labelled ? found : { metadata: found.metadata }] };
   }
 
-  await Promise.all([webServices.run(options.signal), configMaps.run(options.signal)]);
+  await Promise.all([
+    webServices.run(options.signal),
+    configMaps.run(options.signal),
+    deployments.run(options.signal),
+    services.run(options.signal),
+  ]);
 }

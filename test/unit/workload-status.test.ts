@@ -1,0 +1,178 @@
+// Status from the rollout of a WebService with spec.workload: Ready only once the Deployment
+// has seen its spec and every pod is new, available and ready; kstatus' Reconciling and
+// Stalled say why not; Events once per rollout start, stall and completion.
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { decide } from '../../src/core/decide';
+import { eventsFor } from '../../src/core/events';
+import { Deployment, SyncInput } from '../../src/core/model';
+import { observe } from '../../src/core/observe';
+import { computeStatus, isConverged, readyOf, statusPatch } from '../../src/core/status';
+import { configHash } from '../../src/core/workload';
+
+const T0 = '2026-11-29T09:00:00Z';
+const T1 = '2026-11-29T10:00:00Z';
+
+function fixture(name: string): SyncInput {
+  const file = path.join(__dirname, '../fixtures/decide', name, 'input.json');
+  return JSON.parse(fs.readFileSync(file, 'utf8')) as SyncInput;
+}
+
+/** The converged fixture with the Deployment's status replaced. */
+function withRollout(status: Deployment['status'], parentStatus?: SyncInput['parent']['status']): SyncInput {
+  const input = fixture('noop-workload-converged');
+  const children = input.children.map((c) => (c.kind === 'Deployment' ? { ...c, status } : c));
+  return { ...input, parent: { ...input.parent, status: parentStatus }, children };
+}
+
+function statusOf(input: SyncInput, now = T1) {
+  const obs = observe(input);
+  return computeStatus(obs, decide(obs), { kind: 'applied' }, now);
+}
+
+const COMPLETE = (fixture('noop-workload-converged').children[1] as Deployment).status;
+
+const condition = (status: ReturnType<typeof statusOf>['status'], type: string) =>
+  status?.conditions?.find((c) => c.type === type);
+
+describe('status from the rollout', () => {
+  it('progressing, 2/3 ready: Ready=False RolloutInProgress, Reconciling=True, replicas = ready', () => {
+    const { status } = statusOf(
+      withRollout({ observedGeneration: 4, replicas: 3, updatedReplicas: 3, readyReplicas: 2, availableReplicas: 2 }),
+    );
+    expect(status).toMatchObject({
+      replicas: 2,
+      ready: '2/3',
+      selector: 'app.kubernetes.io/name=webservice,app.kubernetes.io/instance=checkout',
+    });
+    expect(condition(status, 'Ready')).toMatchObject({
+      status: 'False',
+      reason: 'RolloutInProgress',
+      message: 'deployment/checkout: 2/3 ready',
+    });
+    expect(condition(status, 'Reconciling')).toMatchObject({ status: 'True', reason: 'RolloutInProgress' });
+    expect(condition(status, 'Stalled')).toMatchObject({ status: 'False' });
+    expect(isConverged(2, status)).toBe(false);
+  });
+
+  it('old pods left (status.replicas above spec) is still a rollout in progress', () => {
+    const { status } = statusOf(
+      withRollout({ observedGeneration: 4, replicas: 4, updatedReplicas: 3, readyReplicas: 3, availableReplicas: 3 }),
+    );
+    expect(condition(status, 'Ready')).toMatchObject({ status: 'False', reason: 'RolloutInProgress' });
+  });
+
+  it('a Deployment that has not observed its generation is not done, whatever its counts', () => {
+    const { status } = statusOf(
+      withRollout({ observedGeneration: 3, replicas: 3, updatedReplicas: 3, readyReplicas: 3, availableReplicas: 3 }),
+    );
+    expect(condition(status, 'Ready')).toMatchObject({ status: 'False', reason: 'RolloutInProgress' });
+  });
+
+  it('complete: Ready=True, Reconciling and Stalled False, replicas 3', () => {
+    const { status } = statusOf(fixture('noop-workload-converged'));
+    expect(status).toMatchObject({ replicas: 3, ready: '3/3', observedGeneration: 2 });
+    expect(condition(status, 'Ready')).toMatchObject({ status: 'True', reason: 'Reconciled' });
+    expect(condition(status, 'Reconciling')).toMatchObject({ status: 'False', reason: 'RolloutComplete' });
+    expect(condition(status, 'Stalled')).toMatchObject({ status: 'False', reason: 'RolloutComplete' });
+    expect(isConverged(2, status)).toBe(true);
+  });
+
+  it('stalled: ProgressDeadlineExceeded makes Stalled=True and Ready=False', () => {
+    const { status } = statusOf(
+      withRollout({
+        observedGeneration: 4,
+        replicas: 3,
+        updatedReplicas: 1,
+        readyReplicas: 1,
+        availableReplicas: 1,
+        conditions: [{ type: 'Progressing', status: 'False', reason: 'ProgressDeadlineExceeded' }],
+      }),
+    );
+    expect(condition(status, 'Ready')).toMatchObject({ status: 'False', reason: 'ProgressDeadlineExceeded' });
+    expect(condition(status, 'Stalled')).toMatchObject({ status: 'True', reason: 'ProgressDeadlineExceeded' });
+    expect(condition(status, 'Reconciling')).toMatchObject({ status: 'False' });
+  });
+
+  it('a Deployment spec written this pass is a rollout in progress, even if its old status was complete', () => {
+    const { status } = statusOf(fixture('update-workload-hand-edited-replicas'));
+    expect(condition(status, 'Ready')).toMatchObject({ status: 'False', reason: 'RolloutInProgress' });
+  });
+
+  it('lastTransitionTime moves only when a condition flips', () => {
+    const first = statusOf(
+      withRollout({ observedGeneration: 4, replicas: 3, updatedReplicas: 3, readyReplicas: 1, availableReplicas: 1 }),
+      undefined,
+    ).status;
+    const second = statusOf(
+      withRollout(
+        { observedGeneration: 4, replicas: 3, updatedReplicas: 3, readyReplicas: 2, availableReplicas: 2 },
+        first ?? undefined,
+      ),
+      T1.replace('10:00', '10:05'),
+    );
+    expect(condition(second.status, 'Ready')?.lastTransitionTime).toBe(T1);
+    expect(second.changed).toBe(true); // the message and counts moved
+    const done = statusOf(withRollout(COMPLETE, second.status!));
+    expect(condition(done.status, 'Ready')?.lastTransitionTime).toBe(T1);
+    expect(condition(done.status, 'Ready')?.status).toBe('True');
+  });
+
+  it('at steady state no status write is due', () => {
+    const first = statusOf(fixture('noop-workload-converged'), T0).status;
+    const again = statusOf(withRollout(COMPLETE, first!), T1);
+    expect(again.changed).toBe(false);
+  });
+
+  it('Events: started, then nothing while it progresses, then complete; stalled once', () => {
+    const progress = { observedGeneration: 4, replicas: 3, updatedReplicas: 3, readyReplicas: 1, availableReplicas: 1 };
+    const step = (input: SyncInput) => {
+      const obs = observe(input);
+      const decision = decide(obs);
+      const result = computeStatus(obs, decision, { kind: 'applied' }, T1);
+      return {
+        status: result.status!,
+        events: eventsFor(decision, { kind: 'applied' }, readyOf(obs.status), readyOf(result.status!)).map(
+          (e) => e.reason,
+        ),
+      };
+    };
+    const a = step(withRollout(progress));
+    expect(a.events).toEqual(['RolloutStarted']);
+    const b = step(withRollout({ ...progress, readyReplicas: 2, availableReplicas: 2 }, a.status));
+    expect(b.events).toEqual([]);
+    const stalledStatus = {
+      ...progress,
+      conditions: [{ type: 'Progressing', status: 'False', reason: 'ProgressDeadlineExceeded' }],
+    };
+    const c = step(withRollout(stalledStatus, b.status));
+    expect(c.events).toEqual(['RolloutStalled']);
+    expect(step(withRollout(stalledStatus, c.status)).events).toEqual([]);
+    const d = step(withRollout(COMPLETE, c.status));
+    expect(d.events).toEqual(['RolloutComplete']);
+    expect(step(withRollout(COMPLETE, d.status)).events).toEqual([]);
+  });
+
+  it('workload removed: selector, ready and the kstatus pair go; the patch sends null for the fields', () => {
+    const before = statusOf(fixture('noop-workload-converged'), T0).status!;
+    const input = fixture('update-workload-removed');
+    const obs = observe({ ...input, parent: { ...input.parent, status: before } });
+    const result = computeStatus(obs, decide(obs), { kind: 'applied' }, T1);
+    expect(result.status).toEqual({
+      observedGeneration: 2,
+      replicas: 3,
+      conditions: [expect.objectContaining({ type: 'Ready', status: 'True', reason: 'Reconciled' })],
+    });
+    expect(statusPatch(result, '1001')?.status).toMatchObject({ selector: null, ready: null });
+  });
+});
+
+describe('the pod template hash', () => {
+  it('changes with the data the pods read, but not with replicas: scaling restarts no pod', () => {
+    const base = { image: 'nginx:1.27', replicas: '3', tier: 'dev' };
+    expect(configHash(base)).toBe(configHash({ ...base }));
+    expect(configHash({ ...base, replicas: '7' })).toBe(configHash(base));
+    expect(configHash({ ...base, tier: 'prod' })).not.toBe(configHash(base));
+    expect(configHash({ ...base, image: 'nginx:1.28' })).not.toBe(configHash(base));
+  });
+});
