@@ -6,8 +6,8 @@
 # cached, then runs jest:
 # unit tests, and integration tests against a real kube-apiserver + etcd that the
 # integration project's global setup starts on 127.0.0.1 and stops at the end.
-# WEBSERVICE_CP_WORKLOADS=true makes that plane one where Deployments roll out
-# (kube-scheduler, KWOK): the build step below then builds those two binaries as well.
+# That plane is one where Deployments roll out (kube-scheduler, KWOK) unless
+# WEBSERVICE_CP_WORKLOADS=false; the fault suite asks for the plain one.
 set -euo pipefail
 
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -15,6 +15,8 @@ readonly ROOT
 
 main() {
   cd "${ROOT}"
+  # npm test is everything, workloads included: a plane where pods are scheduled and run.
+  export WEBSERVICE_CP_WORKLOADS="${WEBSERVICE_CP_WORKLOADS:-true}"
   bash scripts/build.sh
   npx --no-install prettier --check --log-level=warn .
   npx --no-install eslint --max-warnings=0 .
