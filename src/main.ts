@@ -6,7 +6,6 @@ import helpers = require('yargs/helpers');
 import { globalOptions } from './cli/context';
 import { withBareFlags } from './cli/argv';
 import { commandWord, kubectlUsageMessage, unknownCommand } from './cli/usage';
-import { OUTPUT_FORMATS } from './print/output';
 import { applyCommand } from './commands/apply';
 import { checkCommand } from './commands/check';
 import { finalizeCommand } from './commands/finalize';
@@ -89,7 +88,7 @@ export async function main(argv: string[]): Promise<void> {
       .alias('h', 'help')
       .wrap(Math.min(120, process.stdout.columns || 100))
       .fail((message, err: Error | undefined) => {
-        throw err ?? new UsageError(kubectlUsageMessage(message, argv, OUTPUT_FORMATS) ?? message);
+        throw err ?? new UsageError(kubectlUsageMessage(message, argv) ?? message);
       })
       .parseAsync();
   } catch (err) {

@@ -5,14 +5,14 @@ import { DryRunArgs, parseDryRun } from './dry-run';
 import type { TargetArgs } from './target';
 import { parseDuration } from './duration';
 import { UserError } from '../kube/errors';
-import { OUTPUT_FORMATS, OutputFormat, Printer, createPrinter } from '../print/output';
+import { OUTPUT_FORMATS, Printer, createPrinter, parseOutput } from '../print/output';
 
 export interface GlobalArgs {
   kubeconfig?: string;
   context?: string;
   namespace?: string;
   'all-namespaces'?: boolean;
-  output: OutputFormat;
+  output: string;
   color: boolean;
   verbose: boolean;
   'request-timeout': number;
@@ -41,10 +41,11 @@ export function globalOptions<T>(yargs: Argv<T>): Argv<T & GlobalArgs> {
     })
     .option('output', {
       alias: 'o',
-      choices: OUTPUT_FORMATS,
-      // eslint-disable-next-line @typescript-eslint/no-unnecessary-type-assertion -- tsc needs it: yargs' chained types do not narrow to this
-      default: 'table' as OutputFormat,
-      describe: 'Output format',
+      type: 'string',
+      default: 'table',
+      // Checked here, so a bad -o is refused before any request.
+      coerce: (value: string) => (parseOutput(value), value),
+      describe: `Output format: ${OUTPUT_FORMATS.join(', ')}`,
       global: true,
     })
     .option('color', {
@@ -121,7 +122,7 @@ export function createContext(args: GlobalArgs): Context {
     args,
     dryRun,
     out: createPrinter({
-      format: args.output,
+      ...parseOutput(args.output),
       colorFlag: args.color,
       namespaceColumn: Boolean(args['all-namespaces']),
     }),

@@ -1,5 +1,5 @@
 // Usage errors in kubectl's words, not the parser's: an unknown command with a suggestion,
-// an unknown flag named as typed, an output format kubectl would name.
+// an unknown flag named as typed.
 
 /** Global flags that take a value in the next word when written without "=". */
 const VALUED_FLAGS = new Set([
@@ -35,8 +35,8 @@ export function unknownCommand(word: string, commands: string[]): string {
   return `error: unknown command "${word}" for "kubectl webservice"${hint}`;
 }
 
-/** The parser's message about a flag or a value, said as kubectl says it; null if it is no such message. */
-export function kubectlUsageMessage(message: string, argv: string[], formats: readonly string[]): string | null {
+/** The parser's message about an unknown flag, said as kubectl says it; null if it is no such message. */
+export function kubectlUsageMessage(message: string, argv: string[]): string | null {
   const unknown = /^Unknown arguments?: (.+)$/.exec(message);
   if (unknown) {
     const first = unknown[1].split(', ')[0];
@@ -46,11 +46,6 @@ export function kubectlUsageMessage(message: string, argv: string[], formats: re
       return `unknown shorthand flag: '${first}' in -${first}`;
     }
     return `unexpected argument "${first}"`;
-  }
-  const output = /Argument: output, Given: "([^"]*)"/.exec(message);
-  if (output) {
-    const allowed = formats.filter((f) => f !== 'table').join(',');
-    return `unable to match a printer suitable for the output format "${output[1]}", allowed formats are: ${allowed}`;
   }
   return null;
 }

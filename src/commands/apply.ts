@@ -239,7 +239,7 @@ function printApply(ctx: Context, args: Args, results: ReconcileResult[], report
     return;
   }
   const server = ctx.dryRun === 'server';
-  if (out.format === 'json' || out.format === 'yaml') {
+  if (out.machine) {
     const data = args.name ? singleResult(results[0]) : report;
     out.data(server ? { ...data, dryRun: 'server' } : data);
     return;

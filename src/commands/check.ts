@@ -59,7 +59,7 @@ function printChecks(ctx: Context, results: CheckResult[]): void {
   const { out } = ctx;
   const summary = { ok: 0, warn: 0, fail: 0 };
   for (const result of results) summary[result.status]++;
-  if (out.format === 'json' || out.format === 'yaml') {
+  if (out.machine) {
     out.data({ checks: results, summary, passed: summary.fail === 0 });
     return;
   }

@@ -40,7 +40,7 @@ export const installCommand: CommandModule<object, Args> = {
     const { bundledManifests } = require('../install/manifests') as typeof import('../install/manifests');
     const objects = bundledManifests({ rbac: args.rbac, controller: args.controller });
     // -o json|yaml prints the manifests instead of applying them: no cluster needed.
-    if (ctx.out.format === 'yaml' || ctx.out.format === 'json') return ctx.out.documents(objects);
+    if (ctx.out.machine) return ctx.out.documents(objects);
     const { install } = require('../install/installer') as typeof import('../install/installer');
     const results = await install(ctx.client(), objects, {
       dryRun: ctx.dryRun,

@@ -130,7 +130,7 @@ async function watchStatus(ctx: Context, args: Args): Promise<number> {
   const now = nowIso(ctx);
   const inputs = await gatherTarget(ctx, args);
   const { out } = ctx;
-  const machine = out.format === 'json' || out.format === 'yaml';
+  const machine = out.machine;
   const table = out.tableStream(statusHeaders(ctx), { ready: 'Deleting'.length });
   const shown = new Map<string, string>();
   /** Prints the rows that differ from what their WebService's last line showed. */

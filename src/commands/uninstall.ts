@@ -47,7 +47,7 @@ export const uninstallCommand: CommandModule<object, Args> = {
 function printUninstall(ctx: Context, report: UninstallReport): void {
   const { displayName } = require('../install/manifests') as typeof import('../install/manifests');
   const { out } = ctx;
-  if (out.format === 'json' || out.format === 'yaml') {
+  if (out.machine) {
     out.data({
       items: report.results.map(({ object, action }) => ({
         kind: object.kind,

@@ -68,7 +68,7 @@ async function addServer(ctx: Context, report: VersionReport): Promise<string | 
 
 function printVersion(ctx: Context, report: VersionReport): void {
   const { out } = ctx;
-  if (out.format === 'json' || out.format === 'yaml') out.data(report);
+  if (out.machine) out.data(report);
   else for (const line of versionLines(report, out.color)) out.line(line);
 }
 

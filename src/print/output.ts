@@ -2,12 +2,28 @@
 // Machine output (json, yaml) never carries colour; progress goes to stderr.
 import { Chalk, ChalkInstance } from 'chalk';
 import * as yaml from 'js-yaml';
+import { UserError } from '../kube/errors';
+import { customColumns, renderJsonPath } from './jsonpath';
 
-export type OutputFormat = 'table' | 'wide' | 'json' | 'yaml' | 'name';
-export const OUTPUT_FORMATS: readonly OutputFormat[] = ['table', 'wide', 'json', 'yaml', 'name'];
+export type OutputFormat = 'table' | 'wide' | 'json' | 'yaml' | 'name' | 'jsonpath' | 'custom-columns';
+export const OUTPUT_FORMATS: readonly string[] = ['wide', 'json', 'yaml', 'name', 'jsonpath=…', 'custom-columns=…'];
+
+/** -o as typed: a format, or jsonpath=TEMPLATE / custom-columns=SPEC with what follows the "=". */
+export function parseOutput(text: string): { format: OutputFormat; template?: string } {
+  for (const format of ['jsonpath', 'custom-columns'] as const) {
+    if (text.startsWith(`${format}=`)) return { format, template: text.slice(format.length + 1) };
+  }
+  if (['table', 'wide', 'json', 'yaml', 'name'].includes(text)) return { format: text as OutputFormat };
+  throw new UserError(
+    `unable to match a printer suitable for the output format "${text}", allowed formats are: ` +
+      OUTPUT_FORMATS.join(','),
+  );
+}
 
 export interface Printer {
   format: OutputFormat;
+  /** The data is printed as data (json, yaml, jsonpath, custom-columns), never as our tables. */
+  machine: boolean;
   color: ChalkInstance;
   /** Writes machine output (json or yaml) of any value. */
   data(value: unknown): void;
@@ -54,6 +70,8 @@ export interface Cell {
 
 export interface PrinterOptions {
   format: OutputFormat;
+  /** jsonpath's template, custom-columns' spec. */
+  template?: string;
   colorFlag: boolean;
   /** As kubectl: a NAMESPACE column only across namespaces (-A); otherwise it is dropped. */
   namespaceColumn?: boolean;
@@ -73,7 +91,7 @@ export function createPrinter(options: PrinterOptions): Printer {
   const env = options.env ?? process.env;
   const color = new Chalk({ level: wantsColor(options.colorFlag, stdout, env) ? 1 : 0 });
   const errColor = wantsColor(options.colorFlag, stderr, env);
-  const machine = options.format === 'json' || options.format === 'yaml';
+  const machine = ['json', 'yaml', 'jsonpath', 'custom-columns'].includes(options.format);
   /** The counter line on screen, if any: notes clear it first, and the next tick redraws it. */
   let counterShown = false;
   const toStderr = (text: string) => {
@@ -89,9 +107,25 @@ export function createPrinter(options: PrinterOptions): Printer {
       : [headers.slice(1), rows.map((row) => row.slice(1))];
   return {
     format: options.format,
+    machine,
     color,
     data(value) {
-      stdout.write(options.format === 'yaml' ? toYaml(value) : toJson(value));
+      const template = options.template ?? '';
+      if (options.format === 'jsonpath') {
+        stdout.write(renderJsonPath(template, value));
+      } else if (options.format === 'custom-columns') {
+        // Each item of a list is a row, as kubectl does; a single object is one row.
+        const items = (value as { items?: unknown }).items;
+        const { headers, rows } = customColumns(template, Array.isArray(items) ? items : [value]);
+        stdout.write(
+          formatTable(
+            headers,
+            rows.map((row) => row.map((text) => ({ text }))),
+          ),
+        );
+      } else {
+        stdout.write(options.format === 'yaml' ? toYaml(value) : toJson(value));
+      }
     },
     documents(values) {
       stdout.write(

@@ -176,3 +176,24 @@ describe('--as, --as-group, --token and -s, as kubectl takes them', () => {
     );
   });
 });
+
+describe('-o jsonpath= and -o custom-columns=, as kubectl takes them', () => {
+  it('jsonpath over the list --all prints, with range', () => {
+    const result = plugin(['plan', '-l', 'team=pay', '-n', ns, '-o', 'jsonpath={range .items[*]}{.name}{"\\n"}{end}']);
+    expect(result.stderr).toBe('');
+    expect(result.stdout.split('\n').filter(Boolean).sort()).toEqual(['billing', 'checkout']);
+  });
+
+  it('custom-columns: one row per WebService', () => {
+    const result = plugin([
+      'status',
+      'billing',
+      '-n',
+      ns,
+      '--dry-run',
+      '-o',
+      'custom-columns=NAME:.name,GEN:.generation',
+    ]);
+    expect(result.stdout).toMatch(/^NAME\s+GEN\nbilling\s+1\n$/);
+  });
+});
