@@ -7,13 +7,16 @@ import {
   applyYaml,
   createNamespace,
   deleteNamespace,
+  eventually,
   fromPlugin,
   getJson,
   kubectl,
   plugin,
+  sleep,
   tryGetJson,
   webService,
 } from '../support/cluster';
+import { ControllerProcess, controllerKubeconfig } from '../support/controller';
 
 const WORKLOADS = process.env.WEBSERVICE_CP_WORKLOADS === 'true';
 const describeWorkloads = WORKLOADS ? describe : describe.skip;
@@ -140,5 +143,70 @@ describeWorkloads(title, () => {
     expect(result.status).toBe(1);
     expect(JSON.parse(result.stdout).decision).toMatchObject({ action: 'conflict', target: 'deployment/theirs' });
     expect(get('deployment', 'theirs').metadata.resourceVersion).toBe(before.metadata.resourceVersion);
+  });
+});
+
+describeWorkloads(`${title}: run follows the rollout`, () => {
+  let ns: string;
+  let ctl: ControllerProcess;
+  let audit: AuditWindow;
+  beforeAll(async () => {
+    ns = createNamespace('workload-run');
+    audit = new AuditWindow(ns);
+    ctl = new ControllerProcess(['-n', ns, '--kubeconfig', controllerKubeconfig()]);
+    await ctl.waitForLog(/controller working/);
+  });
+  afterAll(async () => {
+    // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition -- unset when beforeAll failed
+    await ctl?.stop();
+    deleteNamespace(ns);
+  });
+
+  const ws = () => getJson(['get', 'webservice', 'shop', '-n', ns]);
+  const readyIs = (ready: string) => () => {
+    const status = ws().status ?? {};
+    const condition = (status.conditions ?? []).find((c: { type: string }) => c.type === 'Ready');
+    return status.ready === ready && condition?.status === 'True';
+  };
+
+  it('Ready only once the pods are, with status.replicas following readyReplicas: 3, then 5, then 0', async () => {
+    applyYaml(ns, webService('shop', { image: 'nginx:1.27', replicas: 3, workload: { port: 8080 } }));
+    await eventually(readyIs('3/3'), 60_000);
+    expect(getJson(['get', 'deployment', 'shop', '-n', ns]).status.readyReplicas).toBe(3);
+    expect(ws().status.replicas).toBe(3);
+    kubectl(['scale', 'webservice', 'shop', '-n', ns, '--replicas=5']);
+    await eventually(readyIs('5/5'), 60_000);
+    kubectl(['scale', 'webservice', 'shop', '-n', ns, '--replicas=0']);
+    await eventually(readyIs('0/0'), 60_000);
+    expect(ws().status.replicas).toBe(0);
+  });
+
+  it('a Deployment deleted by hand is made again', async () => {
+    const uid = getJson(['get', 'deployment', 'shop', '-n', ns]).metadata.uid;
+    kubectl(['delete', 'deployment', 'shop', '-n', ns]);
+    await eventually(() => {
+      const again = tryGetJson(['get', 'deployment', 'shop', '-n', ns]);
+      return again && again.metadata.uid !== uid;
+    }, 30_000);
+  });
+
+  it('at steady state makes no request but its watches', async () => {
+    await eventually(readyIs('0/0'), 60_000);
+    await sleep(2_000);
+    audit.mark();
+    await sleep(10_000);
+    const requests = (await audit.all()).filter(fromPlugin);
+    expect(requests.filter((e) => e.verb !== 'watch')).toEqual([]);
+  }, 60_000);
+
+  it('a delete takes every child with the WebService', async () => {
+    kubectl(['delete', 'webservice', 'shop', '-n', ns, '--timeout=30s']);
+    await eventually(
+      () =>
+        tryGetJson(['get', 'deployment', 'shop', '-n', ns]) === null &&
+        tryGetJson(['get', 'service', 'shop', '-n', ns]) === null &&
+        tryGetJson(['get', 'configmap', 'shop-desired', '-n', ns]) === null,
+      60_000,
+    );
   });
 });
