@@ -5,7 +5,7 @@ import { DryRunArgs, parseDryRun } from './dry-run';
 import type { TargetArgs } from './target';
 import { parseDuration } from './duration';
 import { UserError } from '../kube/errors';
-import { OUTPUT_FORMATS, Printer, createPrinter, parseOutput } from '../print/output';
+import { Printer, createPrinter, parseOutput } from '../print/output';
 
 export interface GlobalArgs {
   kubeconfig?: string;
@@ -45,7 +45,7 @@ export function globalOptions<T>(yargs: Argv<T>): Argv<T & GlobalArgs> {
       default: 'table',
       // Checked here, so a bad -o is refused before any request.
       coerce: (value: string) => (parseOutput(value), value),
-      describe: `Output format: ${OUTPUT_FORMATS.join(', ')}`,
+      describe: 'Output format: wide, json, yaml, name, jsonpath=TEMPLATE or custom-columns=NAME:.path,...',
       global: true,
     })
     .option('color', {

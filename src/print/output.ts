@@ -6,7 +6,7 @@ import { UserError } from '../kube/errors';
 import { customColumns, renderJsonPath } from './jsonpath';
 
 export type OutputFormat = 'table' | 'wide' | 'json' | 'yaml' | 'name' | 'jsonpath' | 'custom-columns';
-export const OUTPUT_FORMATS: readonly string[] = ['wide', 'json', 'yaml', 'name', 'jsonpath=…', 'custom-columns=…'];
+const OUTPUT_FORMATS: readonly string[] = ['wide', 'json', 'yaml', 'name', 'jsonpath', 'custom-columns'];
 
 /** -o as typed: a format, or jsonpath=TEMPLATE / custom-columns=SPEC with what follows the "=". */
 export function parseOutput(text: string): { format: OutputFormat; template?: string } {

@@ -472,7 +472,7 @@ describe('the plugin refuses bad arguments in one line, before sending any reque
     [
       'an output format that does not exist',
       ['plan', 'web', '-o', 'xml'],
-      /^error: unable to match a printer suitable for the output format "xml", allowed formats are: wide,json,yaml,name$/,
+      /^error: unable to match a printer suitable for the output format "xml", allowed formats are: wide,json,yaml,name,jsonpath,custom-columns$/,
     ],
     ['a --wait that is not a duration', ['apply', 'web', '--wait=soon'], /^error: invalid duration for --wait: "soon"/],
     [

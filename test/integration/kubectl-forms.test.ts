@@ -83,7 +83,7 @@ describe('usage errors in kubectl words, before any request', () => {
   it('an output format kubectl does not know', () => {
     const result = plugin(['plan', 'billing', '-o', 'yml', '-n', ns]);
     expect(result.stderr.split('\n')[0]).toBe(
-      'error: unable to match a printer suitable for the output format "yml", allowed formats are: wide,json,yaml,name',
+      'error: unable to match a printer suitable for the output format "yml", allowed formats are: wide,json,yaml,name,jsonpath,custom-columns',
     );
   });
 

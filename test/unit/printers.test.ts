@@ -57,7 +57,7 @@ describe('parseOutput', () => {
 
   it("refuses anything else in kubectl's words", () => {
     expect(() => parseOutput('yml')).toThrow(
-      'unable to match a printer suitable for the output format "yml", allowed formats are: wide,json,yaml,name,',
+      'unable to match a printer suitable for the output format "yml", allowed formats are: wide,json,yaml,name,jsonpath,custom-columns',
     );
   });
 });
