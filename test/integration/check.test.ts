@@ -194,10 +194,14 @@ describe('fails with the right hint', () => {
     const hint =
       '    hint: bind the ClusterRole webservice-reconciler (kubectl webservice install --rbac makes it): ' +
       `kubectl create rolebinding webservice-reconciler -n ${ns} --clusterrole=webservice-reconciler --user=<you>\n`;
-    for (const command of ['apply', 'finalize', 'run']) {
-      expect(result.stdout).toContain(
-        `✗ ${command} is not allowed in namespace ${ns}: missing delete configmaps\n${hint}`,
-      );
+    // run also watches Deployments and Services, the children of a workload: its caches need them.
+    const missing: Record<string, string> = {
+      apply: 'delete configmaps',
+      finalize: 'delete configmaps',
+      run: 'list deployments.apps, list services, watch deployments.apps, watch services, delete configmaps',
+    };
+    for (const [command, verbs] of Object.entries(missing)) {
+      expect(result.stdout).toContain(`✗ ${command} is not allowed in namespace ${ns}: missing ${verbs}\n${hint}`);
     }
     // It may not read CRDs (cluster-scoped), but discovery shows webservices served: a warning.
     expect(lines).toContainEqual(

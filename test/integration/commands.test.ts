@@ -488,7 +488,7 @@ describe('a WebService that changes between the read and the status write', () =
     const result = await stoppedBeforeStatusWrite(['status', 'restless'], 'restless', () =>
       kubectl(['patch', 'webservice', 'restless', '-n', ns, '--type=merge', '-p', '{"spec":{"replicas":3}}']),
     );
-    expect(result.stderr).toBe('');
+    expect(result.stderr).toBe(`status of webservice ${ns}/restless written\n`);
     expect(result.status).toBe(0);
     expect(JSON.parse(result.stdout)).toMatchObject({ name: 'restless', generation: 2, changed: true, written: true });
     expect(await writes()).toEqual(['patch webservices/status 409', 'patch webservices/status 200']);
