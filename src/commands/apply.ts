@@ -343,8 +343,7 @@ async function applySavedDecisions(ctx: Context, file: string): Promise<number> 
     const { cleaned } = ctx.dryRun === 'client' ? { cleaned: [] } : await carryOut(ctx.client(), decision);
     results.push({ decision, result: { cleaned, statusWritten: false } });
   }
-  if (ctx.out.format === 'json' || ctx.out.format === 'yaml')
-    ctx.out.data(results.length === 1 ? results[0] : { items: results });
+  if (ctx.out.machine) ctx.out.data(results.length === 1 ? results[0] : { items: results });
   else {
     printDecisions(
       ctx,

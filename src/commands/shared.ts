@@ -83,7 +83,7 @@ export function printResults<T>(
   if (ctx.out.format === 'name') {
     // kubectl's -o name: kind.group/name, one a line, for xargs and scripts.
     for (const item of items) ctx.out.line(`${KIND.toLowerCase()}.${GROUP}/${nameOf(item)}`);
-  } else if (ctx.out.format === 'json' || ctx.out.format === 'yaml') {
+  } else if (ctx.out.machine) {
     ctx.out.data(single ? items[0] : { items });
   } else if (items.length === 0) {
     ctx.out.progress(
