@@ -19,6 +19,7 @@ interface Args extends RequeueArgs {
   'backoff-base': string;
   'backoff-max': string;
   'watch-idle-timeout': string;
+  'priority-queue': boolean;
   'leader-elect': boolean;
   'leader-elect-namespace'?: string;
   'leader-elect-lease-name': string;
@@ -51,6 +52,11 @@ export const runCommand: CommandModule<object, Args> = {
         type: 'string',
         default: '3m',
         describe: 'Restart a watch that brings no event or bookmark for this long',
+      })
+      .option('priority-queue', {
+        type: 'boolean',
+        default: true,
+        describe: 'Reconcile changed WebServices before those from the initial list and resyncs',
       })
       .option('leader-elect', { type: 'boolean', default: false, describe: 'Only the holder of a Lease reconciles' })
       .option('leader-elect-namespace', {
@@ -108,6 +114,7 @@ async function runController(ctx: Context, args: Args): Promise<number> {
     backoffBaseMs: ms('backoff-base'),
     backoffMaxMs: ms('backoff-max'),
     watchIdleTimeoutMs: ms('watch-idle-timeout'),
+    priorityQueue: args['priority-queue'],
     leaderElection: args['leader-elect']
       ? {
           namespace: checkNamespace(

@@ -11,7 +11,7 @@ import type { KubeClient } from '../kube/client';
 import { NotLeaderError } from '../kube/errors';
 import type { Logger } from './log';
 import type { ControllerMetrics } from './metrics';
-import { WorkQueue } from './queue';
+import { LOW_PRIORITY, NORMAL_PRIORITY, WorkQueue } from './queue';
 import { Reflector, stripManagedFields } from './reflector';
 
 export interface ControllerOptions {
@@ -23,6 +23,8 @@ export interface ControllerOptions {
   backoffBaseMs: number;
   backoffMaxMs: number;
   watchIdleTimeoutMs: number;
+  /** Initial list and resyncs behind events (controller-runtime's priority queue); false: one FIFO. */
+  priorityQueue: boolean;
   /** reportingInstance of our Events. */
   identity: string;
   log: Logger;
@@ -66,6 +68,7 @@ export class Controller {
         random: Math.random,
       }),
       metrics: options.metrics?.queue,
+      priorities: options.priorityQueue,
     });
     const { namespace, log } = options;
     const reflectorLog = (level: 'info' | 'error' | 'debug', message: string, fields?: Record<string, unknown>) =>
@@ -77,7 +80,7 @@ export class Controller {
           client.watchWebServices(namespace, rv, timeout, onEvent, watchOptions),
       },
       {
-        upsert: (ws, previous) => this.webServiceChanged(ws, previous),
+        upsert: (ws, previous, initialList) => this.webServiceChanged(ws, previous, priorityFor(initialList)),
         remove: (ws) => this.webServiceRemoved(ws),
         synced: () => this.webServicesListed(),
       },
@@ -89,7 +92,7 @@ export class Controller {
         watch: (rv, timeout, onEvent, watchOptions) =>
           client.watchConfigMaps(namespace, rv, timeout, { labelSelector: OWNED_SELECTOR }, onEvent, watchOptions),
       },
-      { upsert: (cm) => this.childChanged(cm), remove: (cm) => this.childRemoved(cm) },
+      { upsert: (cm, _p, initialList) => this.childChanged(cm, initialList), remove: (cm) => this.childRemoved(cm) },
       { name: 'configmaps', idleTimeoutMs: options.watchIdleTimeoutMs, log: reflectorLog },
     );
     this.deployments = new Reflector<Deployment>(
@@ -106,7 +109,7 @@ export class Controller {
             watchOptions,
           ),
       },
-      { upsert: (d) => this.childChanged(d), remove: (d) => this.childRemoved(d) },
+      { upsert: (d, _p, initialList) => this.childChanged(d, initialList), remove: (d) => this.childRemoved(d) },
       { name: 'deployments', idleTimeoutMs: options.watchIdleTimeoutMs, log: reflectorLog },
     );
     this.services = new Reflector<Service>(
@@ -123,7 +126,10 @@ export class Controller {
             watchOptions,
           ),
       },
-      { upsert: (svc) => this.childChanged(svc), remove: (svc) => this.childRemoved(svc) },
+      {
+        upsert: (svc, _p, initialList) => this.childChanged(svc, initialList),
+        remove: (svc) => this.childRemoved(svc),
+      },
       { name: 'services', idleTimeoutMs: options.watchIdleTimeoutMs, log: reflectorLog },
     );
   }
@@ -180,19 +186,20 @@ export class Controller {
     await Promise.all(this.reflectors);
   }
 
+  /** At start and at each resync: nothing changed, so behind every event (a queued key keeps its priority). */
   private enqueueAll(): void {
-    for (const key of this.index.parentsByKey.keys()) this.queue.add(key);
+    for (const key of this.index.parentsByKey.keys()) this.queue.add(key, LOW_PRIORITY);
   }
 
   // --- events to keys ---------------------------------------------------------
 
-  private webServiceChanged(ws: WebService, previous: WebService | undefined): void {
+  private webServiceChanged(ws: WebService, previous: WebService | undefined, priority: number): void {
     const key = keyOf(ws);
     this.index.parentsByKey.set(key, ws);
     this.trackDependencies(key, previous, ws);
-    this.queue.add(key);
+    this.queue.add(key, priority);
     // A dependent converges as soon as its dependency does, not after_seconds later.
-    if (!previous || dependencyState(previous) !== dependencyState(ws)) this.enqueueDependents(key);
+    if (!previous || dependencyState(previous) !== dependencyState(ws)) this.enqueueDependents(key, priority);
   }
 
   private webServiceRemoved(ws: WebService): void {
@@ -203,10 +210,10 @@ export class Controller {
     this.enqueueDependents(key);
   }
 
-  private childChanged(child: Child): void {
+  private childChanged(child: Child, initialList: boolean): void {
     this.foreign.delete(childKeyOf(child));
     addChild(this.index, child);
-    this.enqueueOwner(child);
+    this.enqueueOwner(child, priorityFor(initialList));
   }
 
   private childRemoved(child: Child): void {
@@ -214,9 +221,9 @@ export class Controller {
     this.enqueueOwner(child);
   }
 
-  private enqueueOwner(cm: Child): void {
+  private enqueueOwner(cm: Child, priority = NORMAL_PRIORITY): void {
     const owner = cm.metadata.ownerReferences?.find((ref) => ref.controller === true && ref.kind === 'WebService');
-    if (owner) this.queue.add(objectKey(cm.metadata.namespace, owner.name));
+    if (owner) this.queue.add(objectKey(cm.metadata.namespace, owner.name), priority);
   }
 
   private trackDependencies(key: string, before: WebService | undefined, after: WebService | undefined): void {
@@ -230,8 +237,8 @@ export class Controller {
     }
   }
 
-  private enqueueDependents(key: string): void {
-    for (const dependent of this.dependents.get(key) ?? []) this.queue.add(dependent);
+  private enqueueDependents(key: string, priority = NORMAL_PRIORITY): void {
+    for (const dependent of this.dependents.get(key) ?? []) this.queue.add(dependent, priority);
   }
 
   // --- workers ----------------------------------------------------------------
@@ -355,6 +362,11 @@ function dependencyState(ws: WebService): string {
     ready?.observedGeneration ?? ws.status?.observedGeneration,
     ws.metadata.generation,
   ].join('|');
+}
+
+/** Keys from the initial list wait behind keys from events. */
+function priorityFor(initialList: boolean): number {
+  return initialList ? LOW_PRIORITY : NORMAL_PRIORITY;
 }
 
 /**
