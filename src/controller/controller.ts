@@ -163,6 +163,7 @@ export class Controller {
   /** Starts the workers, and a full resync every resyncPeriod. Call once the caches have synced. */
   startWorkers(): void {
     this.enqueueAll();
+    this.options.metrics?.maxConcurrentReconciles(this.options.concurrency);
     this.workers = Array.from({ length: this.options.concurrency }, () => this.work());
     const resync = () => {
       for (const key of this.foreign) {
@@ -247,6 +248,7 @@ export class Controller {
     for (;;) {
       const key = await this.queue.get();
       if (key === undefined) return;
+      this.options.metrics?.activeWorkers(1);
       try {
         await this.reconcileKey(key);
       } catch (err) {
@@ -258,10 +260,13 @@ export class Controller {
           // A bug, or the API server's leader fence: that refuses a new leader only for a moment
           // after a takeover (its view of the Lease lags); for longer, the replica is misconfigured.
           this.options.log('error', 'reconcile failed', { key, error: (err as Error).message });
+          // controller-runtime's panic: the worker recovers, the key is retried with backoff.
+          if (!(err instanceof NotLeaderError)) this.options.metrics?.panicked();
         }
         this.options.metrics?.reconciled('error', 0);
         this.queue.addRateLimited(key);
       } finally {
+        this.options.metrics?.activeWorkers(-1);
         this.queue.done(key);
       }
     }

@@ -28,6 +28,16 @@ export interface QueueMetrics {
   queueLatency(seconds: number): void;
   /** From get() until done(). */
   workDuration(seconds: number): void;
+  /** Given once, by the queue's constructor: how to read the work in progress (on a scrape). */
+  inFlight(probe: () => InFlight): void;
+}
+
+/** The keys handed out and not done yet, as client-go's unfinished-work metrics see them. */
+export interface InFlight {
+  /** Summed over the keys in progress: seconds since each was handed out. */
+  unfinishedSeconds: number;
+  /** Seconds since the oldest key in progress was handed out; 0 with none. */
+  longestSeconds: number;
 }
 
 export interface WorkQueueOptions {
@@ -78,6 +88,20 @@ export class WorkQueue {
     this.clock = options.clock ?? systemClock;
     this.metrics = options.metrics;
     this.prioritised = options.priorities ?? true;
+    this.metrics?.inFlight(() => this.inFlight());
+  }
+
+  /** The work handed out and not done yet; a stuck worker shows as a growing longestSeconds. */
+  inFlight(): InFlight {
+    const now = this.clock.now();
+    let unfinishedSeconds = 0;
+    let longestSeconds = 0;
+    for (const started of this.workingSince.values()) {
+      const seconds = this.secondsSince(started, now);
+      unfinishedSeconds += seconds;
+      longestSeconds = Math.max(longestSeconds, seconds);
+    }
+    return { unfinishedSeconds, longestSeconds };
   }
 
   /**

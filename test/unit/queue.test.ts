@@ -25,6 +25,9 @@ class RecordingMetrics implements QueueMetrics {
   workDuration(seconds: number): void {
     this.durations.push(seconds);
   }
+  inFlight(): void {
+    // read through WorkQueue.inFlight() directly
+  }
 }
 
 /** A queue whose rate limiter backs off 100 ms doubling to 1 s, with equal jitter. */
