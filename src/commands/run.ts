@@ -20,6 +20,7 @@ interface Args extends RequeueArgs {
   'backoff-max': string;
   'watch-idle-timeout': string;
   'priority-queue': boolean;
+  'reconcile-timeout': string;
   'leader-elect': boolean;
   'leader-elect-namespace'?: string;
   'leader-elect-lease-name': string;
@@ -57,6 +58,11 @@ export const runCommand: CommandModule<object, Args> = {
         type: 'boolean',
         default: true,
         describe: 'Reconcile changed WebServices before those from the initial list and resyncs',
+      })
+      .option('reconcile-timeout', {
+        type: 'string',
+        default: '0',
+        describe: "Abort a reconcile's requests after this long (e.g. 30s) and retry it with backoff; 0: no limit",
       })
       .option('leader-elect', { type: 'boolean', default: false, describe: 'Only the holder of a Lease reconciles' })
       .option('leader-elect-namespace', {
@@ -115,6 +121,8 @@ async function runController(ctx: Context, args: Args): Promise<number> {
     backoffMaxMs: ms('backoff-max'),
     watchIdleTimeoutMs: ms('watch-idle-timeout'),
     priorityQueue: args['priority-queue'],
+    // 0 (or 0s, 0m...) is the default: no limit. parseDuration refuses zero for the other flags.
+    reconcileTimeoutMs: /^0+(ms|s|m|h)?$/.test(args['reconcile-timeout'].trim()) ? 0 : ms('reconcile-timeout'),
     leaderElection: args['leader-elect']
       ? {
           namespace: checkNamespace(

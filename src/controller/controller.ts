@@ -25,6 +25,8 @@ export interface ControllerOptions {
   watchIdleTimeoutMs: number;
   /** Initial list and resyncs behind events (controller-runtime's priority queue); false: one FIFO. */
   priorityQueue: boolean;
+  /** Abort a reconcile's requests after this long and retry it with backoff; 0: no limit. */
+  reconcileTimeoutMs: number;
   /** reportingInstance of our Events. */
   identity: string;
   log: Logger;
@@ -279,13 +281,30 @@ export class Controller {
       return;
     }
     const started = process.hrtime.bigint();
-    const result = await reconcile(this.client, syncInputFor(parent, this.index), {
-      now: this.options.now,
-      requeueAfterSeconds: this.options.requeueAfterSeconds,
-      reportingInstance: this.options.identity,
-    });
+    // Past the deadline, every request of this reconcile is cut off or refused unsent, so it
+    // ends at once and writes nothing more (no status, no Event) once its worker moves on.
+    const deadline = this.options.reconcileTimeoutMs > 0 ? AbortSignal.timeout(this.options.reconcileTimeoutMs) : null;
+    const client = deadline ? this.client.withSignal(deadline) : this.client;
+    let result: ReconcileResult;
+    try {
+      result = await reconcile(client, syncInputFor(parent, this.index), {
+        now: this.options.now,
+        requeueAfterSeconds: this.options.requeueAfterSeconds,
+        reportingInstance: this.options.identity,
+      });
+    } catch (err) {
+      if (!deadline?.aborted || err instanceof NotLeaderError) throw err;
+      this.timedOut(key, started, err as Error);
+      return;
+    }
     const seconds = Number(process.hrtime.bigint() - started) / 1e9;
     this.remember(result);
+    // A reconcile that got all its answers before the deadline fired has not timed out.
+    const failure = result.error ?? result.eventError;
+    if (deadline?.aborted && failure) {
+      this.timedOut(key, started, failure);
+      return;
+    }
     const { decision } = result;
     const writes = [
       ...decision.ops.map((op) => op.op),
@@ -321,6 +340,19 @@ export class Controller {
     // written to status (a steady cycle writes nothing, so logs nothing above debug).
     const level = writes.length === 0 ? 'debug' : decision.cycle ? 'warn' : 'info';
     this.options.log(level, 'reconciled', fields);
+  }
+
+  private timedOut(key: string, started: bigint, error: Error): void {
+    const seconds = Number(process.hrtime.bigint() - started) / 1e9;
+    this.options.metrics?.timedOut();
+    this.options.metrics?.reconciled('error', seconds);
+    this.options.log('error', 'reconcile timed out; retrying with backoff', {
+      key,
+      timeoutMs: this.options.reconcileTimeoutMs,
+      durationMs: Math.round(seconds * 1000),
+      error: error.message,
+    });
+    this.queue.addRateLimited(key);
   }
 
   /**

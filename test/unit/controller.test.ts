@@ -1,10 +1,14 @@
-// The controller's workers against a fake client that holds one WebService: a reconcile that
-// throws (a bug) is counted as a panic and the worker carries on with the next try.
-import { Controller } from '../../src/controller/controller';
+// The controller's workers against one WebService: a reconcile that throws (a bug) is counted
+// as a panic and the worker carries on; a reconcile whose write never gets an answer is
+// aborted at --reconcile-timeout, counted, writes no status, and is retried with backoff.
+import * as http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { Controller, ControllerOptions } from '../../src/controller/controller';
 import { createMetrics } from '../../src/controller/metrics';
 import type { WebService } from '../../src/core/model';
+import type { KubeConfig } from '@kubernetes/client-node/dist/config.js';
 import type { KubeClient } from '../../src/kube/client';
-import type { WatchOptions } from '../../src/kube/transport';
+import { Request, Transport, WatchOptions } from '../../src/kube/transport';
 
 const WEB: WebService = {
   apiVersion: 'apps.labhub.io/v1',
@@ -30,7 +34,7 @@ function fakeClient(): KubeClient {
   } as unknown as KubeClient;
 }
 
-function controllerFor(client: KubeClient) {
+function controllerFor(client: KubeClient, options: Partial<ControllerOptions> = {}) {
   const metrics = createMetrics();
   const logs: string[] = [];
   const controller = new Controller(client, {
@@ -42,6 +46,8 @@ function controllerFor(client: KubeClient) {
     backoffMaxMs: 10,
     watchIdleTimeoutMs: 60_000,
     priorityQueue: true,
+    reconcileTimeoutMs: 0,
+    ...options,
     identity: 'test',
     log: (_level, message) => logs.push(message),
     metrics,
@@ -92,5 +98,96 @@ describe('Controller workers', () => {
     expect(await sample(metrics, 'controller_runtime_active_workers{controller="webservice"}')).toBe(0);
     expect(await sample(metrics, 'controller_runtime_max_concurrent_reconciles{controller="webservice"}')).toBe(1);
     expect(logs).toContain('reconcile failed');
+  });
+});
+
+/**
+ * A client that sends through a real Transport, as KubeClient does (KubeClient itself loads
+ * client-node, which these tests cannot): lists are GETs, each other method the engine calls
+ * is a write, POST /<method>, with a gate; withSignal's copy passes its signal with each.
+ */
+function transportClient(transport: Transport, signal?: AbortSignal): KubeClient {
+  const send = (req: Request) =>
+    transport.request<{ items: unknown[]; metadata: { resourceVersion: string } }>({ ...req, signal });
+  const list = (path: string) =>
+    send({ method: 'GET', path, what: path }).then((l) => ({
+      items: l.items,
+      resourceVersion: l.metadata.resourceVersion,
+    }));
+  const base: Record<string, unknown> = {
+    dryRun: 'none',
+    withSignal: (s: AbortSignal) => transportClient(transport, s),
+    listWebServices: () => list('/webservices'),
+    listConfigMaps: () => list('/configmaps'),
+    watchWebServices: (_ns: unknown, _rv: unknown, _t: unknown, _on: unknown, options: WatchOptions) =>
+      silentWatch(options),
+    watchConfigMaps: (_ns: unknown, _rv: unknown, _t: unknown, _l: unknown, _on: unknown, options: WatchOptions) =>
+      silentWatch(options),
+  };
+  return new Proxy(base, {
+    get: (target, prop) =>
+      typeof prop !== 'string' || prop in target
+        ? target[prop as string]
+        : (...args: unknown[]) =>
+            send({ method: 'POST', path: `/${prop}`, body: args, what: prop, gate: () => undefined }),
+  }) as unknown as KubeClient;
+}
+
+describe('Controller reconcile timeout', () => {
+  let server: http.Server;
+  let received: string[];
+  let held: http.ServerResponse[];
+  let transport: Transport;
+
+  beforeEach(async () => {
+    received = [];
+    held = [];
+    // Lists answer; every write is held, never answered.
+    server = http.createServer((req, res) => {
+      received.push(`${req.method} ${req.url}`);
+      if (req.method !== 'GET') {
+        held.push(res);
+        return;
+      }
+      const items = req.url === '/webservices' ? [WEB] : [];
+      res.setHeader('Content-Type', 'application/json');
+      res.end(JSON.stringify({ items, metadata: { resourceVersion: '1' } }));
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    const kc = { getCurrentUser: () => ({ name: 'u' }), getCurrentCluster: () => ({ name: 'c', server: url }) };
+    transport = new Transport(kc as unknown as KubeConfig, url, 60_000);
+  });
+
+  afterEach(async () => {
+    for (const res of held) res.destroy();
+    transport.close();
+    server.closeAllConnections();
+    await new Promise((resolve) => server.close(resolve));
+  });
+
+  it('aborts the request in flight, counts a timeout, writes no status and retries with backoff', async () => {
+    const { controller, metrics, logs } = controllerFor(transportClient(transport), {
+      reconcileTimeoutMs: 100,
+      backoffBaseMs: 60_000,
+      backoffMaxMs: 60_000,
+    });
+    try {
+      await started(controller);
+      const timeouts = 'controller_runtime_reconcile_timeouts_total{controller="webservice"}';
+      await until(async () => (await sample(metrics, timeouts)) === 1);
+      await new Promise((resolve) => setTimeout(resolve, 50)); // time for a late write, were there one
+
+      const writes = received.filter((r) => !r.startsWith('GET'));
+      expect(writes).toHaveLength(1); // the write that got no answer, cut off at the deadline
+      expect(writes[0]).not.toMatch(/Status|Event/);
+      expect(await sample(metrics, 'controller_runtime_reconcile_errors_total{controller="webservice"}')).toBe(1);
+      expect(await sample(metrics, 'workqueue_retries_total{name="webservice"}')).toBe(1);
+      expect(await sample(metrics, 'controller_runtime_reconcile_panics_total{controller="webservice"}')).toBe(0);
+      expect(await sample(metrics, 'controller_runtime_active_workers{controller="webservice"}')).toBe(0);
+      expect(logs).toContain('reconcile timed out; retrying with backoff');
+    } finally {
+      await controller.shutDown();
+    }
   });
 });
