@@ -1,14 +1,16 @@
-// The controller's workers against one WebService: a reconcile that throws (a bug) is counted
+// Where the controller's keys get their priority (initial list low, events normal), and its
+// workers against one WebService: a reconcile that throws (a bug) is counted
 // as a panic and the worker carries on; a reconcile whose write never gets an answer is
 // aborted at --reconcile-timeout, counted, writes no status, and is retried with backoff.
 import * as http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { Controller, ControllerOptions } from '../../src/controller/controller';
 import { createMetrics } from '../../src/controller/metrics';
+import { LOW_PRIORITY, NORMAL_PRIORITY } from '../../src/controller/queue';
 import type { WebService } from '../../src/core/model';
 import type { KubeConfig } from '@kubernetes/client-node/dist/config.js';
 import type { KubeClient } from '../../src/kube/client';
-import { Request, Transport, WatchOptions } from '../../src/kube/transport';
+import { Request, Transport, WatchEvent, WatchOptions } from '../../src/kube/transport';
 
 const WEB: WebService = {
   apiVersion: 'apps.labhub.io/v1',
@@ -21,13 +23,24 @@ const WEB: WebService = {
 const silentWatch = (options: WatchOptions) =>
   new Promise<void>((resolve) => options.signal?.addEventListener('abort', () => resolve()));
 
-/** Lists WEB and no ConfigMaps; a client dry run, so a reconcile that gets through writes nothing. */
-function fakeClient(): KubeClient {
+/**
+ * Lists `items` (WEB by default) and no ConfigMaps; a client dry run, so a reconcile that gets
+ * through writes nothing. events.push sends a watch event on WebServices.
+ */
+function fakeClient(items: WebService[] = [WEB], events: { push?: (event: WatchEvent<WebService>) => void } = {}) {
   return {
     dryRun: 'client',
-    listWebServices: () => Promise.resolve({ items: [structuredClone(WEB)], resourceVersion: '1' }),
-    watchWebServices: (_ns: unknown, _rv: unknown, _t: unknown, _on: unknown, options: WatchOptions) =>
-      silentWatch(options),
+    listWebServices: () => Promise.resolve({ items: structuredClone(items), resourceVersion: '1' }),
+    watchWebServices: (
+      _ns: unknown,
+      _rv: unknown,
+      _t: unknown,
+      onEvent: (event: WatchEvent<WebService>) => void,
+      options: WatchOptions,
+    ) => {
+      events.push = onEvent;
+      return silentWatch(options);
+    },
     listConfigMaps: () => Promise.resolve({ items: [], resourceVersion: '1' }),
     watchConfigMaps: (_ns: unknown, _rv: unknown, _t: unknown, _l: unknown, _on: unknown, options: WatchOptions) =>
       silentWatch(options),
@@ -74,6 +87,37 @@ async function started(controller: Controller): Promise<void> {
   await until(() => Promise.resolve(controller.synced()));
   controller.startWorkers();
 }
+
+describe('Controller priorities', () => {
+  const named = (name: string, resourceVersion = '1'): WebService => ({
+    ...structuredClone(WEB),
+    metadata: { ...WEB.metadata, name, uid: `u-${name}`, resourceVersion },
+  });
+
+  it.each([
+    [true, LOW_PRIORITY],
+    [false, NORMAL_PRIORITY],
+  ])('queues the initial list low and a watch event normal (priority queue %s)', async (on, listed) => {
+    const events: { push?: (event: WatchEvent<WebService>) => void } = {};
+    const { controller } = controllerFor(fakeClient([named('a'), named('b')], events), { priorityQueue: on });
+    controller.startCaches();
+    try {
+      await until(() => Promise.resolve(controller.synced() && events.push !== undefined));
+      expect(controller.queue.priorityOf('ns/a')).toBe(listed);
+      expect(controller.queue.priorityOf('ns/b')).toBe(listed);
+      events.push?.({ type: 'MODIFIED', object: named('b', '2') });
+      events.push?.({ type: 'ADDED', object: named('c', '3') });
+      expect(controller.queue.priorityOf('ns/a')).toBe(listed);
+      expect(controller.queue.priorityOf('ns/b')).toBe(NORMAL_PRIORITY);
+      expect(controller.queue.priorityOf('ns/c')).toBe(NORMAL_PRIORITY);
+      // The first keys handed out are the changed ones when priorities are on.
+      const first = [await controller.queue.get(), await controller.queue.get()];
+      expect(first).toEqual(on ? ['ns/b', 'ns/c'] : ['ns/a', 'ns/b']);
+    } finally {
+      await controller.shutDown();
+    }
+  });
+});
 
 describe('Controller workers', () => {
   it('count a reconcile that throws as a panic, survive it and retry the key with backoff', async () => {
