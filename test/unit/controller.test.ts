@@ -42,6 +42,8 @@ function fakeClient(items: WebService[] = [WEB], events: { push?: (event: WatchE
       return silentWatch(options);
     },
     listConfigMaps: () => Promise.resolve({ items: [], resourceVersion: '1' }),
+    listWorkloads: () => Promise.resolve({ items: [], resourceVersion: '1' }),
+    watchWorkloads: (...args: unknown[]) => silentWatch(args[6] as WatchOptions),
     watchConfigMaps: (_ns: unknown, _rv: unknown, _t: unknown, _l: unknown, _on: unknown, options: WatchOptions) =>
       silentWatch(options),
   } as unknown as KubeClient;
@@ -163,6 +165,8 @@ function transportClient(transport: Transport, signal?: AbortSignal): KubeClient
     withSignal: (s: AbortSignal) => transportClient(transport, s),
     listWebServices: () => list('/webservices'),
     listConfigMaps: () => list('/configmaps'),
+    listWorkloads: () => list('/workloads'),
+    watchWorkloads: (...args: unknown[]) => silentWatch(args[6] as WatchOptions),
     watchWebServices: (_ns: unknown, _rv: unknown, _t: unknown, _on: unknown, options: WatchOptions) =>
       silentWatch(options),
     watchConfigMaps: (_ns: unknown, _rv: unknown, _t: unknown, _l: unknown, _on: unknown, options: WatchOptions) =>
