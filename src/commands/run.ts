@@ -19,6 +19,8 @@ interface Args extends RequeueArgs {
   'backoff-base': string;
   'backoff-max': string;
   'watch-idle-timeout': string;
+  'priority-queue': boolean;
+  'reconcile-timeout': string;
   'leader-elect': boolean;
   'leader-elect-namespace'?: string;
   'leader-elect-lease-name': string;
@@ -51,6 +53,16 @@ export const runCommand: CommandModule<object, Args> = {
         type: 'string',
         default: '3m',
         describe: 'Restart a watch that brings no event or bookmark for this long',
+      })
+      .option('priority-queue', {
+        type: 'boolean',
+        default: true,
+        describe: 'Reconcile changed WebServices before those from the initial list and resyncs',
+      })
+      .option('reconcile-timeout', {
+        type: 'string',
+        default: '0',
+        describe: "Abort a reconcile's requests after this long (e.g. 30s) and retry it with backoff; 0: no limit",
       })
       .option('leader-elect', { type: 'boolean', default: false, describe: 'Only the holder of a Lease reconciles' })
       .option('leader-elect-namespace', {
@@ -108,6 +120,9 @@ async function runController(ctx: Context, args: Args): Promise<number> {
     backoffBaseMs: ms('backoff-base'),
     backoffMaxMs: ms('backoff-max'),
     watchIdleTimeoutMs: ms('watch-idle-timeout'),
+    priorityQueue: args['priority-queue'],
+    // 0 (or 0s, 0m...) is the default: no limit. parseDuration refuses zero for the other flags.
+    reconcileTimeoutMs: /^0+(ms|s|m|h)?$/.test(args['reconcile-timeout'].trim()) ? 0 : ms('reconcile-timeout'),
     leaderElection: args['leader-elect']
       ? {
           namespace: checkNamespace(

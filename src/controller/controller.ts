@@ -11,7 +11,7 @@ import type { KubeClient } from '../kube/client';
 import { NotLeaderError } from '../kube/errors';
 import type { Logger } from './log';
 import type { ControllerMetrics } from './metrics';
-import { WorkQueue } from './queue';
+import { LOW_PRIORITY, NORMAL_PRIORITY, WorkQueue } from './queue';
 import { Reflector, stripManagedFields } from './reflector';
 
 export interface ControllerOptions {
@@ -23,6 +23,10 @@ export interface ControllerOptions {
   backoffBaseMs: number;
   backoffMaxMs: number;
   watchIdleTimeoutMs: number;
+  /** Initial list and resyncs behind events (controller-runtime's priority queue); false: one FIFO. */
+  priorityQueue: boolean;
+  /** Abort a reconcile's requests after this long and retry it with backoff; 0: no limit. */
+  reconcileTimeoutMs: number;
   /** reportingInstance of our Events. */
   identity: string;
   log: Logger;
@@ -66,6 +70,7 @@ export class Controller {
         random: Math.random,
       }),
       metrics: options.metrics?.queue,
+      priorities: options.priorityQueue,
     });
     const { namespace, log } = options;
     const reflectorLog = (level: 'info' | 'error' | 'debug', message: string, fields?: Record<string, unknown>) =>
@@ -77,7 +82,7 @@ export class Controller {
           client.watchWebServices(namespace, rv, timeout, onEvent, watchOptions),
       },
       {
-        upsert: (ws, previous) => this.webServiceChanged(ws, previous),
+        upsert: (ws, previous, initialList) => this.webServiceChanged(ws, previous, priorityFor(initialList)),
         remove: (ws) => this.webServiceRemoved(ws),
         synced: () => this.webServicesListed(),
       },
@@ -89,7 +94,7 @@ export class Controller {
         watch: (rv, timeout, onEvent, watchOptions) =>
           client.watchConfigMaps(namespace, rv, timeout, { labelSelector: OWNED_SELECTOR }, onEvent, watchOptions),
       },
-      { upsert: (cm) => this.childChanged(cm), remove: (cm) => this.childRemoved(cm) },
+      { upsert: (cm, _p, initialList) => this.childChanged(cm, initialList), remove: (cm) => this.childRemoved(cm) },
       { name: 'configmaps', idleTimeoutMs: options.watchIdleTimeoutMs, log: reflectorLog },
     );
     this.deployments = new Reflector<Deployment>(
@@ -106,7 +111,7 @@ export class Controller {
             watchOptions,
           ),
       },
-      { upsert: (d) => this.childChanged(d), remove: (d) => this.childRemoved(d) },
+      { upsert: (d, _p, initialList) => this.childChanged(d, initialList), remove: (d) => this.childRemoved(d) },
       { name: 'deployments', idleTimeoutMs: options.watchIdleTimeoutMs, log: reflectorLog },
     );
     this.services = new Reflector<Service>(
@@ -123,7 +128,10 @@ export class Controller {
             watchOptions,
           ),
       },
-      { upsert: (svc) => this.childChanged(svc), remove: (svc) => this.childRemoved(svc) },
+      {
+        upsert: (svc, _p, initialList) => this.childChanged(svc, initialList),
+        remove: (svc) => this.childRemoved(svc),
+      },
       { name: 'services', idleTimeoutMs: options.watchIdleTimeoutMs, log: reflectorLog },
     );
   }
@@ -157,6 +165,7 @@ export class Controller {
   /** Starts the workers, and a full resync every resyncPeriod. Call once the caches have synced. */
   startWorkers(): void {
     this.enqueueAll();
+    this.options.metrics?.maxConcurrentReconciles(this.options.concurrency);
     this.workers = Array.from({ length: this.options.concurrency }, () => this.work());
     const resync = () => {
       for (const key of this.foreign) {
@@ -180,19 +189,20 @@ export class Controller {
     await Promise.all(this.reflectors);
   }
 
+  /** At start and at each resync: nothing changed, so behind every event (a queued key keeps its priority). */
   private enqueueAll(): void {
-    for (const key of this.index.parentsByKey.keys()) this.queue.add(key);
+    for (const key of this.index.parentsByKey.keys()) this.queue.add(key, LOW_PRIORITY);
   }
 
   // --- events to keys ---------------------------------------------------------
 
-  private webServiceChanged(ws: WebService, previous: WebService | undefined): void {
+  private webServiceChanged(ws: WebService, previous: WebService | undefined, priority: number): void {
     const key = keyOf(ws);
     this.index.parentsByKey.set(key, ws);
     this.trackDependencies(key, previous, ws);
-    this.queue.add(key);
+    this.queue.add(key, priority);
     // A dependent converges as soon as its dependency does, not after_seconds later.
-    if (!previous || dependencyState(previous) !== dependencyState(ws)) this.enqueueDependents(key);
+    if (!previous || dependencyState(previous) !== dependencyState(ws)) this.enqueueDependents(key, priority);
   }
 
   private webServiceRemoved(ws: WebService): void {
@@ -203,10 +213,10 @@ export class Controller {
     this.enqueueDependents(key);
   }
 
-  private childChanged(child: Child): void {
+  private childChanged(child: Child, initialList: boolean): void {
     this.foreign.delete(childKeyOf(child));
     addChild(this.index, child);
-    this.enqueueOwner(child);
+    this.enqueueOwner(child, priorityFor(initialList));
   }
 
   private childRemoved(child: Child): void {
@@ -214,9 +224,9 @@ export class Controller {
     this.enqueueOwner(child);
   }
 
-  private enqueueOwner(cm: Child): void {
+  private enqueueOwner(cm: Child, priority = NORMAL_PRIORITY): void {
     const owner = cm.metadata.ownerReferences?.find((ref) => ref.controller === true && ref.kind === 'WebService');
-    if (owner) this.queue.add(objectKey(cm.metadata.namespace, owner.name));
+    if (owner) this.queue.add(objectKey(cm.metadata.namespace, owner.name), priority);
   }
 
   private trackDependencies(key: string, before: WebService | undefined, after: WebService | undefined): void {
@@ -230,8 +240,8 @@ export class Controller {
     }
   }
 
-  private enqueueDependents(key: string): void {
-    for (const dependent of this.dependents.get(key) ?? []) this.queue.add(dependent);
+  private enqueueDependents(key: string, priority = NORMAL_PRIORITY): void {
+    for (const dependent of this.dependents.get(key) ?? []) this.queue.add(dependent, priority);
   }
 
   // --- workers ----------------------------------------------------------------
@@ -240,6 +250,7 @@ export class Controller {
     for (;;) {
       const key = await this.queue.get();
       if (key === undefined) return;
+      this.options.metrics?.activeWorkers(1);
       try {
         await this.reconcileKey(key);
       } catch (err) {
@@ -251,10 +262,13 @@ export class Controller {
           // A bug, or the API server's leader fence: that refuses a new leader only for a moment
           // after a takeover (its view of the Lease lags); for longer, the replica is misconfigured.
           this.options.log('error', 'reconcile failed', { key, error: (err as Error).message });
+          // controller-runtime's panic: the worker recovers, the key is retried with backoff.
+          if (!(err instanceof NotLeaderError)) this.options.metrics?.panicked();
         }
         this.options.metrics?.reconciled('error', 0);
         this.queue.addRateLimited(key);
       } finally {
+        this.options.metrics?.activeWorkers(-1);
         this.queue.done(key);
       }
     }
@@ -267,13 +281,30 @@ export class Controller {
       return;
     }
     const started = process.hrtime.bigint();
-    const result = await reconcile(this.client, syncInputFor(parent, this.index), {
-      now: this.options.now,
-      requeueAfterSeconds: this.options.requeueAfterSeconds,
-      reportingInstance: this.options.identity,
-    });
+    // Past the deadline, every request of this reconcile is cut off or refused unsent, so it
+    // ends at once and writes nothing more (no status, no Event) once its worker moves on.
+    const deadline = this.options.reconcileTimeoutMs > 0 ? AbortSignal.timeout(this.options.reconcileTimeoutMs) : null;
+    const client = deadline ? this.client.withSignal(deadline) : this.client;
+    let result: ReconcileResult;
+    try {
+      result = await reconcile(client, syncInputFor(parent, this.index), {
+        now: this.options.now,
+        requeueAfterSeconds: this.options.requeueAfterSeconds,
+        reportingInstance: this.options.identity,
+      });
+    } catch (err) {
+      if (!deadline?.aborted || err instanceof NotLeaderError) throw err;
+      this.timedOut(key, started, err as Error);
+      return;
+    }
     const seconds = Number(process.hrtime.bigint() - started) / 1e9;
     this.remember(result);
+    // A reconcile that got all its answers before the deadline fired has not timed out.
+    const failure = result.error ?? result.eventError;
+    if (deadline?.aborted && failure) {
+      this.timedOut(key, started, failure);
+      return;
+    }
     const { decision } = result;
     const writes = [
       ...decision.ops.map((op) => op.op),
@@ -309,6 +340,19 @@ export class Controller {
     // written to status (a steady cycle writes nothing, so logs nothing above debug).
     const level = writes.length === 0 ? 'debug' : decision.cycle ? 'warn' : 'info';
     this.options.log(level, 'reconciled', fields);
+  }
+
+  private timedOut(key: string, started: bigint, error: Error): void {
+    const seconds = Number(process.hrtime.bigint() - started) / 1e9;
+    this.options.metrics?.timedOut();
+    this.options.metrics?.reconciled('error', seconds);
+    this.options.log('error', 'reconcile timed out; retrying with backoff', {
+      key,
+      timeoutMs: this.options.reconcileTimeoutMs,
+      durationMs: Math.round(seconds * 1000),
+      error: error.message,
+    });
+    this.queue.addRateLimited(key);
   }
 
   /**
@@ -355,6 +399,11 @@ function dependencyState(ws: WebService): string {
     ready?.observedGeneration ?? ws.status?.observedGeneration,
     ws.metadata.generation,
   ].join('|');
+}
+
+/** Keys from the initial list wait behind keys from events. */
+function priorityFor(initialList: boolean): number {
+  return initialList ? LOW_PRIORITY : NORMAL_PRIORITY;
 }
 
 /**

@@ -2,7 +2,7 @@
 // so existing dashboards and alerts work unchanged. They live on a private registry: nothing
 // else in the process (or a second controller in a test) can collide with them.
 import { Counter, Gauge, Histogram, Registry } from 'prom-client';
-import { QueueMetrics } from './queue';
+import { InFlight, QueueMetrics } from './queue';
 
 /** controller-runtime's reconcile_total result label. */
 export type ReconcileResult = 'success' | 'error' | 'requeue' | 'requeue_after';
@@ -29,6 +29,14 @@ export interface ControllerMetrics {
   /** One write request sent to the API server, e.g. ('create', 'configmaps'). */
   write(verb: string, resource: string): void;
   leader(isLeader: boolean): void;
+  /** A worker started (+1) or finished (-1) a reconcile. */
+  activeWorkers(delta: 1 | -1): void;
+  /** The number of workers (--concurrency). */
+  maxConcurrentReconciles(n: number): void;
+  /** A reconcile threw: a bug, not a failure the engine reports. The worker carries on. */
+  panicked(): void;
+  /** A reconcile ran past --reconcile-timeout and was aborted. */
+  timedOut(): void;
 }
 
 export function createMetrics(controllerName = 'webservice'): ControllerMetrics {
@@ -55,6 +63,62 @@ export function createMetrics(controllerName = 'webservice'): ControllerMetrics 
     labelNames: ['controller'] as const,
     buckets: RECONCILE_BUCKETS,
     registers,
+  });
+
+  const reconcilePanics = new Counter({
+    name: 'controller_runtime_reconcile_panics_total',
+    help: 'Total number of reconciliation panics per controller',
+    labelNames: ['controller'] as const,
+    registers,
+  });
+  // controller-runtime counts errors wrapped as reconcile.TerminalError, which are not retried.
+  // Our engine has no such error: every failure is retried with backoff, so this stays 0.
+  const terminalErrors = new Counter({
+    name: 'controller_runtime_terminal_reconcile_errors_total',
+    help: 'Total number of terminal reconciliation errors per controller',
+    labelNames: ['controller'] as const,
+    registers,
+  });
+  const reconcileTimeouts = new Counter({
+    name: 'controller_runtime_reconcile_timeouts_total',
+    help: 'Total number of reconciliation timeouts per controller',
+    labelNames: ['controller'] as const,
+    registers,
+  });
+  const activeWorkers = new Gauge({
+    name: 'controller_runtime_active_workers',
+    help: 'Number of currently used workers per controller',
+    labelNames: ['controller'] as const,
+    registers,
+  });
+  const maxConcurrent = new Gauge({
+    name: 'controller_runtime_max_concurrent_reconciles',
+    help: 'Maximum number of concurrent reconciles per controller',
+    labelNames: ['controller'] as const,
+    registers,
+  });
+
+  // Read from the queue on each scrape, as client-go's queue updates them every 500 ms.
+  let inFlight: () => InFlight = () => ({ unfinishedSeconds: 0, longestSeconds: 0 });
+  new Gauge({
+    name: 'workqueue_unfinished_work_seconds',
+    help:
+      "How many seconds of work has done that is in progress and hasn't been observed by work_duration. " +
+      'Large values indicate stuck threads. One can deduce the number of stuck threads by observing the rate at which this increases.',
+    labelNames: ['name'] as const,
+    registers,
+    collect() {
+      this.set({ name }, inFlight().unfinishedSeconds);
+    },
+  });
+  new Gauge({
+    name: 'workqueue_longest_running_processor_seconds',
+    help: 'How many seconds has the longest running processor for workqueue been running.',
+    labelNames: ['name'] as const,
+    registers,
+    collect() {
+      this.set({ name }, inFlight().longestSeconds);
+    },
   });
 
   const depth = new Gauge({
@@ -114,6 +178,11 @@ export function createMetrics(controllerName = 'webservice'): ControllerMetrics 
   // absent series behave before the first reconcile.
   for (const result of RESULTS) reconcileTotal.inc({ controller, result }, 0);
   reconcileErrors.inc({ controller }, 0);
+  reconcilePanics.inc({ controller }, 0);
+  terminalErrors.inc({ controller }, 0);
+  reconcileTimeouts.inc({ controller }, 0);
+  activeWorkers.set({ controller }, 0);
+  maxConcurrent.set({ controller }, 0);
   depth.set({ name }, 0);
   adds.inc({ name }, 0);
   retries.inc({ name }, 0);
@@ -127,6 +196,7 @@ export function createMetrics(controllerName = 'webservice'): ControllerMetrics 
       retries: () => retries.inc({ name }),
       queueLatency: (seconds) => queueDuration.observe({ name }, seconds),
       workDuration: (seconds) => workDuration.observe({ name }, seconds),
+      inFlight: (probe) => (inFlight = probe),
     },
     reconciled(result, seconds) {
       reconcileTotal.inc({ controller, result });
@@ -141,6 +211,19 @@ export function createMetrics(controllerName = 'webservice'): ControllerMetrics 
     },
     leader(isLeader) {
       leaderStatus.set({ name }, isLeader ? 1 : 0);
+    },
+    activeWorkers(delta) {
+      if (delta > 0) activeWorkers.inc({ controller });
+      else activeWorkers.dec({ controller });
+    },
+    maxConcurrentReconciles(n) {
+      maxConcurrent.set({ controller }, n);
+    },
+    panicked() {
+      reconcilePanics.inc({ controller });
+    },
+    timedOut() {
+      reconcileTimeouts.inc({ controller });
     },
   };
 }

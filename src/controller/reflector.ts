@@ -29,8 +29,11 @@ export interface ListWatchSource<T> {
 }
 
 export interface ReflectorHandlers<T> {
-  /** Added or changed; `previous` is what the store held before. */
-  upsert(object: T, previous: T | undefined): void;
+  /**
+   * Added or changed; `previous` is what the store held before. `initialList`: it came from
+   * the first list, not from a change seen since (controller-runtime's isInInitialList).
+   */
+  upsert(object: T, previous: T | undefined, initialList: boolean): void;
   remove(object: T): void;
   /** The store holds a complete list (after the first list, and after each relist). */
   synced?(): void;
@@ -121,10 +124,13 @@ export class Reflector<T extends Meta> {
     this.stats.lists++;
     const list = await this.source.list();
     const seen = new Set<string>();
+    // A relist after 410 reports only what changed meanwhile (apply skips the rest): those are
+    // changes like any watch event. Only the first list is the initial list.
+    const initialList = !this.hasSynced;
     for (const object of list.items) {
       const key = keyOf(object);
       seen.add(key);
-      this.apply(object);
+      this.apply(object, initialList);
     }
     for (const [key, object] of [...this.store]) {
       if (!seen.has(key)) {
@@ -155,7 +161,7 @@ export class Reflector<T extends Meta> {
           this.store.delete(key);
           this.handlers.remove(event.object);
         } else if (event.type !== 'BOOKMARK') {
-          this.apply(event.object);
+          this.apply(event.object, false);
         }
         if (next) resourceVersion = this.progress = next;
       },
@@ -164,13 +170,13 @@ export class Reflector<T extends Meta> {
     return resourceVersion;
   }
 
-  private apply(object: T): void {
+  private apply(object: T, initialList: boolean): void {
     stripManagedFields(object);
     const key = keyOf(object);
     const previous = this.store.get(key);
     if (previous && previous.metadata.resourceVersion === object.metadata.resourceVersion) return;
     this.store.set(key, object);
-    this.handlers.upsert(object, previous);
+    this.handlers.upsert(object, previous, initialList);
   }
 }
 

@@ -332,6 +332,8 @@ export class KubeClient {
   /** Called before every write; throws to refuse it (a replica that is not the leader). */
   private writeGuard: () => void = () => {};
   private writeObserver: (verb: WriteVerb, resource: string) => void = () => {};
+  /** Set on a client made by withSignal: every read and write it sends carries it. */
+  private signal?: AbortSignal;
 
   constructor(
     readonly connection: Connection,
@@ -358,6 +360,17 @@ export class KubeClient {
 
   close(): void {
     this.transport.close();
+  }
+
+  /**
+   * This client, with every read and write sent through the copy aborted once signal
+   * aborts, and refused unsent after it: a reconcile past its deadline writes nothing more.
+   * The copy shares everything else (transport, write guard, counters) with this client.
+   */
+  withSignal(signal: AbortSignal): KubeClient {
+    const copy = Object.create(this) as KubeClient;
+    copy.signal = signal;
+    return copy;
   }
 
   getWebService(namespace: string, name: string): Promise<WebService> {
@@ -696,7 +709,7 @@ export class KubeClient {
 
   private read<T>(req: Request): Promise<T> {
     this.requests.reads++;
-    return this.transport.request<T>(req);
+    return this.transport.request<T>(this.signal ? { ...req, signal: this.signal } : req);
   }
 
   /** A LIST, without the items' managedFields: nothing reads them, and they are half the bytes. */
@@ -719,6 +732,7 @@ export class KubeClient {
       ...(this.dryRun === 'server' ? serverDryRun(req) : req),
       dropManagedFields: true,
       gate: () => this.writeGuard(),
+      signal: this.signal,
     });
     this.writeObserver(verb, resource);
     return result;

@@ -110,6 +110,14 @@ export class WatchIdleError extends UnreachableError {
   }
 }
 
+/** A request cancelled through its AbortSignal (a reconcile past --reconcile-timeout): sent unsent or cut off. */
+export class AbortedError extends KubeError {
+  constructor(what: string) {
+    super('Timeout', `${what}: request aborted`);
+    this.name = 'AbortedError';
+  }
+}
+
 /** A usage or configuration error: bad flags, no kubeconfig, a CR in the wrong state. */
 export class UserError extends Error {
   constructor(message: string) {

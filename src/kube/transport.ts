@@ -13,6 +13,7 @@ import { USER_AGENT } from '../version';
 import { withoutManagedFields } from './managed-fields';
 import {
   ConflictError,
+  AbortedError,
   ForbiddenError,
   InvalidError,
   KubeError,
@@ -42,6 +43,11 @@ export interface Request {
    * let it out after the reason to refuse it arose.
    */
   gate?: () => void;
+  /**
+   * Aborts the request: not sent if it has not gone out yet (nor if it is waiting for a
+   * socket), cut off if it has; either way it rejects with an AbortedError.
+   */
+  signal?: AbortSignal;
 }
 
 /** A watch event as the API server streams it. */
@@ -144,6 +150,8 @@ export class Transport {
   }
 
   private async exchange<T>(req: Request): Promise<T> {
+    const { signal } = req;
+    if (signal?.aborted) throw new AbortedError(req.what);
     const call = await this.send(req);
     // A plain timer that destroys the request: cheaper per call than an AbortSignal.
     let timedOut = false;
@@ -151,18 +159,36 @@ export class Transport {
       timedOut = true;
       call.request.destroy();
     }, this.timeoutMs);
+    // Destroyed before its socket is connected, a request never calls its gate nor sends a byte.
+    // Node reports that destroy only once a socket is free for it, so the abort rejects at once
+    // on its own: a request queued behind a full pool must not wait for one.
+    let aborted = false;
+    let onAbort: () => void = () => undefined;
+    const abortion = new Promise<never>((_resolve, reject) => {
+      onAbort = () => {
+        aborted = true;
+        call.request.destroy();
+        reject(new AbortedError(req.what));
+      };
+    });
+    const orAborted = <X>(work: Promise<X>): Promise<X> => (signal ? Promise.race([work, abortion]) : work);
+    if (signal?.aborted) onAbort();
+    else signal?.addEventListener('abort', onAbort, { once: true });
     try {
-      const res = await call.response;
-      const body = await readBody(res);
+      const res = await orAborted(call.response);
+      const body = await orAborted(readBody(res));
       if ((res.statusCode ?? 0) >= 400) throw statusError(res.statusCode ?? 0, body, req.what);
       if (body.length === 0) return {} as T;
       return JSON.parse((req.dropManagedFields ? withoutManagedFields(body) : body).toString('utf8')) as T;
     } catch (err) {
       // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition -- set by the timer's callback
       if (timedOut) throw new UnreachableError(`${this.server}: no answer within ${this.timeoutMs / 1000}s`, true);
+      // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition -- set by onAbort
+      if (aborted) throw new AbortedError(req.what);
       throw networkError(err, this.server);
     } finally {
       clearTimeout(timer);
+      signal?.removeEventListener('abort', onAbort);
     }
   }
 
@@ -261,6 +287,7 @@ export class Transport {
       request.once('socket', (socket: net.Socket) => {
         const dispatch = () => {
           try {
+            if (req.signal?.aborted) throw new AbortedError(req.what);
             gate();
           } catch (err) {
             request.destroy(err as Error);

@@ -25,6 +25,13 @@ describe('createMetrics', () => {
       'workqueue_retries_total',
       'workqueue_queue_duration_seconds',
       'workqueue_work_duration_seconds',
+      'workqueue_unfinished_work_seconds',
+      'workqueue_longest_running_processor_seconds',
+      'controller_runtime_active_workers',
+      'controller_runtime_max_concurrent_reconciles',
+      'controller_runtime_reconcile_panics_total',
+      'controller_runtime_terminal_reconcile_errors_total',
+      'controller_runtime_reconcile_timeouts_total',
       'leader_election_master_status',
       'webservice_decisions_total',
       'webservice_writes_total',
@@ -97,6 +104,60 @@ describe('createMetrics', () => {
     // client-go's buckets: 10ns to 10s, one per power of ten.
     expect(text).toContain('workqueue_work_duration_seconds_bucket{le="1e-8",name="ws"}');
     expect(text).toContain('workqueue_work_duration_seconds_bucket{le="10",name="ws"}');
+  });
+
+  it('reports the work in progress on each scrape: unfinished seconds summed, and the longest', async () => {
+    const clock = new FakeClock();
+    const m = createMetrics('ws');
+    const queue = new WorkQueue({ clock, metrics: m.queue });
+    let text = await m.registry.metrics();
+    expect(value(text, 'workqueue_unfinished_work_seconds{name="ws"}')).toBe(0);
+    expect(value(text, 'workqueue_longest_running_processor_seconds{name="ws"}')).toBe(0);
+
+    queue.add('ns/stuck');
+    queue.add('ns/quick');
+    expect(await queue.get()).toBe('ns/stuck');
+    await clock.advance(3000);
+    expect(await queue.get()).toBe('ns/quick');
+    await clock.advance(1000);
+    text = await m.registry.metrics();
+    expect(value(text, 'workqueue_unfinished_work_seconds{name="ws"}')).toBe(5); // 4 + 1
+    expect(value(text, 'workqueue_longest_running_processor_seconds{name="ws"}')).toBe(4);
+
+    queue.done('ns/stuck');
+    text = await m.registry.metrics();
+    expect(value(text, 'workqueue_unfinished_work_seconds{name="ws"}')).toBe(1);
+    expect(value(text, 'workqueue_longest_running_processor_seconds{name="ws"}')).toBe(1);
+    queue.done('ns/quick');
+    text = await m.registry.metrics();
+    expect(value(text, 'workqueue_unfinished_work_seconds{name="ws"}')).toBe(0);
+  });
+
+  it('counts workers in use, the worker limit, panics and timeouts; terminal errors stay 0', async () => {
+    const m = createMetrics();
+    let text = await m.registry.metrics();
+    for (const series of [
+      'controller_runtime_active_workers',
+      'controller_runtime_max_concurrent_reconciles',
+      'controller_runtime_reconcile_panics_total',
+      'controller_runtime_terminal_reconcile_errors_total',
+      'controller_runtime_reconcile_timeouts_total',
+    ]) {
+      expect(value(text, `${series}{controller="webservice"}`)).toBe(0);
+    }
+    m.maxConcurrentReconciles(4);
+    m.activeWorkers(1);
+    m.activeWorkers(1);
+    m.activeWorkers(-1);
+    m.panicked();
+    m.timedOut();
+    m.timedOut();
+    text = await m.registry.metrics();
+    expect(value(text, 'controller_runtime_max_concurrent_reconciles{controller="webservice"}')).toBe(4);
+    expect(value(text, 'controller_runtime_active_workers{controller="webservice"}')).toBe(1);
+    expect(value(text, 'controller_runtime_reconcile_panics_total{controller="webservice"}')).toBe(1);
+    expect(value(text, 'controller_runtime_reconcile_timeouts_total{controller="webservice"}')).toBe(2);
+    expect(value(text, 'controller_runtime_terminal_reconcile_errors_total{controller="webservice"}')).toBe(0);
   });
 
   it('uses a private registry: two controllers do not collide, the global registry stays empty', () => {

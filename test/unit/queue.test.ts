@@ -1,6 +1,6 @@
 // The work queue: de-duplication, one worker per key, delays, backoff through its rate
 // limiter, and shutdown, driven by a fake clock.
-import { QueueMetrics, WorkQueue } from '../../src/controller/queue';
+import { LOW_PRIORITY, NORMAL_PRIORITY, QueueMetrics, WorkQueue } from '../../src/controller/queue';
 import { EQUAL_JITTER, ItemExponentialFailureRateLimiter, RateLimiter } from '../../src/core/retry';
 import { FakeClock, flushPromises } from '../support/fake-clock';
 
@@ -25,10 +25,13 @@ class RecordingMetrics implements QueueMetrics {
   workDuration(seconds: number): void {
     this.durations.push(seconds);
   }
+  inFlight(): void {
+    // read through WorkQueue.inFlight() directly
+  }
 }
 
 /** A queue whose rate limiter backs off 100 ms doubling to 1 s, with equal jitter. */
-function setup(options: { random?: () => number; rateLimiter?: RateLimiter } = {}) {
+function setup(options: { random?: () => number; rateLimiter?: RateLimiter; priorities?: boolean } = {}) {
   const clock = new FakeClock();
   const metrics = new RecordingMetrics();
   const rateLimiter =
@@ -39,7 +42,7 @@ function setup(options: { random?: () => number; rateLimiter?: RateLimiter } = {
       jitter: EQUAL_JITTER,
       random: options.random ?? (() => 1),
     });
-  const queue = new WorkQueue({ rateLimiter, clock, metrics });
+  const queue = new WorkQueue({ rateLimiter, clock, metrics, priorities: options.priorities });
   return { clock, metrics, queue };
 }
 
@@ -310,5 +313,112 @@ describe('WorkQueue', () => {
       queue.done('ns/a');
     }
     expect(delays).toEqual([5, 10, 20, 40]);
+  });
+});
+
+describe('WorkQueue priorities', () => {
+  /** Every key ready now, in the order get() hands them out (each marked done). */
+  async function drain(queue: WorkQueue): Promise<string[]> {
+    const keys: string[] = [];
+    while (queue.len() > 0) {
+      const key = (await queue.get()) as string;
+      keys.push(key);
+      queue.done(key);
+    }
+    return keys;
+  }
+
+  it('hands out normal-priority keys before low ones, first in first out within each', async () => {
+    const { queue } = setup();
+    queue.add('ns/list-1', LOW_PRIORITY);
+    queue.add('ns/list-2', LOW_PRIORITY);
+    queue.add('ns/event-1');
+    queue.add('ns/list-3', LOW_PRIORITY);
+    queue.add('ns/event-2', NORMAL_PRIORITY);
+    expect(await drain(queue)).toEqual(['ns/event-1', 'ns/event-2', 'ns/list-1', 'ns/list-2', 'ns/list-3']);
+  });
+
+  it('an event on a key queued at low priority raises it; a low add never lowers a normal one', async () => {
+    const { queue, metrics } = setup();
+    queue.add('ns/a', LOW_PRIORITY);
+    queue.add('ns/b', LOW_PRIORITY);
+    queue.add('ns/c');
+    queue.add('ns/b'); // an event on b
+    queue.add('ns/c', LOW_PRIORITY); // a resync of c
+    expect(queue.len()).toBe(3);
+    expect(metrics.addCount).toBe(3); // raising is not a second add
+    expect(await drain(queue)).toEqual(['ns/c', 'ns/b', 'ns/a']);
+  });
+
+  it('never hands out a key being processed, whatever priority it is re-added with', async () => {
+    const { queue } = setup();
+    queue.add('ns/a', LOW_PRIORITY);
+    expect(await queue.get()).toBe('ns/a');
+    queue.add('ns/a'); // raised while a worker has it
+    queue.add('ns/b', LOW_PRIORITY);
+    expect(await queue.get()).toBe('ns/b');
+    const waiter = pendingGet(queue);
+    await flushPromises();
+    expect(waiter.settled).toBe(false);
+    queue.done('ns/a');
+    await flushPromises();
+    expect(waiter).toEqual({ settled: true, key: 'ns/a' });
+    expect(queue.priorityOf('ns/a')).toBe(NORMAL_PRIORITY);
+  });
+
+  it('a rate-limited or delayed requeue keeps the priority the key was handed out with', async () => {
+    const { queue, clock } = setup();
+    queue.add('ns/low', LOW_PRIORITY);
+    queue.add('ns/normal');
+    expect(await queue.get()).toBe('ns/normal');
+    expect(await queue.get()).toBe('ns/low');
+    queue.addRateLimited('ns/low'); // 100 ms
+    queue.done('ns/low');
+    queue.addAfter('ns/normal', 100);
+    queue.done('ns/normal');
+    queue.add('ns/other', LOW_PRIORITY);
+    await clock.advance(100);
+    expect(await drain(queue)).toEqual(['ns/normal', 'ns/other', 'ns/low']);
+  });
+
+  it('priorities leave the backoff as it was: per key, doubling, reset by forget()', async () => {
+    const { queue, clock } = setup();
+    queue.add('ns/a', LOW_PRIORITY);
+    const key = (await queue.get()) as string;
+    queue.addRateLimited(key);
+    queue.done(key);
+    expect(await msUntilReady(clock, queue)).toBe(100);
+    expect(await queue.get()).toBe('ns/a');
+    queue.addRateLimited('ns/a');
+    queue.done('ns/a');
+    expect(await msUntilReady(clock, queue)).toBe(200);
+    expect(queue.numRequeues('ns/a')).toBe(2);
+    expect(queue.priorityOf('ns/a')).toBe(LOW_PRIORITY);
+    queue.forget('ns/a');
+    expect(queue.numRequeues('ns/a')).toBe(0);
+  });
+
+  it('addAfter without backoff: a waiting key keeps the earlier time and the higher priority', async () => {
+    const { queue, clock, metrics } = setup();
+    queue.addAfter('ns/a', 500, LOW_PRIORITY);
+    queue.addAfter('ns/a', 300, NORMAL_PRIORITY);
+    queue.addAfter('ns/b', 100, LOW_PRIORITY);
+    expect(await msUntilReady(clock, queue)).toBe(100);
+    await clock.advance(199);
+    expect(queue.len()).toBe(1);
+    await clock.advance(1);
+    expect(queue.len()).toBe(2);
+    expect(metrics.retryCount).toBe(0);
+    expect(await drain(queue)).toEqual(['ns/a', 'ns/b']);
+  });
+
+  it('turned off, it is one FIFO: priorities are ignored', async () => {
+    const { queue } = setup({ priorities: false });
+    queue.add('ns/list-1', LOW_PRIORITY);
+    queue.add('ns/event-1');
+    queue.add('ns/list-2', LOW_PRIORITY);
+    queue.add('ns/list-1'); // would raise it; off, it is a plain duplicate
+    expect(queue.len()).toBe(3);
+    expect(await drain(queue)).toEqual(['ns/list-1', 'ns/event-1', 'ns/list-2']);
   });
 });

@@ -70,6 +70,37 @@ describe('Reflector', () => {
     expect(upserts).toEqual(['a@1', 'a@5']);
   });
 
+  it('tells its handler which objects came from the first list: not watch events, nor a relist', async () => {
+    const abort = new AbortController();
+    const gone = new KubeError('Gone', 'too old resource version', 410);
+    const { source } = scripted(
+      [
+        { events: [{ type: 'MODIFIED', object: obj('a', '5') }], fail: gone },
+        { events: [{ type: 'ADDED', object: obj('b', '101') }] },
+      ],
+      abort,
+    );
+    const upserts: string[] = [];
+    await new Reflector<Obj>(
+      source,
+      {
+        upsert: (o, _previous, initialList) =>
+          upserts.push(`${o.metadata.name}@${o.metadata.resourceVersion}${initialList ? ' (initial list)' : ''}`),
+        remove: () => undefined,
+      },
+      {
+        name: 'test',
+        idleTimeoutMs: 1000,
+        initialBackoffMs: 1,
+        maxBackoffMs: 1,
+        random: () => 0,
+        log: () => undefined,
+      },
+    ).run(abort.signal);
+    // The relist after 410 brings a@1 back over a@5: a change like any other.
+    expect(upserts).toEqual(['a@1 (initial list)', 'a@5', 'a@1', 'b@101']);
+  });
+
   it('relists after 410 Gone instead of resuming', async () => {
     const abort = new AbortController();
     const gone = new KubeError('Gone', 'too old resource version', 410);

@@ -5,7 +5,7 @@
 import * as http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { KubeConfig } from '@kubernetes/client-node/dist/config.js';
-import { ForbiddenError, NotLeaderError } from '../../src/kube/errors';
+import { AbortedError, ForbiddenError, NotLeaderError } from '../../src/kube/errors';
 import { MAX_SOCKETS, Transport, statusError } from '../../src/kube/transport';
 
 class GateClosed extends Error {}
@@ -186,6 +186,44 @@ test("the leader fence's 403 is a NotLeaderError, any other 403 a plain Forbidde
 });
 
 /** Polls a condition every few milliseconds; fails after 5 s. */
+test('a signal aborted before the request is made: refused unsent', async () => {
+  const controller = new AbortController();
+  controller.abort();
+  await expect(
+    transport.request({ method: 'POST', path: '/w', body: {}, what: 'w', signal: controller.signal }),
+  ).rejects.toBeInstanceOf(AbortedError);
+  expect(received).toEqual([]);
+});
+
+test('a signal that aborts while the answer is awaited cuts the request off', async () => {
+  const controller = new AbortController();
+  const pending = transport.request({ method: 'GET', path: '/hold', what: 'hold', signal: controller.signal });
+  await until(() => held.length === 1);
+  controller.abort();
+  await expect(pending).rejects.toBeInstanceOf(AbortedError);
+});
+
+test('a write whose signal aborts while it waits for a socket is never sent', async () => {
+  const g = gate();
+  const blockers = Array.from({ length: MAX_SOCKETS }, (_, i) => write(`/${i}/hold`, g));
+  await until(() => held.length === MAX_SOCKETS);
+  const controller = new AbortController();
+  const queued = transport.request({
+    method: 'POST',
+    path: '/late',
+    body: {},
+    what: 'late',
+    gate: g.check,
+    signal: controller.signal,
+  });
+  controller.abort();
+  await expect(queued).rejects.toBeInstanceOf(AbortedError);
+  for (const res of held.splice(0)) res.end('{}');
+  await Promise.all(blockers);
+  await new Promise((resolve) => setTimeout(resolve, 20));
+  expect(received).not.toContain('/late');
+});
+
 async function until(condition: () => boolean): Promise<void> {
   const deadline = Date.now() + 5000;
   while (!condition()) {

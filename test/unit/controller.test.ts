@@ -1,0 +1,241 @@
+// Where the controller's keys get their priority (initial list low, events normal), and its
+// workers against one WebService: a reconcile that throws (a bug) is counted
+// as a panic and the worker carries on; a reconcile whose write never gets an answer is
+// aborted at --reconcile-timeout, counted, writes no status, and is retried with backoff.
+import * as http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { Controller, ControllerOptions } from '../../src/controller/controller';
+import { createMetrics } from '../../src/controller/metrics';
+import { LOW_PRIORITY, NORMAL_PRIORITY } from '../../src/controller/queue';
+import type { WebService } from '../../src/core/model';
+import type { KubeConfig } from '@kubernetes/client-node/dist/config.js';
+import type { KubeClient } from '../../src/kube/client';
+import { Request, Transport, WatchEvent, WatchOptions } from '../../src/kube/transport';
+
+const WEB: WebService = {
+  apiVersion: 'apps.labhub.io/v1',
+  kind: 'WebService',
+  metadata: { name: 'web', namespace: 'ns', uid: 'u-web', resourceVersion: '1', generation: 1 },
+  spec: { image: 'nginx:1.27' },
+};
+
+/** A watch that stays open, silent, until the controller stops. */
+const silentWatch = (options: WatchOptions) =>
+  new Promise<void>((resolve) => options.signal?.addEventListener('abort', () => resolve()));
+
+/**
+ * Lists `items` (WEB by default) and no ConfigMaps; a client dry run, so a reconcile that gets
+ * through writes nothing. events.push sends a watch event on WebServices.
+ */
+function fakeClient(items: WebService[] = [WEB], events: { push?: (event: WatchEvent<WebService>) => void } = {}) {
+  return {
+    dryRun: 'client',
+    listWebServices: () => Promise.resolve({ items: structuredClone(items), resourceVersion: '1' }),
+    watchWebServices: (
+      _ns: unknown,
+      _rv: unknown,
+      _t: unknown,
+      onEvent: (event: WatchEvent<WebService>) => void,
+      options: WatchOptions,
+    ) => {
+      events.push = onEvent;
+      return silentWatch(options);
+    },
+    listConfigMaps: () => Promise.resolve({ items: [], resourceVersion: '1' }),
+    listWorkloads: () => Promise.resolve({ items: [], resourceVersion: '1' }),
+    watchWorkloads: (...args: unknown[]) => silentWatch(args[6] as WatchOptions),
+    watchConfigMaps: (_ns: unknown, _rv: unknown, _t: unknown, _l: unknown, _on: unknown, options: WatchOptions) =>
+      silentWatch(options),
+  } as unknown as KubeClient;
+}
+
+function controllerFor(client: KubeClient, options: Partial<ControllerOptions> = {}) {
+  const metrics = createMetrics();
+  const logs: string[] = [];
+  const controller = new Controller(client, {
+    namespace: 'ns',
+    concurrency: 1,
+    requeueAfterSeconds: 10,
+    resyncPeriodMs: 0,
+    backoffBaseMs: 1,
+    backoffMaxMs: 10,
+    watchIdleTimeoutMs: 60_000,
+    priorityQueue: true,
+    reconcileTimeoutMs: 0,
+    ...options,
+    identity: 'test',
+    log: (_level, message) => logs.push(message),
+    metrics,
+    now: () => '2026-12-01T00:00:00Z',
+  });
+  return { controller, metrics, logs };
+}
+
+async function until(condition: () => Promise<boolean>, limitMs = 5000): Promise<void> {
+  const deadline = Date.now() + limitMs;
+  while (!(await condition())) {
+    if (Date.now() > deadline) throw new Error('condition not met in time');
+    await new Promise((resolve) => setTimeout(resolve, 5));
+  }
+}
+
+async function sample(metrics: ReturnType<typeof createMetrics>, series: string): Promise<number | undefined> {
+  const line = (await metrics.registry.metrics()).split('\n').find((l) => l.startsWith(`${series} `));
+  return line === undefined ? undefined : Number(line.slice(series.length + 1));
+}
+
+async function started(controller: Controller): Promise<void> {
+  controller.startCaches();
+  await until(() => Promise.resolve(controller.synced()));
+  controller.startWorkers();
+}
+
+describe('Controller priorities', () => {
+  const named = (name: string, resourceVersion = '1'): WebService => ({
+    ...structuredClone(WEB),
+    metadata: { ...WEB.metadata, name, uid: `u-${name}`, resourceVersion },
+  });
+
+  it.each([
+    [true, LOW_PRIORITY],
+    [false, NORMAL_PRIORITY],
+  ])('queues the initial list low and a watch event normal (priority queue %s)', async (on, listed) => {
+    const events: { push?: (event: WatchEvent<WebService>) => void } = {};
+    const { controller } = controllerFor(fakeClient([named('a'), named('b')], events), { priorityQueue: on });
+    controller.startCaches();
+    try {
+      await until(() => Promise.resolve(controller.synced() && events.push !== undefined));
+      expect(controller.queue.priorityOf('ns/a')).toBe(listed);
+      expect(controller.queue.priorityOf('ns/b')).toBe(listed);
+      events.push?.({ type: 'MODIFIED', object: named('b', '2') });
+      events.push?.({ type: 'ADDED', object: named('c', '3') });
+      expect(controller.queue.priorityOf('ns/a')).toBe(listed);
+      expect(controller.queue.priorityOf('ns/b')).toBe(NORMAL_PRIORITY);
+      expect(controller.queue.priorityOf('ns/c')).toBe(NORMAL_PRIORITY);
+      // The first keys handed out are the changed ones when priorities are on.
+      const first = [await controller.queue.get(), await controller.queue.get()];
+      expect(first).toEqual(on ? ['ns/b', 'ns/c'] : ['ns/a', 'ns/b']);
+    } finally {
+      await controller.shutDown();
+    }
+  });
+});
+
+describe('Controller workers', () => {
+  it('count a reconcile that throws as a panic, survive it and retry the key with backoff', async () => {
+    const client = fakeClient();
+    let throws = 1;
+    // The engine's first look at the client throws, as a bug in it would.
+    Object.defineProperty(client, 'dryRun', {
+      get: () => {
+        if (throws-- > 0) throw new TypeError('a bug');
+        return 'client';
+      },
+    });
+    const { controller, metrics, logs } = controllerFor(client);
+    await started(controller);
+    const success = 'controller_runtime_reconcile_total{controller="webservice",result="success"}';
+    await until(async () => (await sample(metrics, success)) === 1);
+    await controller.shutDown();
+
+    expect(await sample(metrics, 'controller_runtime_reconcile_panics_total{controller="webservice"}')).toBe(1);
+    expect(await sample(metrics, 'controller_runtime_reconcile_errors_total{controller="webservice"}')).toBe(1);
+    expect(await sample(metrics, 'workqueue_retries_total{name="webservice"}')).toBe(1);
+    expect(await sample(metrics, 'controller_runtime_active_workers{controller="webservice"}')).toBe(0);
+    expect(await sample(metrics, 'controller_runtime_max_concurrent_reconciles{controller="webservice"}')).toBe(1);
+    expect(logs).toContain('reconcile failed');
+  });
+});
+
+/**
+ * A client that sends through a real Transport, as KubeClient does (KubeClient itself loads
+ * client-node, which these tests cannot): lists are GETs, each other method the engine calls
+ * is a write, POST /<method>, with a gate; withSignal's copy passes its signal with each.
+ */
+function transportClient(transport: Transport, signal?: AbortSignal): KubeClient {
+  const send = (req: Request) =>
+    transport.request<{ items: unknown[]; metadata: { resourceVersion: string } }>({ ...req, signal });
+  const list = (path: string) =>
+    send({ method: 'GET', path, what: path }).then((l) => ({
+      items: l.items,
+      resourceVersion: l.metadata.resourceVersion,
+    }));
+  const base: Record<string, unknown> = {
+    dryRun: 'none',
+    withSignal: (s: AbortSignal) => transportClient(transport, s),
+    listWebServices: () => list('/webservices'),
+    listConfigMaps: () => list('/configmaps'),
+    listWorkloads: () => list('/workloads'),
+    watchWorkloads: (...args: unknown[]) => silentWatch(args[6] as WatchOptions),
+    watchWebServices: (_ns: unknown, _rv: unknown, _t: unknown, _on: unknown, options: WatchOptions) =>
+      silentWatch(options),
+    watchConfigMaps: (_ns: unknown, _rv: unknown, _t: unknown, _l: unknown, _on: unknown, options: WatchOptions) =>
+      silentWatch(options),
+  };
+  return new Proxy(base, {
+    get: (target, prop) =>
+      typeof prop !== 'string' || prop in target
+        ? target[prop as string]
+        : (...args: unknown[]) =>
+            send({ method: 'POST', path: `/${prop}`, body: args, what: prop, gate: () => undefined }),
+  }) as unknown as KubeClient;
+}
+
+describe('Controller reconcile timeout', () => {
+  let server: http.Server;
+  let received: string[];
+  let held: http.ServerResponse[];
+  let transport: Transport;
+
+  beforeEach(async () => {
+    received = [];
+    held = [];
+    // Lists answer; every write is held, never answered.
+    server = http.createServer((req, res) => {
+      received.push(`${req.method} ${req.url}`);
+      if (req.method !== 'GET') {
+        held.push(res);
+        return;
+      }
+      const items = req.url === '/webservices' ? [WEB] : [];
+      res.setHeader('Content-Type', 'application/json');
+      res.end(JSON.stringify({ items, metadata: { resourceVersion: '1' } }));
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    const kc = { getCurrentUser: () => ({ name: 'u' }), getCurrentCluster: () => ({ name: 'c', server: url }) };
+    transport = new Transport(kc as unknown as KubeConfig, url, 60_000);
+  });
+
+  afterEach(async () => {
+    for (const res of held) res.destroy();
+    transport.close();
+    server.closeAllConnections();
+    await new Promise((resolve) => server.close(resolve));
+  });
+
+  it('aborts the request in flight, counts a timeout, writes no status and retries with backoff', async () => {
+    const { controller, metrics, logs } = controllerFor(transportClient(transport), {
+      reconcileTimeoutMs: 100,
+      backoffBaseMs: 60_000,
+      backoffMaxMs: 60_000,
+    });
+    try {
+      await started(controller);
+      const timeouts = 'controller_runtime_reconcile_timeouts_total{controller="webservice"}';
+      await until(async () => (await sample(metrics, timeouts)) === 1);
+      await new Promise((resolve) => setTimeout(resolve, 50)); // time for a late write, were there one
+
+      const writes = received.filter((r) => !r.startsWith('GET'));
+      expect(writes).toHaveLength(1); // the write that got no answer, cut off at the deadline
+      expect(writes[0]).not.toMatch(/Status|Event/);
+      expect(await sample(metrics, 'controller_runtime_reconcile_errors_total{controller="webservice"}')).toBe(1);
+      expect(await sample(metrics, 'workqueue_retries_total{name="webservice"}')).toBe(1);
+      expect(await sample(metrics, 'controller_runtime_reconcile_panics_total{controller="webservice"}')).toBe(0);
+      expect(await sample(metrics, 'controller_runtime_active_workers{controller="webservice"}')).toBe(0);
+      expect(logs).toContain('reconcile timed out; retrying with backoff');
+    } finally {
+      await controller.shutDown();
+    }
+  });
+});
