@@ -237,6 +237,10 @@ describe('dependency cycles under run: reported once, never on a timer, resolved
     await eventually(() => ['x', 'y', 'z'].every((n) => ready(n)?.reason === 'DependencyCycle'));
     expect(ready('x').message).toContain('x → y → z → x');
     await sleep(1500); // let the status writes' own watch events settle
+    // A cycle needs a person: when it is first written to status, run says so above INFO.
+    expect(
+      ctl.entries.filter((e) => e.level === 'warn' && String(e.reason).startsWith('dependency cycle')),
+    ).not.toEqual([]);
     const before = reconcilesOf(`${loopNs}/x`);
     await sleep(5000);
     expect(reconcilesOf(`${loopNs}/x`)).toBe(before);
