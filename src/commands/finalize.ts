@@ -44,7 +44,9 @@ export const finalizeCommand: CommandModule<object, Args> = {
       // A client dry run deletes nothing: what it would delete are the decision's deleteChild ops.
       const cleaned =
         ctx.dryRun === 'client'
-          ? result.decision.ops.flatMap((op) => (op.op === 'deleteChild' ? [`configmap/${op.name}`] : []))
+          ? result.decision.ops.flatMap((op) =>
+              op.op === 'deleteChild' ? [`${(op.kind ?? 'ConfigMap').toLowerCase()}/${op.name}`] : [],
+            )
           : result.cleaned;
       rows.push({
         namespace: result.decision.namespace,

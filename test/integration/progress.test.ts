@@ -2,7 +2,17 @@
 // the plugin one), on stderr, rewritten in place and cleared at the end; never with -o json,
 // NO_COLOR or --no-color, and never when stderr is not a terminal.
 import { spawnSync } from 'node:child_process';
-import { PLUGIN, applyYaml, createNamespace, deleteNamespace, plugin, webService } from '../support/cluster';
+import {
+  PLUGIN,
+  applyYaml,
+  createNamespace,
+  deleteNamespace,
+  eventually,
+  kubectl,
+  plugin,
+  webService,
+} from '../support/cluster';
+import { FINALIZER } from '../../src/core/model';
 
 const COUNT = 12;
 let ns: string;
@@ -49,4 +59,19 @@ it('never when stderr is not a terminal', () => {
   const result = plugin(['apply', '--all', '-n', ns], { env: { NO_COLOR: '' } });
   expect(result.status).toBe(0);
   expect(result.stderr).toBe('');
+});
+
+describe('finalize --all on a terminal', () => {
+  it('counts the deletions it finishes', async () => {
+    // Our finalizer, as a user or another tool may put it there: it holds each deletion.
+    const items = Array.from({ length: COUNT }, (_, i) =>
+      JSON.parse(webService(`web-${i}`, { image: 'nginx:1.27' }, { finalizers: [FINALIZER] })),
+    );
+    applyYaml(ns, JSON.stringify({ apiVersion: 'v1', kind: 'List', items }));
+    kubectl(['delete', 'webservice', '--all', '-n', ns, '--wait=false']);
+    const screen = onTerminal('env -u NO_COLOR', 'finalize --all');
+    expect(screen).toContain(`${CLEAR}finalized 0/${COUNT}`);
+    expect(screen).toContain(`${CLEAR}finalized ${COUNT}/${COUNT}${CLEAR}`);
+    await eventually(() => kubectl(['get', 'webservice', '-n', ns, '-o', 'name']).trim() === '');
+  });
 });

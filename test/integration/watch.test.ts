@@ -123,6 +123,14 @@ describe('status --all -w', () => {
     await watch.waitFor(new RegExp(`^second\\s+Deleting\\s`, 'm'));
     expect(plugin(['finalize', 'second', '-n', ns]).status).toBe(0);
     await watch.waitFor(new RegExp(`^second\\s+Deleted\\s`, 'm'));
+    // READY was sized for "Deleting" before any row said it, so REASON never moves right.
+    const readyWidth = (line: string) => {
+      const starts = [...line.matchAll(/\S+/g)].map((match) => match.index);
+      return starts[2] - starts[1];
+    };
+    const [header, ...rows] = watch.stdout.split('\n').filter(Boolean);
+    expect(rows.length).toBeGreaterThan(4);
+    for (const row of rows) expect([row, readyWidth(row)]).toEqual([row, readyWidth(header)]);
   });
 
   it('exits 0 on SIGINT', async () => {
