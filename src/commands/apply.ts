@@ -2,7 +2,7 @@
 import type { CommandModule } from 'yargs';
 import { backoffSeconds, retryAfterSeconds } from '../core/backoff';
 import { Decision, decide } from '../core/decide';
-import { jsonEqual } from '../core/equal';
+import { firstDifference, jsonEqual } from '../core/equal';
 import { observe } from '../core/observe';
 import { Report, buildReport, exitCodeOf, isSettled } from '../core/report';
 import { parseDecision } from '../core/validate';
@@ -327,7 +327,8 @@ async function applySavedDecisions(ctx: Context, file: string): Promise<number> 
     if (!jsonEqual(stripUndefined(now), decision)) {
       throw new UserError(
         `the decision in ${file} for webservice/${decision.name} is stale: it was "${decision.action}" ` +
-          `(${decision.reason}), planning now gives "${now.action}" (${now.reason}); nothing was carried out, run plan again`,
+          `(${decision.reason}), planning now gives "${now.action}" (${now.reason}); ${whatChanged(decision, now)}` +
+          'nothing was carried out, run plan again',
       );
     }
     fresh.push(now);
@@ -356,4 +357,12 @@ async function applySavedDecisions(ctx: Context, file: string): Promise<number> 
 
 function stripUndefined(decision: Decision): Decision {
   return JSON.parse(JSON.stringify(decision)) as Decision;
+}
+
+/** The first field where a saved decision and today's differ, for the stale message. */
+function whatChanged(saved: Decision, now: Decision): string {
+  const difference = firstDifference(saved, stripUndefined(now));
+  if (!difference || difference.path === 'action' || difference.path === 'reason') return '';
+  const show = (value: unknown) => (value === undefined ? 'absent' : JSON.stringify(value));
+  return `${difference.path} was ${show(difference.was)}, is now ${show(difference.is)}; `;
 }

@@ -12,3 +12,33 @@ export function jsonEqual(a: unknown, b: unknown): boolean {
   const bKeys = Object.keys(bRecord).filter((k) => bRecord[k] !== undefined);
   return aKeys.length === bKeys.length && aKeys.every((k) => jsonEqual(aRecord[k], bRecord[k]));
 }
+
+export interface Difference {
+  /** Where the values part, as a JSONPath-like string: `ops[0].patch.data.image`. */
+  path: string;
+  was: unknown;
+  is: unknown;
+}
+
+/** The first place where two JSON values differ (in `was`'s key order), or undefined when equal. */
+export function firstDifference(was: unknown, is: unknown, path = ''): Difference | undefined {
+  if (jsonEqual(was, is)) return undefined;
+  const here = { path: path || '.', was, is };
+  if (typeof was !== 'object' || typeof is !== 'object' || was === null || is === null) return here;
+  if (Array.isArray(was) !== Array.isArray(is)) return here;
+  if (Array.isArray(was) && Array.isArray(is)) {
+    for (let i = 0; i < Math.max(was.length, is.length); i++) {
+      const found = firstDifference(was[i], is[i], `${path}[${i}]`);
+      if (found) return found;
+    }
+    return here;
+  }
+  const wasRecord = was as Record<string, unknown>;
+  const isRecord = is as Record<string, unknown>;
+  const keys = [...new Set([...Object.keys(wasRecord), ...Object.keys(isRecord)])];
+  for (const key of keys) {
+    const found = firstDifference(wasRecord[key], isRecord[key], path ? `${path}.${key}` : key);
+    if (found) return found;
+  }
+  return here;
+}
