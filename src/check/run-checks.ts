@@ -9,6 +9,7 @@ import { ForbiddenError, LEADER_FENCE_POLICY } from '../kube/errors';
 import type { KubeClient, KubeObject } from '../kube/client';
 import { CRD_NAME, VERSION_LABEL } from '../install/manifests';
 import { Access, COMMANDS, COMMAND_ACCESS, WORKLOAD_ACCESS, accessKey } from './access';
+import { WorkersObservation, parseMetrics, workersVerdict } from './workers';
 import {
   CheckResult,
   CrdObservation,
@@ -31,6 +32,9 @@ export interface CheckOptions {
   namespace: string | null;
   lease: { namespace: string; name: string };
   stuckAfterSeconds: number;
+  /** The controller's /metrics, when the user gave it. */
+  metricsUrl?: string;
+  stuckWorkerAfterSeconds: number;
   bundledVersion: string;
   now: () => Date;
 }
@@ -62,6 +66,7 @@ export async function runChecks(client: KubeClient, options: CheckOptions): Prom
         fenceVerdict(where, LEADER_FENCE_POLICY, await observeFence(client)),
       ])),
     );
+    results.push(workersVerdict(await observeWorkers(options.metricsUrl), options.stuckWorkerAfterSeconds));
   }
   const served = !(crd instanceof Error) && (crd.kind === 'read' ? crd.crd !== null : crd.served);
   if (served) results.push(...(await guarded(WEBSERVICE_CHECKS, () => webServiceChecks(client, options))));
@@ -137,6 +142,21 @@ async function workloadAccess(client: KubeClient, namespace: string | null): Pro
     namespace,
   );
 }
+
+/** The controller's /metrics, read once; it is not the API server, so a plain fetch. */
+async function observeWorkers(url: string | undefined): Promise<WorkersObservation> {
+  if (url === undefined) return { kind: 'not-asked' };
+  try {
+    const response = await fetch(url, { signal: AbortSignal.timeout(METRICS_TIMEOUT_MS) });
+    if (!response.ok) return { kind: 'unreachable', url, message: `HTTP ${response.status}` };
+    return { kind: 'read', url, samples: parseMetrics(await response.text()) };
+  } catch (err) {
+    const cause = (err as Error & { cause?: Error }).cause;
+    return { kind: 'unreachable', url, message: (cause ?? (err as Error)).message };
+  }
+}
+
+const METRICS_TIMEOUT_MS = 5_000;
 
 async function observeLease(client: KubeClient, options: CheckOptions): Promise<LeaseObservation> {
   try {

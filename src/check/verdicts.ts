@@ -8,7 +8,8 @@ import { crdVersionState } from '../install/compare';
 import type { CustomResourceDefinition, Lease, ServerVersion } from '../kube/client';
 import { Access, describeAccess } from './access';
 
-export type CheckStatus = 'ok' | 'warn' | 'fail';
+/** skip: the check could not be made, and its message says why. */
+export type CheckStatus = 'ok' | 'warn' | 'fail' | 'skip';
 
 export interface CheckResult {
   /** Stable name of the check, for -o json: server, crd, access/apply, controller, ... */

@@ -187,8 +187,9 @@ export function createPrinter(options: PrinterOptions): Printer {
   };
 }
 
-/** ✓, ‼ or ✗, coloured like kubectl's and linkerd's: green, yellow, red. */
-export function checkMark(color: ChalkInstance, status: 'ok' | 'warn' | 'fail'): string {
+/** ✓, ‼ or ✗, coloured like kubectl's and linkerd's: green, yellow, red; - for a check not made. */
+export function checkMark(color: ChalkInstance, status: 'ok' | 'warn' | 'fail' | 'skip'): string {
+  if (status === 'skip') return color.dim('-');
   return status === 'ok' ? color.green('✓') : status === 'warn' ? color.yellow('‼') : color.red('✗');
 }
 

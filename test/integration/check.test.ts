@@ -91,7 +91,7 @@ describe('on a good setup', () => {
     const result = check(['-o', 'json']);
     expect(result.status).toBe(0);
     const report = JSON.parse(result.stdout);
-    expect(report.summary).toEqual({ ok: 12, warn: 1, fail: 0 });
+    expect(report.summary).toEqual({ ok: 12, warn: 1, fail: 0, skip: 0 });
     expect(report.passed).toBe(true);
     expect(report.checks.map((c: { check: string }) => c.check)).toEqual([
       'server',

@@ -75,10 +75,13 @@ export function sleep(ms: number): Promise<void> {
   return new Promise((resolve) => setTimeout(resolve, ms));
 }
 
-export async function eventually<T>(check: () => T | null | undefined | false, timeoutMs = 30_000): Promise<T> {
+type Maybe<T> = T | null | undefined | false;
+
+/** Polls check (which may be async) until it gives a truthy value, and returns that value. */
+export async function eventually<T>(check: () => Maybe<T> | Promise<Maybe<T>>, timeoutMs = 30_000): Promise<T> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
-    const value = check();
+    const value = await check();
     if (value) return value;
     if (Date.now() > deadline) throw new Error(`condition not met within ${timeoutMs}ms`);
     await sleep(250);
