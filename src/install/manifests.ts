@@ -1,6 +1,6 @@
 // The manifests `install` ships, bundled into the plugin as text: the CRD, the reconciler's
 // least-privilege ClusterRole (--rbac) and the controller's namespace, RBAC, leader fence
-// and Deployment (--controller). Each object is stamped with the plugin's version, so a CRD
+// network policy, disruption budget and Deployment (--controller). Each object is stamped with the plugin's version, so a CRD
 // tells which plugin installed it, and a newer plugin re-applies everything it ships.
 import * as yaml from 'js-yaml';
 import crdText from '../../crds/webservices.apps.labhub.io.yaml';
@@ -8,6 +8,8 @@ import reconcilerRbacText from '../../crds/rbac/webservice-reconciler.yaml';
 import namespaceText from '../../deploy/00-namespace.yaml';
 import controllerRbacText from '../../deploy/10-rbac.yaml';
 import leaderFenceText from '../../deploy/15-leader-fence.yaml';
+import networkPolicyText from '../../deploy/17-network-policy.yaml';
+import disruptionBudgetText from '../../deploy/18-disruption-budget.yaml';
 import deploymentText from '../../deploy/20-deployment.yaml';
 import { RESOURCE } from '../core/model';
 import type { KubeObject } from '../kube/client';
@@ -19,7 +21,7 @@ export const CRD_NAME = RESOURCE;
 export interface ManifestSelection {
   /** The reconciler ClusterRole (crds/rbac/). */
   rbac?: boolean;
-  /** The controller: deploy/ (namespace, RBAC, leader fence, Deployment). */
+  /** The controller: deploy/ (namespace, RBAC, leader fence, network policy, disruption budget, Deployment). */
   controller?: boolean;
 }
 
@@ -27,7 +29,16 @@ export interface ManifestSelection {
 export function bundledManifests(selection: ManifestSelection = {}, version = VERSION): KubeObject[] {
   const texts = [crdText];
   if (selection.rbac) texts.push(reconcilerRbacText);
-  if (selection.controller) texts.push(namespaceText, controllerRbacText, leaderFenceText, deploymentText);
+  if (selection.controller) {
+    texts.push(
+      namespaceText,
+      controllerRbacText,
+      leaderFenceText,
+      networkPolicyText,
+      disruptionBudgetText,
+      deploymentText,
+    );
+  }
   return texts.flatMap(parseDocuments).map((object) => stamped(object, version));
 }
 

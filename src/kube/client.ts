@@ -18,6 +18,7 @@ import {
 import type { StatusPatch } from '../core/status';
 import { UserError, ignoreNotFound, orNull } from './errors';
 import { Request, Transport, WatchEvent, WatchOptions } from './transport';
+import { objectLocation } from './object-location';
 
 const SERVICE_ACCOUNT_TOKEN = '/var/run/secrets/kubernetes.io/serviceaccount/token';
 const DEFAULT_TIMEOUT_MS = 30_000;
@@ -255,49 +256,6 @@ const MERGE_PATCH = 'application/merge-patch+json';
 const APPLY_PATCH = 'application/apply-patch+yaml';
 /** The field manager of everything `install` applies (server-side apply). */
 export const FIELD_MANAGER = 'kubectl-webservice';
-
-/** The kinds `install` ships: their resource name and whether they live in a namespace. */
-interface InstallableKind {
-  resource: string;
-  namespaced: boolean;
-}
-
-const INSTALLABLE_KINDS: Record<string, InstallableKind> = {
-  'apiextensions.k8s.io/v1 CustomResourceDefinition': { resource: 'customresourcedefinitions', namespaced: false },
-  'v1 Namespace': { resource: 'namespaces', namespaced: false },
-  'v1 ServiceAccount': { resource: 'serviceaccounts', namespaced: true },
-  'rbac.authorization.k8s.io/v1 ClusterRole': { resource: 'clusterroles', namespaced: false },
-  'rbac.authorization.k8s.io/v1 ClusterRoleBinding': { resource: 'clusterrolebindings', namespaced: false },
-  'rbac.authorization.k8s.io/v1 Role': { resource: 'roles', namespaced: true },
-  'rbac.authorization.k8s.io/v1 RoleBinding': { resource: 'rolebindings', namespaced: true },
-  'admissionregistration.k8s.io/v1 ValidatingAdmissionPolicy': {
-    resource: 'validatingadmissionpolicies',
-    namespaced: false,
-  },
-  'admissionregistration.k8s.io/v1 ValidatingAdmissionPolicyBinding': {
-    resource: 'validatingadmissionpolicybindings',
-    namespaced: false,
-  },
-  'apps/v1 Deployment': { resource: 'deployments', namespaced: true },
-};
-
-/** The REST path of an installable object, and how kubectl names it in messages. */
-function objectLocation(object: KubeObject): { path: string; resource: string; what: string } {
-  const key = `${object.apiVersion} ${object.kind}`;
-  const kind = Object.hasOwn(INSTALLABLE_KINDS, key) ? INSTALLABLE_KINDS[key] : null;
-  if (!kind) throw new UserError(`cannot install ${object.apiVersion} ${object.kind}: not a kind the plugin ships`);
-  const { name, namespace } = object.metadata;
-  if (kind.namespaced && !namespace) throw new UserError(`${object.kind} "${name}" has no metadata.namespace`);
-  const group = object.apiVersion.includes('/') ? object.apiVersion.split('/')[0] : '';
-  const base = group ? `/apis/${object.apiVersion}` : `/api/${object.apiVersion}`;
-  const scope = kind.namespaced ? `/namespaces/${encodeURIComponent(namespace!)}` : '';
-  const resource = group ? `${kind.resource}.${group}` : kind.resource;
-  return {
-    path: `${base}${scope}/${kind.resource}/${encodeURIComponent(name)}`,
-    resource: kind.resource,
-    what: `${resource} "${name}"`,
-  };
-}
 
 const wsPath = (namespace: string | null, name?: string) =>
   `/apis/${GROUP}/${VERSION}${namespace === null ? '' : `/namespaces/${encodeURIComponent(namespace)}`}/${PLURAL}` +

@@ -149,6 +149,38 @@ describe('deploy/ manifests', () => {
     expect(container().args[0]).toBe('run');
   });
 
+  it('keep the standby standing: a drain takes one replica at a time, and the replicas spread across nodes', () => {
+    const budget = find('PodDisruptionBudget', NAME);
+    expect(budget.spec).toEqual({ maxUnavailable: 1, selector: deployment().spec.selector });
+    expect(deployment().spec.template.spec.topologySpreadConstraints).toEqual([
+      {
+        maxSkew: 1,
+        topologyKey: 'kubernetes.io/hostname',
+        whenUnsatisfiable: 'ScheduleAnyway', // a one-node cluster still runs both
+        labelSelector: deployment().spec.selector,
+      },
+    ]);
+  });
+
+  it('let in only the metrics scrape, and let out only DNS and the API server', () => {
+    const policy = find('NetworkPolicy', NAME);
+    expect(policy.spec.podSelector).toEqual(deployment().spec.selector);
+    expect(policy.spec.policyTypes).toEqual(['Ingress', 'Egress']);
+    expect(policy.spec.ingress).toEqual([
+      {
+        from: [{ namespaceSelector: { matchLabels: { metrics: 'enabled' } } }],
+        ports: [{ port: 'metrics', protocol: 'TCP' }],
+      },
+    ]);
+    expect(container().ports.find((p: { name: string }) => p.name === 'metrics').containerPort).toBe(8080);
+    const egressPorts = policy.spec.egress.map((rule: { ports: { port: number }[] }) => rule.ports.map((p) => p.port));
+    expect(egressPorts).toEqual([
+      [53, 53],
+      [443, 6443],
+    ]);
+    expect(policy.spec.egress[0].to[0].podSelector).toEqual({ matchLabels: { 'k8s-app': 'kube-dns' } });
+  });
+
   it('grant the controller every rule of webservice-reconciler, plus Events, and nothing else cluster-wide', () => {
     const reconciler = load(path.join(ROOT, 'crds/rbac/webservice-reconciler.yaml')).find(
       (o) => o.kind === 'ClusterRole',

@@ -76,6 +76,8 @@ describe('install -o yaml|json', () => {
       'RoleBinding',
       'ValidatingAdmissionPolicy',
       'ValidatingAdmissionPolicyBinding',
+      'NetworkPolicy',
+      'PodDisruptionBudget',
       'Deployment',
     ]);
   });

@@ -12,6 +12,7 @@ import {
   isCrd,
 } from '../../src/install/manifests';
 import { toYamlStream } from '../../src/print/output';
+import { objectLocation } from '../../src/kube/object-location';
 
 const ROOT = path.resolve(__dirname, '../..');
 const fromRepo = (file: string) =>
@@ -86,6 +87,12 @@ describe('the bundled manifests', () => {
     expect(names(allBundledManifests())).toEqual(all);
   });
 
+  it('are each of a kind the API module can install and uninstall', () => {
+    for (const object of allBundledManifests()) {
+      expect(objectLocation(object).path).toContain(`/${encodeURIComponent(object.metadata.name)}`);
+    }
+  });
+
   it('are the repository files, each object stamped with the version label', () => {
     const objects = allBundledManifests('1.2.3');
     const files = [
@@ -94,6 +101,8 @@ describe('the bundled manifests', () => {
       'deploy/00-namespace.yaml',
       'deploy/10-rbac.yaml',
       'deploy/15-leader-fence.yaml',
+      'deploy/17-network-policy.yaml',
+      'deploy/18-disruption-budget.yaml',
       'deploy/20-deployment.yaml',
     ].flatMap(fromRepo);
     expect(objects).toHaveLength(files.length);
