@@ -1,9 +1,12 @@
 // The start of dist/kubectl-webservice. The program follows this code in the same file,
 // inside a comment (so node only skims it), and is compiled from there with V8's code
-// cache, kept per user, the way Node 22's module.enableCompileCache does it; Node 20 has
-// no such switch. The first run writes the cache as it exits; later runs skip most of the
-// parsing and compiling. Anything that goes wrong with the cache only costs that saving,
+// cache, kept per user. The first run writes the cache as it exits; later runs skip most of
+// the parsing and compiling. Anything that goes wrong with the cache only costs that saving,
 // never the command. (The build puts 'use strict' and the constants above this.)
+// Not module.enableCompileCache (Node 22.1+): it cannot reach the file node was started
+// with, and fed the program through Module#_compile it still cost more CPU per start than
+// this, since its cache is taken before the command runs, while this one, taken at exit,
+// also holds every function the command compiled (bench/RESULTS.md has the figures).
 /* global PROGRAM_KEY, COMMENT_END, COMMENT_END_ESCAPED */
 (function launch() {
   const fs = require('node:fs');
