@@ -6,7 +6,12 @@
 // - relist on 410 Gone (etcd compacted the version we asked for);
 // - on any other failure, back off as client-go's reflector does (800 ms doubling to 30 s,
 //   with jitter: REFLECTOR_BACKOFF) and retry;
-// - a watchdog aborts a watch that brings neither an event nor a bookmark for too long.
+// - a watchdog aborts a watch that brings neither an event nor a bookmark for too long;
+// - with watchList, the list is a streaming one (WatchList: sendInitialEvents=true), as
+//   client-go's reflector does when its WatchListClient gate is on: the objects arrive one
+//   event at a time instead of in one response that both ends must hold whole. A server that
+//   refuses it (400/422), or that ignores it (a bookmark without initial-events-end), gets a
+//   LIST from then on.
 import { REFLECTOR_BACKOFF, backoff } from '../core/retry';
 import { sleep } from '../engine/retry';
 import type { ObjectList } from '../kube/client';
@@ -15,8 +20,14 @@ import type { WatchEvent, WatchOptions } from '../kube/transport';
 import { keyOf } from '../core/pass';
 
 interface Meta {
-  metadata: { name: string; namespace?: string; resourceVersion?: string };
+  metadata: { name: string; namespace?: string; resourceVersion?: string; annotations?: Record<string, string> };
 }
+
+/** The annotation on the bookmark that ends a streaming list's initial events. */
+export const INITIAL_EVENTS_END = 'k8s.io/initial-events-end';
+
+/** The server sent a plain bookmark before the end of the initial events: it ignores sendInitialEvents. */
+class NotStreamingError extends Error {}
 
 export interface ListWatchSource<T> {
   list(): Promise<ObjectList<T>>;
@@ -46,12 +57,16 @@ export interface ReflectorOptions {
   initialBackoffMs?: number;
   maxBackoffMs?: number;
   random?: () => number;
+  /** List with a streaming list (WatchList) where the server serves one. */
+  watchList?: boolean;
   log: (level: 'info' | 'error' | 'debug', message: string, fields?: Record<string, unknown>) => void;
 }
 
 /** Counts what a reflector did, for tests and logs: relists after 410, restarts after errors. */
 export interface ReflectorStats {
   lists: number;
+  /** Of the lists, those that were streaming lists. */
+  streamingLists: number;
   watches: number;
   relistsOnGone: number;
   failures: number;
@@ -60,11 +75,20 @@ export interface ReflectorStats {
 
 export class Reflector<T extends Meta> {
   readonly store = new Map<string, T>();
-  readonly stats: ReflectorStats = { lists: 0, watches: 0, relistsOnGone: 0, failures: 0, idleTimeouts: 0 };
+  readonly stats: ReflectorStats = {
+    lists: 0,
+    streamingLists: 0,
+    watches: 0,
+    relistsOnGone: 0,
+    failures: 0,
+    idleTimeouts: 0,
+  };
   private hasSynced = false;
   /** The resourceVersion of the last event the current watch delivered (null: relist first). */
   private progress: string | null = null;
   private readonly random: () => number;
+  /** The server refused or ignored a streaming list: LIST from now on. */
+  private watchListRefused = false;
 
   constructor(
     private readonly source: ListWatchSource<T>,
@@ -91,7 +115,10 @@ export class Reflector<T extends Meta> {
     let resourceVersion: string | null = null;
     while (!signal.aborted) {
       try {
-        if (resourceVersion === null) resourceVersion = await this.relist();
+        if (resourceVersion === null) {
+          resourceVersion =
+            this.options.watchList && !this.watchListRefused ? await this.streamingList(signal) : await this.relist();
+        }
         failures = 0;
         resourceVersion = await this.watchOnce(resourceVersion, signal);
       } catch (err) {
@@ -143,16 +170,81 @@ export class Reflector<T extends Meta> {
     return list.resourceVersion;
   }
 
+  /**
+   * A streaming list: a watch that begins with the objects there are, as ADDED events, then a
+   * bookmark annotated initial-events-end, and goes on as a watch until the server ends it.
+   * What the store held and the initial events did not bring is reported as removed, as after
+   * a LIST. Returns the last resourceVersion seen.
+   */
+  private async streamingList(signal: AbortSignal): Promise<string> {
+    this.stats.lists++;
+    this.stats.streamingLists++;
+    this.stats.watches++;
+    const initialList = !this.hasSynced;
+    const seen = new Set<string>();
+    // Set from the watch's callback, which the type checker does not follow.
+    const stream: { resourceVersion: string | null } = { resourceVersion: null };
+    this.progress = null;
+    const initialEventsEnded = (bookmark: T) => {
+      if (bookmark.metadata.annotations?.[INITIAL_EVENTS_END] !== 'true') throw new NotStreamingError();
+      for (const [key, object] of [...this.store]) {
+        if (!seen.has(key)) {
+          this.store.delete(key);
+          this.handlers.remove(object);
+        }
+      }
+      this.hasSynced = true;
+      this.handlers.synced?.();
+    };
+    try {
+      await this.source.watch(
+        '',
+        this.watchTimeoutSeconds(),
+        (event) => {
+          if (event.type === 'ERROR') throw statusOf(event.object);
+          const synced = stream.resourceVersion !== null;
+          if (event.type === 'BOOKMARK') {
+            if (!synced) initialEventsEnded(event.object);
+          } else if (event.type === 'DELETED') {
+            this.store.delete(keyOf(event.object));
+            this.handlers.remove(event.object);
+          } else {
+            if (!synced) seen.add(keyOf(event.object));
+            this.apply(event.object, initialList && !synced);
+          }
+          // Until the initial events end, a resourceVersion is no place to resume from.
+          const next = event.object.metadata.resourceVersion;
+          if (next && (synced || event.type === 'BOOKMARK')) stream.resourceVersion = this.progress = next;
+        },
+        { idleTimeoutMs: this.options.idleTimeoutMs, signal, sendInitialEvents: true },
+      );
+    } catch (err) {
+      const refused = err instanceof KubeError && err.kind === 'Invalid';
+      if (!refused && !(err instanceof NotStreamingError)) throw err;
+      this.watchListRefused = true;
+      this.options.log('info', 'the server does not serve streaming lists (WatchList); listing instead', {
+        reflector: this.options.name,
+        ...(refused ? { error: err.message } : {}),
+      });
+      return this.relist();
+    }
+    if (stream.resourceVersion === null) throw new Error('the streaming list ended before its initial events did');
+    return stream.resourceVersion;
+  }
+
+  private watchTimeoutSeconds(): number {
+    const minTimeout = this.options.minWatchTimeoutSeconds ?? 300;
+    return Math.floor(minTimeout * (1 + this.random()));
+  }
+
   /** One watch, until the server ends it; returns the last resourceVersion seen. */
   private async watchOnce(from: string, signal: AbortSignal): Promise<string> {
     this.stats.watches++;
     let resourceVersion = from;
     this.progress = from;
-    const minTimeout = this.options.minWatchTimeoutSeconds ?? 300;
-    const timeoutSeconds = Math.floor(minTimeout * (1 + this.random()));
     await this.source.watch(
       resourceVersion,
-      timeoutSeconds,
+      this.watchTimeoutSeconds(),
       (event) => {
         if (event.type === 'ERROR') throw statusOf(event.object);
         const next = event.object.metadata.resourceVersion;

@@ -711,11 +711,15 @@ export class KubeClient {
     options: WatchOptions,
   ): Promise<void> {
     this.requests.reads++;
+    // A streaming list starts from the cache's current state: no resourceVersion to start from.
+    const from = options.sendInitialEvents
+      ? { sendInitialEvents: true, resourceVersionMatch: 'NotOlderThan' }
+      : { resourceVersion };
     return this.transport.watch<T>(
       {
         method: 'GET',
         path,
-        query: { ...listOptions, watch: true, resourceVersion, allowWatchBookmarks: true, timeoutSeconds },
+        query: { ...listOptions, watch: true, ...from, allowWatchBookmarks: true, timeoutSeconds },
         what,
       },
       onEvent,

@@ -60,6 +60,11 @@ export interface WatchOptions {
   /** Abort when no byte (event or bookmark) arrives for this long: a silent watch is a dead watch. */
   idleTimeoutMs: number;
   signal?: AbortSignal;
+  /**
+   * A streaming list (WatchList, sendInitialEvents=true): the watch starts with an ADDED event
+   * for each object there is, then a bookmark annotated k8s.io/initial-events-end, then goes on.
+   */
+  sendInitialEvents?: boolean;
 }
 
 /** Counts connections opened and requests sent, so tests and -v can show the pool works. */

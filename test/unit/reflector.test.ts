@@ -3,7 +3,7 @@
 // after 410 Gone, from a fresh list.
 import { KubeError, UnreachableError, WatchIdleError } from '../../src/kube/errors';
 import type { WatchEvent, WatchOptions } from '../../src/kube/transport';
-import { ListWatchSource, Reflector } from '../../src/controller/reflector';
+import { INITIAL_EVENTS_END, ListWatchSource, Reflector } from '../../src/controller/reflector';
 
 interface Obj {
   metadata: { name: string; namespace?: string; resourceVersion?: string };
@@ -158,5 +158,136 @@ describe('Reflector', () => {
     } finally {
       jest.useRealTimers();
     }
+  });
+});
+
+describe('Reflector with watchList: a streaming list', () => {
+  const end = (resourceVersion: string): WatchEvent<Obj> => ({
+    type: 'BOOKMARK',
+    object: {
+      metadata: { name: '', resourceVersion, annotations: { [INITIAL_EVENTS_END]: 'true' } } as Obj['metadata'],
+    },
+  });
+
+  /** A source that records what each watch asked for and plays one script per watch. */
+  function streaming(watches: { events: WatchEvent<Obj>[]; fail?: Error }[], abort: AbortController) {
+    const calls: { from: string; sendInitialEvents: boolean }[] = [];
+    let lists = 0;
+    const source: ListWatchSource<Obj> = {
+      list: async () => {
+        lists++;
+        return { items: [obj('a', '1')], resourceVersion: '1' };
+      },
+      watch: async (from, _timeout, onEvent, options) => {
+        calls.push({ from, sendInitialEvents: options.sendInitialEvents === true });
+        const next = watches.shift();
+        if (!next) return void abort.abort();
+        for (const event of next.events) onEvent(event);
+        if (next.fail) throw next.fail;
+      },
+    };
+    return { source, calls, lists: () => lists };
+  }
+
+  function streamingReflector(source: ListWatchSource<Obj>, seen: string[], synced: () => void = () => undefined) {
+    return new Reflector<Obj>(
+      source,
+      {
+        upsert: (o, _p, initial) =>
+          seen.push(`${initial ? 'initial ' : ''}${o.metadata.name}@${o.metadata.resourceVersion}`),
+        remove: (o) => seen.push(`removed ${o.metadata.name}`),
+        synced,
+      },
+      {
+        name: 'test',
+        idleTimeoutMs: 1000,
+        initialBackoffMs: 1,
+        maxBackoffMs: 1,
+        random: () => 0,
+        watchList: true,
+        log: () => undefined,
+      },
+    );
+  }
+
+  it('takes the initial events as the first list, syncs at initial-events-end, then watches on from there', async () => {
+    const abort = new AbortController();
+    const { source, calls, lists } = streaming(
+      [
+        {
+          events: [
+            { type: 'ADDED', object: obj('a', '3') },
+            { type: 'ADDED', object: obj('b', '4') },
+            end('9'),
+            { type: 'MODIFIED', object: obj('a', '10') },
+          ],
+        },
+        { events: [] },
+      ],
+      abort,
+    );
+    const seen: string[] = [];
+    let syncedAfter = -1;
+    await streamingReflector(source, seen, () => (syncedAfter = seen.length)).run(abort.signal);
+    expect(seen).toEqual(['initial a@3', 'initial b@4', 'a@10']);
+    expect(syncedAfter).toBe(2);
+    // The last watch is the one that finds the script over and stops the run.
+    expect(calls).toEqual([
+      { from: '', sendInitialEvents: true },
+      { from: '10', sendInitialEvents: false },
+      { from: '10', sendInitialEvents: false },
+    ]);
+    expect(lists()).toBe(0);
+  });
+
+  it('after 410, streams again and removes what the initial events no longer bring', async () => {
+    const abort = new AbortController();
+    const gone = new KubeError('Gone', 'too old resource version', 410);
+    const { source, calls } = streaming(
+      [
+        { events: [{ type: 'ADDED', object: obj('a', '3') }, { type: 'ADDED', object: obj('b', '4') }, end('9')] },
+        { events: [], fail: gone },
+        { events: [{ type: 'ADDED', object: obj('b', '4') }, end('20')] },
+        { events: [] },
+      ],
+      abort,
+    );
+    const seen: string[] = [];
+    await streamingReflector(source, seen).run(abort.signal);
+    expect(seen).toEqual(['initial a@3', 'initial b@4', 'removed a']);
+    expect(calls.map((c) => c.sendInitialEvents)).toEqual([true, false, true, false, false]);
+  });
+
+  it('lists instead, for good, when the server refuses it', async () => {
+    const abort = new AbortController();
+    const refused = new KubeError('Invalid', 'sendInitialEvents is forbidden for watch', 422);
+    const { source, calls, lists } = streaming([{ events: [], fail: refused }, { events: [] }], abort);
+    const seen: string[] = [];
+    await streamingReflector(source, seen).run(abort.signal);
+    expect(lists()).toBe(1);
+    expect(seen).toEqual(['initial a@1']);
+    expect(calls).toEqual([
+      { from: '', sendInitialEvents: true },
+      { from: '1', sendInitialEvents: false },
+      { from: '1', sendInitialEvents: false },
+    ]);
+  });
+
+  it('lists instead when the server ignores it: a bookmark that does not end the initial events', async () => {
+    const abort = new AbortController();
+    const { source, lists } = streaming(
+      [
+        {
+          events: [
+            { type: 'ADDED', object: obj('a', '3') },
+            { type: 'BOOKMARK', object: obj('', '5') },
+          ],
+        },
+        { events: [] },
+      ],
+      abort,
+    );
+    await streamingReflector(source, []).run(abort.signal);
+    expect(lists()).toBe(1);
   });
 });
