@@ -7,7 +7,8 @@
 # unit tests, and integration tests against a real kube-apiserver + etcd that the
 # integration project's global setup starts on 127.0.0.1 and stops at the end.
 # That plane is one where Deployments roll out (kube-scheduler, KWOK) unless
-# WEBSERVICE_CP_WORKLOADS=false; the fault suite asks for the plain one.
+# WEBSERVICE_CP_WORKLOADS=false; the fault suite asks for the plain one, and with
+# WEBSERVICE_CP_BUILD_WORKLOADS=true for the binaries of its scenarios that run pods.
 set -euo pipefail
 
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -21,7 +22,11 @@ main() {
   npx --no-install prettier --check --log-level=warn .
   npx --no-install eslint --max-warnings=0 .
   if [[ "${USE_EXISTING_CLUSTER:-}" != "true" ]]; then
-    bash scripts/control-plane.sh build
+    local -a build=(build)
+    # The fault suite's plane is plain, but its workload scenarios start one with pods:
+    # its binaries are built here, not inside a test's setup.
+    if [[ "${WEBSERVICE_CP_BUILD_WORKLOADS:-false}" == "true" ]]; then build+=(--workloads); fi
+    bash scripts/control-plane.sh "${build[@]}"
   fi
   npx --no-install jest "$@"
 }

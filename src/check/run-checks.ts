@@ -2,7 +2,7 @@
 // A check that cannot read what it needs says so (a warning when forbidden) instead of
 // stopping the others; only an unreachable server ends the run early.
 import { decide } from '../core/decide';
-import { GROUP, OWNED_SELECTOR, VERSION as API_VERSION } from '../core/model';
+import { Deployment, GROUP, OWNED_SELECTOR, VERSION as API_VERSION, kindOf } from '../core/model';
 import { observe } from '../core/observe';
 import { gatherAll } from '../engine/gather';
 import { ForbiddenError, LEADER_FENCE_POLICY } from '../kube/errors';
@@ -14,7 +14,9 @@ import {
   CheckResult,
   CrdObservation,
   FenceObservation,
+  LabelledObject,
   LeaseObservation,
+  OrphanKind,
   accessVerdict,
   conflictVerdict,
   controllerVerdict,
@@ -22,6 +24,7 @@ import {
   fenceVerdict,
   orphanVerdict,
   readyVerdict,
+  rolloutVerdict,
   serverVerdict,
   stuckVerdict,
   unreachableVerdict,
@@ -187,6 +190,31 @@ async function observeFence(client: KubeClient): Promise<FenceObservation> {
   }
 }
 
+/**
+ * The Deployments and Services that carry our label (metadata only), for the orphans check;
+ * in every scope, since a WebService deleted with its workload may have left them behind.
+ * A user who may not list them still gets the rest of the check, which says what it skipped.
+ */
+async function labelledWorkloads(
+  client: KubeClient,
+  namespace: string | null,
+): Promise<{ objects: LabelledObject[]; unchecked: { kinds: OrphanKind[]; reason: string } | null }> {
+  try {
+    const lists = await Promise.all(
+      (['Deployment', 'Service'] as const).map(async (kind) =>
+        (await client.listWorkloadMetadata(kind, namespace, { labelSelector: OWNED_SELECTOR })).items.map((item) => ({
+          kind,
+          metadata: item.metadata,
+        })),
+      ),
+    );
+    return { objects: lists.flat(), unchecked: null };
+  } catch (err) {
+    if (!(err instanceof ForbiddenError)) throw err;
+    return { objects: [], unchecked: { kinds: ['Deployment', 'Service'], reason: err.message } };
+  }
+}
+
 /** Stuck deletions, orphans, conflicts and readiness, from one gather (the same reads as apply --all). */
 async function webServiceChecks(client: KubeClient, options: CheckOptions): Promise<CheckResult[]> {
   const { namespace } = options;
@@ -211,20 +239,31 @@ async function webServiceChecks(client: KubeClient, options: CheckOptions): Prom
     }
   }
   try {
-    const [inputs, labelled] = await Promise.all([
+    const [inputs, labelled, workloads] = await Promise.all([
       gatherAll(client, namespace),
       client.listConfigMapMetadata(namespace, { labelSelector: OWNED_SELECTOR }),
+      labelledWorkloads(client, namespace),
     ]);
     const webServices = inputs.map((input) => input.parent);
     const decisions = inputs.map((input) => decide(observe(input)));
+    const objects: LabelledObject[] = [
+      ...labelled.items.map((item) => ({ kind: 'ConfigMap' as const, metadata: item.metadata })),
+      ...workloads.objects,
+    ];
     const results = [
       stuckVerdict(webServices, options.stuckAfterSeconds, namespace, options.now()),
-      orphanVerdict(labelled.items, webServices, namespace),
+      orphanVerdict(objects, webServices, namespace, workloads.unchecked),
       conflictVerdict(decisions, namespace),
       readyVerdict(webServices, namespace),
     ];
     // Only where workloads are used: a scope without them needs none of this access.
-    if (webServices.some((ws) => ws.spec.workload !== undefined)) results.push(await workloadAccess(client, namespace));
+    if (webServices.some((ws) => ws.spec.workload !== undefined)) {
+      const deployments = inputs.flatMap((input) =>
+        input.children.filter((child): child is Deployment => kindOf(child) === 'Deployment'),
+      );
+      results.push(rolloutVerdict(webServices, deployments, namespace));
+      results.push(await workloadAccess(client, namespace));
+    }
     return results;
   } catch (err) {
     if (!(err instanceof ForbiddenError)) throw err;

@@ -1,9 +1,19 @@
 // The judgements of `kubectl webservice check`, pure: what was read goes in, one result per
 // check comes out, with a hint under anything that is not right. `now` is passed in.
 import { Decision } from '../core/decide';
-import { ConfigMap, FINALIZER, MANAGED_BY_LABEL, MANAGED_BY_VALUE, WebService, childName } from '../core/model';
-import { controllerUid, objectKey } from '../core/pass';
+import {
+  DEFAULT_REPLICAS,
+  Deployment,
+  FINALIZER,
+  MANAGED_BY_LABEL,
+  MANAGED_BY_VALUE,
+  ObjectMeta,
+  WebService,
+  childName,
+} from '../core/model';
+import { childKey, controllerUid } from '../core/pass';
 import { isConverged, readyOf } from '../core/status';
+import { DEFAULT_PROGRESS_DEADLINE_SECONDS, rolloutOf } from '../core/workload';
 import { crdVersionState } from '../install/compare';
 import type { CustomResourceDefinition, Lease, ServerVersion } from '../kube/client';
 import { Access, describeAccess } from './access';
@@ -324,40 +334,122 @@ export function stuckVerdict(
   };
 }
 
+/** An object of a kind we make, by its metadata: what the orphans check judges. */
+export interface LabelledObject {
+  kind: OrphanKind;
+  metadata: ObjectMeta;
+}
+
+export type OrphanKind = 'ConfigMap' | 'Deployment' | 'Service';
+const ORPHAN_KINDS: OrphanKind[] = ['ConfigMap', 'Deployment', 'Service'];
+
 /**
- * ConfigMaps with our managed-by label that no WebService in scope owns: their controller
- * owner's uid is gone, or they have no controller owner and no WebService of their name.
+ * Objects with our managed-by label that no WebService in scope owns: their controller
+ * owner's uid is gone, or they have no controller owner and no WebService of their name
+ * (a ConfigMap is <name>-desired; a Deployment and a Service are named after the WebService).
  * The garbage collector deletes dependents of a deleted owner; these it will not.
+ * unchecked: kinds that could not be listed, and why; they make an otherwise clean result a warning.
  */
 export function orphanVerdict(
-  configMaps: Pick<ConfigMap, 'metadata'>[],
+  objects: LabelledObject[],
   webServices: WebService[],
   namespace: string | null,
+  unchecked: { kinds: OrphanKind[]; reason: string } | null = null,
 ): CheckResult {
   const uids = new Set(webServices.map((ws) => ws.metadata.uid));
-  const children = new Set(webServices.map((ws) => objectKey(ws.metadata.namespace, childName(ws.metadata.name))));
-  const orphans = configMaps.filter((cm) => {
-    if (cm.metadata.labels?.[MANAGED_BY_LABEL] !== MANAGED_BY_VALUE) return false;
-    const owner = controllerUid(cm);
-    return owner ? !uids.has(owner) : !children.has(objectKey(cm.metadata.namespace, cm.metadata.name));
+  // The name each kind of child of each WebService would have.
+  const children = new Set(
+    webServices.flatMap(({ metadata: { namespace: ns, name } }) =>
+      ORPHAN_KINDS.map((kind) => childKey(kind, ns, kind === 'ConfigMap' ? childName(name) : name)),
+    ),
+  );
+  const orphans = objects.filter((o) => {
+    if (o.metadata.labels?.[MANAGED_BY_LABEL] !== MANAGED_BY_VALUE) return false;
+    const owner = controllerUid(o);
+    return owner ? !uids.has(owner) : !children.has(childKey(o.kind, o.metadata.namespace, o.metadata.name));
   });
-  if (orphans.length === 0)
-    return { check: 'orphans', status: 'ok', message: `no orphaned ConfigMaps ${scopeText(namespace)}` };
-  const first = orphans[0].metadata;
+  const checked = ORPHAN_KINDS.filter((kind) => !unchecked?.kinds.includes(kind));
+  if (orphans.length === 0) {
+    const message = `no orphaned ${enumerate(
+      checked.map((kind) => `${kind}s`),
+      'or',
+    )} ${scopeText(namespace)}`;
+    if (!unchecked) return { check: 'orphans', status: 'ok', message };
+    return {
+      check: 'orphans',
+      status: 'warn',
+      message: `${message}; ${enumerate(
+        unchecked.kinds.map((kind) => `${kind}s`),
+        'and',
+      )} not checked: ${unchecked.reason}`,
+      hint: 'the access checks above say what is missing',
+    };
+  }
+  const first = orphans[0];
+  const byKind = ORPHAN_KINDS.map((kind) => [kind, orphans.filter((o) => o.kind === kind).length] as const).filter(
+    ([, n]) => n > 0,
+  );
+  const one = orphans.length === 1;
   return {
     check: 'orphans',
     status: 'fail',
-    message: `${count(orphans.length, 'ConfigMap')} labelled ${MANAGED_BY_LABEL}=${MANAGED_BY_VALUE} ${orphans.length === 1 ? 'has' : 'have'} no WebService owning ${orphans.length === 1 ? 'it' : 'them'}`,
+    message: `${enumerate(
+      byKind.map(([kind, n]) => count(n, kind)),
+      'and',
+    )} labelled ${MANAGED_BY_LABEL}=${MANAGED_BY_VALUE} ${one ? 'has' : 'have'} no WebService owning ${one ? 'it' : 'them'}`,
     items: listed(
       orphans.map(
-        (cm) =>
-          `${cm.metadata.namespace}/${cm.metadata.name}: ${controllerUid(cm as ConfigMap) ? 'its owner is gone' : 'no owner reference'}`,
+        (o) =>
+          `${o.metadata.namespace}/${o.kind === 'ConfigMap' ? '' : `${o.kind.toLowerCase()}/`}${o.metadata.name}: ` +
+          (controllerUid(o) ? 'its owner is gone' : 'no owner reference'),
       ),
     ),
     hint:
-      `delete ${orphans.length === 1 ? 'it' : 'them'}, e.g. kubectl delete configmap ${first.name} -n ${first.namespace} ` +
+      `delete ${one ? 'it' : 'them'}, e.g. kubectl delete ${first.kind.toLowerCase()} ${first.metadata.name} -n ${first.metadata.namespace} ` +
       '(the garbage collector deletes the children of a deleted WebService: is kube-controller-manager running?)',
   };
+}
+
+/**
+ * Rollouts that have stalled: a WebService's own Deployment (its controller owner) whose
+ * Progressing condition says ProgressDeadlineExceeded and that has not finished since.
+ * Judged from the Deployment as read, so it holds whether or not a controller runs.
+ */
+export function rolloutVerdict(
+  webServices: WebService[],
+  deployments: Deployment[],
+  namespace: string | null,
+): CheckResult {
+  const byOwner = new Map(deployments.map((d) => [controllerUid(d), d]));
+  const stalled = webServices.flatMap((ws) => {
+    const deployment = ws.spec.workload && !ws.metadata.deletionTimestamp ? byOwner.get(ws.metadata.uid) : undefined;
+    if (!deployment || deployment.metadata.name !== ws.metadata.name) return [];
+    const rollout = rolloutOf(deployment, ws.spec.replicas ?? DEFAULT_REPLICAS, false);
+    return rollout.stalled ? [{ ws, deployment, rollout }] : [];
+  });
+  if (stalled.length === 0)
+    return { check: 'rollouts', status: 'ok', message: `no stalled rollouts ${scopeText(namespace)}` };
+  const first = stalled[0].deployment.metadata;
+  return {
+    check: 'rollouts',
+    status: 'fail',
+    message: `${count(stalled.length, 'rollout')} ${stalled.length === 1 ? 'has' : 'have'} stalled: no progress within the progress deadline`,
+    items: listed(
+      stalled.map(
+        ({ ws, deployment, rollout }) =>
+          `${ws.metadata.namespace}/${ws.metadata.name}: deployment/${deployment.metadata.name} ${rollout.ready}/${rollout.desired} ready, ` +
+          `no progress for ${deployment.spec?.progressDeadlineSeconds ?? DEFAULT_PROGRESS_DEADLINE_SECONDS}s`,
+      ),
+    ),
+    hint:
+      `kubectl describe deployment ${first.name} -n ${first.namespace} says why (pods that cannot be scheduled? an image that cannot be pulled?); ` +
+      'the WebService is Ready again once the rollout can finish',
+  };
+}
+
+/** a, b or c */
+function enumerate(items: string[], last: string): string {
+  return items.length <= 1 ? items.join('') : `${items.slice(0, -1).join(', ')} ${last} ${items[items.length - 1]}`;
 }
 
 export function conflictVerdict(decisions: Decision[], namespace: string | null): CheckResult {

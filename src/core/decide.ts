@@ -213,6 +213,7 @@ function workloadWanted(obs: Observation): WorkloadWanted | null {
     configData: desiredData(obs.desired),
   };
   if (workload.port !== undefined) want.port = workload.port;
+  if (workload.progressDeadlineSeconds !== undefined) want.progressDeadlineSeconds = workload.progressDeadlineSeconds;
   return want;
 }
 

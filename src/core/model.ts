@@ -93,6 +93,8 @@ export interface Condition {
 /** Opt-in: run the image as a Deployment (and, with a port, a ClusterIP Service). */
 export interface WorkloadSpec {
   port?: number;
+  /** The Deployment's progressDeadlineSeconds; unset, the Kubernetes default (600). */
+  progressDeadlineSeconds?: number;
 }
 
 export interface WebServiceSpec {
@@ -155,6 +157,7 @@ export interface Deployment {
   metadata: ObjectMeta;
   spec?: {
     replicas?: number;
+    progressDeadlineSeconds?: number;
     selector?: LabelSelector;
     template?: {
       metadata?: { labels?: Record<string, string>; annotations?: Record<string, string> };

@@ -198,7 +198,12 @@ export function desiredOf(parent: WebService): DesiredState {
   };
   if (parent.spec.dependsOn && parent.spec.dependsOn.length > 0) desired.dependsOn = [...parent.spec.dependsOn];
   const workload = parent.spec.workload;
-  if (workload) desired.workload = workload.port === undefined ? {} : { port: workload.port };
+  if (workload) {
+    desired.workload = {};
+    if (workload.port !== undefined) desired.workload.port = workload.port;
+    if (workload.progressDeadlineSeconds !== undefined)
+      desired.workload.progressDeadlineSeconds = workload.progressDeadlineSeconds;
+  }
   return desired;
 }
 

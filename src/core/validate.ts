@@ -9,6 +9,7 @@ export class InputError extends Error {}
 
 const DNS_SUBDOMAIN = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/;
 const DNS_LABEL = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/;
+const MAX_INT32 = 2147483647;
 
 /** A WebService name as the API server accepts it; anything else could escape the URL path. */
 export function isValidName(name: string): boolean {
@@ -62,6 +63,12 @@ function checkWebService(value: unknown, where: string): WebService {
   need(
     port === undefined || (Number.isInteger(port) && (port as number) >= 1 && (port as number) <= 65535),
     `${where}.spec.workload.port must be an integer from 1 to 65535`,
+  );
+  const deadline = (workload as Json | undefined)?.progressDeadlineSeconds;
+  need(
+    deadline === undefined ||
+      (Number.isInteger(deadline) && (deadline as number) >= 1 && (deadline as number) <= MAX_INT32),
+    `${where}.spec.workload.progressDeadlineSeconds must be an integer from 1 to ${MAX_INT32}`,
   );
   return value as WebService;
 }

@@ -19,6 +19,11 @@ export const CONFIG_HASH_ANNOTATION = 'webservice.labhub.io/config-hash';
 export const WORKLOAD_ANNOTATION = 'webservice.labhub.io/workload';
 export const TIER_LABEL = 'webservice.labhub.io/tier';
 export const CONTAINER_NAME = 'web';
+/**
+ * A Deployment's progressDeadlineSeconds when its spec leaves it out: the default of
+ * Kubernetes' apps/v1 (k8s.io/api apps/v1 DeploymentSpec). Unset in our spec means this.
+ */
+export const DEFAULT_PROGRESS_DEADLINE_SECONDS = 600;
 /** How soon `apply --wait` looks at a rollout again. */
 export const ROLLOUT_POLL_SECONDS = 5;
 
@@ -61,6 +66,7 @@ export interface WorkloadWanted {
   replicas: number;
   tier: string;
   port?: number;
+  progressDeadlineSeconds?: number;
   configData: Record<string, string>;
 }
 
@@ -78,6 +84,8 @@ export function podLabels(want: WorkloadWanted): Record<string, string> {
 export function desiredDeploymentSpec(want: WorkloadWanted): NonNullable<Deployment['spec']> {
   return {
     replicas: want.replicas,
+    // Sent only when the spec sets it: otherwise the server's default, which is the same.
+    ...(want.progressDeadlineSeconds === undefined ? {} : { progressDeadlineSeconds: want.progressDeadlineSeconds }),
     selector: { matchLabels: selectorLabels(want.name) },
     template: {
       metadata: {
@@ -116,6 +124,17 @@ export function deploymentSpecChanges(
       to: String(want.replicas),
     });
     patch.replicas = want.replicas;
+  }
+  // Unset on either side is the server's default: removing it from the spec puts the default back.
+  const wantDeadline = want.progressDeadlineSeconds ?? DEFAULT_PROGRESS_DEADLINE_SECONDS;
+  const haveDeadline = have.spec?.progressDeadlineSeconds ?? DEFAULT_PROGRESS_DEADLINE_SECONDS;
+  if (haveDeadline !== wantDeadline) {
+    changes.push({
+      field: 'spec.progressDeadlineSeconds',
+      from: String(haveDeadline),
+      to: String(wantDeadline),
+    });
+    patch.progressDeadlineSeconds = wantDeadline;
   }
   // Labels and annotations others put on the pod template stay: only our keys are compared and sent.
   const labels = diffMap(

@@ -425,9 +425,19 @@ export class KubeClient {
   }
 
   /** Metadata only, to see a foreign object on a child's name without reading every spec. */
-  listWorkloadMetadata(kind: WorkloadKind, namespace: string | null): Promise<ObjectList<ObjectMetadata>> {
+  listWorkloadMetadata(
+    kind: WorkloadKind,
+    namespace: string | null,
+    options: ListOptions = {},
+  ): Promise<ObjectList<ObjectMetadata>> {
     const k = WORKLOAD_KINDS[kind];
-    return this.list({ method: 'GET', path: k.path(namespace), accept: METADATA_LIST, what: k.what });
+    return this.list({
+      method: 'GET',
+      path: k.path(namespace),
+      query: { ...options },
+      accept: METADATA_LIST,
+      what: k.what,
+    });
   }
 
   createWorkload<K extends WorkloadKind>(

@@ -52,3 +52,58 @@ it('reports an unreconciled CR, a lost CR, a stale child, an orphan, a moved for
   expect(text).toMatch(/1 write\(s\) in the steady-state window: patch configmaps\/theirs/);
   expect(report.figures).toMatchObject({ lost: 1, orphans: 1, foreignModified: 1, steadyStateWrites: 1 });
 });
+
+it('with workloads: reports a WebService without its Deployment, a Deployment behind its spec, orphans', async () => {
+  const workloads = createNamespace('canary-workloads');
+  try {
+    const labelled = { 'app.kubernetes.io/managed-by': 'webservice-controller' };
+    const selector = { 'app.kubernetes.io/name': 'webservice', 'app.kubernetes.io/instance': 'left' };
+    // Never reconciled: no Deployment, no Service.
+    applyYaml(workloads, webService('bare', { image: 'nginx:1.27', workload: { port: 8080 } }));
+    // A Deployment and a Service with our label and no owner: orphans.
+    applyYaml(
+      workloads,
+      JSON.stringify({
+        apiVersion: 'apps/v1',
+        kind: 'Deployment',
+        metadata: { name: 'left', labels: labelled },
+        spec: {
+          replicas: 0,
+          selector: { matchLabels: selector },
+          template: { metadata: { labels: selector }, spec: { containers: [{ name: 'web', image: 'nginx:1.27' }] } },
+        },
+      }),
+    );
+    applyYaml(
+      workloads,
+      JSON.stringify({
+        apiVersion: 'v1',
+        kind: 'Service',
+        metadata: { name: 'left', labels: labelled },
+        spec: { selector, ports: [{ port: 8080 }] },
+      }),
+    );
+    // Reconciled with no pods, then scaled without a reconcile: its Deployment is behind.
+    applyYaml(workloads, webService('behind', { image: 'nginx:1.27', replicas: 0, workload: {} }));
+    plugin(['apply', 'behind', '-n', workloads]);
+    expect(getJson(['get', 'deployment', 'behind', '-n', workloads]).spec.replicas).toBe(0);
+    kubectl(['patch', 'webservice', 'behind', '-n', workloads, '--type=merge', '-p', '{"spec":{"replicas":1}}']);
+
+    const report = await checkInvariants({
+      namespace: workloads,
+      live: ['bare', 'behind'],
+      workloads: true,
+      withinMs: 1_000,
+      steadyWindowMs: 1_000,
+    });
+    const text = report.violations.join('\n');
+    expect(text).toContain('webservice/bare: controls no Deployment(s), want deployment/bare');
+    expect(text).toContain('deployment/left carries our label but no live owner');
+    expect(text).toContain('service/left carries our label but no live owner');
+    expect(text).toContain('webservice/behind: deployment/behind has 0 x nginx:1.27, want 1 x nginx:1.27');
+    expect(text).toContain('webservice/behind: deployment/behind 0 ready, 0 updated of 1');
+    expect(report.figures.orphans).toBe(2);
+  } finally {
+    cleanNamespace(workloads);
+  }
+});

@@ -6,6 +6,7 @@ import { ChildProcess, execFileSync, spawn, spawnSync } from 'node:child_process
 import * as fs from 'node:fs';
 import * as https from 'node:https';
 import * as net from 'node:net';
+import * as os from 'node:os';
 import * as path from 'node:path';
 import { AuditEvent, PLUGIN, ROOT, getJson, kubectl } from '../support/cluster';
 import { InvariantReport } from '../support/invariants';
@@ -116,6 +117,63 @@ export function restartApiserver(): void {
     encoding: 'utf8',
   });
   if (result.status !== 0) throw new Error(`restart-apiserver failed: ${result.stderr}`);
+}
+
+/** One control-plane.sh command on the plane of WEBSERVICE_CP_DIR, e.g. restart-component kube-scheduler. */
+export function planeCommand(...args: string[]): void {
+  const result = spawnSync('bash', [path.join(ROOT, 'scripts/control-plane.sh'), ...args], { encoding: 'utf8' });
+  if (result.status !== 0) throw new Error(`control-plane.sh ${args.join(' ')} failed: ${result.stderr}`);
+}
+
+/**
+ * The plane is one that control-plane.sh runs on this machine, so a scenario may stop and
+ * start its components: the suite's own, or an existing one (USE_EXISTING_CLUSTER=true)
+ * whose state directory WEBSERVICE_CP_DIR names.
+ */
+export const controlsPlane =
+  onLocalPlane ||
+  (process.env.WEBSERVICE_CP_DIR !== undefined &&
+    fs.existsSync(path.join(process.env.WEBSERVICE_CP_DIR, 'server.url')));
+
+const PLANE_ENV = ['KUBECONFIG', 'KUBE_AUDIT_LOG', 'WEBSERVICE_CP_DIR', 'WEBSERVICE_CP_WORKLOADS'] as const;
+
+/**
+ * A plane that runs pods, for the scenarios that need one, without making every other
+ * scenario pay for kube-scheduler and kwok: the suite's plane when it already runs them
+ * (WEBSERVICE_CP_WORKLOADS=true), else, on a local plane, one of the file's own, started
+ * by up() and stopped by down(). null when neither is possible (an existing cluster).
+ */
+export function workloadsPlane(): { up: () => void; down: () => void } | null {
+  if (process.env.WEBSERVICE_CP_WORKLOADS === 'true' && controlsPlane) return { up: () => {}, down: () => {} };
+  if (!onLocalPlane) return null;
+  const saved = new Map<string, string | undefined>();
+  let dir: string | null = null;
+  return {
+    up() {
+      for (const name of PLANE_ENV) saved.set(name, process.env[name]);
+      dir = fs.mkdtempSync(path.join(os.tmpdir(), 'webservice-faults-workloads-'));
+      process.env.WEBSERVICE_CP_DIR = dir;
+      planeCommand('up', '--workloads');
+      const vars = spawnSync('bash', [path.join(ROOT, 'scripts/control-plane.sh'), 'vars'], { encoding: 'utf8' });
+      for (const line of vars.stdout.split('\n')) {
+        const at = line.indexOf('=');
+        const name = line.slice(0, at);
+        if (name === 'KUBECONFIG' || name === 'KUBE_AUDIT_LOG') process.env[name] = line.slice(at + 1);
+      }
+      process.env.WEBSERVICE_CP_WORKLOADS = 'true';
+      kubectl(['apply', '-f', path.join(ROOT, 'crds/webservices.apps.labhub.io.yaml')]);
+      kubectl(['wait', '--for', 'condition=Established', '--timeout=60s', 'crd/webservices.apps.labhub.io']);
+    },
+    down() {
+      if (dir === null) return;
+      planeCommand('down');
+      for (const [name, value] of saved) {
+        if (value === undefined) delete process.env[name];
+        else process.env[name] = value;
+      }
+      dir = null;
+    },
+  };
 }
 
 function planeFile(name: string): string {

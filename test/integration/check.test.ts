@@ -1,6 +1,8 @@
 // kubectl webservice check on the real apiserver: passes on a good setup, and fails with
 // the right hint when a ServiceAccount lacks a verb, a deletion is stuck on our finalizer,
-// a ConfigMap is orphaned, a WebService conflicts, or the controller's Lease is stale.
+// a ConfigMap, Deployment or Service is orphaned, a WebService conflicts, or the
+// controller's Lease is stale. (A stalled rollout is shown in workload.test.ts, on a
+// plane that runs pods.)
 // (The CRD missing is shown in install.test.ts, which may delete the CRD.)
 import * as path from 'node:path';
 import {
@@ -78,7 +80,7 @@ describe('on a good setup', () => {
         'to keep WebServices reconciled, kubectl webservice install --controller\n',
     );
     expect(lines).toContain(`✓ no WebService has been terminating for longer than 5m in namespace ${ns}`);
-    expect(lines).toContain(`✓ no orphaned ConfigMaps in namespace ${ns}`);
+    expect(lines).toContain(`✓ no orphaned ConfigMaps, Deployments or Services in namespace ${ns}`);
     expect(lines).toContain(`✓ no WebService conflicts with a foreign ConfigMap in namespace ${ns}`);
     expect(lines).toContain(`✓ every WebService is Ready (1) in namespace ${ns}`);
     expect(result.stdout.endsWith('\n12 passed, 1 warning, 0 failed\n')).toBe(true);
@@ -213,7 +215,13 @@ describe('fails with the right hint', () => {
       expect.stringMatching(/^‼ cannot tell whether a controller runs: the Lease .* cannot be read/),
     );
     expect(lines).toContain(`✓ every WebService is Ready (1) in namespace ${ns}`);
-    expect(result.stdout.endsWith('\n8 passed, 2 warnings, 3 failed\n')).toBe(true);
+    // It may not list Deployments and Services: the orphans check says what it skipped.
+    expect(lines).toContainEqual(
+      expect.stringMatching(
+        new RegExp(`^‼ no orphaned ConfigMaps in namespace ${ns}; Deployments and Services not checked: .*forbidden`),
+      ),
+    );
+    expect(result.stdout.endsWith('\n7 passed, 3 warnings, 3 failed\n')).toBe(true);
   });
 
   it('when a deletion is stuck on our finalizer for longer than --stuck-after', async () => {
@@ -240,7 +248,7 @@ describe('fails with the right hint', () => {
     );
   });
 
-  it('on an orphaned ConfigMap, a conflict, and lists WebServices that are not Ready', () => {
+  it('on orphans of every kind, a conflict, and lists WebServices that are not Ready', () => {
     const trouble = createNamespace('check-trouble');
     try {
       const labelled = { 'app.kubernetes.io/managed-by': 'webservice-controller' };
@@ -251,6 +259,31 @@ describe('fails with the right hint', () => {
           kind: 'ConfigMap',
           metadata: { name: 'lost-desired', labels: labelled },
           data: {},
+        }),
+      );
+      // What a WebService with a workload leaves when its children lose their owner
+      // (kubectl delete --cascade=orphan): a Deployment and a Service named after it.
+      const selector = { 'app.kubernetes.io/name': 'webservice', 'app.kubernetes.io/instance': 'lost' };
+      applyYaml(
+        trouble,
+        JSON.stringify({
+          apiVersion: 'apps/v1',
+          kind: 'Deployment',
+          metadata: { name: 'lost', labels: labelled },
+          spec: {
+            replicas: 0,
+            selector: { matchLabels: selector },
+            template: { metadata: { labels: selector }, spec: { containers: [{ name: 'web', image: 'nginx:1.27' }] } },
+          },
+        }),
+      );
+      applyYaml(
+        trouble,
+        JSON.stringify({
+          apiVersion: 'v1',
+          kind: 'Service',
+          metadata: { name: 'lost', labels: labelled },
+          spec: { selector, ports: [{ port: 8080 }] },
         }),
       );
       applyYaml(
@@ -269,9 +302,11 @@ describe('fails with the right hint', () => {
       const result = plugin(['check', '-n', trouble, '--lease', `${trouble}/none`]);
       expect(result.status).toBe(1);
       expect(result.stdout).toContain(
-        '✗ 1 ConfigMap labelled app.kubernetes.io/managed-by=webservice-controller has no WebService owning it\n' +
+        '✗ 1 ConfigMap, 1 Deployment and 1 Service labelled app.kubernetes.io/managed-by=webservice-controller have no WebService owning them\n' +
           `    ${trouble}/lost-desired: no owner reference\n` +
-          `    hint: delete it, e.g. kubectl delete configmap lost-desired -n ${trouble} (the garbage collector deletes the children of a deleted WebService: is kube-controller-manager running?)\n`,
+          `    ${trouble}/deployment/lost: no owner reference\n` +
+          `    ${trouble}/service/lost: no owner reference\n` +
+          `    hint: delete them, e.g. kubectl delete configmap lost-desired -n ${trouble} (the garbage collector deletes the children of a deleted WebService: is kube-controller-manager running?)\n`,
       );
       expect(result.stdout).toMatch(
         new RegExp(

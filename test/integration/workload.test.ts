@@ -3,6 +3,7 @@
 // cannot pass, so they are skipped, and the skip says why.
 import {
   AuditWindow,
+  describeEvent,
   MUTATING,
   applyYaml,
   createNamespace,
@@ -209,4 +210,170 @@ describeWorkloads(`${title}: run follows the rollout`, () => {
       60_000,
     );
   });
+});
+
+describeWorkloads(`${title}: run at steady state with 50 of them`, () => {
+  const COUNT = 50;
+  let ns: string;
+  let ctl: ControllerProcess;
+  let audit: AuditWindow;
+  beforeAll(async () => {
+    ns = createNamespace('workload-many');
+    audit = new AuditWindow(ns);
+    ctl = new ControllerProcess(['-n', ns, '--kubeconfig', controllerKubeconfig()]);
+    await ctl.waitForLog(/controller working/);
+  });
+  afterAll(async () => {
+    // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition -- unset when beforeAll failed
+    await ctl?.stop();
+    deleteNamespace(ns);
+  });
+
+  it('all Ready, then no request but its watches over 20 s, counted in the audit log', async () => {
+    audit.mark();
+    const started = Date.now();
+    const items = Array.from({ length: COUNT }, (_, i) =>
+      JSON.parse(webService(`web-${i}`, { image: 'nginx:1.27', replicas: 1, workload: { port: 8080 } })),
+    );
+    applyYaml(ns, JSON.stringify({ apiVersion: 'v1', kind: 'List', items }));
+    await eventually(() => {
+      const list = getJson<{ items: { status?: { conditions?: { type: string; status: string }[] } }[] }>([
+        'get',
+        'webservices',
+        '-n',
+        ns,
+      ]);
+      const ready = list.items.filter((ws) =>
+        (ws.status?.conditions ?? []).some((c) => c.type === 'Ready' && c.status === 'True'),
+      );
+      return ready.length === COUNT;
+    }, 180_000);
+    const convergedMs = Date.now() - started;
+    // The window sees the controller: while converging it wrote every child and status.
+    const converging = (await audit.all()).filter(fromPlugin);
+    expect(converging.filter((e) => MUTATING.has(e.verb)).length).toBeGreaterThanOrEqual(COUNT * 4);
+
+    await sleep(2_000);
+    audit.mark();
+    await sleep(20_000);
+    const requests = (await audit.all()).filter(fromPlugin);
+    const others = requests.filter((e) => e.verb !== 'watch');
+    process.stdout.write(
+      `${COUNT} workload WebServices: all Ready in ${convergedMs} ms (${converging.length} requests); ` +
+        `over 20 s at steady state: ${requests.length - others.length} watch, ${others.length} other requests\n`,
+    );
+    expect(others.map(describeEvent)).toEqual([]);
+    expect(ctl.exit).toBeNull();
+  }, 300_000);
+});
+
+describeWorkloads(`${title}: a rollout that cannot finish`, () => {
+  let ns: string;
+  let ctl: ControllerProcess;
+  beforeAll(async () => {
+    ns = createNamespace('workload-stall');
+    ctl = new ControllerProcess(['-n', ns, '--kubeconfig', controllerKubeconfig()]);
+    await ctl.waitForLog(/controller working/);
+  });
+  afterAll(async () => {
+    // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition -- unset when beforeAll failed
+    await ctl?.stop();
+    deleteNamespace(ns);
+  });
+
+  // Long enough that creating and starting the first pods on a busy machine counts as progress.
+  const DEADLINE = 30;
+  const ws = () => getJson(['get', 'webservice', 'big', '-n', ns]);
+  const conditionOf = (type: string) =>
+    ((ws().status?.conditions ?? []) as { type: string; status: string; reason: string }[]).find(
+      (c) => c.type === type,
+    );
+  const events = (reason: string) =>
+    getJson<{ items: { count?: number; series?: unknown }[] }>([
+      'get',
+      'events',
+      '-n',
+      ns,
+      '--field-selector',
+      `involvedObject.kind=WebService,involvedObject.name=big,reason=${reason}`,
+    ]).items;
+
+  it('more pods than the nodes hold: Stalled after its progress deadline, one Event a stall; Ready once scaled down', async () => {
+    // Every pod the simulated nodes can hold, and ten more: the rollout can never finish.
+    const nodes = getJson<{ items: { status: { allocatable: { pods: string } } }[] }>(['get', 'nodes']).items;
+    const capacity = nodes.reduce((sum, node) => sum + Number(node.status.allocatable.pods), 0);
+    expect(capacity).toBeGreaterThan(0);
+    const replicas = capacity + 10;
+    const started = Date.now();
+    applyYaml(
+      ns,
+      webService('big', { image: 'nginx:1.27', replicas, workload: { progressDeadlineSeconds: DEADLINE } }),
+    );
+    // Each time Stalled turns True (its lastTransitionTime) is one stall, and must bring one Event.
+    const stalls = new Set<string>();
+    const watching = { on: true };
+    const watch = (async () => {
+      while (watching.on) {
+        const stalled = conditionOf('Stalled') as { status: string; lastTransitionTime: string } | undefined;
+        if (stalled?.status === 'True') stalls.add(stalled.lastTransitionTime);
+        await sleep(250);
+      }
+    })();
+    // Its failure, if any, is thrown where it is awaited below, not as an unhandled rejection.
+    watch.catch(() => undefined);
+    // Stalled with every pod the nodes hold ready: the stall that lasts.
+    await eventually(() => {
+      const status = ws().status ?? {};
+      const stalled = (status.conditions ?? []).find((c: { type: string }) => c.type === 'Stalled');
+      const pods = getJson(['get', 'deployment', 'big', '-n', ns]).status?.readyReplicas ?? 0;
+      return stalled?.status === 'True' && pods > 0 && status.ready === `${pods}/${replicas}`;
+    }, 300_000);
+    const stalledMs = Date.now() - started;
+    const deployment = getJson(['get', 'deployment', 'big', '-n', ns]);
+    expect(deployment.spec.progressDeadlineSeconds).toBe(DEADLINE);
+    expect(deployment.status.conditions).toContainEqual(
+      expect.objectContaining({ type: 'Progressing', reason: 'ProgressDeadlineExceeded' }),
+    );
+    expect(conditionOf('Stalled')).toMatchObject({ status: 'True', reason: 'ProgressDeadlineExceeded' });
+    expect(conditionOf('Ready')).toMatchObject({ status: 'False', reason: 'ProgressDeadlineExceeded' });
+    expect(conditionOf('Reconciling')).toMatchObject({ status: 'False' });
+    const readyPods = Number(String(ws().status.ready).split('/')[0]);
+    expect(readyPods).toBeLessThan(replicas);
+
+    // check lists it, from the Deployment as read.
+    const checked = plugin(['check', '-n', ns, '--lease', `${ns}/none`]);
+    expect(checked.status).toBe(1);
+    expect(checked.stdout).toMatch(
+      new RegExp(
+        `✗ 1 rollout has stalled: no progress within the progress deadline\n` +
+          `    ${ns}/big: deployment/big \\d+/${replicas} ready, no progress for ${DEADLINE}s\n` +
+          `    hint: kubectl describe deployment big -n ${ns} says why`,
+      ),
+    );
+
+    // Stalled for a while (reconciles come and go): no Event but the one of each stall.
+    await sleep(5_000);
+    expect(events('RolloutStalled')).toHaveLength(stalls.size);
+
+    const scaled = Date.now();
+    kubectl(['scale', 'webservice', 'big', '-n', ns, '--replicas=2']);
+    await eventually(() => {
+      const status = ws().status ?? {};
+      const ready = (status.conditions ?? []).find((c: { type: string }) => c.type === 'Ready');
+      return status.ready === '2/2' && ready?.status === 'True';
+    }, 180_000);
+    const recoveredMs = Date.now() - scaled;
+    watching.on = false;
+    await watch;
+    expect(conditionOf('Stalled')).toMatchObject({ status: 'False', reason: 'RolloutComplete' });
+    expect(events('RolloutStalled')).toHaveLength(stalls.size);
+    expect(events('RolloutComplete')).toHaveLength(1);
+    expect(plugin(['check', '-n', ns, '--lease', `${ns}/none`]).stdout).toContain(
+      `✓ no stalled rollouts in namespace ${ns}`,
+    );
+    process.stdout.write(
+      `rollout of ${replicas} pods on ${capacity} slots, deadline ${DEADLINE}s: Stalled after ${stalledMs} ms ` +
+        `(${readyPods} ready; ${stalls.size} stall(s), as many Events); scaled to 2: Ready after ${recoveredMs} ms\n`,
+    );
+  }, 600_000);
 });

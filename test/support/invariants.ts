@@ -2,6 +2,8 @@
 // - every live CR: observedGeneration == generation, and the Ready it should have;
 // - exactly one child per live CR, with the right data, controlled by that CR's uid;
 // - no ConfigMap with our label lacks a live owner (no orphans);
+// - with workloads: each live CR's own Deployment has its image and replicas, all ready,
+//   and no Deployment or Service with our label lacks a live owner;
 // - the foreign objects given keep their resourceVersion;
 // - deleted CRs are gone within a bound (no stuck finalizer);
 // - zero writes over a steady-state window afterwards;
@@ -35,6 +37,8 @@ export interface Expectations {
   steadyWindowMs?: number;
   /** Done inside the quiet window, e.g. one more `apply --all`: it must write nothing either. */
   duringSteadyState?: () => void;
+  /** The CRs have spec.workload: their Deployments (and Services) are checked too. */
+  workloads?: boolean;
   /** With leader election: every write must come from the holder of the lease at the time. */
   leader?: { history: LeaseHistory; audit: AuditWindow };
 }
@@ -73,8 +77,9 @@ interface Meta {
 }
 interface WebServiceObject {
   metadata: Meta;
-  spec: { image: string; replicas?: number; tier?: string };
+  spec: { image: string; replicas?: number; tier?: string; workload?: { port?: number } };
   status?: {
+    ready?: string;
     observedGeneration?: number;
     conditions?: { type: string; status: string; reason: string; observedGeneration?: number }[];
   };
@@ -82,6 +87,11 @@ interface WebServiceObject {
 interface ConfigMapObject {
   metadata: Meta;
   data?: Record<string, string>;
+}
+interface DeploymentObject {
+  metadata: Meta;
+  spec: { replicas?: number; template: { spec: { containers: { image?: string }[] } } };
+  status?: { observedGeneration?: number; readyReplicas?: number; updatedReplicas?: number; replicas?: number };
 }
 
 export async function checkInvariants(expect: Expectations): Promise<InvariantReport> {
@@ -164,6 +174,7 @@ function converged(expect: Expectations): { violations: string[]; figures: State
     (cm) => !(cm.metadata.ownerReferences ?? []).some((ref) => ref.controller && liveUids.has(ref.uid)),
   );
   for (const cm of orphans) violations.push(`configmap/${cm.metadata.name} carries our label but no live owner`);
+  if (expect.workloads) orphans.push(...workloadViolations(namespace, live, expect, violations));
 
   let foreignModified = 0;
   for (const foreign of expect.foreign ?? []) {
@@ -254,6 +265,72 @@ function parentViolations(
     violations.push(`webservice/${name}: child ${child.metadata.name} lacks our label`);
   }
   return violations;
+}
+
+/**
+ * Each live CR that should be Ready: its own Deployment (controlled by its uid) has its image
+ * and replicas, every pod updated and ready, and a Service when it has a port. Returns the
+ * Deployments and Services with our label and no live owner (orphans), adding violations.
+ */
+function workloadViolations(
+  namespace: string,
+  live: WebServiceObject[],
+  expect: Expectations,
+  violations: string[],
+): { metadata: Meta }[] {
+  const deployments = getJson<{ items: DeploymentObject[] }>(['get', 'deployments', '-n', namespace]).items;
+  const services = getJson<{ items: { metadata: Meta }[] }>(['get', 'services', '-n', namespace]).items;
+  const owned = <T extends { metadata: Meta }>(items: T[], uid: string) =>
+    items.filter((o) => (o.metadata.ownerReferences ?? []).some((ref) => ref.controller && ref.uid === uid));
+  for (const parent of live) {
+    const name = parent.metadata.name;
+    if (!parent.spec.workload || expect.notReady?.[name]) continue;
+    const mine = owned(deployments, parent.metadata.uid);
+    if (mine.length !== 1 || mine[0].metadata.name !== name) {
+      violations.push(
+        `webservice/${name}: controls ${mine.map((d) => d.metadata.name).join(', ') || 'no'} Deployment(s), want deployment/${name}`,
+      );
+      continue;
+    }
+    const [deployment] = mine;
+    const replicas = parent.spec.replicas ?? 1;
+    const image = deployment.spec.template.spec.containers[0]?.image;
+    const status = deployment.status ?? {};
+    if (deployment.spec.replicas !== replicas || image !== parent.spec.image) {
+      violations.push(
+        `webservice/${name}: deployment/${name} has ${deployment.spec.replicas} x ${image}, want ${replicas} x ${parent.spec.image}`,
+      );
+    }
+    const done =
+      (status.observedGeneration ?? 0) >= (deployment.metadata.generation ?? 0) &&
+      (status.readyReplicas ?? 0) === replicas &&
+      (status.updatedReplicas ?? 0) === replicas &&
+      (status.replicas ?? 0) === replicas;
+    if (!done) {
+      violations.push(
+        `webservice/${name}: deployment/${name} ${status.readyReplicas ?? 0} ready, ${status.updatedReplicas ?? 0} updated of ${replicas}`,
+      );
+    }
+    if (parent.status?.ready !== `${replicas}/${replicas}`) {
+      violations.push(`webservice/${name}: status.ready ${parent.status?.ready}, want ${replicas}/${replicas}`);
+    }
+    const service = owned(services, parent.metadata.uid);
+    const wantService = parent.spec.workload.port !== undefined ? 1 : 0;
+    if (service.length !== wantService) {
+      violations.push(`webservice/${name}: controls ${service.length} Service(s), want ${wantService}`);
+    }
+  }
+  const liveUids = new Set(live.map((p) => p.metadata.uid));
+  const orphans = [...deployments, ...services].filter(
+    (o) =>
+      o.metadata.labels?.[MANAGED_BY] === 'webservice-controller' &&
+      !(o.metadata.ownerReferences ?? []).some((ref) => ref.controller && liveUids.has(ref.uid)),
+  );
+  for (const o of orphans) {
+    const kind = deployments.includes(o as DeploymentObject) ? 'deployment' : 'service';
+    violations.push(`${kind}/${o.metadata.name} carries our label but no live owner`);
+  }
+  return orphans;
 }
 
 const SETTLE_MS = 3_000;

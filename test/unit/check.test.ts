@@ -7,12 +7,14 @@ import {
   crdVerdict,
   fenceVerdict,
   orphanVerdict,
+  OrphanKind,
   readyVerdict,
+  rolloutVerdict,
   serverVerdict,
   stuckVerdict,
 } from '../../src/check/verdicts';
 import type { Decision } from '../../src/core/decide';
-import type { WebService } from '../../src/core/model';
+import type { Deployment, WebService } from '../../src/core/model';
 
 const NOW = new Date('2026-11-30T12:00:00Z');
 const LABEL = 'webservice.labhub.io/version';
@@ -265,7 +267,8 @@ describe('stuck deletions', () => {
 
 describe('orphans, conflicts, readiness', () => {
   const labels = { 'app.kubernetes.io/managed-by': 'webservice-controller' };
-  const owned = (name: string, uid: string) => ({
+  const owned = (name: string, uid: string, kind: OrphanKind = 'ConfigMap') => ({
+    kind,
     metadata: {
       name,
       namespace: 'ns',
@@ -273,23 +276,80 @@ describe('orphans, conflicts, readiness', () => {
       ownerReferences: [{ apiVersion: 'apps.labhub.io/v1', kind: 'WebService', name: 'x', uid, controller: true }],
     },
   });
+  const unowned = (name: string, kind: OrphanKind = 'ConfigMap') => ({
+    kind,
+    metadata: { name, namespace: 'ns', labels },
+  });
+  const withWorkload = (name: string) => ({ ...ws(name), spec: { image: 'nginx:1.27', workload: {} } });
 
   it('finds labelled ConfigMaps whose owner is gone or that have none and no WebService of their name', () => {
     const verdict = orphanVerdict(
-      [
-        owned('a-desired', 'uid-a'),
-        owned('gone-desired', 'uid-gone'),
-        { metadata: { name: 'b-desired', namespace: 'ns', labels } },
-        { metadata: { name: 'lost-desired', namespace: 'ns', labels } },
-      ],
+      [owned('a-desired', 'uid-a'), owned('gone-desired', 'uid-gone'), unowned('b-desired'), unowned('lost-desired')],
       [ws('a'), ws('b')],
       'ns',
     );
     expect(verdict).toMatchObject({
       status: 'fail',
+      message:
+        '2 ConfigMaps labelled app.kubernetes.io/managed-by=webservice-controller have no WebService owning them',
       items: ['ns/gone-desired: its owner is gone', 'ns/lost-desired: no owner reference'],
     });
-    expect(orphanVerdict([owned('a-desired', 'uid-a')], [ws('a')], 'ns').status).toBe('ok');
+    expect(orphanVerdict([owned('a-desired', 'uid-a')], [ws('a')], 'ns')).toEqual({
+      check: 'orphans',
+      status: 'ok',
+      message: 'no orphaned ConfigMaps, Deployments or Services in namespace ns',
+    });
+  });
+
+  it('finds orphaned Deployments and Services too, each named after its WebService', () => {
+    const verdict = orphanVerdict(
+      [
+        owned('a-desired', 'uid-a'),
+        owned('a', 'uid-a', 'Deployment'),
+        owned('a', 'uid-a', 'Service'),
+        owned('gone', 'uid-gone', 'Deployment'),
+        owned('gone', 'uid-gone', 'Service'),
+        unowned('b', 'Deployment'),
+        // A Service called b-desired is not b's: b's Service would be called b.
+        unowned('b-desired', 'Service'),
+        unowned('lost', 'Service'),
+      ],
+      [withWorkload('a'), withWorkload('b')],
+      'ns',
+    );
+    expect(verdict).toMatchObject({
+      status: 'fail',
+      message:
+        '1 Deployment and 3 Services labelled app.kubernetes.io/managed-by=webservice-controller have no WebService owning them',
+      items: [
+        'ns/deployment/gone: its owner is gone',
+        'ns/service/gone: its owner is gone',
+        'ns/service/b-desired: no owner reference',
+        'ns/service/lost: no owner reference',
+      ],
+      hint: expect.stringMatching(/^delete them, e\.g\. kubectl delete deployment gone -n ns /),
+    });
+    const one = orphanVerdict([unowned('lost-desired'), owned('gone', 'uid-gone', 'Deployment')], [], 'ns');
+    expect(one.message).toBe(
+      '1 ConfigMap and 1 Deployment labelled app.kubernetes.io/managed-by=webservice-controller have no WebService owning them',
+    );
+  });
+
+  it('objects without our label are not ours to judge', () => {
+    const theirs = { kind: 'Deployment' as const, metadata: { name: 'x', namespace: 'ns', labels: { app: 'x' } } };
+    expect(orphanVerdict([theirs], [], 'ns').status).toBe('ok');
+  });
+
+  it('kinds it may not list make a clean result a warning that names them', () => {
+    const verdict = orphanVerdict([], [], 'ns', { kinds: ['Deployment', 'Service'], reason: 'forbidden: no list' });
+    expect(verdict).toMatchObject({
+      status: 'warn',
+      message: 'no orphaned ConfigMaps in namespace ns; Deployments and Services not checked: forbidden: no list',
+    });
+    // An orphan found is still a failure.
+    expect(orphanVerdict([unowned('lost-desired')], [], 'ns', { kinds: ['Deployment'], reason: 'x' }).status).toBe(
+      'fail',
+    );
   });
 
   it('lists conflicts as failures and not-Ready WebServices as warnings', () => {
@@ -314,5 +374,83 @@ describe('orphans, conflicts, readiness', () => {
       status: 'ok',
       message: 'every WebService is Ready (1) in namespace ns',
     });
+  });
+});
+
+describe('rollouts', () => {
+  const web = (name: string, replicas: number, extra: Partial<WebService['metadata']> = {}): WebService => ({
+    metadata: { name, namespace: 'ns', uid: `uid-${name}`, generation: 1, ...extra },
+    spec: { image: 'nginx:1.27', replicas, workload: {} },
+  });
+  const deployment = (
+    name: string,
+    progressing: string,
+    counts: { ready: number; replicas: number },
+    spec: Deployment['spec'] = {},
+  ): Deployment => ({
+    metadata: {
+      name,
+      namespace: 'ns',
+      generation: 2,
+      ownerReferences: [
+        { apiVersion: 'apps.labhub.io/v1', kind: 'WebService', name, uid: `uid-${name}`, controller: true },
+      ],
+    },
+    spec,
+    status: {
+      observedGeneration: 2,
+      replicas: counts.replicas,
+      updatedReplicas: counts.replicas,
+      readyReplicas: counts.ready,
+      availableReplicas: counts.ready,
+      conditions: [
+        {
+          type: 'Progressing',
+          status: progressing === 'ProgressDeadlineExceeded' ? 'False' : 'True',
+          reason: progressing,
+        },
+      ],
+    },
+  });
+
+  it('lists the rollouts past their progress deadline, with ready/desired and the deadline', () => {
+    const verdict = rolloutVerdict(
+      [web('big', 230), web('ok', 2), web('slow', 3)],
+      [
+        deployment('big', 'ProgressDeadlineExceeded', { ready: 220, replicas: 230 }, { progressDeadlineSeconds: 15 }),
+        deployment('ok', 'NewReplicaSetAvailable', { ready: 2, replicas: 2 }),
+        deployment('slow', 'ReplicaSetUpdated', { ready: 1, replicas: 3 }),
+      ],
+      'ns',
+    );
+    expect(verdict).toEqual({
+      check: 'rollouts',
+      status: 'fail',
+      message: '1 rollout has stalled: no progress within the progress deadline',
+      items: ['ns/big: deployment/big 220/230 ready, no progress for 15s'],
+      hint:
+        'kubectl describe deployment big -n ns says why (pods that cannot be scheduled? an image that cannot be pulled?); ' +
+        'the WebService is Ready again once the rollout can finish',
+    });
+  });
+
+  it('a rollout that finished since its deadline passed is not stalled; the default deadline is 600s', () => {
+    // Scaled down after the stall: the Deployment is complete while its condition still says so.
+    expect(
+      rolloutVerdict([web('big', 2)], [deployment('big', 'ProgressDeadlineExceeded', { ready: 2, replicas: 2 })], 'ns'),
+    ).toEqual({ check: 'rollouts', status: 'ok', message: 'no stalled rollouts in namespace ns' });
+    expect(
+      rolloutVerdict([web('big', 5)], [deployment('big', 'ProgressDeadlineExceeded', { ready: 1, replicas: 5 })], null)
+        .items,
+    ).toEqual(['ns/big: deployment/big 1/5 ready, no progress for 600s']);
+  });
+
+  it("judges only a WebService's own Deployment: not a foreign one of its name, not one being deleted", () => {
+    const foreign = { ...deployment('big', 'ProgressDeadlineExceeded', { ready: 0, replicas: 5 }) };
+    foreign.metadata = { ...foreign.metadata, ownerReferences: [] };
+    expect(rolloutVerdict([web('big', 5)], [foreign], 'ns').status).toBe('ok');
+    const stalled = deployment('big', 'ProgressDeadlineExceeded', { ready: 0, replicas: 5 });
+    expect(rolloutVerdict([web('big', 5, { deletionTimestamp: 'x' })], [stalled], 'ns').status).toBe('ok');
+    expect(rolloutVerdict([web('big', 5)], [stalled], 'ns').status).toBe('fail');
   });
 });
