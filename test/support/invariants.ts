@@ -7,8 +7,7 @@
 // - zero writes over a steady-state window afterwards;
 // - no write by a replica that was not the leader at the time (audit log vs Lease history).
 // The check collects violations instead of failing at the first, so a report says everything.
-import { ChildProcess, spawn } from 'node:child_process';
-import { AuditEvent, AuditWindow, MUTATING, getJson, sleep } from './cluster';
+import { AuditEvent, AuditWindow, Background, MUTATING, getJson, sleep } from './cluster';
 
 export const MANAGED_BY = 'app.kubernetes.io/managed-by';
 
@@ -297,11 +296,10 @@ interface Term {
  */
 export class LeaseHistory {
   readonly terms: Term[] = [];
-  private readonly child: ChildProcess;
-  private pending = '';
+  private readonly watch: Background;
 
   constructor(namespace = 'webservice-system', name = 'webservice-controller') {
-    this.child = spawn(
+    this.watch = new Background(
       'kubectl',
       // kubectl pads a watch's output through a tabwriter, so the fields are split at "|".
       [
@@ -314,9 +312,8 @@ export class LeaseHistory {
         '-o',
         'jsonpath={.spec.holderIdentity}{"|"}{.spec.acquireTime}{"\\n"}',
       ],
-      { stdio: ['ignore', 'pipe', 'ignore'] },
+      { onStdoutLine: (line) => this.read(line) },
     );
-    this.child.stdout!.on('data', (chunk: Buffer) => this.read(chunk.toString('utf8')));
   }
 
   /** Who held the lease at time t (ms since the epoch), '' for nobody, undefined before the first term seen. */
@@ -330,22 +327,17 @@ export class LeaseHistory {
   }
 
   stop(): void {
-    this.child.kill('SIGTERM');
+    this.watch.signal('SIGTERM');
   }
 
-  private read(text: string): void {
-    this.pending += text;
-    let newline: number;
-    while ((newline = this.pending.indexOf('\n')) >= 0) {
-      const [holder, acquireTime] = this.pending.slice(0, newline).trim().split('|');
-      this.pending = this.pending.slice(newline + 1);
-      const start = parseMicroTime(acquireTime);
-      if (!Number.isFinite(start)) continue;
-      const last = this.terms.at(-1);
-      if (!last || last.start !== start || last.holder !== holder) {
-        this.terms.push({ holder, start });
-        this.terms.sort((a, b) => a.start - b.start);
-      }
+  private read(line: string): void {
+    const [holder, acquireTime] = line.trim().split('|');
+    const start = parseMicroTime(acquireTime);
+    if (!Number.isFinite(start)) return;
+    const last = this.terms.at(-1);
+    if (!last || last.start !== start || last.holder !== holder) {
+      this.terms.push({ holder, start });
+      this.terms.sort((a, b) => a.start - b.start);
     }
   }
 }
