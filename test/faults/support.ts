@@ -7,19 +7,19 @@ import * as fs from 'node:fs';
 import * as https from 'node:https';
 import * as net from 'node:net';
 import * as path from 'node:path';
+import { OWNED_SELECTOR } from '../../src/core/model';
 import { AuditEvent, AuditReader, Background, PLUGIN, ROOT, getJson, run } from '../support/cluster';
 import { InvariantReport } from '../support/invariants';
 
 export { createWebServices, numbered } from '../support/cluster';
-
-export const CONTROLLER_USER = 'system:serviceaccount:webservice-system:webservice-controller';
+export { CONTROLLER_USER } from '../support/controller';
 export const onLocalPlane = process.env.USE_EXISTING_CLUSTER !== 'true';
 
 export function count(resource: string, namespace: string, selector?: string): number {
   return getJson(['get', resource, '-n', namespace, ...(selector ? ['-l', selector] : [])]).items.length;
 }
 
-export const OWNED = 'app.kubernetes.io/managed-by=webservice-controller';
+export const OWNED = OWNED_SELECTOR;
 
 /**
  * Counts audit events as the apiserver writes them (the log is written before the response

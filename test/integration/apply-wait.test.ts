@@ -11,6 +11,7 @@ import {
   useNamespace,
   webService,
 } from '../support/cluster';
+import { INSTANCE_LABEL } from '../../src/core/model';
 
 describe('apply --all --wait', () => {
   const ns = useNamespace('wait-report');
@@ -39,7 +40,7 @@ describe('Ctrl-C during apply --all', () => {
 
   it('finishes what is in flight, starts nothing new, prints the summary and exits 130', async () => {
     const apply = backgroundPlugin(['apply', '--all', '--wait=5m', '--concurrency=2', '-n', ns()]);
-    const children = () => getJson(['get', 'configmaps', '-n', ns(), '-l', 'app.kubernetes.io/instance']).items.length;
+    const children = () => getJson(['get', 'configmaps', '-n', ns(), '-l', INSTANCE_LABEL]).items.length;
     // Interrupt once some, but far from all, children exist.
     await eventually(() => children() >= 20);
     apply.signal('SIGINT');

@@ -14,6 +14,7 @@ import {
   useNamespace,
   webService,
 } from '../support/cluster';
+import { FINALIZER } from '../../src/core/model';
 
 const ns = useNamespace('dry-run');
 const audit = new AuditWindow(ns);
@@ -102,7 +103,7 @@ describe('status', () => {
 
 describe('finalize', () => {
   beforeAll(() => {
-    applyYaml(ns(), webService('gone', { image: 'nginx:1.27' }, { finalizers: ['webservice.labhub.io/cleanup'] }));
+    applyYaml(ns(), webService('gone', { image: 'nginx:1.27' }, { finalizers: [FINALIZER] }));
     plugin(['apply', 'gone', '-n', ns()]);
     kubectl(['delete', 'webservice', 'gone', '-n', ns(), '--wait=false']);
   });
@@ -118,9 +119,7 @@ describe('finalize', () => {
       expect(JSON.parse(result.stdout)).toMatchObject({ cleaned: ['configmap/gone-desired'], finalizerRemoved: true });
       expect(persisted(await pluginWrites())).toEqual([]);
       expect(rvs()).toEqual(before);
-      expect(getJson(['get', 'webservice', 'gone', '-n', ns()]).metadata.finalizers).toEqual([
-        'webservice.labhub.io/cleanup',
-      ]);
+      expect(getJson(['get', 'webservice', 'gone', '-n', ns()]).metadata.finalizers).toEqual([FINALIZER]);
     },
   );
 

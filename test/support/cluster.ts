@@ -5,6 +5,7 @@
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
+import { API_VERSION, KIND, RESOURCE } from '../../src/core/model';
 import { Background, run, type RunResult } from './process';
 
 export { AuditReader, AuditWindow, MUTATING, describeEvent, fromPlugin, type AuditEvent } from './audit';
@@ -90,8 +91,8 @@ export function createWebServices(
 ): void {
   for (let i = 0; i < names.length; i += 250) {
     const items = names.slice(i, i + 250).map((name) => ({
-      apiVersion: 'apps.labhub.io/v1',
-      kind: 'WebService',
+      apiVersion: API_VERSION,
+      kind: KIND,
       metadata: { name, namespace },
       spec: spec(name),
     }));
@@ -108,7 +109,7 @@ export function applyYaml(namespace: string, yaml: string): void {
 }
 
 export function webService(name: string, spec: Record<string, unknown>, extra: Record<string, unknown> = {}): string {
-  return JSON.stringify({ apiVersion: 'apps.labhub.io/v1', kind: 'WebService', metadata: { name, ...extra }, spec });
+  return JSON.stringify({ apiVersion: API_VERSION, kind: KIND, metadata: { name, ...extra }, spec });
 }
 
 /** A kubeconfig for a new ServiceAccount bound in `namespace` (TokenRequest API token). */
@@ -137,7 +138,7 @@ export function tokenKubeconfig(namespace: string, name: string, tokenArgs: stri
   return file;
 }
 
-export const CRD = 'webservices.apps.labhub.io';
+export const CRD = RESOURCE;
 export const CRD_REF = `customresourcedefinition.apiextensions.k8s.io/${CRD}`;
 
 /** Installs the CRD again if a test left it missing or changed, and waits until it serves. */

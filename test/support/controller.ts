@@ -5,6 +5,9 @@ import * as path from 'node:path';
 import * as yaml from 'js-yaml';
 import { Background, PLUGIN, ROOT, eventually, kubectl, tokenKubeconfig } from './cluster';
 
+/** The username the controller's requests carry in the audit log, with deploy/'s ServiceAccount. */
+export const CONTROLLER_USER = 'system:serviceaccount:webservice-system:webservice-controller';
+
 export interface LogEntry {
   ts: string;
   level: string;

@@ -7,9 +7,10 @@
 // - zero writes over a steady-state window afterwards;
 // - no write by a replica that was not the leader at the time (audit log vs Lease history).
 // The check collects violations instead of failing at the first, so a report says everything.
+import { MANAGED_BY_LABEL, MANAGED_BY_VALUE } from '../../src/core/model';
 import { AuditEvent, AuditWindow, Background, MUTATING, getJson, sleep } from './cluster';
 
-export const MANAGED_BY = 'app.kubernetes.io/managed-by';
+export const MANAGED_BY = MANAGED_BY_LABEL;
 
 export interface ForeignObject {
   resource: 'configmaps' | 'webservices';
@@ -158,7 +159,7 @@ function converged(expect: Expectations): { violations: string[]; figures: State
   for (const parent of live) violations.push(...parentViolations(parent, configMaps, expect, foreignNames));
 
   const liveUids = new Set(live.map((p) => p.metadata.uid));
-  const ours = configMaps.filter((cm) => cm.metadata.labels?.[MANAGED_BY] === 'webservice-controller');
+  const ours = configMaps.filter((cm) => cm.metadata.labels?.[MANAGED_BY] === MANAGED_BY_VALUE);
   const orphans = ours.filter(
     (cm) => !(cm.metadata.ownerReferences ?? []).some((ref) => ref.controller && liveUids.has(ref.uid)),
   );
@@ -249,7 +250,7 @@ function parentViolations(
       `webservice/${name}: child ${child.metadata.name} has ${JSON.stringify(haveData)}, want ${JSON.stringify(wantData)}`,
     );
   }
-  if (child.metadata.labels?.[MANAGED_BY] !== 'webservice-controller') {
+  if (child.metadata.labels?.[MANAGED_BY] !== MANAGED_BY_VALUE) {
     violations.push(`webservice/${name}: child ${child.metadata.name} lacks our label`);
   }
   return violations;
