@@ -38,12 +38,11 @@ check_platform() {
   [[ -f "${BUNDLE}" ]] || die "${BUNDLE} not found; run npm run build first"
 }
 
-# The blob: the program and its code cache. Not a startup snapshot (useSnapshot): on Node
-# 24.22.3 it started no faster beyond the noise (fastest of 100 interleaved runs, two sessions
-# on a busy 2-core machine: --version 51 and 53 ms against 50 and 54 with the code cache,
-# --help 62 and 70 against 65 and 67; with neither, 70-73 and 82-88 ms), and its blob differed
-# between two builds of the same input (the build's pid and a time are in it): not
-# reproducible. It would also freeze what modules read as they load (the build's tty, cwd, env).
+# The blob: the program and its code cache. Not a startup snapshot (useSnapshot): it started
+# no faster than the code cache beyond the noise (bench/RESULTS.md has the figures), and its
+# blob differed between two builds of the same input (the build's pid and a time are in it):
+# not reproducible. It would also freeze what modules read as they load (the build's tty,
+# cwd, env).
 prepare_blob() {
   local work="$1" log
   cp "${BUNDLE}" "${work}/main.js"

@@ -140,8 +140,8 @@ export class Controller {
   startCaches(): void {
     const signal = this.abort.signal;
     // One initial LIST at a time: at 10 000 objects, two large lists received and parsed
-    // side by side are the process's peak memory (VmHWM 194 -> 171 MiB measured), and on
-    // a small machine they are not in sooner for it (about 0.9 s either way).
+    // side by side are the process's peak memory, and on a small machine they are not in
+    // sooner for it (bench/RESULTS.md has the figures).
     // Deployments and Services (ours only: few next to the ConfigMaps) list beside them.
     const children = this.webServicesFirstListed.then(() =>
       Promise.all([this.configMaps.run(signal), this.deployments.run(signal), this.services.run(signal)]),

@@ -2,43 +2,25 @@
 // control-plane faults (apiserver restart, etcd compaction), a direct admin client for
 // fast concurrent writers, a loopback proxy that can go silent, and the results log that
 // docs/RELIABILITY.md is written from.
-import { ChildProcess, execFileSync, spawn, spawnSync } from 'node:child_process';
+import { execFileSync, spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as https from 'node:https';
 import * as net from 'node:net';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { AuditEvent, PLUGIN, ROOT, getJson, kubectl } from '../support/cluster';
+import { OWNED_SELECTOR } from '../../src/core/model';
+import { AuditEvent, AuditReader, Background, PLUGIN, ROOT, getJson, run } from '../support/cluster';
 import { InvariantReport } from '../support/invariants';
 
-export const CONTROLLER_USER = 'system:serviceaccount:webservice-system:webservice-controller';
+export { createWebServices, numbered } from '../support/cluster';
+export { CONTROLLER_USER } from '../support/controller';
 export const onLocalPlane = process.env.USE_EXISTING_CLUSTER !== 'true';
-
-/** Creates WebServices with one `kubectl create` of a List (one POST each, no GETs). */
-export function createWebServices(
-  namespace: string,
-  names: string[],
-  spec: (name: string) => Record<string, unknown> = () => ({ image: 'nginx:1.27' }),
-): void {
-  for (let i = 0; i < names.length; i += 250) {
-    const items = names.slice(i, i + 250).map((name) => ({
-      apiVersion: 'apps.labhub.io/v1',
-      kind: 'WebService',
-      metadata: { name, namespace },
-      spec: spec(name),
-    }));
-    kubectl(['create', '-f', '-'], JSON.stringify({ apiVersion: 'v1', kind: 'List', items }));
-  }
-}
-
-export const numbered = (prefix: string, count: number, from = 0) =>
-  Array.from({ length: count }, (_, i) => `${prefix}-${String(from + i).padStart(3, '0')}`);
 
 export function count(resource: string, namespace: string, selector?: string): number {
   return getJson(['get', resource, '-n', namespace, ...(selector ? ['-l', selector] : [])]).items.length;
 }
 
-export const OWNED = 'app.kubernetes.io/managed-by=webservice-controller';
+export const OWNED = OWNED_SELECTOR;
 
 /**
  * Counts audit events as the apiserver writes them (the log is written before the response
@@ -46,68 +28,28 @@ export const OWNED = 'app.kubernetes.io/managed-by=webservice-controller';
  * in a pass that lasts a few seconds.
  */
 export class AuditTail {
-  private offset = fs.statSync(process.env.KUBE_AUDIT_LOG!).size;
-  private pending = '';
+  private readonly reader = new AuditReader();
   private matched = 0;
 
   constructor(private readonly matches: (event: AuditEvent) => boolean) {}
 
   count(): number {
-    const fd = fs.openSync(process.env.KUBE_AUDIT_LOG!, 'r');
-    try {
-      const size = fs.fstatSync(fd).size;
-      if (size > this.offset) {
-        const buffer = Buffer.alloc(size - this.offset);
-        fs.readSync(fd, buffer, 0, buffer.length, this.offset);
-        this.offset = size;
-        this.pending += buffer.toString('utf8');
-        const lines = this.pending.split('\n');
-        this.pending = lines.pop() ?? '';
-        for (const line of lines) {
-          if (line.trim() === '') continue;
-          const event = JSON.parse(line) as AuditEvent;
-          if (event.stage === 'ResponseComplete' && this.matches(event)) this.matched++;
-        }
-      }
-      return this.matched;
-    } finally {
-      fs.closeSync(fd);
-    }
+    this.matched += this.reader.next().filter(this.matches).length;
+    return this.matched;
   }
 }
 
 /** Deletes a namespace without leaving WebServices stuck on our finalizer once nothing reconciles them. */
 export function cleanNamespace(namespace: string): void {
-  spawnSync('kubectl', ['delete', 'webservices', '--all', '-n', namespace, '--wait=false'], { encoding: 'utf8' });
-  spawnSync(PLUGIN, ['finalize', '--all', '-n', namespace, '-o', 'json'], { encoding: 'utf8' });
-  spawnSync('kubectl', ['delete', 'namespace', namespace, '--wait=false'], { encoding: 'utf8' });
+  run('kubectl', ['delete', 'webservices', '--all', '-n', namespace, '--wait=false']);
+  run(PLUGIN, ['finalize', '--all', '-n', namespace, '-o', 'json']);
+  run('kubectl', ['delete', 'namespace', namespace, '--wait=false']);
 }
 
 /** The plugin as a child process that a scenario can kill, with what it printed. */
-export class PluginProcess {
-  stdout = '';
-  stderr = '';
-  exit: { code: number | null; signal: NodeJS.Signals | null } | null = null;
-  readonly exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
-  private readonly child: ChildProcess;
-
+export class PluginProcess extends Background {
   constructor(args: string[], env: NodeJS.ProcessEnv = {}) {
-    this.child = spawn(PLUGIN, args, {
-      env: { ...process.env, NO_COLOR: '1', ...env },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    this.child.stdout!.on('data', (chunk: Buffer) => (this.stdout += chunk.toString('utf8')));
-    this.child.stderr!.on('data', (chunk: Buffer) => (this.stderr += chunk.toString('utf8')));
-    this.exited = new Promise((resolve) =>
-      this.child.on('exit', (code, signal) => {
-        this.exit = { code, signal };
-        resolve(this.exit);
-      }),
-    );
-  }
-
-  signal(signal: NodeJS.Signals): void {
-    if (!this.exit) this.child.kill(signal);
+    super(PLUGIN, args, { env });
   }
 }
 

@@ -1,45 +1,13 @@
 // uninstall --force on the real apiserver: it deletes the CRD every other test needs, and
 // the CRD's deletion waits for every WebService of the plane, so it runs here, in the fault
 // suite (npm run test:faults), and not in npm test's shared plane.
-import {
-  AuditWindow,
-  MUTATING,
-  applyYaml,
-  createNamespace,
-  deleteNamespace,
-  plugin,
-  tryGetJson,
-  webService,
-  CRD,
-  CRD_REF,
-  crd,
-  describeEvent,
-  restoreCrd,
-} from '../support/cluster';
+import { MUTATING, plugin, tryGetJson, CRD, CRD_REF, crd, describeEvent } from '../support/cluster';
+import { useInstallNamespace, useLegacyWebServices } from '../support/install';
 
-let ns: string;
-let audit: AuditWindow;
-beforeAll(() => {
-  ns = createNamespace('install');
-  audit = new AuditWindow(ns);
-});
-afterAll(() => {
-  restoreCrd();
-  deleteNamespace(ns);
-});
+const { ns, audit } = useInstallNamespace();
 
 describe('uninstall', () => {
-  afterAll(restoreCrd);
-
-  beforeAll(() => {
-    // Our finalizer, as an older version of the plugin added it: without --force's care,
-    // deleting the CRD would hang on it.
-    const legacy = { finalizers: ['webservice.labhub.io/cleanup'] };
-    applyYaml(ns, webService('kept', { image: 'nginx:1.27' }, legacy));
-    applyYaml(ns, webService('also-kept', { image: 'nginx:1.27' }, legacy));
-    const applied = plugin(['apply', '--all', '-n', ns]);
-    if (applied.status !== 0) throw new Error(applied.stderr);
-  });
+  useLegacyWebServices(ns);
 
   it('--force takes our finalizer off each WebService and deletes everything install made, without hanging', async () => {
     const installed = plugin(['install', '--rbac', '--controller']);
@@ -67,7 +35,7 @@ describe('uninstall', () => {
     expect(tryGetJson(['get', 'validatingadmissionpolicybinding', 'webservice-controller-leader-fence'])).toBeNull();
     const writes = (await audit.pluginRequests()).filter((e) => MUTATING.has(e.verb));
     const ours = writes
-      .filter((e) => e.objectRef?.namespace === ns)
+      .filter((e) => e.objectRef?.namespace === ns())
       .map(describeEvent)
       .sort();
     expect(ours).toEqual(['patch webservices/also-kept', 'patch webservices/kept']);
@@ -77,7 +45,7 @@ describe('uninstall', () => {
   });
 
   it('check then fails on the missing CRD, with the install hint', () => {
-    const result = plugin(['check', '-n', ns]);
+    const result = plugin(['check', '-n', ns()]);
     expect(result.status).toBe(1);
     expect(result.stdout).toContain(`✗ the CRD ${CRD} is not installed\n    hint: run: kubectl webservice install\n`);
   });

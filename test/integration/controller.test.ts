@@ -20,9 +20,7 @@ import {
   webService,
 } from '../support/cluster';
 import { FINALIZER } from '../../src/core/model';
-import { ControllerProcess, controllerKubeconfig } from '../support/controller';
-
-const CONTROLLER_USER = 'system:serviceaccount:webservice-system:webservice-controller';
+import { CONTROLLER_USER, ControllerProcess, controllerKubeconfig } from '../support/controller';
 
 let kubeconfig: string;
 beforeAll(() => {

@@ -6,27 +6,24 @@ import {
   AuditEvent,
   MUTATING,
   applyYaml,
-  createNamespace,
-  deleteNamespace,
   fromPlugin,
   getJson,
   kubectl,
   plugin,
   tryGetJson,
+  useNamespace,
   webService,
 } from '../support/cluster';
+import { FINALIZER } from '../../src/core/model';
 
-let ns: string;
-let audit: AuditWindow;
+const ns = useNamespace('dry-run');
+const audit = new AuditWindow(ns);
 beforeAll(() => {
-  ns = createNamespace('dry-run');
-  audit = new AuditWindow(ns);
-  for (const name of ['one', 'two']) applyYaml(ns, webService(name, { image: 'nginx:1.27' }));
+  for (const name of ['one', 'two']) applyYaml(ns(), webService(name, { image: 'nginx:1.27' }));
 });
-afterAll(() => deleteNamespace(ns));
 
 const rvs = () =>
-  getJson(['get', 'webservices,configmaps', '-n', ns])
+  getJson(['get', 'webservices,configmaps', '-n', ns()])
     .items.map((o: any) => `${o.kind}/${o.metadata.name}@${o.metadata.resourceVersion}`)
     .sort();
 const pluginWrites = async () => (await audit.mutating()).filter(fromPlugin);
@@ -41,7 +38,7 @@ describe.each([
   it(`persists nothing (${mode}), and says what apply would do`, async () => {
     const before = rvs();
     audit.mark();
-    const result = plugin(['apply', '--all', flag, '-n', ns, '-o', 'json']);
+    const result = plugin(['apply', '--all', flag, '-n', ns(), '-o', 'json']);
     expect(result.stderr).toBe('');
     expect(result.status).toBe(0);
     const items = JSON.parse(result.stdout).items as { name: string; action: string }[];
@@ -52,13 +49,13 @@ describe.each([
     // A server dry run sends what apply would send: the child creates and the status patches, no Event.
     else expect(writes.map((e) => `${e.verb} ${e.objectRef?.resource}`)).toContain('create configmaps');
     expect(rvs()).toEqual(before);
-    expect(tryGetJson(['get', 'configmap', 'one-desired', '-n', ns])).toBeNull();
+    expect(tryGetJson(['get', 'configmap', 'one-desired', '-n', ns()])).toBeNull();
   });
 });
 
 it('a bare --dry-run before NAME takes no value: the NAME stays the NAME', async () => {
   audit.mark();
-  const result = plugin(['apply', '--dry-run', 'one', '-n', ns, '-o', 'json']);
+  const result = plugin(['apply', '--dry-run', 'one', '-n', ns(), '-o', 'json']);
   expect(result.stderr).toBe('');
   expect(result.status).toBe(0);
   expect(JSON.parse(result.stdout)).toMatchObject({ name: 'one', action: 'create' });
@@ -66,14 +63,14 @@ it('a bare --dry-run before NAME takes no value: the NAME stays the NAME', async
 });
 
 it('--dry-run=server on one NAME prints the results as apply does, marked as a server dry run', async () => {
-  const result = plugin(['apply', 'one', '--dry-run=server', '-n', ns]);
+  const result = plugin(['apply', 'one', '--dry-run=server', '-n', ns()]);
   expect(result.status).toBe(0);
   expect(result.stdout).toMatch(/one\s+create\s.*created, status written \(server dry run\)/);
 });
 
 it.each(['--dry-run=maybe', '--dry-run=Server'])('refuses %s in one line, before any request', async (flag) => {
   audit.mark();
-  const result = plugin(['apply', '--all', flag, '-n', ns]);
+  const result = plugin(['apply', '--all', flag, '-n', ns()]);
   expect(result.status).toBe(1);
   expect(result.stderr).toBe(
     `error: invalid dry-run value (${flag.split('=')[1]}); must be "none", "server", or "client"\n`,
@@ -83,15 +80,15 @@ it.each(['--dry-run=maybe', '--dry-run=Server'])('refuses %s in one line, before
 
 describe('status', () => {
   beforeAll(() => {
-    plugin(['apply', '--all', '-n', ns]);
+    plugin(['apply', '--all', '-n', ns()]);
     // The status now differs from what it would compute: a missing child.
-    kubectl(['delete', 'configmap', 'one-desired', '-n', ns]);
+    kubectl(['delete', 'configmap', 'one-desired', '-n', ns()]);
   });
 
   it.each(['--dry-run=client', '--dry-run=server'])('%s computes the new status and persists nothing', async (flag) => {
     const before = rvs();
     audit.mark();
-    const result = plugin(['status', 'one', flag, '-n', ns, '-o', 'json']);
+    const result = plugin(['status', 'one', flag, '-n', ns(), '-o', 'json']);
     expect(result.status).toBe(0);
     expect(JSON.parse(result.stdout)).toMatchObject({ changed: true });
     expect(JSON.parse(result.stdout).status.conditions[0]).toMatchObject({ reason: 'ChildMissing' });
@@ -106,9 +103,9 @@ describe('status', () => {
 
 describe('finalize', () => {
   beforeAll(() => {
-    applyYaml(ns, webService('gone', { image: 'nginx:1.27' }, { finalizers: ['webservice.labhub.io/cleanup'] }));
-    plugin(['apply', 'gone', '-n', ns]);
-    kubectl(['delete', 'webservice', 'gone', '-n', ns, '--wait=false']);
+    applyYaml(ns(), webService('gone', { image: 'nginx:1.27' }, { finalizers: [FINALIZER] }));
+    plugin(['apply', 'gone', '-n', ns()]);
+    kubectl(['delete', 'webservice', 'gone', '-n', ns(), '--wait=false']);
   });
 
   it.each(['--dry-run=client', '--dry-run=server'])(
@@ -116,20 +113,18 @@ describe('finalize', () => {
     async (flag) => {
       const before = rvs();
       audit.mark();
-      const result = plugin(['finalize', 'gone', flag, '-n', ns, '-o', 'json']);
+      const result = plugin(['finalize', 'gone', flag, '-n', ns(), '-o', 'json']);
       expect(result.stderr).toBe('');
       expect(result.status).toBe(0);
       expect(JSON.parse(result.stdout)).toMatchObject({ cleaned: ['configmap/gone-desired'], finalizerRemoved: true });
       expect(persisted(await pluginWrites())).toEqual([]);
       expect(rvs()).toEqual(before);
-      expect(getJson(['get', 'webservice', 'gone', '-n', ns]).metadata.finalizers).toEqual([
-        'webservice.labhub.io/cleanup',
-      ]);
+      expect(getJson(['get', 'webservice', 'gone', '-n', ns()]).metadata.finalizers).toEqual([FINALIZER]);
     },
   );
 
   afterAll(() => {
-    plugin(['finalize', 'gone', '-n', ns]);
+    plugin(['finalize', 'gone', '-n', ns()]);
   });
 });
 

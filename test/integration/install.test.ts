@@ -6,37 +6,25 @@ import * as path from 'node:path';
 import * as yaml from 'js-yaml';
 import { spawnSync } from 'node:child_process';
 import {
-  AuditWindow,
   MUTATING,
   ROOT,
-  applyYaml,
-  createNamespace,
-  deleteNamespace,
   getJson,
   kubectl,
   plugin,
   tryGetJson,
-  webService,
   CRD,
   CRD_REF,
   crd,
   describeEvent,
   restoreCrd,
 } from '../support/cluster';
+import { useInstallNamespace, useLegacyWebServices } from '../support/install';
+import { FINALIZER } from '../../src/core/model';
 
 const LABEL = 'webservice.labhub.io/version';
 const version = require(path.join(ROOT, 'package.json')).version as string;
 
-let ns: string;
-let audit: AuditWindow;
-beforeAll(() => {
-  ns = createNamespace('install');
-  audit = new AuditWindow(ns);
-});
-afterAll(() => {
-  restoreCrd();
-  deleteNamespace(ns);
-});
+const { ns, audit } = useInstallNamespace();
 
 const setLabel = (value: string | null) =>
   kubectl(['patch', 'crd', CRD, '--type=merge', '-p', JSON.stringify({ metadata: { labels: { [LABEL]: value } } })]);
@@ -188,17 +176,7 @@ describe('install', () => {
 });
 
 describe('uninstall', () => {
-  afterAll(restoreCrd);
-
-  beforeAll(() => {
-    // Our finalizer, as an older version of the plugin added it: without --force's care,
-    // deleting the CRD would hang on it.
-    const legacy = { finalizers: ['webservice.labhub.io/cleanup'] };
-    applyYaml(ns, webService('kept', { image: 'nginx:1.27' }, legacy));
-    applyYaml(ns, webService('also-kept', { image: 'nginx:1.27' }, legacy));
-    const applied = plugin(['apply', '--all', '-n', ns]);
-    if (applied.status !== 0) throw new Error(applied.stderr);
-  });
+  useLegacyWebServices(ns);
 
   it('refuses while WebServices exist, says how many would be lost, and changes nothing', async () => {
     const total = getJson(['get', 'webservices', '-A']).items.length;
@@ -213,8 +191,6 @@ describe('uninstall', () => {
     expect(Number(count)).toBeGreaterThanOrEqual(2);
     expect((await audit.pluginRequests()).filter((e) => MUTATING.has(e.verb))).toEqual([]);
     expect(tryGetJson(['get', 'crd', CRD])).not.toBeNull();
-    expect(getJson(['get', 'webservice', 'kept', '-n', ns]).metadata.finalizers).toEqual([
-      'webservice.labhub.io/cleanup',
-    ]);
+    expect(getJson(['get', 'webservice', 'kept', '-n', ns()]).metadata.finalizers).toEqual([FINALIZER]);
   });
 });

@@ -1,34 +1,20 @@
 // `... | head`: a reader that goes away before the plugin has written everything. Through a
 // real pipe, with more output than the pipe holds, the plugin ends as kubectl does: quietly,
 // with the status of a process killed by SIGPIPE.
-import { spawnSync } from 'node:child_process';
-import { PLUGIN, createNamespace, deleteNamespace, kubectl, plugin } from '../support/cluster';
+import { PLUGIN, createWebServices, numbered, plugin, run, useNamespace } from '../support/cluster';
 
 const COUNT = 300;
 /** Linux's default pipe capacity: output past this blocks until the reader reads. */
 const PIPE_CAPACITY = 65536;
 
-let ns: string;
-beforeAll(() => {
-  ns = createNamespace('pipes');
-  const items = Array.from({ length: COUNT }, (_, i) => ({
-    apiVersion: 'apps.labhub.io/v1',
-    kind: 'WebService',
-    metadata: { name: `ws-${i}` },
-    spec: { image: 'nginx:1.27' },
-  }));
-  kubectl(['apply', '-n', ns, '-f', '-'], JSON.stringify({ apiVersion: 'v1', kind: 'List', items }));
-});
-afterAll(() => deleteNamespace(ns));
+const ns = useNamespace('pipes');
+beforeAll(() => createWebServices(ns(), numbered('ws', COUNT)));
 
 /** Runs the plugin into `head -c 100`; returns the plugin's own exit status and its stderr. */
 function intoHead(args: string[]): { status: string; stderr: string } {
   // The plugin's path and arguments go in as positional parameters, never into the script.
   const script = '"$@" | head -c 100 >/dev/null; echo "${PIPESTATUS[0]}"';
-  const result = spawnSync('bash', ['-c', script, 'bash', PLUGIN, ...args], {
-    encoding: 'utf8',
-    env: { ...process.env, NO_COLOR: '1' },
-  });
+  const result = run('bash', ['-c', script, 'bash', PLUGIN, ...args]);
   return { status: result.stdout.trim(), stderr: result.stderr };
 }
 
@@ -38,7 +24,7 @@ describe.each([
   ['status', '--all', '-o', 'json', '--dry-run'],
 ])('%s %s %s %s | head', (...command) => {
   // ns is known only once beforeAll has run.
-  const args = () => [...command, '-n', ns];
+  const args = () => [...command, '-n', ns()];
 
   it('writes more than a pipe holds (so the reader really goes away first)', () => {
     const full = plugin(args());

@@ -1,67 +1,28 @@
 // status -w, like kubectl get -w: the table, then a line each time a WebService's status,
 // generation or child changes, until interrupted. It only reads: apply does the writing.
-import { ChildProcess, spawn } from 'node:child_process';
 import {
   AuditWindow,
+  Background,
   MUTATING,
-  PLUGIN,
   applyYaml,
-  createNamespace,
-  deleteNamespace,
-  eventually,
+  backgroundPlugin,
   kubectl,
   plugin,
+  useNamespace,
   webService,
   fromPlugin,
 } from '../support/cluster';
 import { FINALIZER } from '../../src/core/model';
 
-let ns: string;
-let audit: AuditWindow;
-beforeAll(() => {
-  ns = createNamespace('watch');
-  audit = new AuditWindow(ns);
-});
-afterAll(() => deleteNamespace(ns));
+const ns = useNamespace('watch');
+const audit = new AuditWindow(ns);
 
-/** The plugin running in the background, its output collected as it comes. */
-class Background {
-  stdout = '';
-  stderr = '';
-  exit: { code: number | null; signal: NodeJS.Signals | null } | null = null;
-  private readonly exited: Promise<void>;
-  private readonly child: ChildProcess;
+/** The lines of one WebService, as printed so far. */
+const linesOf = (watch: Background, name: string) =>
+  watch.stdout.split('\n').filter((line) => line.split(/\s+/)[0] === name);
 
-  constructor(args: string[]) {
-    this.child = spawn(PLUGIN, args, { env: { ...process.env, NO_COLOR: '1' }, stdio: ['ignore', 'pipe', 'pipe'] });
-    this.child.stdout!.on('data', (chunk: Buffer) => (this.stdout += chunk.toString('utf8')));
-    this.child.stderr!.on('data', (chunk: Buffer) => (this.stderr += chunk.toString('utf8')));
-    this.exited = new Promise((resolve) =>
-      this.child.on('exit', (code, signal) => resolve(void (this.exit = { code, signal }))),
-    );
-  }
-
-  /** Waits until stdout matches. */
-  async waitFor(pattern: RegExp, timeoutMs = 30_000): Promise<RegExpExecArray> {
-    return eventually(() => {
-      if (this.exit) throw new Error(`exited (${JSON.stringify(this.exit)}): ${this.stderr}`);
-      return pattern.exec(this.stdout);
-    }, timeoutMs);
-  }
-
-  /** The lines of one WebService, as printed so far. */
-  linesOf(name: string): string[] {
-    return this.stdout.split('\n').filter((line) => line.split(/\s+/)[0] === name);
-  }
-
-  async interrupt(): Promise<{ code: number | null; signal: NodeJS.Signals | null }> {
-    if (!this.exit) this.child.kill('SIGINT');
-    const timer = setTimeout(() => this.child.kill('SIGKILL'), 10_000);
-    await this.exited;
-    clearTimeout(timer);
-    return this.exit!;
-  }
-}
+/** Ctrl-C, and the exit (SIGKILL if it does not come within 10 s). */
+const interrupt = (watch: Background) => watch.end('SIGINT', 10_000);
 
 const pluginWrites = async () => (await audit.mutating()).filter((e) => fromPlugin(e) && MUTATING.has(e.verb));
 
@@ -69,12 +30,12 @@ describe('status --all -w', () => {
   let watch: Background;
   afterAll(async () => {
     // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition -- unset when beforeAll failed
-    await watch?.interrupt();
+    await watch?.end('SIGINT', 10_000);
   });
 
   it('prints the table first', async () => {
-    applyYaml(ns, webService('first', { image: 'nginx:1.27' }));
-    watch = new Background(['status', '--all', '-w', '-n', ns]);
+    applyYaml(ns(), webService('first', { image: 'nginx:1.27' }));
+    watch = backgroundPlugin(['status', '--all', '-w', '-n', ns()]);
     await watch.waitFor(/^NAME\s+READY\s+REASON\s+GENERATION\s+OBSERVED\s+REPLICAS\s+AGE\n/);
     await watch.waitFor(new RegExp(`^first\\s+False\\s+ChildMissing\\s+1\\s+1\\s+1\\s+\\d+s$`, 'm'));
   });
@@ -82,35 +43,35 @@ describe('status --all -w', () => {
   it('prints a line for a new WebService, and writes nothing itself', async () => {
     audit.mark();
     // Held by our finalizer, as a user may put it there, so its deletion shows Deleting first.
-    applyYaml(ns, webService('second', { image: 'nginx:1.27', replicas: 2 }, { finalizers: [FINALIZER] }));
+    applyYaml(ns(), webService('second', { image: 'nginx:1.27', replicas: 2 }, { finalizers: [FINALIZER] }));
     await watch.waitFor(new RegExp(`^second\\s+False\\s+ChildMissing\\s+1\\s+1\\s+2\\s+\\d+s$`, 'm'));
     expect(await pluginWrites()).toEqual([]);
   });
 
   it('prints a line when a WebService converges, once', async () => {
-    const applied = plugin(['apply', '--all', '-n', ns]);
+    const applied = plugin(['apply', '--all', '-n', ns()]);
     expect(applied.status).toBe(0);
     await watch.waitFor(new RegExp(`^first\\s+True\\s+Reconciled\\s+1\\s+1\\s+1\\s+\\d+s$`, 'm'));
     await watch.waitFor(new RegExp(`^second\\s+True\\s+Reconciled\\s+1\\s+1\\s+2\\s+\\d+s$`, 'm'));
     // apply's further writes (status, Events) change nothing a line shows.
     await new Promise((resolve) => setTimeout(resolve, 1_000));
-    expect(watch.linesOf('first').map((line) => line.split(/\s+/).slice(1, 3).join(' '))).toEqual([
+    expect(linesOf(watch, 'first').map((line) => line.split(/\s+/).slice(1, 3).join(' '))).toEqual([
       'False ChildMissing',
       'True Reconciled',
     ]);
   });
 
   it('prints a line for a new generation and for a changed child', async () => {
-    kubectl(['patch', 'webservice', 'first', '-n', ns, '--type=merge', '-p', '{"spec":{"replicas":3}}']);
+    kubectl(['patch', 'webservice', 'first', '-n', ns(), '--type=merge', '-p', '{"spec":{"replicas":3}}']);
     await watch.waitFor(new RegExp(`^first\\s+False\\s+ChildOutOfDate\\s+2\\s+2\\s+3\\s+\\d+s$`, 'm'));
-    expect(plugin(['apply', 'first', '-n', ns]).status).toBe(0);
+    expect(plugin(['apply', 'first', '-n', ns()]).status).toBe(0);
     await watch.waitFor(new RegExp(`^first\\s+True\\s+Reconciled\\s+2\\s+2\\s+3\\s+\\d+s$`, 'm'));
     kubectl([
       'patch',
       'configmap',
       'second-desired',
       '-n',
-      ns,
+      ns(),
       '--type=merge',
       '-p',
       '{"data":{"image":"evil:latest"}}',
@@ -119,9 +80,9 @@ describe('status --all -w', () => {
   });
 
   it('follows a deletion: Deleting while our finalizer holds it, then Deleted once finalized', async () => {
-    kubectl(['delete', 'webservice', 'second', '-n', ns, '--wait=false']);
+    kubectl(['delete', 'webservice', 'second', '-n', ns(), '--wait=false']);
     await watch.waitFor(new RegExp(`^second\\s+Deleting\\s`, 'm'));
-    expect(plugin(['finalize', 'second', '-n', ns]).status).toBe(0);
+    expect(plugin(['finalize', 'second', '-n', ns()]).status).toBe(0);
     await watch.waitFor(new RegExp(`^second\\s+Deleted\\s`, 'm'));
     // READY was sized for "Deleting" before any row said it, so REASON never moves right.
     const readyWidth = (line: string) => {
@@ -134,7 +95,7 @@ describe('status --all -w', () => {
   });
 
   it('exits 0 on SIGINT', async () => {
-    const exit = await watch.interrupt();
+    const exit = await interrupt(watch);
     expect(exit).toEqual({ code: 0, signal: null });
     expect(watch.stderr).toBe('');
   });
@@ -142,11 +103,11 @@ describe('status --all -w', () => {
 
 describe('status NAME -w -o json', () => {
   it('prints the status as one JSON object per change', async () => {
-    applyYaml(ns, webService('solo', { image: 'nginx:1.27' }));
-    const watch = new Background(['status', 'solo', '-w', '-n', ns, '-o', 'json']);
+    applyYaml(ns(), webService('solo', { image: 'nginx:1.27' }));
+    const watch = backgroundPlugin(['status', 'solo', '-w', '-n', ns(), '-o', 'json']);
     try {
       await watch.waitFor(/"name": "solo"/);
-      expect(plugin(['apply', 'solo', '-n', ns]).status).toBe(0);
+      expect(plugin(['apply', 'solo', '-n', ns()]).status).toBe(0);
       await watch.waitFor(/"reason": "Reconciled"/);
       const objects = watch.stdout
         .split(/(?<=^\})\n/m)
@@ -158,12 +119,12 @@ describe('status NAME -w -o json', () => {
       ]);
       expect(objects.every((o) => o.written === false)).toBe(true);
     } finally {
-      expect(await watch.interrupt()).toEqual({ code: 0, signal: null });
+      expect(await interrupt(watch)).toEqual({ code: 0, signal: null });
     }
   });
 
   it('refuses a WebService that does not exist, in one line', () => {
-    const result = plugin(['status', 'nope', '-w', '-n', ns]);
+    const result = plugin(['status', 'nope', '-w', '-n', ns()]);
     expect(result.status).toBe(1);
     expect(result.stderr).toBe('error: webservices.apps.labhub.io "nope" not found\n');
   });

@@ -5,11 +5,10 @@ import { spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
+import { FINALIZER, MANAGED_BY_LABEL, MANAGED_BY_VALUE } from '../../src/core/model';
 import { ROOT, getJson, kubectl, tryGetJson } from '../support/cluster';
 
 const NS = 'crd-lab';
-const MANAGED_BY = 'app.kubernetes.io/managed-by';
-const FINALIZER = 'webservice.labhub.io/cleanup';
 
 let labDir: string;
 let demo: { status: number | null; stdout: string; stderr: string };
@@ -88,7 +87,7 @@ describe('L3 act', () => {
     const parent = ws('checkout');
     expect(cm.data.image).toBe(parent.spec.image);
     expect(cm.metadata.ownerReferences[0].uid).toBe(parent.metadata.uid);
-    expect(cm.metadata.labels[MANAGED_BY]).toBe('webservice-controller');
+    expect(cm.metadata.labels[MANAGED_BY_LABEL]).toBe(MANAGED_BY_VALUE);
   });
 });
 

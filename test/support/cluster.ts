@@ -1,38 +1,33 @@
 // Test helpers that drive the bundled plugin and kubectl as a user would, and read
 // the control plane's audit log to count requests. Nothing here mocks the API server.
-import { spawnSync } from 'node:child_process';
+// Child processes are in process.ts and the audit log in audit.ts; both are exported
+// from here too.
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
+import { API_VERSION, KIND, RESOURCE } from '../../src/core/model';
+import { Background, run, type RunResult } from './process';
+
+export { AuditReader, AuditWindow, MUTATING, describeEvent, fromPlugin, type AuditEvent } from './audit';
+export { Background, run, type Exit, type RunResult } from './process';
+export { eventually, sleep } from './wait';
 
 export const ROOT = path.resolve(__dirname, '../..');
 export const PLUGIN = path.join(ROOT, 'dist/kubectl-webservice');
 
-export interface RunResult {
-  status: number;
-  stdout: string;
-  stderr: string;
-}
-
-function run(command: string, args: string[], input?: string, env: NodeJS.ProcessEnv = {}): RunResult {
-  const result = spawnSync(command, args, {
-    encoding: 'utf8',
-    input,
-    env: { ...process.env, NO_COLOR: '1', ...env },
-    timeout: 120_000,
-  });
-  if (result.error) throw result.error;
-  return { status: result.status ?? -1, stdout: result.stdout, stderr: result.stderr };
-}
-
 /** Runs the bundled plugin the way kubectl would: a child process. */
 export function plugin(args: string[], options: { input?: string; env?: NodeJS.ProcessEnv } = {}): RunResult {
-  return run(PLUGIN, args, options.input, options.env);
+  return run(PLUGIN, args, options);
+}
+
+/** The bundled plugin running in the background (status -w, run, an apply to interrupt). */
+export function backgroundPlugin(args: string[], env: NodeJS.ProcessEnv = {}): Background {
+  return new Background(PLUGIN, args, { env });
 }
 
 /** Runs kubectl and throws on failure, with its stderr. */
 export function kubectl(args: string[], input?: string): string {
-  const result = run('kubectl', args, input);
+  const result = run('kubectl', args, { input });
   if (result.status !== 0) throw new Error(`kubectl ${args.join(' ')} failed: ${result.stderr}`);
   return result.stdout;
 }
@@ -63,106 +58,58 @@ export function deleteNamespace(name: string): void {
   run(PLUGIN, ['finalize', '--all', '-n', name, '-o', 'json']);
 }
 
+/**
+ * A fresh namespace for the enclosing describe (or the whole file, called at the top): made
+ * in beforeAll, deleted in afterAll, after `beforeDelete` if given. Returns a function that
+ * gives its name, from beforeAll on.
+ */
+export function useNamespace(prefix: string, options: { beforeDelete?: () => void } = {}): () => string {
+  let name: string | undefined;
+  beforeAll(() => {
+    name = createNamespace(prefix);
+  });
+  afterAll(() => {
+    if (name === undefined) return;
+    const made = name;
+    try {
+      options.beforeDelete?.();
+    } finally {
+      deleteNamespace(made);
+    }
+  });
+  return () => {
+    if (name === undefined) throw new Error(`useNamespace('${prefix}'): the namespace exists only from beforeAll on`);
+    return name;
+  };
+}
+
+/** Creates WebServices with one `kubectl create` of a List per 250 (one POST each, no GETs). */
+export function createWebServices(
+  namespace: string,
+  names: string[],
+  spec: (name: string) => Record<string, unknown> = () => ({ image: 'nginx:1.27' }),
+): void {
+  for (let i = 0; i < names.length; i += 250) {
+    const items = names.slice(i, i + 250).map((name) => ({
+      apiVersion: API_VERSION,
+      kind: KIND,
+      metadata: { name, namespace },
+      spec: spec(name),
+    }));
+    kubectl(['create', '-f', '-'], JSON.stringify({ apiVersion: 'v1', kind: 'List', items }));
+  }
+}
+
+/** `prefix-000`, `prefix-001`, …: count names that sort in the order they were made. */
+export const numbered = (prefix: string, count: number, from = 0) =>
+  Array.from({ length: count }, (_, i) => `${prefix}-${String(from + i).padStart(3, '0')}`);
+
 export function applyYaml(namespace: string, yaml: string): void {
   kubectl(['apply', '-n', namespace, '-f', '-'], yaml);
 }
 
 export function webService(name: string, spec: Record<string, unknown>, extra: Record<string, unknown> = {}): string {
-  return JSON.stringify({ apiVersion: 'apps.labhub.io/v1', kind: 'WebService', metadata: { name, ...extra }, spec });
-}
-
-export function sleep(ms: number): Promise<void> {
-  return new Promise((resolve) => setTimeout(resolve, ms));
-}
-
-type Maybe<T> = T | null | undefined | false;
-
-/** Polls check (which may be async) until it gives a truthy value, and returns that value. */
-export async function eventually<T>(check: () => Maybe<T> | Promise<Maybe<T>>, timeoutMs = 30_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await check();
-    if (value) return value;
-    if (Date.now() > deadline) throw new Error(`condition not met within ${timeoutMs}ms`);
-    await sleep(250);
-  }
-}
-
-export interface AuditEvent {
-  verb: string;
-  user: { username: string };
-  userAgent?: string;
-  stage: string;
-  auditID: string;
-  requestURI?: string;
-  objectRef?: { apiGroup?: string; resource?: string; namespace?: string; name?: string; subresource?: string };
-  responseStatus?: { code?: number };
-}
-
-export const MUTATING = new Set(['create', 'update', 'patch', 'delete', 'deletecollection']);
-
-/**
- * A window on the audit log: call mark() before an action, then events() after it.
- * The log is written by the apiserver asynchronously to our client, so events()
- * first makes a marker request and waits until that request appears.
- */
-export class AuditWindow {
-  private offset = 0;
-
-  constructor(private readonly namespace: string) {}
-
-  static available(): boolean {
-    return Boolean(process.env.KUBE_AUDIT_LOG && fs.existsSync(process.env.KUBE_AUDIT_LOG));
-  }
-
-  mark(): void {
-    this.offset = fs.statSync(process.env.KUBE_AUDIT_LOG!).size;
-  }
-
-  async events(): Promise<AuditEvent[]> {
-    // One GET of something that exists, tagged in its query: kubectl makes no follow-up request.
-    const marker = `audit-marker-${Date.now()}-${Math.floor(Math.random() * 1e6)}`;
-    const uri = `/api/v1/namespaces/${this.namespace}?${marker}=1`;
-    const result = run('kubectl', ['get', '--raw', uri]);
-    if (result.status !== 0) throw new Error(`audit marker request failed: ${result.stderr}`);
-    const all = await eventually(() => {
-      const events = this.read();
-      return events.some((e) => e.requestURI?.includes(marker)) ? events : null;
-    });
-    return all.filter((e) => !e.requestURI?.includes(marker) && e.objectRef?.namespace === this.namespace);
-  }
-
-  /** Every event since mark(), in any namespace or none (cluster-scoped requests too). */
-  async all(): Promise<AuditEvent[]> {
-    await this.events();
-    return this.read().filter((e) => !e.requestURI?.includes('audit-marker-'));
-  }
-
-  /** Every request the plugin made since mark(), cluster-scoped ones included. */
-  async pluginRequests(): Promise<AuditEvent[]> {
-    return (await this.all()).filter(fromPlugin);
-  }
-
-  async mutating(): Promise<AuditEvent[]> {
-    return (await this.events()).filter((e) => MUTATING.has(e.verb));
-  }
-
-  private read(): AuditEvent[] {
-    const fd = fs.openSync(process.env.KUBE_AUDIT_LOG!, 'r');
-    try {
-      const size = fs.fstatSync(fd).size;
-      const buffer = Buffer.alloc(size - this.offset);
-      fs.readSync(fd, buffer, 0, buffer.length, this.offset);
-      return buffer
-        .toString('utf8')
-        .split('\n')
-        .filter((line) => line.trim() !== '')
-        .map((line) => JSON.parse(line) as AuditEvent)
-        .filter((e) => e.stage === 'ResponseComplete');
-    } finally {
-      fs.closeSync(fd);
-    }
-  }
+  return JSON.stringify({ apiVersion: API_VERSION, kind: KIND, metadata: { name, ...extra }, spec });
 }
 
 /** A kubeconfig for a new ServiceAccount bound in `namespace` (TokenRequest API token). */
@@ -191,7 +138,7 @@ export function tokenKubeconfig(namespace: string, name: string, tokenArgs: stri
   return file;
 }
 
-export const CRD = 'webservices.apps.labhub.io';
+export const CRD = RESOURCE;
 export const CRD_REF = `customresourcedefinition.apiextensions.k8s.io/${CRD}`;
 
 /** Installs the CRD again if a test left it missing or changed, and waits until it serves. */
@@ -203,9 +150,3 @@ export function restoreCrd(): void {
 
 /** The CRD as the apiserver has it. */
 export const crd = () => getJson(['get', 'crd', CRD]);
-
-/** An audit event of a request the plugin made. */
-export const fromPlugin = (e: Pick<AuditEvent, 'userAgent'>) => e.userAgent?.startsWith('kubectl-webservice/') === true;
-
-/** `verb resource/name`, for messages about audit events. */
-export const describeEvent = (e: AuditEvent) => `${e.verb} ${e.objectRef?.resource}/${e.objectRef?.name ?? ''}`;

@@ -1,10 +1,12 @@
 // Runs `kubectl webservice run` as a child process, the way a user or a pod runs it,
 // and reads its JSON log lines.
-import { ChildProcess, spawn } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import * as yaml from 'js-yaml';
-import { PLUGIN, ROOT, eventually, kubectl, tokenKubeconfig } from './cluster';
+import { Background, PLUGIN, ROOT, eventually, kubectl, tokenKubeconfig } from './cluster';
+
+/** The username the controller's requests carry in the audit log, with deploy/'s ServiceAccount. */
+export const CONTROLLER_USER = 'system:serviceaccount:webservice-system:webservice-controller';
 
 export interface LogEntry {
   ts: string;
@@ -13,44 +15,22 @@ export interface LogEntry {
   [field: string]: unknown;
 }
 
-export class ControllerProcess {
-  readonly entries: LogEntry[] = [];
-  stderr = '';
-  exit: { code: number | null; signal: NodeJS.Signals | null } | null = null;
-  readonly exited: Promise<void>;
-  private readonly child: ChildProcess;
+export class ControllerProcess extends Background {
+  readonly entries: LogEntry[];
 
   constructor(args: string[], env: NodeJS.ProcessEnv = {}) {
-    this.child = spawn(PLUGIN, ['run', '--log-format=json', ...args], {
-      env: { ...process.env, NO_COLOR: '1', ...env },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let pending = '';
-    this.child.stderr!.on('data', (chunk: Buffer) => {
-      const text = chunk.toString('utf8');
-      this.stderr += text;
-      pending += text;
-      let newline: number;
-      while ((newline = pending.indexOf('\n')) >= 0) {
-        const line = pending.slice(0, newline);
-        pending = pending.slice(newline + 1);
+    const entries: LogEntry[] = [];
+    super(PLUGIN, ['run', '--log-format=json', ...args], {
+      env,
+      onStderrLine: (line) => {
         try {
-          this.entries.push(JSON.parse(line) as LogEntry);
+          entries.push(JSON.parse(line) as LogEntry);
         } catch {
           // not a log entry (e.g. an error: line before the logger exists)
         }
-      }
+      },
     });
-    this.exited = new Promise((resolve) =>
-      this.child.on('exit', (code, signal) => {
-        this.exit = { code, signal };
-        resolve();
-      }),
-    );
-  }
-
-  get pid(): number {
-    return this.child.pid!;
+    this.entries = entries;
   }
 
   /** Waits for a log entry whose message matches, and returns it. */
@@ -61,17 +41,9 @@ export class ControllerProcess {
     }, timeoutMs);
   }
 
-  signal(signal: NodeJS.Signals): void {
-    if (!this.exit) this.child.kill(signal);
-  }
-
   /** SIGTERM and wait; SIGKILL if it does not stop in time. */
   async stop(timeoutMs = 20_000): Promise<void> {
-    if (this.exit) return;
-    this.signal('SIGTERM');
-    const timer = setTimeout(() => this.signal('SIGKILL'), timeoutMs);
-    await this.exited;
-    clearTimeout(timer);
+    await this.end('SIGTERM', timeoutMs);
   }
 }
 

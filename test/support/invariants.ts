@@ -9,10 +9,10 @@
 // - zero writes over a steady-state window afterwards;
 // - no write by a replica that was not the leader at the time (audit log vs Lease history).
 // The check collects violations instead of failing at the first, so a report says everything.
-import { ChildProcess, spawn } from 'node:child_process';
-import { AuditEvent, AuditWindow, MUTATING, getJson, sleep } from './cluster';
+import { MANAGED_BY_LABEL, MANAGED_BY_VALUE } from '../../src/core/model';
+import { AuditEvent, AuditWindow, Background, MUTATING, getJson, sleep } from './cluster';
 
-export const MANAGED_BY = 'app.kubernetes.io/managed-by';
+export const MANAGED_BY = MANAGED_BY_LABEL;
 
 export interface ForeignObject {
   resource: 'configmaps' | 'webservices';
@@ -169,7 +169,7 @@ function converged(expect: Expectations): { violations: string[]; figures: State
   for (const parent of live) violations.push(...parentViolations(parent, configMaps, expect, foreignNames));
 
   const liveUids = new Set(live.map((p) => p.metadata.uid));
-  const ours = configMaps.filter((cm) => cm.metadata.labels?.[MANAGED_BY] === 'webservice-controller');
+  const ours = configMaps.filter((cm) => cm.metadata.labels?.[MANAGED_BY] === MANAGED_BY_VALUE);
   const orphans = ours.filter(
     (cm) => !(cm.metadata.ownerReferences ?? []).some((ref) => ref.controller && liveUids.has(ref.uid)),
   );
@@ -261,7 +261,7 @@ function parentViolations(
       `webservice/${name}: child ${child.metadata.name} has ${JSON.stringify(haveData)}, want ${JSON.stringify(wantData)}`,
     );
   }
-  if (child.metadata.labels?.[MANAGED_BY] !== 'webservice-controller') {
+  if (child.metadata.labels?.[MANAGED_BY] !== MANAGED_BY_VALUE) {
     violations.push(`webservice/${name}: child ${child.metadata.name} lacks our label`);
   }
   return violations;
@@ -374,11 +374,10 @@ interface Term {
  */
 export class LeaseHistory {
   readonly terms: Term[] = [];
-  private readonly child: ChildProcess;
-  private pending = '';
+  private readonly watch: Background;
 
   constructor(namespace = 'webservice-system', name = 'webservice-controller') {
-    this.child = spawn(
+    this.watch = new Background(
       'kubectl',
       // kubectl pads a watch's output through a tabwriter, so the fields are split at "|".
       [
@@ -391,9 +390,8 @@ export class LeaseHistory {
         '-o',
         'jsonpath={.spec.holderIdentity}{"|"}{.spec.acquireTime}{"\\n"}',
       ],
-      { stdio: ['ignore', 'pipe', 'ignore'] },
+      { onStdoutLine: (line) => this.read(line) },
     );
-    this.child.stdout!.on('data', (chunk: Buffer) => this.read(chunk.toString('utf8')));
   }
 
   /** Who held the lease at time t (ms since the epoch), '' for nobody, undefined before the first term seen. */
@@ -407,22 +405,17 @@ export class LeaseHistory {
   }
 
   stop(): void {
-    this.child.kill('SIGTERM');
+    this.watch.signal('SIGTERM');
   }
 
-  private read(text: string): void {
-    this.pending += text;
-    let newline: number;
-    while ((newline = this.pending.indexOf('\n')) >= 0) {
-      const [holder, acquireTime] = this.pending.slice(0, newline).trim().split('|');
-      this.pending = this.pending.slice(newline + 1);
-      const start = parseMicroTime(acquireTime);
-      if (!Number.isFinite(start)) continue;
-      const last = this.terms.at(-1);
-      if (!last || last.start !== start || last.holder !== holder) {
-        this.terms.push({ holder, start });
-        this.terms.sort((a, b) => a.start - b.start);
-      }
+  private read(line: string): void {
+    const [holder, acquireTime] = line.trim().split('|');
+    const start = parseMicroTime(acquireTime);
+    if (!Number.isFinite(start)) return;
+    const last = this.terms.at(-1);
+    if (!last || last.start !== start || last.holder !== holder) {
+      this.terms.push({ holder, start });
+      this.terms.sort((a, b) => a.start - b.start);
     }
   }
 }
