@@ -9,7 +9,7 @@ import * as net from 'node:net';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { OWNED_SELECTOR } from '../../src/core/model';
-import { AuditEvent, AuditReader, Background, PLUGIN, ROOT, getJson, run } from '../support/cluster';
+import { AuditEvent, AuditReader, Background, PLUGIN, ROOT, getJson, kubectl, run } from '../support/cluster';
 import { InvariantReport } from '../support/invariants';
 
 export { createWebServices, numbered } from '../support/cluster';

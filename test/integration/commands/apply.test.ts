@@ -160,7 +160,7 @@ describe('apply -f: a saved decision', () => {
     const result = plugin(['apply', '-f', '-'], { input: plan });
     expect(result.status).toBe(1);
     expect(result.stderr).toMatch(
-      /^error: the decision in - for webservice\/saved is stale: it was "update" \(.*\), planning now gives "update" .*; nothing was carried out, run plan again\n$/,
+      /^error: the decision in - for webservice\/saved is stale: it was "update" \(.*\), planning now gives "update" \(.*\); ops\[0\]\.patch\.data\.image was "nginx:1\.30", is now "nginx:1\.31"; nothing was carried out, run plan again\n$/,
     );
     expect(await audit.mutating()).toEqual([]);
     expect(child('saved').data.image).toBe('nginx:1.27');
