@@ -57,13 +57,26 @@ export class PluginProcess extends Background {
 export function restartApiserver(): void {
   const result = spawnSync('bash', [path.join(ROOT, 'scripts/control-plane.sh'), 'restart-apiserver'], {
     encoding: 'utf8',
+    env: planeEnv(),
   });
   if (result.status !== 0) throw new Error(`restart-apiserver failed: ${result.stderr}`);
 }
 
 /** One control-plane.sh command on the plane of WEBSERVICE_CP_DIR, e.g. restart-component kube-scheduler. */
+/**
+ * The test's environment, given to each child on purpose: jest hands a test file a copy of
+ * process.env, and a child started without env gets the worker's, where the plane that
+ * workloadsPlane() started (WEBSERVICE_CP_DIR, KUBECONFIG) was never set.
+ */
+function planeEnv(): NodeJS.ProcessEnv {
+  return { ...process.env };
+}
+
 export function planeCommand(...args: string[]): void {
-  const result = spawnSync('bash', [path.join(ROOT, 'scripts/control-plane.sh'), ...args], { encoding: 'utf8' });
+  const result = spawnSync('bash', [path.join(ROOT, 'scripts/control-plane.sh'), ...args], {
+    encoding: 'utf8',
+    env: planeEnv(),
+  });
   if (result.status !== 0) throw new Error(`control-plane.sh ${args.join(' ')} failed: ${result.stderr}`);
 }
 
@@ -96,7 +109,10 @@ export function workloadsPlane(): { up: () => void; down: () => void } | null {
       dir = fs.mkdtempSync(path.join(os.tmpdir(), 'webservice-faults-workloads-'));
       process.env.WEBSERVICE_CP_DIR = dir;
       planeCommand('up', '--workloads');
-      const vars = spawnSync('bash', [path.join(ROOT, 'scripts/control-plane.sh'), 'vars'], { encoding: 'utf8' });
+      const vars = spawnSync('bash', [path.join(ROOT, 'scripts/control-plane.sh'), 'vars'], {
+        encoding: 'utf8',
+        env: planeEnv(),
+      });
       for (const line of vars.stdout.split('\n')) {
         const at = line.indexOf('=');
         const name = line.slice(0, at);
