@@ -60,6 +60,16 @@ function withoutWorkload(status: WebServiceStatus): WebServiceStatus {
  * every pod is new, available and ready. status.replicas is the ready count (what /scale
  * reports), status.ready says ready/desired, and kstatus' Reconciling and Stalled say why not.
  */
+/**
+ * A pass that writes a new spec to a stalled Deployment cannot know yet whether that ends the
+ * stall: only its controller can say, on a later pass. Until then the stall stands, so that a
+ * scale-down that leaves the deadline exceeded for a while makes no second stall Event.
+ */
+function stallStands(obs: Observation, specChanged: boolean): boolean {
+  const before = obs.status.conditions?.find((c) => c.type === STALLED);
+  return specChanged && before?.status === 'True' && before.reason === 'ProgressDeadlineExceeded';
+}
+
 function workloadStatus(obs: Observation, decision: Decision, outcome: Outcome, now: string): StatusResult {
   const base = readyCondition(decision, outcome);
   const live = obs.workloadChildren?.deployment;
@@ -78,7 +88,7 @@ function workloadStatus(obs: Observation, decision: Decision, outcome: Outcome, 
     if (rollout.complete) {
       ready = { ...base, message: `${base.message}; deployment/${obs.name}: ${counts} ready` };
       reconciling = stalled = { status: 'False', reason: 'RolloutComplete', message: ready.message };
-    } else if (rollout.stalled) {
+    } else if (rollout.stalled || stallStands(obs, specChanged)) {
       const message = `deployment/${obs.name}: ${counts} ready; its progress deadline was exceeded`;
       ready = { status: 'False', reason: 'ProgressDeadlineExceeded', message };
       stalled = { status: 'True', reason: 'ProgressDeadlineExceeded', message };

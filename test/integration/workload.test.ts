@@ -298,7 +298,7 @@ describeWorkloads(`${title}: a rollout that cannot finish`, () => {
       `involvedObject.kind=WebService,involvedObject.name=big,reason=${reason}`,
     ]).items;
 
-  it('more pods than the nodes hold: Stalled after its progress deadline, one Event a stall; Ready once scaled down', async () => {
+  it('more pods than the nodes hold: Stalled after its progress deadline, one stall Event; Ready once scaled down', async () => {
     // Every pod the simulated nodes can hold, and ten more: the rollout can never finish.
     const nodes = getJson<{ items: { status: { allocatable: { pods: string } } }[] }>(['get', 'nodes']).items;
     const capacity = nodes.reduce((sum, node) => sum + Number(node.status.allocatable.pods), 0);
@@ -366,7 +366,10 @@ describeWorkloads(`${title}: a rollout that cannot finish`, () => {
     watching.on = false;
     await watch;
     expect(conditionOf('Stalled')).toMatchObject({ status: 'False', reason: 'RolloutComplete' });
-    expect(events('RolloutStalled')).toHaveLength(stalls.size);
+    // The stall stood through the scale-down, though the Deployment took a while to drop its
+    // ProgressDeadlineExceeded: one stall, one Event.
+    expect(stalls.size).toBe(1);
+    expect(events('RolloutStalled')).toHaveLength(1);
     expect(events('RolloutComplete')).toHaveLength(1);
     expect(plugin(['check', '-n', ns, '--lease', `${ns}/none`]).stdout).toContain(
       `✓ no stalled rollouts in namespace ${ns}`,

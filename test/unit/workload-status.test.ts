@@ -5,7 +5,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { decide } from '../../src/core/decide';
 import { eventsFor } from '../../src/core/events';
-import { Deployment, SyncInput } from '../../src/core/model';
+import { ConfigMap, Deployment, SyncInput } from '../../src/core/model';
 import { observe } from '../../src/core/observe';
 import { computeStatus, isConverged, readyOf, statusPatch } from '../../src/core/status';
 import { configHash } from '../../src/core/workload';
@@ -151,6 +151,48 @@ describe('status from the rollout', () => {
     const d = step(withRollout(COMPLETE, c.status));
     expect(d.events).toEqual(['RolloutComplete']);
     expect(step(withRollout(COMPLETE, d.status)).events).toEqual([]);
+  });
+
+  it('a stall stands while a new spec is written, so a scale-down that ends it makes one stall Event', () => {
+    const step = (input: SyncInput) => {
+      const obs = observe(input);
+      const decision = decide(obs);
+      const result = computeStatus(obs, decision, { kind: 'applied' }, T1);
+      const events = eventsFor(decision, { kind: 'applied' }, readyOf(obs.status), readyOf(result.status!));
+      return { decision, status: result.status!, events: events.map((e) => e.reason) };
+    };
+    const stalledStatus = {
+      observedGeneration: 4,
+      replicas: 3,
+      updatedReplicas: 3,
+      readyReplicas: 1,
+      availableReplicas: 1,
+      conditions: [{ type: 'Progressing', status: 'False', reason: 'ProgressDeadlineExceeded' }],
+    };
+    const stalled = step(withRollout(stalledStatus));
+    expect(condition(stalled.status, 'Stalled')).toMatchObject({ status: 'True' });
+    // The user scales down: this pass patches the Deployment's spec.
+    const scaled = withRollout(stalledStatus, stalled.status);
+    scaled.parent = { ...scaled.parent, spec: { ...scaled.parent.spec, replicas: 1 } };
+    const writing = step(scaled);
+    expect(writing.decision.ops.some((op) => op.op === 'patchChild' && op.kind === 'Deployment')).toBe(true);
+    expect(condition(writing.status, 'Stalled')).toMatchObject({ status: 'True', reason: 'ProgressDeadlineExceeded' });
+    expect(writing.events).toEqual(['Updated']);
+    // Its controller has seen the new spec, and still reports the deadline exceeded: no Event.
+    const after = withRollout(stalledStatus, writing.status);
+    after.parent = { ...after.parent, spec: scaled.parent.spec };
+    // The writes of the pass before have landed: the Deployment's and the ConfigMap's replicas.
+    after.children = scaled.children.map((c) =>
+      c.kind === 'Deployment'
+        ? { ...c, spec: { ...(c as Deployment).spec, replicas: 1 } }
+        : c.kind === 'ConfigMap'
+          ? { ...c, data: { ...(c as ConfigMap).data, replicas: '1' } }
+          : c,
+    );
+    const still = step(after);
+    expect(still.decision.ops).toEqual([]);
+    expect(condition(still.status, 'Stalled')).toMatchObject({ status: 'True' });
+    expect(still.events).toEqual([]);
   });
 
   it('workload removed: selector, ready and the kstatus pair go; the patch sends null for the fields', () => {
