@@ -39,7 +39,7 @@ async function nodeCapacity(): Promise<{ nodes: number; pods: number }> {
 }
 
 /** Whether the local plane's audit policy keeps the controllers' requests (scripts/control-plane.sh). */
-function controllersAudited(): boolean | null {
+export function controllersAudited(): boolean | null {
   if (process.env.USE_EXISTING_CLUSTER === 'true') return null;
   const dir = process.env.WEBSERVICE_CP_DIR || path.join(ROOT, '.cache/control-plane');
   try {
@@ -65,12 +65,8 @@ async function cpuOf(controller: ControllerProcess): Promise<Record<string, numb
   return { controller: await processCpuMs(controller.pid), ...(await componentCpuMs()) };
 }
 
-export async function workloadBurst(
-  audit: Audit | undefined,
-  namespace: string,
-  n: number,
-  steadySeconds: number,
-): Promise<WorkloadBurst> {
+/** Throws unless the plane's Nodes hold a burst of N: a bench finds out at its start, not after 20 minutes. */
+export async function checkWorkloadCapacity(n: number): Promise<{ nodes: number; pods: number }> {
   const capacity = await nodeCapacity();
   const wanted = n * WORKLOAD_REPLICAS;
   if (capacity.nodes === 0 || capacity.pods < wanted) {
@@ -79,6 +75,16 @@ export async function workloadBurst(
         'start it with WEBSERVICE_CP_WORKLOADS=true WEBSERVICE_CP_NODES=4 WEBSERVICE_CP_NODE_PODS=200 (after control-plane.sh down)',
     );
   }
+  return capacity;
+}
+
+export async function workloadBurst(
+  audit: Audit | undefined,
+  namespace: string,
+  n: number,
+  steadySeconds: number,
+): Promise<WorkloadBurst> {
+  const capacity = await checkWorkloadCapacity(n);
   await createNamespace(namespace);
   const controller = await ControllerProcess.start(namespace);
   const streams: WatchStream[] = [];
