@@ -1,11 +1,15 @@
 #!/usr/bin/env bash
-# Usage: scripts/bench.sh [--quick] [--sizes=A,B] [--out=DIR] [--report-only]   (npm run bench -- …)
+# Usage: scripts/bench.sh [--quick] [--sizes=A,B] [--only=A,B] [--out=DIR] [--report-only]   (npm run bench -- …)
 #
 # Benchmarks the plugin and its controller on the local control plane (started if needed,
 # or the current KUBECONFIG with USE_EXISTING_CLUSTER=true): for N = 10, 100, 1000 and
 # 10 000 WebServices, a cold pass, a no-op pass, one change, plan NAME, beside the raw
 # floor, kubectl get and the lab's per-object shell loop; then the controller's start,
-# burst, event-to-converged latency and steady state. Writes bench/results.json,
+# burst, event-to-converged latency and steady state; the runtimes side by side (Node 20,
+# Node 24, the SEA), the write floor beside the burst, and a burst of workload WebServices
+# on the workloads plane (for it, the plane is started with workloads and 4 Nodes of 200
+# pods unless WEBSERVICE_CP_WORKLOADS / _NODES / _NODE_PODS say otherwise). --only=CASE,…
+# runs some of: plugin shell burst runtimes floor workload. Writes bench/results.json,
 # bench/RESULTS.md and bench/pass-time.svg (--quick: N = 10 and 100, into .cache/bench/).
 # A full run takes 10-20 minutes and keeps both cores busy.
 set -euo pipefail
@@ -15,8 +19,24 @@ readonly ROOT
 # shellcheck source=scripts/lib/cluster.sh
 source "${ROOT}/scripts/lib/cluster.sh"
 
+# True when the arguments ask for the workload case: no --only, or an --only naming it.
+wants_workloads() {
+  local arg only=""
+  for arg in "$@"; do
+    [[ "${arg}" != --only=* ]] || only="${arg#--only=}"
+  done
+  [[ -z "${only}" || ",${only}," == *",workload,"* ]]
+}
+
 main() {
   cd "${ROOT}"
+  if wants_workloads "$@"; then
+    # 200 workload WebServices × 3 replicas need room for 600 pods.
+    export WEBSERVICE_CP_WORKLOADS="${WEBSERVICE_CP_WORKLOADS:-true}"
+    export WEBSERVICE_CP_NODES="${WEBSERVICE_CP_NODES:-4}" WEBSERVICE_CP_NODE_PODS="${WEBSERVICE_CP_NODE_PODS:-200}"
+    # Its writes by client need the controllers' requests in the audit log too.
+    export WEBSERVICE_CP_AUDIT_SYSTEM="${WEBSERVICE_CP_AUDIT_SYSTEM:-true}"
+  fi
   bash scripts/build.sh
   if [[ " $* " != *" --report-only "* ]]; then
     use_cluster "${ROOT}"

@@ -33,6 +33,8 @@
 #   WEBSERVICE_CP_WORKLOADS  =true: as --workloads                        [false]
 #   WEBSERVICE_CP_NODES      how many fake Nodes, with workloads          [2]
 #   WEBSERVICE_CP_NODE_PODS  pods each fake Node holds (its pod capacity) [110]
+#   WEBSERVICE_CP_AUDIT_SYSTEM  =true: the audit log also records kube-controller-manager,
+#                            kube-scheduler and kwok (the bench's workload burst)   [false]
 set -euo pipefail
 
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -285,14 +287,16 @@ EOF
 }
 
 write_audit_policy() {
-  cat >"${STATE_DIR}/audit-policy.yaml" <<'EOF'
+  # The control plane's own traffic is not what tests and benchmarks count, unless asked for.
+  local quiet='"system:apiserver", "system:kube-controller-manager", "system:kube-scheduler", "system:kwok"'
+  [[ "${WEBSERVICE_CP_AUDIT_SYSTEM:-false}" != true ]] || quiet='"system:apiserver"'
+  cat >"${STATE_DIR}/audit-policy.yaml" <<EOF
 apiVersion: audit.k8s.io/v1
 kind: Policy
 omitStages: ["RequestReceived"]
 rules:
-# The control plane's own traffic is not what tests and benchmarks count.
 - level: None
-  users: ["system:apiserver", "system:kube-controller-manager", "system:kube-scheduler", "system:kwok"]
+  users: [${quiet}]
 - level: None
   userGroups: ["system:nodes"]
 - level: Metadata

@@ -14,11 +14,11 @@ interface AuditEvent {
   verb: string;
   userAgent?: string;
   requestURI?: string;
-  objectRef?: { resource?: string; namespace?: string };
+  objectRef?: { resource?: string; namespace?: string; subresource?: string };
 }
 
 /** Which client's requests a case counts, by User-Agent. */
-export type Client = 'plugin' | 'controller' | 'kubectl';
+export type Client = 'plugin' | 'controller' | 'kubectl' | 'floor';
 
 export interface RequestCount {
   /** Every request, reads and writes. */
@@ -36,7 +36,37 @@ function clientOf(userAgent: string | undefined): Client | undefined {
   if (!userAgent) return undefined;
   if (userAgent.startsWith('kubectl-webservice/')) return userAgent.includes(' run/') ? 'controller' : 'plugin';
   if (userAgent.startsWith('kubectl/')) return 'kubectl';
+  if (userAgent.startsWith('webservice-bench-floor/')) return 'floor';
   return undefined;
+}
+
+/** A client's name for counting every client apart: ours by role, others by their User-Agent's product. */
+function clientName(userAgent: string | undefined): string {
+  return clientOf(userAgent) ?? (userAgent ?? 'unknown').split('/')[0];
+}
+
+function emptyCount(): RequestCount {
+  return { requests: 0, reads: 0, writes: 0, events: 0, byKind: {} };
+}
+
+function add(count: RequestCount, event: AuditEvent): void {
+  count.requests++;
+  if (READ_VERBS.has(event.verb)) {
+    count.reads++;
+    return;
+  }
+  const resource = event.objectRef?.resource ?? '?';
+  if (resource === 'events' && event.verb === 'create') count.events++;
+  else count.writes++;
+  const subresource = event.objectRef?.subresource ?? (event.requestURI?.includes('/status') ? 'status' : undefined);
+  const kind = `${event.verb} ${resource}${subresource ? `/${subresource}` : ''}`;
+  count.byKind[kind] = (count.byKind[kind] ?? 0) + 1;
+}
+
+/** One event per request: a request logged at two stages counts once. */
+function unique(events: AuditEvent[]): AuditEvent[] {
+  const seen = new Set<string>();
+  return events.filter((e) => !seen.has(e.auditID) && seen.add(e.auditID));
 }
 
 export class Audit {
@@ -54,24 +84,21 @@ export class Audit {
 
   /** Requests of one client since the mark. Watches count once, when they start or end. */
   async count(since: number, client: Client): Promise<RequestCount> {
-    const events = await this.eventsSince(since);
-    const seen = new Set<string>();
-    const count: RequestCount = { requests: 0, reads: 0, writes: 0, events: 0, byKind: {} };
-    for (const event of events) {
-      if (clientOf(event.userAgent) !== client || seen.has(event.auditID)) continue;
-      seen.add(event.auditID);
-      count.requests++;
-      if (READ_VERBS.has(event.verb)) {
-        count.reads++;
-        continue;
-      }
-      const resource = event.objectRef?.resource ?? '?';
-      if (resource === 'events' && event.verb === 'create') count.events++;
-      else count.writes++;
-      const kind = `${event.verb} ${resource}${event.requestURI?.includes('/status') ? '/status' : ''}`;
-      count.byKind[kind] = (count.byKind[kind] ?? 0) + 1;
+    const count = emptyCount();
+    for (const event of unique(await this.eventsSince(since))) {
+      if (clientOf(event.userAgent) === client) add(count, event);
     }
     return count;
+  }
+
+  /** Every client's requests since the mark about objects in one namespace, by client. */
+  async countByClient(since: number, namespace: string): Promise<Record<string, RequestCount>> {
+    const counts: Record<string, RequestCount> = {};
+    for (const event of unique(await this.eventsSince(since))) {
+      if (event.objectRef?.namespace !== namespace) continue;
+      add((counts[clientName(event.userAgent)] ??= emptyCount()), event);
+    }
+    return counts;
   }
 
   private async eventsSince(since: number): Promise<AuditEvent[]> {

@@ -5,7 +5,9 @@
 // pass-time.svg. Bundled to dist/bench.js and started by scripts/bench.sh.
 //
 //   --quick         N = 10 and 100 only, a smaller controller burst; output in .cache/bench/
-//   --sizes=A,B     other sizes (for development)
+//   --sizes=A,B     other sizes (for development); the cases of one size (burst, runtimes,
+//                   floor, workload) then run at the largest of them, if smaller than theirs
+//   --only=A,B      only these cases (default: all): plugin shell burst runtimes floor workload
 //   --out=DIR       where to write (default bench/, or .cache/bench/ with --quick)
 //   --report-only   rewrite RESULTS.md and the chart from DIR/results.json, measure nothing
 import * as fs from 'node:fs';
@@ -15,6 +17,9 @@ import { Audit } from './audit';
 import { pluginCases, shellCases } from './cases';
 import { createNamespace, createWebServices, deleteNamespace } from './cluster';
 import { controllerBurst, controllerStartup } from './controller';
+import { writeFloor } from './floor';
+import { runtimeCases } from './runtimes';
+import { checkWorkloadCapacity, controllersAudited, workloadBurst } from './workload';
 import { passTimeChart, resultsMarkdown, targets } from './report';
 import { Results, extrapolate } from './results';
 import { PLUGIN, ROOT, kubectl, progress, run, runMeasured } from './proc';
@@ -24,23 +29,45 @@ const QUICK_SIZES = [10, 100];
 /** The shell loop is measured up to here and extrapolated beyond. */
 const SHELL_MAX = 100;
 
+/** Every case, in the order a run takes them. */
+export const CASES = ['plugin', 'shell', 'burst', 'runtimes', 'floor', 'workload'] as const;
+type Case = (typeof CASES)[number];
+
 interface Options {
   quick: boolean;
   sizes: number[];
+  /** --sizes was given. */
+  sized: boolean;
+  only: Case[];
   out: string;
   reportOnly: boolean;
 }
 
 function parseArgs(argv: string[]): Options {
-  const options: Options = { quick: false, sizes: FULL_SIZES, out: '', reportOnly: false };
+  const options: Options = {
+    quick: false,
+    sizes: FULL_SIZES,
+    sized: false,
+    only: [...CASES],
+    out: '',
+    reportOnly: false,
+  };
   for (const arg of argv) {
     if (arg === '--quick') options.quick = true;
     else if (arg === '--report-only') options.reportOnly = true;
-    else if (arg.startsWith('--sizes=')) options.sizes = arg.slice('--sizes='.length).split(',').map(Number);
-    else if (arg.startsWith('--out=')) options.out = arg.slice('--out='.length);
-    else throw new Error(`unknown argument ${arg}: want --quick, --sizes=A,B, --out=DIR or --report-only`);
+    else if (arg.startsWith('--sizes=')) {
+      options.sizes = arg.slice('--sizes='.length).split(',').map(Number);
+      options.sized = true;
+    } else if (arg.startsWith('--only=')) {
+      const only = arg.slice('--only='.length).split(',');
+      const unknown = only.filter((c) => !(CASES as readonly string[]).includes(c));
+      if (unknown.length > 0 || only.length === 0)
+        throw new Error(`--only: unknown case(s) ${unknown.join(',')}: want some of ${CASES.join(',')}`);
+      options.only = CASES.filter((c) => only.includes(c));
+    } else if (arg.startsWith('--out=')) options.out = arg.slice('--out='.length);
+    else throw new Error(`unknown argument ${arg}: want --quick, --sizes=A,B, --only=A,B, --out=DIR or --report-only`);
   }
-  if (options.quick && !argv.some((a) => a.startsWith('--sizes='))) options.sizes = QUICK_SIZES;
+  if (options.quick && !options.sized) options.sizes = QUICK_SIZES;
   if (options.sizes.some((n) => !Number.isInteger(n) || n < 1))
     throw new Error(`--sizes wants whole numbers, got ${options.sizes.join(',')}`);
   options.out = path.resolve(ROOT, options.out || (options.quick ? '.cache/bench' : 'bench'));
@@ -71,6 +98,12 @@ async function machine(): Promise<Results['machine']> {
       .map((line) => line.slice(3)),
     gnuTime: time.cpuMs !== null,
   };
+}
+
+/** The N of a one-size case: its own, or less with --quick or --sizes (for development). */
+function caseSize(options: Options, own: number): number {
+  if (options.sized) return Math.min(own, Math.max(...options.sizes));
+  return options.quick ? Math.min(own, 100) : own;
 }
 
 function loadAverage(): number[] {
@@ -118,12 +151,19 @@ async function measureAll(options: Options): Promise<Results> {
     plugin: [],
     shell: [],
     controller: { startup: [], bursts: [], latency: null, steady: null },
+    ...(options.only.length < CASES.length ? { only: options.only } : {}),
   };
+  const wants = (c: Case) => options.only.includes(c);
+  if (wants('workload')) {
+    await checkWorkloadCapacity(caseSize(options, 200));
+    if (controllersAudited() === false)
+      progress("this plane's audit log leaves out the controllers: the workload burst will count only our writes");
+  }
   await warmUp();
   const largest = Math.max(...options.sizes);
   const tag = `${process.pid}`;
 
-  for (const n of options.sizes) {
+  for (const n of wants('plugin') ? options.sizes : []) {
     const namespace = `bench-${n}-${tag}`;
     await createNamespace(namespace);
     try {
@@ -138,7 +178,8 @@ async function measureAll(options: Options): Promise<Results> {
       progress(`N=${n}: deleting namespace ${namespace}`);
       await deleteNamespace(namespace);
     }
-
+  }
+  for (const n of wants('shell') ? options.sizes : []) {
     if (n <= SHELL_MAX) {
       const shellNamespace = `bench-shell-${n}-${tag}`;
       await createNamespace(shellNamespace);
@@ -164,8 +205,8 @@ async function measureAll(options: Options): Promise<Results> {
     }
   }
 
-  const burstN = options.quick ? 100 : 1000;
-  const bursts = options.quick ? 1 : 3;
+  const burstN = caseSize(options, 1000);
+  const bursts = wants('burst') ? (options.quick ? 1 : 3) : 0;
   for (let run = 0; run < bursts; run++) {
     const namespace = `bench-controller-${run}-${tag}`;
     await createNamespace(namespace);
@@ -179,6 +220,38 @@ async function measureAll(options: Options): Promise<Results> {
       progress(`deleting namespace ${namespace}`);
       await deleteNamespace(namespace);
     }
+  }
+
+  if (wants('runtimes')) results.runtimes = await runtimeCases(audit, tag, caseSize(options, 1000));
+
+  if (wants('floor')) {
+    results.writeFloor = [];
+    for (const inFlight of [16, 4]) {
+      const namespace = `bench-floor-${inFlight}-${tag}`;
+      await createNamespace(namespace);
+      try {
+        results.writeFloor.push(await writeFloor(audit, namespace, burstN, inFlight));
+      } finally {
+        progress(`deleting namespace ${namespace}`);
+        await deleteNamespace(namespace);
+      }
+    }
+    // Beside the floor, `run`'s burst of the same N from this run: the burst case's, or one of its own.
+    if (!results.controller.bursts.some((b) => b.n === burstN)) {
+      const namespace = `bench-floor-run-${tag}`;
+      await createNamespace(namespace);
+      try {
+        results.floorBurst = (await controllerBurst(audit, namespace, burstN)).burst;
+      } finally {
+        progress(`deleting namespace ${namespace}`);
+        await deleteNamespace(namespace);
+      }
+    }
+  }
+
+  if (wants('workload')) {
+    const n = caseSize(options, 200);
+    results.workloadBurst = await workloadBurst(audit, `bench-workload-${tag}`, n, options.quick ? 15 : 60);
   }
 
   results.finishedAt = new Date().toISOString().replace(/\.\d{3}Z$/, 'Z');

@@ -9,7 +9,7 @@ import { Measured, SHELL_LOOP, kubectl, progress, runMeasured, runPlugin, withCp
 const WEBSERVICES = '/apis/apps.labhub.io/v1/namespaces';
 
 /** Runs a case `runs` times, each in its own audit window; before and after run outside it. */
-async function measure(
+export async function measure(
   audit: Audit | undefined,
   client: Client,
   runs: number,
@@ -30,7 +30,7 @@ async function measure(
 }
 
 /** An `apply --all -o json` report, checked: a bench of a failing pass measures nothing. */
-function checkReport(stdout: string, expect: Partial<Record<'create' | 'update' | 'noop', number>>): void {
+export function checkReport(stdout: string, expect: Partial<Record<'create' | 'update' | 'noop', number>>): void {
   const report = JSON.parse(stdout) as { summary: Record<string, number>; converged: boolean };
   for (const [action, count] of Object.entries(expect)) {
     if (report.summary[action] !== count) {

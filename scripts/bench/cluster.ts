@@ -28,7 +28,11 @@ export async function createNamespace(name: string): Promise<void> {
  * Creates WebServices 0..count-1 with `kubectl create -f` of Lists, several calls at
  * once. Returns how long it took.
  */
-export async function createWebServices(namespace: string, count: number): Promise<number> {
+export async function createWebServices(
+  namespace: string,
+  count: number,
+  make: (index: number) => Record<string, unknown> = webService,
+): Promise<number> {
   const started = Date.now();
   const chunks: number[][] = [];
   for (let first = 0; first < count; first += CREATE_CHUNK) {
@@ -38,7 +42,7 @@ export async function createWebServices(namespace: string, count: number): Promi
   const worker = async () => {
     while (next < chunks.length) {
       const chunk = chunks[next++];
-      const list = { apiVersion: 'v1', kind: 'List', items: chunk.map(webService) };
+      const list = { apiVersion: 'v1', kind: 'List', items: chunk.map((i) => make(i)) };
       await kubectl(['create', '-n', namespace, '--validate=false', '-f', '-'], { input: JSON.stringify(list) });
     }
   };

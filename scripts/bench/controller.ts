@@ -88,6 +88,10 @@ export class ControllerProcess {
     return this.entries.filter((e) => e.level === 'error');
   }
 
+  get pid(): number {
+    return this.child.pid!;
+  }
+
   /** Peak RSS so far (VmHWM), MiB. */
   peakRssMiB(): number {
     const match = /^VmHWM:\s+(\d+) kB$/m.exec(fs.readFileSync(`/proc/${this.child.pid}/status`, 'utf8'));
@@ -198,7 +202,7 @@ export async function controllerStartup(
 }
 
 /** Ready for the current generation, from a watch line: name generation observedGeneration ready. */
-const READY_FIELDS = [
+export const READY_FIELDS = [
   '.metadata.name',
   '.metadata.generation',
   '.status.observedGeneration',
@@ -206,7 +210,7 @@ const READY_FIELDS = [
   '.spec.image',
 ];
 
-function isReadyLine(fields: string[]): boolean {
+export function isReadyLine(fields: string[]): boolean {
   return fields[1] !== '' && fields[1] === fields[2] && fields[3] === 'True';
 }
 

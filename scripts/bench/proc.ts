@@ -94,9 +94,16 @@ export function pluginFootprint(stderr: string): Footprint & { reads: number; wr
   };
 }
 
-/** Runs the plugin with -v and reads its footprint from the usage line. */
-export async function runPlugin(args: string[], options: RunOptions = {}): Promise<Measured & { connections: number }> {
-  const result = await run([PLUGIN, ...args, '-v'], options);
+/**
+ * Runs the plugin with -v and reads its footprint from the usage line. `program` is how it
+ * is started: the bundle itself (its shebang's node on PATH), [node, bundle] or the SEA.
+ */
+export async function runPlugin(
+  args: string[],
+  options: RunOptions = {},
+  program: string[] = [PLUGIN],
+): Promise<Measured & { connections: number }> {
+  const result = await run([...program, ...args, '-v'], options);
   const footprint = pluginFootprint(result.stderr);
   return { ...result, cpuMs: footprint.cpuMs, peakRssMiB: footprint.peakRssMiB, connections: footprint.connections };
 }
@@ -165,6 +172,28 @@ export async function controlPlaneCpuMs(): Promise<number | null> {
     total += cpu;
   }
   return total;
+}
+
+/** Every process the local control plane may run, workloads or not. */
+export const PLANE_COMPONENTS = ['kube-apiserver', 'etcd', 'kube-controller-manager', 'kube-scheduler', 'kwok'];
+
+/**
+ * CPU used so far by each process of the local control plane, ms, from its pid file; null
+ * for one that is not running (kube-scheduler and kwok run only on the workloads plane).
+ */
+export async function componentCpuMs(): Promise<Record<string, number | null>> {
+  const dir = process.env.WEBSERVICE_CP_DIR || path.join(ROOT, '.cache/control-plane');
+  const cpu: Record<string, number | null> = {};
+  for (const name of PLANE_COMPONENTS) {
+    let pid: number | undefined;
+    try {
+      pid = Number(fs.readFileSync(path.join(dir, `${name}.pid`), 'utf8').trim());
+    } catch {
+      pid = undefined;
+    }
+    cpu[name] = pid && process.env.USE_EXISTING_CLUSTER !== 'true' ? await processCpuMs(pid) : null;
+  }
+  return cpu;
 }
 
 /** CPU the whole machine has spent so far (every core, idle and iowait excluded), ms. */

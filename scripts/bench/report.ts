@@ -5,6 +5,7 @@
 import { Point, Series, logLogChart } from './chart';
 import { CaseResult, PluginSize, Results, ShellSize } from './results';
 import { median, round } from './proc';
+import { CASE_NOTES, caseSections, caseTargets } from './report-cases';
 
 const MB_PER_MIB = 1.048576;
 const ANALYSIS_START = '<!-- analysis:start';
@@ -204,6 +205,7 @@ export function targets(results: Results): TargetRow[] {
       steady.writes !== null && writes === 0 ? 'met' : 'missed',
     );
   }
+  caseTargets(results, add, { ms, table });
   return rows;
 }
 
@@ -437,6 +439,7 @@ export function resultsMarkdown(results: Results, previous?: string): string {
     '',
     controllerTable(results),
     '',
+    ...caseSections(results, { ms, table }),
     '## How it was measured',
     '',
     "- **Wall time**: from spawning the process to its exit, on the bench's clock; the median where a case ran several times" +
@@ -470,6 +473,7 @@ export function resultsMarkdown(results: Results, previous?: string): string {
       ' four at a time; measured from the first create until a `kubectl get -w` stream shows every one Ready for its generation.',
     '- **Steady state**: the controller over N converged WebServices, after every key was reconciled once; the audit log counts its' +
       ' requests over the window (a watch counts when it starts or ends). The controller runs without leader election, so no Lease renewals.',
+    ...CASE_NOTES,
     '',
   ];
   return `${lines.join('\n')}`;

@@ -156,6 +156,14 @@ export interface Results {
     latency: ControllerLatency | null;
     steady: ControllerSteady | null;
   };
+  /** The cases a run was asked for (--only); absent: every case. */
+  only?: string[];
+  runtimes?: Runtimes;
+  /** At 16 and at 4 in flight, with `run`'s burst of the same N in the same run (controller.bursts). */
+  writeFloor?: WriteFloor[];
+  /** `run`'s burst measured beside the floor when the burst case itself did not run. */
+  floorBurst?: ControllerBurst;
+  workloadBurst?: WorkloadBurst;
 }
 
 export function sampleOf(measured: Measured, count: RequestCount | null, cpu: CpuWindow, connections?: number): Sample {
@@ -233,5 +241,80 @@ export function extrapolate(
     events,
     extrapolated: true,
     samples: [],
+  };
+}
+
+/** The write floor (issue 19): a bare client's writes of a burst, at a fixed number in flight. */
+export interface WriteFloor {
+  n: number;
+  inFlight: number;
+  /** From the first create to the last response. */
+  wallMs: number;
+  /** How long the N WebService creates took, the first phase. */
+  createsMs: number;
+  requests: number | null;
+  writes: number | null;
+  events: number | null;
+  writesByKind?: Record<string, number>;
+  /** CPU the bench process spent sending them (the floor runs inside it). */
+  clientCpuMs: number;
+}
+
+/** Which program runs the plugin: the bundle on the host's Node 20 or the pinned Node 24, or the SEA. */
+export type Runtime = 'node20' | 'node24' | 'sea';
+
+export interface RuntimePlan {
+  runtime: Runtime;
+  /** process.version of the node that ran it (the SEA's is its embedded one). */
+  version: string;
+  /** Whether the host's NODE_EXTRA_CA_CERTS was set for these runs. */
+  extraCa: boolean;
+  planName: CaseResult;
+}
+
+export interface RuntimeCold {
+  runtime: Runtime;
+  version: string;
+  /** cold `apply --all` over N; cpuPerWriteMs = client CPU / (writes + Event creates). */
+  cold: CaseResult;
+}
+
+/** Issue 18: the same commands on each runtime, side by side, on one control plane. */
+export interface Runtimes {
+  n: number;
+  /** The host's NODE_EXTRA_CA_CERTS, if it set one. */
+  extraCaCerts: string | null;
+  kubectlGetName: CaseResult;
+  plans: RuntimePlan[];
+  colds: RuntimeCold[];
+  /** Runtimes not measured, and why. */
+  skipped: { runtime: Runtime; reason: string }[];
+  sea: { bytes: number; archive: string; archiveBytes: number; builtByBench: boolean } | null;
+}
+
+/** Issue 17: a burst of workload WebServices on the workloads plane, until all are Ready. */
+export interface WorkloadBurst {
+  n: number;
+  replicas: number;
+  /** Fake Nodes and the pods they hold in all. */
+  nodes: number;
+  podCapacity: number;
+  readyMs: number;
+  createMs: number;
+  /**
+   * Whether the plane's audit log records kube-controller-manager, kube-scheduler and kwok
+   * (WEBSERVICE_CP_AUDIT_SYSTEM=true when it started); null on a cluster the bench did not start.
+   */
+  controllersAudited: boolean | null;
+  /** Every client's requests about the namespace's objects, by client (ours: `controller`, `kubectl`). */
+  byClient: Record<string, RequestCount>;
+  /** CPU (user + system) each process used over the burst, ms; null where it was not found. */
+  cpuMs: Record<string, number | null>;
+  machineCpuMs: number;
+  peakRssMiB: number;
+  steady: {
+    seconds: number;
+    byClient: Record<string, RequestCount>;
+    cpuMs: Record<string, number | null>;
   };
 }

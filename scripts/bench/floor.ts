@@ -1,0 +1,235 @@
+// The write floor (issue 19): the writes of a burst of N, sent by the barest client there
+// is, at a fixed number of requests in flight, with no reads, no cache and no decisions:
+// N WebService creates, then for each one its child ConfigMap, its status patch and its
+// Events. What `run` does in a burst beyond this is what it costs to be a controller.
+//
+// The bodies are what the plugin writes: they come from the pure core (observe, decide,
+// computeStatus, statusPatch, eventsFor) run once per WebService BEFORE the clock starts;
+// only the uid and resourceVersion the create returns are filled in while it runs.
+import * as fs from 'node:fs';
+import * as https from 'node:https';
+import * as http from 'node:http';
+import * as path from 'node:path';
+import * as yaml from 'js-yaml';
+import { decide } from '../../src/core/decide';
+import { REPORTING_CONTROLLER, eventsFor } from '../../src/core/events';
+import { API_VERSION, KIND, WebService } from '../../src/core/model';
+import { observe } from '../../src/core/observe';
+import { emptyIndex, syncInputFor } from '../../src/core/pass';
+import { computeStatus, readyOf, statusPatch } from '../../src/core/status';
+import { Audit } from './audit';
+import { webService } from './cluster';
+import { WriteFloor } from './results';
+import { progress, round } from './proc';
+
+/** The floor's User-Agent, so the audit log counts its requests apart from everyone else's. */
+export const FLOOR_USER_AGENT = 'webservice-bench-floor/1';
+
+interface NamedEntry<T> {
+  name: string;
+  cluster?: T;
+  user?: T;
+  context?: T;
+}
+
+interface KubeconfigFile {
+  'current-context'?: string;
+  clusters?: NamedEntry<Partial<Record<string, string | boolean>>>[];
+  users?: NamedEntry<Partial<Record<string, string>>>[];
+  contexts?: NamedEntry<Record<string, string>>[];
+}
+
+/** Reads a file named by a kubeconfig, relative to the kubeconfig's directory. */
+function readRelative(base: string, file: string): Buffer {
+  return fs.readFileSync(path.resolve(path.dirname(base), file));
+}
+
+/**
+ * The smallest honest client: Node's https with a keep-alive agent, the current context's
+ * server, CA and credentials (a bearer token or a client certificate; nothing that needs
+ * an exec plugin), JSON in and out.
+ */
+export class BareClient {
+  private readonly agent: https.Agent;
+  private readonly url: URL;
+  private readonly headers: Record<string, string> = { 'user-agent': FLOOR_USER_AGENT, accept: 'application/json' };
+
+  constructor(maxSockets: number) {
+    const file = (process.env.KUBECONFIG ?? '').split(path.delimiter).find(Boolean);
+    if (!file) throw new Error('the write floor needs KUBECONFIG');
+    const config = yaml.load(fs.readFileSync(file, 'utf8')) as KubeconfigFile;
+    const context = config.contexts?.find((c) => c.name === config['current-context'])?.context;
+    const cluster = config.clusters?.find((c) => c.name === context?.cluster)?.cluster;
+    const user = config.users?.find((u) => u.name === context?.user)?.user ?? {};
+    if (!cluster || typeof cluster.server !== 'string') throw new Error(`no cluster for context in ${file}`);
+    this.url = new URL(cluster.server);
+    const options: https.AgentOptions = { keepAlive: true, maxSockets };
+    if (typeof cluster['certificate-authority-data'] === 'string')
+      options.ca = Buffer.from(cluster['certificate-authority-data'], 'base64');
+    else if (typeof cluster['certificate-authority'] === 'string')
+      options.ca = readRelative(file, cluster['certificate-authority']);
+    if (cluster['insecure-skip-tls-verify'] === true) options.rejectUnauthorized = false;
+    if (user['client-certificate-data']) options.cert = Buffer.from(user['client-certificate-data'], 'base64');
+    else if (user['client-certificate']) options.cert = readRelative(file, user['client-certificate']);
+    if (user['client-key-data']) options.key = Buffer.from(user['client-key-data'], 'base64');
+    else if (user['client-key']) options.key = readRelative(file, user['client-key']);
+    const token = user.token ?? (user.tokenFile ? readRelative(file, user.tokenFile).toString('utf8').trim() : '');
+    if (token) this.headers.authorization = `Bearer ${token}`;
+    if (user.exec || user['auth-provider'])
+      throw new Error('the write floor takes a token or a client certificate, not an exec or auth-provider plugin');
+    this.agent = new https.Agent(options);
+  }
+
+  request<T>(method: 'POST' | 'PATCH', apiPath: string, body: unknown, contentType = 'application/json'): Promise<T> {
+    const payload = Buffer.from(JSON.stringify(body));
+    return new Promise((resolve, reject) => {
+      const req = https.request(
+        {
+          protocol: this.url.protocol,
+          hostname: this.url.hostname,
+          port: this.url.port,
+          path: apiPath,
+          method,
+          agent: this.agent,
+          headers: { ...this.headers, 'content-type': contentType, 'content-length': String(payload.length) },
+        },
+        (res: http.IncomingMessage) => {
+          const chunks: Buffer[] = [];
+          res.on('data', (chunk: Buffer) => chunks.push(chunk));
+          res.on('end', () => {
+            const text = Buffer.concat(chunks).toString('utf8');
+            if ((res.statusCode ?? 0) >= 300) reject(new Error(`${method} ${apiPath}: ${res.statusCode} ${text}`));
+            else resolve(JSON.parse(text) as T);
+          });
+          res.on('error', reject);
+        },
+      );
+      req.on('error', reject);
+      req.end(payload);
+    });
+  }
+
+  close(): void {
+    this.agent.destroy();
+  }
+}
+
+interface Bodies {
+  webService: WebService;
+  /** The child ConfigMap, its ownerReference's uid to fill in. */
+  child: { metadata: { ownerReferences: { uid: string }[] } } & Record<string, unknown>;
+  status: { metadata: { resourceVersion?: string } } & Record<string, unknown>;
+  events: Record<string, unknown>[];
+}
+
+const PLACEHOLDER_UID = '00000000-0000-0000-0000-000000000000';
+
+/** What the plugin writes for a new WebService, worked out by the core ahead of time. */
+function bodiesFor(namespace: string, index: number, now: string): Bodies {
+  const created = webService(index) as unknown as WebService;
+  const parent: WebService = {
+    ...created,
+    metadata: { ...created.metadata, namespace, uid: PLACEHOLDER_UID, generation: 1, resourceVersion: '1' },
+  };
+  const observation = observe(syncInputFor(parent, emptyIndex()));
+  const decision = decide(observation);
+  const create = decision.ops[0];
+  if (decision.ops.length !== 1 || create.op !== 'createChild')
+    throw new Error(`the core did not decide a lone child create for a new WebService: ${JSON.stringify(decision)}`);
+  const outcome = { kind: 'applied' } as const;
+  const status = computeStatus(observation, decision, outcome, now);
+  const patch = statusPatch(status, '1');
+  if (!patch) throw new Error('the core wrote no status for a new WebService');
+  const events = eventsFor(decision, outcome, undefined, readyOf(status.status ?? undefined)).map((event, i) => ({
+    apiVersion: 'events.k8s.io/v1',
+    kind: 'Event',
+    metadata: { name: `${parent.metadata.name}.floor${i}.${Date.now().toString(16)}`, namespace },
+    eventTime: now.replace(/Z$/, '.000000Z'), // a MicroTime; `now` has whole seconds
+    reportingController: REPORTING_CONTROLLER,
+    reportingInstance: 'bench-floor',
+    action: event.action,
+    reason: event.reason,
+    note: event.note,
+    type: event.type,
+    regarding: { apiVersion: API_VERSION, kind: KIND, name: parent.metadata.name, namespace, uid: PLACEHOLDER_UID },
+  }));
+  return {
+    webService: created,
+    child: create.object as unknown as Bodies['child'],
+    status: patch as unknown as Bodies['status'],
+    events,
+  };
+}
+
+/** Runs `tasks` with at most `limit` of them in flight at once. */
+async function pool(limit: number, tasks: (() => Promise<void>)[]): Promise<void> {
+  let next = 0;
+  const worker = async () => {
+    while (next < tasks.length) await tasks[next++]();
+  };
+  await Promise.all(Array.from({ length: Math.min(limit, tasks.length) }, worker));
+}
+
+/**
+ * The floor at one concurrency, on an empty namespace: all N creates first (as a burst
+ * arrives), then each CR's child, status and Events, every request in one pool of
+ * `inFlight`. Timed from the first create to the last response.
+ */
+export async function writeFloor(
+  audit: Audit | undefined,
+  namespace: string,
+  n: number,
+  inFlight: number,
+): Promise<WriteFloor> {
+  progress(`write floor: ${n} WebServices at ${inFlight} in flight`);
+  const now = new Date().toISOString().replace(/\.\d{3}Z$/, 'Z');
+  const bodies = Array.from({ length: n }, (_, i) => bodiesFor(namespace, i, now));
+  const client = new BareClient(inFlight);
+  const ns = encodeURIComponent(namespace);
+  const wsPath = `/apis/${API_VERSION}/namespaces/${ns}/webservices`;
+  const since = audit?.mark() ?? 0;
+  const cpuBefore = process.cpuUsage();
+  const started = performance.now();
+  try {
+    const created: WebService[] = new Array<WebService>(n);
+    await pool(
+      inFlight,
+      bodies.map((b, i) => async () => {
+        created[i] = await client.request<WebService>('POST', wsPath, b.webService);
+      }),
+    );
+    const createdMs = performance.now() - started;
+    const rest: (() => Promise<void>)[] = [];
+    bodies.forEach((b, i) => {
+      const { uid, resourceVersion, name } = created[i].metadata;
+      rest.push(async () => {
+        b.child.metadata.ownerReferences[0].uid = uid!;
+        await client.request('POST', `/api/v1/namespaces/${ns}/configmaps`, b.child);
+        b.status.metadata.resourceVersion = resourceVersion;
+        await client.request('PATCH', `${wsPath}/${name}/status`, b.status, 'application/merge-patch+json');
+        for (const event of b.events) {
+          (event.regarding as { uid: string }).uid = uid!;
+          await client.request('POST', `/apis/events.k8s.io/v1/namespaces/${ns}/events`, event);
+        }
+      });
+    });
+    // Each CR's writes in order (the status patch names the create's resourceVersion), CRs side by side.
+    await pool(inFlight, rest);
+    const wallMs = performance.now() - started;
+    const cpu = process.cpuUsage(cpuBefore);
+    const count = audit ? await audit.count(since, 'floor') : null;
+    return {
+      n,
+      inFlight,
+      wallMs: Math.round(wallMs),
+      createsMs: Math.round(createdMs),
+      requests: count?.requests ?? null,
+      writes: count?.writes ?? null,
+      events: count?.events ?? null,
+      ...(count ? { writesByKind: count.byKind } : {}),
+      clientCpuMs: round((cpu.user + cpu.system) / 1000),
+    };
+  } finally {
+    client.close();
+  }
+}

@@ -1,0 +1,279 @@
+// RESULTS.md's sections and target rows for the cases of issues 17, 18 and 19: the
+// runtimes side by side, the write floor beside `run`'s burst, and the workload burst.
+import { RequestCount } from './audit';
+import { ControllerBurst, Results, RuntimePlan } from './results';
+import { median, round } from './proc';
+
+type Standing = 'met' | 'missed' | 'not measured';
+type Add = (issue: string, target: string, measured: string, standing: Standing) => void;
+type Table = (headers: string[], rows: string[][], align?: ('l' | 'r')[]) => string;
+
+interface Format {
+  ms: (value: number | null | undefined) => string;
+  table: Table;
+}
+
+const RUNTIME_NAMES = { node20: 'bundle on Node 20', node24: 'bundle on Node 24', sea: 'standalone binary (SEA)' };
+
+function ratioText(a: number, b: number): string {
+  return `${(a / b).toFixed(2)}×`;
+}
+
+function perWrite(value: number | null | undefined): string {
+  return value === null || value === undefined ? '–' : `${value.toFixed(3)} ms`;
+}
+
+function sizeMiB(bytes: number): string {
+  return `${(bytes / 2 ** 20).toFixed(1)} MiB (${(bytes / 1e6).toFixed(1)} MB)`;
+}
+
+/** `run`'s burst beside the floor: the median of the burst case's runs of that N, or the floor's own. */
+export function floorBurstOf(results: Results): { readyMs: number; runs: ControllerBurst[] } | undefined {
+  const n = results.writeFloor?.[0]?.n;
+  if (n === undefined) return undefined;
+  const runs = results.controller.bursts.filter((b) => b.n === n);
+  if (runs.length === 0 && results.floorBurst) runs.push(results.floorBurst);
+  return runs.length > 0 ? { readyMs: median(runs.map((b) => b.readyMs)), runs } : undefined;
+}
+
+export function caseTargets(results: Results, add: Add, { ms }: Format): void {
+  const rt = results.runtimes;
+  if (rt) {
+    const get = rt.kubectlGetName.wallMs;
+    const at = rt.n === 1000 ? '' : ` (measured at N=${rt.n}, not 1000)`;
+    for (const runtime of ['sea', 'node24'] as const) {
+      const target = `\`plan NAME\` with 1000 children ≤ 1.5× \`kubectl get webservice NAME -o json\`, host's \`NODE_EXTRA_CA_CERTS\` set: ${RUNTIME_NAMES[runtime]}`;
+      const plan = rt.plans.find((p) => p.runtime === runtime && p.extraCa === (rt.extraCaCerts !== null));
+      if (!plan) {
+        const why = rt.skipped.find((s) => s.runtime === runtime)?.reason ?? 'not run';
+        add('#18', target, `not measured: ${why}`, 'not measured');
+        continue;
+      }
+      const wall = plan.planName.wallMs;
+      const caNote = rt.extraCaCerts === null ? '; the host sets no NODE_EXTRA_CA_CERTS' : '';
+      add(
+        '#18',
+        target,
+        `${ms(wall)} vs ${ms(get)}: ${ratioText(wall, get)} (medians of ${plan.planName.runs}${caNote})${at}`,
+        rt.n !== 1000 ? 'not measured' : wall <= 1.5 * get ? 'met' : 'missed',
+      );
+    }
+    for (const runtime of ['node20', 'node24'] as const) {
+      const target = `Client CPU per write ≤ 0.45 ms, cold \`apply --all\` over 1000 (Event creates counted): ${RUNTIME_NAMES[runtime]}`;
+      const cold = rt.colds.find((c) => c.runtime === runtime)?.cold;
+      if (!cold || cold.cpuPerWriteMs === null) {
+        add('#18', target, 'not measured', 'not measured');
+        continue;
+      }
+      add(
+        '#18',
+        target,
+        `${perWrite(cold.cpuPerWriteMs)}: ${ms(cold.cpuMs)} over ${(cold.writes ?? 0) + (cold.events ?? 0)} writes (median CPU of ${cold.runs})${at}`,
+        rt.n !== 1000 ? 'not measured' : cold.cpuPerWriteMs <= 0.45 ? 'met' : 'missed',
+      );
+    }
+  }
+  const floors = results.writeFloor;
+  if (floors && floors.length > 0) {
+    const target = "`run`'s burst of 1000 ≤ 1.2× the write floor (a bare client's same writes), same run";
+    const best = floors.reduce((a, b) => (b.wallMs < a.wallMs ? b : a));
+    const burst = floorBurstOf(results);
+    if (!burst) add('#19', target, 'not measured: no burst of that N', 'not measured');
+    else {
+      const at = best.n === 1000 ? '' : ` (measured at N=${best.n}, not 1000)`;
+      add(
+        '#19',
+        target,
+        `${ms(burst.readyMs)} vs floor ${ms(best.wallMs)} at ${best.inFlight} in flight: ${ratioText(burst.readyMs, best.wallMs)}` +
+          ` (floor ${floors.map((f) => `${ms(f.wallMs)} at ${f.inFlight}`).join(', ')}; burst median of ${burst.runs.length})${at}`,
+        best.n !== 1000 ? 'not measured' : burst.readyMs <= 1.2 * best.wallMs ? 'met' : 'missed',
+      );
+    }
+  }
+  const wb = results.workloadBurst;
+  if (wb) {
+    const ours = 'controller' in wb.steady.byClient ? wb.steady.byClient.controller : undefined;
+    const writes = ours ? ours.writes + ours.events : 0;
+    add(
+      '#17',
+      `Workload burst of ${wb.n}: controller at steady state afterwards, 0 writes`,
+      `${ours?.writes ?? 0} writes, ${ours?.events ?? 0} Events, ${ours?.requests ?? 0} requests of ours over ${wb.steady.seconds} s`,
+      writes === 0 ? 'met' : 'missed',
+    );
+  }
+}
+
+function kinds(count: RequestCount | undefined): string {
+  if (!count) return '–';
+  const entries = Object.entries(count.byKind).sort((a, b) => b[1] - a[1]);
+  return entries.length > 0 ? entries.map(([kind, n]) => `${n} ${kind}`).join(', ') : '–';
+}
+
+function runtimeLabel(p: RuntimePlan, extraCa: string | null): string {
+  const ca = extraCa === null ? '' : p.extraCa ? ', `NODE_EXTRA_CA_CERTS` set' : ', `NODE_EXTRA_CA_CERTS` unset';
+  return `\`plan NAME\`, ${RUNTIME_NAMES[p.runtime]} (${p.version}${ca})`;
+}
+
+/** The sections for the new cases, or none where the run did not measure them. */
+export function caseSections(results: Results, { ms, table }: Format): string[] {
+  const out: string[] = [];
+  const rt = results.runtimes;
+  if (rt) {
+    const get = rt.kubectlGetName.wallMs;
+    const rows = rt.plans.map((p) => [
+      runtimeLabel(p, rt.extraCaCerts),
+      ms(p.planName.wallMs),
+      ratioText(p.planName.wallMs, get),
+      ms(p.planName.cpuMs),
+      p.planName.peakRssMiB === null ? '–' : `${p.planName.peakRssMiB.toFixed(0)} MiB`,
+    ]);
+    rows.push([
+      '`kubectl get webservice NAME -o json`',
+      ms(get),
+      '1.00×',
+      ms(rt.kubectlGetName.cpuMs),
+      rt.kubectlGetName.peakRssMiB === null ? '–' : `${rt.kubectlGetName.peakRssMiB.toFixed(0)} MiB`,
+    ]);
+    const colds = rt.colds.map((c) => [
+      `cold \`apply --all\`, ${RUNTIME_NAMES[c.runtime]} (${c.version})`,
+      ms(c.cold.wallMs),
+      String(c.cold.writes ?? '–'),
+      String(c.cold.events ?? '–'),
+      ms(c.cold.cpuMs),
+      perWrite(c.cold.cpuPerWriteMs),
+    ]);
+    out.push(
+      '## Runtimes side by side (issue 18)',
+      '',
+      `N = ${rt.n}: one namespace of ${rt.n} WebServices and their children; every variant and kubectl run once per round,` +
+        ` round after round (medians of ${rt.kubectlGetName.runs}).`,
+      '',
+      table(['case', 'wall (median)', '× kubectl get', 'client CPU', 'peak RSS'], rows, ['l', 'r', 'r', 'r', 'r']),
+      '',
+      table(['case', 'wall', 'writes', 'Event creates', 'client CPU', 'CPU / write'], colds, [
+        'l',
+        'r',
+        'r',
+        'r',
+        'r',
+        'r',
+      ]),
+      '',
+      rt.sea
+        ? `The SEA: ${sizeMiB(rt.sea.bytes)}; its release archive ${rt.sea.archive}: ${sizeMiB(rt.sea.archiveBytes)}` +
+            `${rt.sea.builtByBench ? ' (both built by this run, with `npm run package`)' : ''}.`
+        : 'The SEA was not measured.',
+      ...rt.skipped.map((s) => `- Skipped: ${RUNTIME_NAMES[s.runtime]}: ${s.reason}.`),
+      '',
+    );
+  }
+  const floors = results.writeFloor;
+  if (floors && floors.length > 0) {
+    const burst = floorBurstOf(results);
+    const rows = floors.map((f) => [
+      `write floor, ${f.inFlight} in flight`,
+      ms(f.wallMs),
+      ms(f.createsMs),
+      String(f.requests ?? '–'),
+      String(f.writes ?? '–'),
+      String(f.events ?? '–'),
+      ms(f.clientCpuMs),
+    ]);
+    for (const [i, b] of (burst?.runs ?? []).entries()) {
+      rows.push([
+        `\`run\`'s burst${burst!.runs.length > 1 ? ` (run ${i + 1})` : ''}`,
+        ms(b.readyMs),
+        ms(b.createMs),
+        String(b.requests ?? '–'),
+        String(b.writes ?? '–'),
+        String(b.events ?? '–'),
+        ms(b.cpuMs),
+      ]);
+    }
+    out.push(
+      '## The write floor beside `run` (issue 19)',
+      '',
+      `N = ${floors[0].n}. The floor's writes by kind: ${Object.entries(floors[0].writesByKind ?? {})
+        .map(([k, v]) => `${v} ${k}`)
+        .join(', ')}.`,
+      '',
+      table(['case', 'wall', 'creates', 'requests', 'writes', 'Event creates', 'client CPU'], rows, [
+        'l',
+        'r',
+        'r',
+        'r',
+        'r',
+        'r',
+        'r',
+      ]),
+      '',
+    );
+  }
+  const wb = results.workloadBurst;
+  if (wb) {
+    const clients = Object.keys(wb.byClient).sort();
+    const writeRows = clients.map((c) => [
+      c === 'controller' ? '**ours** (`run`)' : c,
+      String(wb.byClient[c].requests),
+      String(wb.byClient[c].writes),
+      String(wb.byClient[c].events),
+      kinds(wb.byClient[c]),
+    ]);
+    const cpuRows = Object.keys(wb.cpuMs).map((p) => [
+      p === 'controller' ? '**ours** (`run`)' : p,
+      ms(wb.cpuMs[p]),
+      ms(wb.steady.cpuMs[p]),
+    ]);
+    const steadyRows = Object.keys(wb.steady.byClient)
+      .sort()
+      .map((c) => [
+        c,
+        String(wb.steady.byClient[c].requests),
+        String(wb.steady.byClient[c].writes),
+        String(wb.steady.byClient[c].events),
+      ]);
+    out.push(
+      '## A workload burst (issue 17)',
+      '',
+      `${wb.n} WebServices with \`spec.workload: {port: 8080}\` and ${wb.replicas} replicas each, created at once while \`run\` ran,` +
+        ` on the workloads plane (${wb.nodes} fake Nodes, ${wb.podCapacity} pods in all): all Ready after **${ms(wb.readyMs)}**` +
+        ` (creates ${ms(wb.createMs)}; machine ${round((100 * wb.machineCpuMs) / (results.machine.cpus * wb.readyMs))}% busy; our peak RSS ${wb.peakRssMiB} MiB).`,
+      '',
+      "Requests about the namespace's objects during the burst, by client" +
+        (wb.controllersAudited === true
+          ? " (the controllers' too: the plane audited them):"
+          : ": **the plane's audit log left out kube-controller-manager, kube-scheduler and kwok**" +
+            " (start it with WEBSERVICE_CP_AUDIT_SYSTEM=true, as scripts/bench.sh does), so only ours and kubectl's are here:"),
+      '',
+      table(['client', 'requests', 'writes', 'Event creates', 'writes by kind'], writeRows, ['l', 'r', 'r', 'r', 'l']),
+      '',
+      `Where the CPU went (user + system, /proc/PID/stat), during the burst and over ${wb.steady.seconds} s of steady state after it:`,
+      '',
+      table(['process', 'burst', 'steady state'], cpuRows, ['l', 'r', 'r']),
+      '',
+      `Steady state, ${wb.steady.seconds} s, requests about the namespace by client:`,
+      '',
+      steadyRows.length > 0
+        ? table(['client', 'requests', 'writes', 'Event creates'], steadyRows, ['l', 'r', 'r', 'r'])
+        : '_No requests about the namespace at all._',
+      '',
+    );
+  }
+  return out;
+}
+
+export const CASE_NOTES = [
+  "- **Runtimes** (issue 18): `plan NAME` runs as `NODE dist/kubectl-webservice` with the host's Node 20 (the first `node` on PATH" +
+    ' outside node_modules/.bin) and the pinned Node 24 (node_modules/.bin/node), and as the SEA (dist/sea/kubectl-webservice, made by' +
+    ' `npm run package` when missing or older than the bundle, with the krew manifest written to a scratch file), each with and without' +
+    " the host's `NODE_EXTRA_CA_CERTS`. Cold `apply --all` runs on each bundle runtime on fresh namespaces; its CPU per write is the" +
+    " plugin's own CPU (its -v line) over its writes and Event creates in the audit log.",
+  "- **The write floor** (issue 19): scripts/bench/floor.ts, inside the bench process: Node's https with a keep-alive agent" +
+    " and the kubeconfig's credentials, at 16 and at 4 requests in flight. First the N WebService creates, then per CR its child" +
+    " ConfigMap, its status patch (/status, conditional on the create's resourceVersion) and its Events, CRs side by side. The" +
+    " bodies are what the core decides for a new WebService, computed before the clock starts. `run`'s burst is the burst case's" +
+    ' median at the same N, or a burst of its own when that case did not run.',
+  '- **The workload burst** (issue 17): on the workloads plane (kube-scheduler, KWOK and fake Nodes; scripts/bench.sh asks for' +
+    " 4 Nodes × 200 pods); requests counted by User-Agent for objects in the burst's namespace (Node heartbeats and Leases elsewhere" +
+    ' are left out); CPU from /proc/PID/stat of `run` and of each process of the plane, by their pid files.',
+];

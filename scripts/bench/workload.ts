@@ -1,0 +1,151 @@
+// Issue 17: a burst of workload WebServices on the workloads plane (kube-scheduler and KWOK
+// beside the core plane). `run` already runs on an empty namespace when N WebServices with
+// spec.workload are created at once; measured until every one is Ready for its generation
+// (its Deployment rolled out on KWOK's fake pods). Then who wrote what, by client and kind,
+// from the audit log; where the CPU went, process by process, from /proc; and a window of
+// steady state, which must hold 0 writes of ours.
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { Audit } from './audit';
+import { WatchStream, createNamespace, createWebServices, deleteNamespace, until, webService } from './cluster';
+import { ControllerProcess, READY_FIELDS, isReadyLine } from './controller';
+import { WorkloadBurst } from './results';
+import { ROOT, componentCpuMs, kubectl, machineCpuMs, processCpuMs, progress, sleep } from './proc';
+
+export const WORKLOAD_REPLICAS = 3;
+const WORKLOAD_PORT = 8080;
+
+function workloadWebService(index: number): Record<string, unknown> {
+  const base = webService(index) as { spec: Record<string, unknown> };
+  return { ...base, spec: { ...base.spec, replicas: WORKLOAD_REPLICAS, workload: { port: WORKLOAD_PORT } } };
+}
+
+/** The Ready, schedulable Nodes and the pods they hold in all. */
+async function nodeCapacity(): Promise<{ nodes: number; pods: number }> {
+  const list = JSON.parse((await kubectl(['get', 'nodes', '-o', 'json'], { capture: true })).stdout) as {
+    items: {
+      spec?: { unschedulable?: boolean };
+      status?: { allocatable?: { pods?: string }; conditions?: { type: string; status: string }[] };
+    }[];
+  };
+  const usable = list.items.filter(
+    (node) =>
+      !node.spec?.unschedulable && node.status?.conditions?.some((c) => c.type === 'Ready' && c.status === 'True'),
+  );
+  return {
+    nodes: usable.length,
+    pods: usable.reduce((sum, node) => sum + Number(node.status?.allocatable?.pods ?? 0), 0),
+  };
+}
+
+/** Whether the local plane's audit policy keeps the controllers' requests (scripts/control-plane.sh). */
+export function controllersAudited(): boolean | null {
+  if (process.env.USE_EXISTING_CLUSTER === 'true') return null;
+  const dir = process.env.WEBSERVICE_CP_DIR || path.join(ROOT, '.cache/control-plane');
+  try {
+    return !fs.readFileSync(path.join(dir, 'audit-policy.yaml'), 'utf8').includes('system:kube-controller-manager');
+  } catch {
+    return null;
+  }
+}
+
+function difference(
+  after: Record<string, number | null>,
+  before: Record<string, number | null>,
+): Record<string, number | null> {
+  const out: Record<string, number | null> = {};
+  for (const [name, value] of Object.entries(after)) {
+    const was = name in before ? before[name] : null;
+    out[name] = value === null || was === null ? null : value - was;
+  }
+  return out;
+}
+
+async function cpuOf(controller: ControllerProcess): Promise<Record<string, number | null>> {
+  return { controller: await processCpuMs(controller.pid), ...(await componentCpuMs()) };
+}
+
+/** Throws unless the plane's Nodes hold a burst of N: a bench finds out at its start, not after 20 minutes. */
+export async function checkWorkloadCapacity(n: number): Promise<{ nodes: number; pods: number }> {
+  const capacity = await nodeCapacity();
+  const wanted = n * WORKLOAD_REPLICAS;
+  if (capacity.nodes === 0 || capacity.pods < wanted) {
+    throw new Error(
+      `the workload burst needs ${wanted} pods, the plane's ${capacity.nodes} Ready Node(s) hold ${capacity.pods}: ` +
+        'start it with WEBSERVICE_CP_WORKLOADS=true WEBSERVICE_CP_NODES=4 WEBSERVICE_CP_NODE_PODS=200 (after control-plane.sh down)',
+    );
+  }
+  return capacity;
+}
+
+export async function workloadBurst(
+  audit: Audit | undefined,
+  namespace: string,
+  n: number,
+  steadySeconds: number,
+): Promise<WorkloadBurst> {
+  const capacity = await checkWorkloadCapacity(n);
+  await createNamespace(namespace);
+  const controller = await ControllerProcess.start(namespace);
+  const streams: WatchStream[] = [];
+  try {
+    await controller.waitForLog(/^controller working/);
+    const ready = new Set<string>();
+    streams.push(
+      new WatchStream('webservices', namespace, READY_FIELDS, ({ fields }) => {
+        if (isReadyLine(fields)) ready.add(fields[0]);
+        else ready.delete(fields[0]);
+      }),
+    );
+    await sleep(1000); // the watch is open before the first create
+
+    progress(`workload burst: ${n} WebServices × ${WORKLOAD_REPLICAS} replicas on ${capacity.nodes} fake Nodes`);
+    const since = audit?.mark() ?? 0;
+    const cpuBefore = await cpuOf(controller);
+    const machineBefore = machineCpuMs();
+    const started = performance.now();
+    const createMs = await createWebServices(namespace, n, workloadWebService);
+    await until(
+      `${n} workload WebServices Ready`,
+      () => {
+        if (streams[0].failure) throw new Error(streams[0].failure);
+        return ready.size >= n;
+      },
+      15 * 60_000,
+    );
+    const readyMs = Math.round(performance.now() - started);
+    const cpuMs = difference(await cpuOf(controller), cpuBefore);
+    const machine = machineCpuMs() - machineBefore;
+    const byClient = audit ? await audit.countByClient(since, namespace) : {};
+
+    progress(`workload burst: steady state for ${steadySeconds}s`);
+    await sleep(5000); // the last status patches and rollouts settle
+    const window = audit?.mark() ?? 0;
+    const steadyBefore = await cpuOf(controller);
+    await sleep(steadySeconds * 1000);
+    const steadyCpu = difference(await cpuOf(controller), steadyBefore);
+    const steadyByClient = audit ? await audit.countByClient(window, namespace) : {};
+
+    const errors = controller.errors();
+    if (errors.length > 0) throw new Error(`the controller logged errors: ${JSON.stringify(errors.slice(0, 3))}`);
+    return {
+      n,
+      replicas: WORKLOAD_REPLICAS,
+      nodes: capacity.nodes,
+      podCapacity: capacity.pods,
+      controllersAudited: controllersAudited(),
+      readyMs,
+      createMs,
+      byClient,
+      cpuMs,
+      machineCpuMs: machine,
+      peakRssMiB: controller.peakRssMiB(),
+      steady: { seconds: steadySeconds, byClient: steadyByClient, cpuMs: steadyCpu },
+    };
+  } finally {
+    await Promise.all(streams.map((s) => s.stop()));
+    await controller.stop();
+    progress(`deleting namespace ${namespace}`);
+    await deleteNamespace(namespace);
+  }
+}

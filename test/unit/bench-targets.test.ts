@@ -1,0 +1,140 @@
+// Where the bench's targets of issues 17, 18 and 19 stand, read from results.json alone.
+import { targets } from '../../scripts/bench/report';
+import { CaseResult, ControllerBurst, Results, WriteFloor } from '../../scripts/bench/results';
+
+function caseOf(wallMs: number, extra: Partial<CaseResult> = {}): CaseResult {
+  return {
+    runs: 10,
+    wallMs,
+    cpuMs: null,
+    cpuPerWriteMs: null,
+    serverCpuMs: null,
+    otherCpuMs: null,
+    peakRssMiB: null,
+    requests: null,
+    reads: null,
+    writes: null,
+    events: null,
+    samples: [],
+    ...extra,
+  };
+}
+
+function burstOf(n: number, readyMs: number): ControllerBurst {
+  return {
+    n,
+    readyMs,
+    createMs: 1000,
+    requests: null,
+    writes: null,
+    events: null,
+    cpuMs: 0,
+    cpuPerWriteMs: null,
+    serverCpuMs: null,
+    machineCpuMs: 0,
+    peakRssMiB: 0,
+  };
+}
+
+function floorOf(n: number, inFlight: number, wallMs: number): WriteFloor {
+  return { n, inFlight, wallMs, createsMs: 0, requests: 4 * n, writes: 3 * n, events: n, clientCpuMs: 0 };
+}
+
+function results(extra: Partial<Results>): Results {
+  return {
+    schema: 1,
+    quick: false,
+    startedAt: '2026-01-01T00:00:00Z',
+    finishedAt: '2026-01-01T00:10:00Z',
+    machine: {
+      cpus: 2,
+      cpuModel: 'x',
+      memoryGiB: 8,
+      node: 'v24',
+      kubernetes: 'v1',
+      plugin: '0',
+      commit: null,
+      srcChanges: [],
+      gnuTime: true,
+    },
+    loadAverage: { start: [0], end: [0] },
+    sizes: [1000],
+    plugin: [],
+    shell: [],
+    controller: { startup: [], bursts: [], latency: null, steady: null },
+    ...extra,
+  };
+}
+
+function standing(r: Results, prefix: string): string[] {
+  return targets(r)
+    .filter((t) => t.target.includes(prefix))
+    .map((t) => t.standing);
+}
+
+function runtimes(n: number, seaMs: number, node24Ms: number, perWrite: number): Results['runtimes'] {
+  const cold = (cpuPerWriteMs: number) => caseOf(9000, { cpuMs: 1000, cpuPerWriteMs, writes: 2000, events: 1000 });
+  return {
+    n,
+    extraCaCerts: '/etc/ssl/certs/ca-certificates.crt',
+    kubectlGetName: caseOf(200),
+    plans: [
+      { runtime: 'sea', version: 'v24', extraCa: true, planName: caseOf(seaMs) },
+      { runtime: 'sea', version: 'v24', extraCa: false, planName: caseOf(100) },
+      { runtime: 'node24', version: 'v24', extraCa: true, planName: caseOf(node24Ms) },
+    ],
+    colds: [
+      { runtime: 'node20', version: 'v20', cold: cold(perWrite) },
+      { runtime: 'node24', version: 'v24', cold: cold(0.3) },
+    ],
+    skipped: [],
+    sea: null,
+  };
+}
+
+describe('bench targets of issues 17-19', () => {
+  it('judges plan NAME against 1.5× kubectl get with the host CA set, per runtime', () => {
+    expect(standing(results({ runtimes: runtimes(1000, 290, 310, 0.4) }), '≤ 1.5×')).toEqual(['met', 'missed']);
+  });
+
+  it('judges CPU per write against 0.45 ms on Node 20 and on Node 24', () => {
+    expect(standing(results({ runtimes: runtimes(1000, 290, 310, 0.5) }), '0.45 ms')).toEqual(['missed', 'met']);
+  });
+
+  it('does not judge figures taken at another N than the target names', () => {
+    const r = results({ runtimes: runtimes(10, 100, 100, 0.1) });
+    expect(standing(r, '≤ 1.5×')).toEqual(['not measured', 'not measured']);
+    expect(standing(r, '0.45 ms')).toEqual(['not measured', 'not measured']);
+  });
+
+  it("reads run's burst against the faster of the two floors", () => {
+    const floors = [floorOf(1000, 16, 7000), floorOf(1000, 4, 9000)];
+    const within = results({
+      writeFloor: floors,
+      controller: { ...results({}).controller, bursts: [burstOf(1000, 8400)] },
+    });
+    const beyond = results({ writeFloor: floors, floorBurst: burstOf(1000, 8500) });
+    expect(standing(within, '1.2×')).toEqual(['met']);
+    expect(standing(beyond, '1.2×')).toEqual(['missed']);
+  });
+
+  it('fails the workload steady state on a single write of ours', () => {
+    const count = (writes: number) => ({ requests: writes, reads: 0, writes, events: 0, byKind: {} });
+    const workload = (writes: number): Results['workloadBurst'] => ({
+      n: 200,
+      replicas: 3,
+      nodes: 4,
+      podCapacity: 800,
+      controllersAudited: true,
+      readyMs: 1,
+      createMs: 1,
+      byClient: {},
+      cpuMs: {},
+      machineCpuMs: 0,
+      peakRssMiB: 0,
+      steady: { seconds: 60, byClient: { controller: count(writes) }, cpuMs: {} },
+    });
+    expect(standing(results({ workloadBurst: workload(0) }), 'steady state afterwards')).toEqual(['met']);
+    expect(standing(results({ workloadBurst: workload(1) }), 'steady state afterwards')).toEqual(['missed']);
+  });
+});
