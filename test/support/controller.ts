@@ -20,8 +20,10 @@ export class ControllerProcess {
   readonly exited: Promise<void>;
   private readonly child: ChildProcess;
 
-  constructor(args: string[], env: NodeJS.ProcessEnv = {}) {
-    this.child = spawn(PLUGIN, ['run', '--log-format=json', ...args], {
+  /** `wrap`: a command prefix to run the plugin under, e.g. `ip netns exec NAME`. */
+  constructor(args: string[], env: NodeJS.ProcessEnv = {}, wrap: string[] = []) {
+    const command = [...wrap, PLUGIN, 'run', '--log-format=json', ...args];
+    this.child = spawn(command[0], command.slice(1), {
       env: { ...process.env, NO_COLOR: '1', ...env },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
