@@ -18,9 +18,11 @@ export interface LogEntry {
 export class ControllerProcess extends Background {
   readonly entries: LogEntry[];
 
-  constructor(args: string[], env: NodeJS.ProcessEnv = {}) {
+  /** `wrap`: a command prefix to run the plugin under, e.g. `ip netns exec NAME`. */
+  constructor(args: string[], env: NodeJS.ProcessEnv = {}, wrap: string[] = []) {
     const entries: LogEntry[] = [];
-    super(PLUGIN, ['run', '--log-format=json', ...args], {
+    const command = [...wrap, PLUGIN, 'run', '--log-format=json', ...args];
+    super(command[0], command.slice(1), {
       env,
       onStderrLine: (line) => {
         try {
