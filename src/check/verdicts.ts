@@ -222,14 +222,14 @@ export function controllerVerdict(where: string, observed: LeaseObservation, now
     return {
       check: 'controller',
       status: 'fail',
-      message: `the Lease ${where} is held by ${holder}, but was last renewed ${Number.isFinite(renewed) ? `${seconds(ageMs)} ago` : 'never'} (lease duration ${durationSeconds}s): its controller is gone or cannot reach the API server`,
+      message: `the Lease ${where} is held by ${holder}, but was last renewed ${Number.isFinite(renewed) ? `${shortDuration(ageMs)} ago` : 'never'} (lease duration ${durationSeconds}s): its controller is gone or cannot reach the API server`,
       hint: `kubectl -n ${namespace} get pods -l app.kubernetes.io/name=webservice-controller; kubectl -n ${namespace} logs deployment/webservice-controller`,
     };
   }
   return {
     check: 'controller',
     status: 'ok',
-    message: `a controller (${holder}) holds the Lease ${where}, renewed ${seconds(Math.max(0, ageMs))} ago`,
+    message: `a controller (${holder}) holds the Lease ${where}, renewed ${shortDuration(Math.max(0, ageMs))} ago`,
   };
 }
 
@@ -287,7 +287,7 @@ export function stuckVerdict(
     const since = Date.parse(ws.metadata.deletionTimestamp ?? '');
     return Number.isFinite(since) && now.getTime() - since > stuckAfterSeconds * 1000;
   });
-  const limit = seconds(stuckAfterSeconds * 1000);
+  const limit = shortDuration(stuckAfterSeconds * 1000);
   if (stuck.length === 0) {
     return {
       check: 'stuck',
@@ -315,7 +315,7 @@ export function stuckVerdict(
     items: listed(
       stuck.map(
         (ws) =>
-          `${ws.metadata.namespace}/${ws.metadata.name}: terminating for ${seconds(now.getTime() - Date.parse(ws.metadata.deletionTimestamp!))}, ` +
+          `${ws.metadata.namespace}/${ws.metadata.name}: terminating for ${shortDuration(now.getTime() - Date.parse(ws.metadata.deletionTimestamp!))}, ` +
           `finalizers ${(ws.metadata.finalizers ?? []).join(', ') || '<none>'}`,
       ),
     ),
@@ -412,7 +412,7 @@ function count(n: number, noun: string): string {
 }
 
 /** A short duration: 45s, 12m, 5h. */
-function seconds(ms: number): string {
+function shortDuration(ms: number): string {
   const s = Math.floor(ms / 1000);
   if (s < 120) return `${s}s`;
   if (s < 7200) return `${Math.floor(s / 60)}m`;

@@ -8,7 +8,7 @@ import { Report, buildReport, exitCodeOf, isSettled } from '../core/report';
 import { parseDecision } from '../core/validate';
 import { Context, requireTarget } from '../cli/context';
 import { isKubeObject, readDocuments } from '../cli/input';
-import { withContext } from '../cli/run';
+import { withContext } from '../cli/handler';
 import { gatherOne } from '../engine/gather';
 import { ReconcileResult, carryOut, mapBounded, reconcile, reportItem } from '../engine/reconcile';
 import { sleep } from '../engine/retry';

@@ -3,12 +3,12 @@
 import type { CommandModule } from 'yargs';
 import { Context } from '../cli/context';
 import { parseDuration } from '../cli/duration';
-import { withContext } from '../cli/run';
+import { withContext } from '../cli/handler';
 import type { CheckResult } from '../check/verdicts';
 import { checkName, checkNamespace } from '../core/validate';
 import { UserError } from '../kube/errors';
 import { checkMark } from '../print/output';
-import { VERSION } from '../version';
+import { PLUGIN_VERSION } from '../version';
 
 interface Args {
   'stuck-after': string;
@@ -41,7 +41,7 @@ export const checkCommand: CommandModule<object, Args> = {
       namespace: scope === null ? null : checkNamespace(scope),
       lease,
       stuckAfterSeconds,
-      bundledVersion: VERSION,
+      bundledVersion: PLUGIN_VERSION,
       now: () => ctx.now(),
     });
     printChecks(ctx, results);

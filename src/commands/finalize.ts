@@ -4,7 +4,7 @@ import type { CommandModule } from 'yargs';
 import { FINALIZER } from '../core/model';
 import { observe } from '../core/observe';
 import { Context } from '../cli/context';
-import { withContext } from '../cli/run';
+import { withContext } from '../cli/handler';
 import { reconcile } from '../engine/reconcile';
 import { UserError } from '../kube/errors';
 import { DryRunArgs, dryRunOption, dryRunSuffix } from '../cli/dry-run';

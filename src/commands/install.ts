@@ -4,9 +4,9 @@ import type { CommandModule } from 'yargs';
 import { Context } from '../cli/context';
 import { parseDuration } from '../cli/duration';
 import { DryRunArgs, dryRunOption, dryRunSuffix } from '../cli/dry-run';
-import { withContext } from '../cli/run';
+import { withContext } from '../cli/handler';
 import type { InstallResult } from '../install/installer';
-import { VERSION } from '../version';
+import { PLUGIN_VERSION } from '../version';
 
 interface Args extends DryRunArgs {
   rbac: boolean;
@@ -45,7 +45,7 @@ export const installCommand: CommandModule<object, Args> = {
     const results = await install(ctx.client(), objects, {
       dryRun: ctx.dryRun,
       establishTimeoutMs: timeoutMs,
-      version: VERSION,
+      version: PLUGIN_VERSION,
     });
     printInstall(ctx, results);
   }),

@@ -4,7 +4,7 @@ import { Observation, observe } from '../core/observe';
 import { Context } from '../cli/context';
 import { Cell } from '../print/output';
 import { TargetArgs, gatherTarget, observationsFromFile, printResults, targetOptions } from './shared';
-import { withContext } from '../cli/run';
+import { withContext } from '../cli/handler';
 
 interface Args extends TargetArgs {
   filename?: string;

@@ -2,7 +2,7 @@
 import type { CommandModule } from 'yargs';
 import { decide } from '../core/decide';
 import { observe } from '../core/observe';
-import { withContext } from '../cli/run';
+import { withContext } from '../cli/handler';
 import { printDecisions } from './decisions';
 import {
   RequeueArgs,

@@ -4,7 +4,7 @@ import * as fs from 'node:fs';
 import type { CommandModule } from 'yargs';
 import { Context } from '../cli/context';
 import { parseDuration } from '../cli/duration';
-import { withContext } from '../cli/run';
+import { withContext } from '../cli/handler';
 import { checkName, checkNamespace } from '../core/validate';
 import { LOG_FORMATS, LogFormat, createLogger } from '../controller/log';
 import type { ManagerOptions } from '../controller/manager';

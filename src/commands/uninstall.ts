@@ -3,7 +3,7 @@
 import type { CommandModule } from 'yargs';
 import { Context } from '../cli/context';
 import { parseDuration, parseWait } from '../cli/duration';
-import { withContext } from '../cli/run';
+import { withContext } from '../cli/handler';
 import type { UninstallReport } from '../install/installer';
 import { DryRunArgs, dryRunOption, dryRunSuffix } from '../cli/dry-run';
 

@@ -2,8 +2,8 @@
 // never imports client-node, so these mirror just the fields we read or own.
 
 export const GROUP = 'apps.labhub.io';
-export const VERSION = 'v1';
-export const API_VERSION = `${GROUP}/${VERSION}`;
+export const CRD_VERSION = 'v1';
+export const API_VERSION = `${GROUP}/${CRD_VERSION}`;
 export const KIND = 'WebService';
 export const PLURAL = 'webservices';
 export const RESOURCE = `${PLURAL}.${GROUP}`;

@@ -5,6 +5,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { KubeConfig } from '@kubernetes/client-node/dist/config.js';
 import {
+  CRD_VERSION,
   ConfigMap,
   Deployment,
   GROUP,
@@ -12,7 +13,6 @@ import {
   PLURAL,
   RESOURCE,
   Service,
-  VERSION,
   WebService,
 } from '../core/model';
 import type { StatusPatch } from '../core/status';
@@ -300,7 +300,7 @@ function objectLocation(object: KubeObject): { path: string; resource: string; w
 }
 
 const wsPath = (namespace: string | null, name?: string) =>
-  `/apis/${GROUP}/${VERSION}${namespace === null ? '' : `/namespaces/${encodeURIComponent(namespace)}`}/${PLURAL}` +
+  `/apis/${GROUP}/${CRD_VERSION}${namespace === null ? '' : `/namespaces/${encodeURIComponent(namespace)}`}/${PLURAL}` +
   (name === undefined ? '' : `/${encodeURIComponent(name)}`);
 const cmPath = (namespace: string | null, name?: string) =>
   `/api/v1${namespace === null ? '' : `/namespaces/${encodeURIComponent(namespace)}`}/configmaps` +
