@@ -35,9 +35,9 @@ export const checkCommand: CommandModule<object, Args> = {
   handler: withContext<Args>(async (ctx, args) => {
     const stuckAfterSeconds = parseDuration(args['stuck-after'], '--stuck-after');
     const lease = parseLease(args.lease);
-    const scope = ctx.scopeNamespace();
-    const { runChecks } = require('../check/run-checks') as typeof import('../check/run-checks');
-    const results = await runChecks(ctx.client(), {
+    const scope = await ctx.scopeNamespace();
+    const { runChecks } = await import('../check/run-checks');
+    const results = await runChecks(await ctx.client(), {
       namespace: scope === null ? null : checkNamespace(scope),
       lease,
       stuckAfterSeconds,

@@ -39,7 +39,10 @@ export const finalizeCommand: CommandModule<object, Args> = {
     const rows: FinalizeRow[] = [];
     const progress = ctx.out.counter(ctx.dryRun === 'client' ? 'planned' : 'finalized', terminating.length);
     for (const input of terminating) {
-      const result = await reconcile(ctx.client(), input, { now: nowIso(ctx), reportingInstance: reportingInstance() });
+      const result = await reconcile(await ctx.client(), input, {
+        now: nowIso(ctx),
+        reportingInstance: reportingInstance(),
+      });
       progress.tick();
       // A client dry run deletes nothing: what it would delete are the decision's deleteChild ops.
       const cleaned =
@@ -58,7 +61,7 @@ export const finalizeCommand: CommandModule<object, Args> = {
     for (const row of rows) {
       if (row.error) ctx.out.error(`webservice ${row.namespace}/${row.name}: ${row.error}`);
     }
-    printResults(
+    await printResults(
       ctx,
       rows,
       Boolean(args.name),

@@ -29,7 +29,7 @@ export const observeCommand: CommandModule<object, Args> = {
     const observations = args.filename
       ? observationsFromFile(args.filename)
       : (await gatherTarget(ctx, args)).map(observe);
-    printResults(
+    await printResults(
       ctx,
       observations,
       Boolean(args.name) || (Boolean(args.filename) && observations.length === 1),

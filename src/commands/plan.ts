@@ -42,11 +42,15 @@ export const planCommand: CommandModule<object, Args> = {
       return decision;
     });
     progress.done();
-    printResults(ctx, decisions, Boolean(args.name) || (Boolean(args.filename) && decisions.length === 1), (items) =>
-      printDecisions(
-        ctx,
-        items.map((decision) => ({ decision })),
-      ),
+    await printResults(
+      ctx,
+      decisions,
+      Boolean(args.name) || (Boolean(args.filename) && decisions.length === 1),
+      (items) =>
+        printDecisions(
+          ctx,
+          items.map((decision) => ({ decision })),
+        ),
     );
   }),
 };

@@ -64,7 +64,7 @@ export const statusCommand: CommandModule<object, Args> = {
           : await writeStatus(ctx, input, args['requeue-after'], now),
       );
     }
-    printResults(ctx, rows, Boolean(args.name), (items) =>
+    await printResults(ctx, rows, Boolean(args.name), (items) =>
       ctx.out.table(
         statusHeaders(ctx),
         items.map((row) => statusCells(ctx, row)),
@@ -93,11 +93,11 @@ async function writeStatus(
   return retryOnConflict(async (attempt) => {
     if (attempt > 1) {
       const { namespace, name } = computed.row;
-      computed = plannedStatus(await gatherOne(ctx.client(), namespace, name), requeueAfterSeconds, now);
+      computed = plannedStatus(await gatherOne(await ctx.client(), namespace, name), requeueAfterSeconds, now);
     }
     const { row, patch } = computed;
     if (!patch) return row;
-    await ctx.client().patchWebServiceStatus(row.namespace, row.name, patch);
+    await (await ctx.client()).patchWebServiceStatus(row.namespace, row.name, patch);
     return { ...row, written: true };
   });
 }
@@ -145,7 +145,7 @@ async function watchStatus(ctx: Context, args: Args): Promise<number> {
     if (machine) fresh.forEach((row) => out.data(row));
     else table.rows(fresh.map((row) => statusCells(ctx, row)));
   };
-  if (inputs.length === 0 && !machine) printResults(ctx, [], false, () => undefined);
+  if (inputs.length === 0 && !machine) await printResults(ctx, [], false, () => undefined);
   show(inputs.map((input) => plannedStatus(input, args['requeue-after'], now).row));
 
   const abort = new AbortController();
@@ -153,9 +153,9 @@ async function watchStatus(ctx: Context, args: Args): Promise<number> {
   process.once('SIGINT', stop);
   process.once('SIGTERM', stop);
   process.stdout.once('error', stop); // e.g. `| head`: the reader went away
-  const { watchSyncInputs } = require('../watch/sync-inputs') as typeof import('../watch/sync-inputs');
-  const namespace = args.name ? checkNamespace(ctx.namespace()) : ctx.scopeNamespace();
-  await watchSyncInputs(ctx.client(), {
+  const { watchSyncInputs } = await import('../watch/sync-inputs');
+  const namespace = args.name ? checkNamespace(await ctx.namespace()) : await ctx.scopeNamespace();
+  await watchSyncInputs(await ctx.client(), {
     namespace,
     only: args.name ? objectKey(namespace ?? '', checkName(args.name)) : undefined,
     known: {

@@ -2,13 +2,12 @@
 // The whole suite shares one CRD: tests here change it (labels, fields), so each restores
 // it, and afterAll makes sure it is installed and Established again. `uninstall --force`,
 // which deletes it, runs in the fault suite (test/faults/uninstall.test.ts) on its own plane.
-import * as path from 'node:path';
 import * as yaml from 'js-yaml';
 import { spawnSync } from 'node:child_process';
 import {
   AuditWindow,
   MUTATING,
-  ROOT,
+  PACKAGE_VERSION,
   applyYaml,
   createNamespace,
   deleteNamespace,
@@ -25,7 +24,7 @@ import {
 } from '../support/cluster';
 
 const LABEL = 'webservice.labhub.io/version';
-const version = require(path.join(ROOT, 'package.json')).version as string;
+const version = PACKAGE_VERSION;
 
 let ns: string;
 let audit: AuditWindow;

@@ -7,6 +7,10 @@ import * as path from 'node:path';
 
 export const ROOT = path.resolve(__dirname, '../..');
 export const PLUGIN = path.join(ROOT, 'dist/kubectl-webservice');
+/** package.json's version: the one the bundle reports. */
+export const PACKAGE_VERSION = (
+  JSON.parse(fs.readFileSync(path.join(ROOT, 'package.json'), 'utf8')) as { version: string }
+).version;
 
 export interface RunResult {
   status: number;
