@@ -57,7 +57,7 @@ async function rawFloor(namespace: string): Promise<Measured> {
   };
 }
 
-export interface Repeats {
+interface Repeats {
   /** Each cold run but the last on a fresh namespace of N new WebServices. */
   cold: number;
   noop: number;
@@ -67,7 +67,7 @@ export interface Repeats {
   kubectlGetAll: number;
 }
 
-export function repeatsFor(n: number): Repeats {
+function repeatsFor(n: number): Repeats {
   return { cold: n <= 1000 ? 3 : 1, noop: 5, oneChange: 3, name: 10, floor: 5, kubectlGetAll: n >= 10_000 ? 3 : 5 };
 }
 

@@ -11,7 +11,7 @@ export function webServiceName(index: number): string {
   return `svc-${String(index).padStart(5, '0')}`;
 }
 
-export function webService(index: number): Record<string, unknown> {
+function webService(index: number): Record<string, unknown> {
   return {
     apiVersion: 'apps.labhub.io/v1',
     kind: 'WebService',

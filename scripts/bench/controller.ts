@@ -27,7 +27,7 @@ async function freePort(): Promise<number> {
   });
 }
 
-export class ControllerProcess {
+class ControllerProcess {
   readonly entries: LogEntry[] = [];
   readonly startedAt = performance.now();
   private readonly child: ChildProcess;

@@ -8,7 +8,7 @@ import { crdVersionState } from '../install/compare';
 import type { CustomResourceDefinition, Lease, ServerVersion } from '../kube/client';
 import { Access, describeAccess } from './access';
 
-export type CheckStatus = 'ok' | 'warn' | 'fail';
+type CheckStatus = 'ok' | 'warn' | 'fail';
 
 export interface CheckResult {
   /** Stable name of the check, for -o json: server, crd, access/apply, controller, ... */
@@ -22,7 +22,7 @@ export interface CheckResult {
 }
 
 /** The oldest Kubernetes the plugin supports: CRD validation rules (CEL) are on by default from 1.25; 1.27 is what it promises. */
-export const MIN_KUBERNETES = { major: 1, minor: 27 };
+const MIN_KUBERNETES = { major: 1, minor: 27 };
 const MAX_ITEMS = 10;
 
 export function serverVerdict(server: string, version: ServerVersion): CheckResult {
@@ -155,7 +155,7 @@ export function crdReport(
 }
 
 /** Where the reviews were asked: a namespace, or every namespace (-A). */
-export function scopeText(namespace: string | null): string {
+function scopeText(namespace: string | null): string {
   return namespace === null ? 'in every namespace' : `in namespace ${namespace}`;
 }
 

@@ -4,7 +4,7 @@ import { backoffSeconds, retryAfterSeconds } from '../core/backoff';
 import { Decision, decide } from '../core/decide';
 import { jsonEqual } from '../core/equal';
 import { observe } from '../core/observe';
-import { Report, buildReport, exitCodeOf, isSettled } from '../core/report';
+import { EXIT_CONVERGED, EXIT_FAILED, EXIT_PENDING, Report, buildReport, exitCodeOf, isSettled } from '../core/report';
 import { parseDecision } from '../core/validate';
 import { Context, requireTarget } from '../cli/context';
 import { isKubeObject, readDocuments } from '../cli/input';
@@ -350,8 +350,8 @@ async function applySavedDecisions(ctx: Context, file: string): Promise<number> 
       fresh.map((decision) => ({ decision, result: decision.ops.length > 0 ? done[ctx.dryRun] : 'nothing to do' })),
     );
   }
-  if (fresh.some((d) => d.action === 'conflict')) return 1;
-  return fresh.some((d) => d.action === 'requeue') ? 2 : 0;
+  if (fresh.some((d) => d.action === 'conflict')) return EXIT_FAILED;
+  return fresh.some((d) => d.action === 'requeue') ? EXIT_PENDING : EXIT_CONVERGED;
 }
 
 function stripUndefined(decision: Decision): Decision {

@@ -20,7 +20,7 @@ interface Args extends TargetArgs, RequeueArgs, DryRunArgs {
   watch?: boolean;
 }
 
-export interface StatusRow {
+interface StatusRow {
   namespace: string;
   name: string;
   generation: number;

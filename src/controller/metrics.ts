@@ -5,7 +5,7 @@ import { Counter, Gauge, Histogram, Registry } from 'prom-client';
 import { InFlight, QueueMetrics } from './queue';
 
 /** controller-runtime's reconcile_total result label. */
-export type ResultLabel = 'success' | 'error' | 'requeue' | 'requeue_after';
+type ResultLabel = 'success' | 'error' | 'requeue' | 'requeue_after';
 
 const RESULTS: readonly ResultLabel[] = ['success', 'error', 'requeue', 'requeue_after'];
 

@@ -95,7 +95,7 @@ export interface WorkloadSpec {
   port?: number;
 }
 
-export interface WebServiceSpec {
+interface WebServiceSpec {
   image: string;
   replicas?: number;
   tier?: string;
@@ -129,7 +129,7 @@ export interface ConfigMap {
   data?: Record<string, string>;
 }
 
-export interface LabelSelector {
+interface LabelSelector {
   matchLabels?: Record<string, string>;
   matchExpressions?: unknown[];
 }
@@ -142,7 +142,7 @@ export interface Container {
   [field: string]: unknown;
 }
 
-export interface DeploymentCondition {
+interface DeploymentCondition {
   type: string;
   status: string;
   reason?: string;

@@ -54,7 +54,7 @@ export interface Connection {
  * in-cluster. Unlike client-node's loadFromDefault it never falls back to
  * localhost:8080: no configuration is an error.
  */
-export function loadConnection(options: ConnectOptions): Connection {
+function loadConnection(options: ConnectOptions): Connection {
   const kc = new KubeConfig();
   const explicit = options.kubeconfig;
   if (explicit) {
@@ -254,7 +254,7 @@ const METADATA_LIST = 'application/json;as=PartialObjectMetadataList;g=meta.k8s.
 const MERGE_PATCH = 'application/merge-patch+json';
 const APPLY_PATCH = 'application/apply-patch+yaml';
 /** The field manager of everything `install` applies (server-side apply). */
-export const FIELD_MANAGER = 'kubectl-webservice';
+const FIELD_MANAGER = 'kubectl-webservice';
 
 /** The kinds `install` ships: their resource name and whether they live in a namespace. */
 interface InstallableKind {

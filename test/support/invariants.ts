@@ -10,9 +10,9 @@
 import { ChildProcess, spawn } from 'node:child_process';
 import { AuditEvent, AuditWindow, MUTATING, getJson, sleep } from './cluster';
 
-export const MANAGED_BY = 'app.kubernetes.io/managed-by';
+const MANAGED_BY = 'app.kubernetes.io/managed-by';
 
-export interface ForeignObject {
+interface ForeignObject {
   resource: 'configmaps' | 'webservices';
   name: string;
   resourceVersion: string;
@@ -39,7 +39,7 @@ export interface Expectations {
   leader?: { history: LeaseHistory; audit: AuditWindow };
 }
 
-export interface Figures {
+interface Figures {
   liveCRs: number;
   lost: number;
   foreignModified: number;
