@@ -162,7 +162,7 @@ function writeExecutable(outfile, text) {
 // The program itself (the standalone binary embeds it, with its own code cache)...
 const commit = gitCommit();
 await bundle('src/main.ts', 'dist/program/kubectl-webservice.js', {
-  define: { PLUGIN_VERSION: JSON.stringify(pkg.version), PLUGIN_GIT_COMMIT: JSON.stringify(commit) },
+  define: { BUILD_VERSION: JSON.stringify(pkg.version), BUILD_GIT_COMMIT: JSON.stringify(commit) },
 });
 // ...and the plugin: a launcher that compiles the program with V8's code cache
 // (scripts/launcher.js), with the program after it inside a comment. Still one file.

@@ -2,8 +2,8 @@
 # Usage: scripts/test.sh [JEST ARGS...]      (npm test -- [JEST ARGS...])
 #
 # Everything, from a fresh clone: installs dependencies, type-checks and bundles the
-# plugin, checks the formatting and lints, builds the control-plane binaries if they are not
-# cached, then runs jest:
+# plugin, checks the formatting, lints, looks for unused files, exports and dependencies
+# (knip), builds the control-plane binaries if they are not cached, then runs jest:
 # unit tests, and integration tests against a real kube-apiserver + etcd that the
 # integration project's global setup starts on 127.0.0.1 and stops at the end.
 # That plane is one where Deployments roll out (kube-scheduler, KWOK) unless
@@ -21,6 +21,8 @@ main() {
   bash scripts/build.sh
   npx --no-install prettier --check --log-level=warn .
   npx --no-install eslint --max-warnings=0 .
+  # Unused files, exports and dependencies (knip.json says where the entry points are).
+  npx --no-install knip
   if [[ "${USE_EXISTING_CLUSTER:-}" != "true" ]]; then
     local -a build=(build)
     # The fault suite's plane is plain, but its workload scenarios start one with pods:

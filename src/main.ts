@@ -18,7 +18,7 @@ import { uninstallCommand } from './commands/uninstall';
 import { versionCommand } from './commands/version';
 import { InputError } from './core/validate';
 import { KubeError, UserError } from './kube/errors';
-import { VERSION } from './version';
+import { PLUGIN_VERSION } from './version';
 
 class UsageError extends Error {}
 
@@ -83,7 +83,7 @@ export async function main(argv: string[]): Promise<void> {
       .command(uninstallCommand)
       .command(versionCommand)
       .strict()
-      .version(VERSION)
+      .version(PLUGIN_VERSION)
       .help()
       .alias('h', 'help')
       .wrap(Math.min(120, process.stdout.columns || 100))

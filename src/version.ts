@@ -1,11 +1,11 @@
 // The plugin's version and the commit it was built from, set by the bundler (scripts/build.mjs)
 // from package.json and git ("dev" and "unknown" when unbundled), and what it runs on.
-declare const PLUGIN_VERSION: string | undefined;
-declare const PLUGIN_GIT_COMMIT: string | undefined;
+declare const BUILD_VERSION: string | undefined;
+declare const BUILD_GIT_COMMIT: string | undefined;
 
-export const VERSION = typeof PLUGIN_VERSION === 'string' ? PLUGIN_VERSION : 'dev';
-export const GIT_COMMIT = typeof PLUGIN_GIT_COMMIT === 'string' ? PLUGIN_GIT_COMMIT : 'unknown';
-export const USER_AGENT = `kubectl-webservice/${VERSION}`;
+export const PLUGIN_VERSION = typeof BUILD_VERSION === 'string' ? BUILD_VERSION : 'dev';
+export const GIT_COMMIT = typeof BUILD_GIT_COMMIT === 'string' ? BUILD_GIT_COMMIT : 'unknown';
+export const USER_AGENT = `kubectl-webservice/${PLUGIN_VERSION}`;
 
 /** `kubectl webservice version`'s clientVersion, as kubectl's names its fields. */
 export interface ClientVersion {
@@ -19,7 +19,7 @@ export interface ClientVersion {
 
 export function clientVersion(runtime: Pick<NodeJS.Process, 'version' | 'platform' | 'arch'> = process): ClientVersion {
   return {
-    pluginVersion: VERSION,
+    pluginVersion: PLUGIN_VERSION,
     gitCommit: GIT_COMMIT,
     nodeVersion: runtime.version,
     platform: goPlatform(runtime.platform, runtime.arch),

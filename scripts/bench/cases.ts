@@ -57,7 +57,7 @@ async function rawFloor(namespace: string): Promise<Measured> {
   };
 }
 
-export interface Repeats {
+interface Repeats {
   /** Each cold run but the last on a fresh namespace of N new WebServices. */
   cold: number;
   noop: number;

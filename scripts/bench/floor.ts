@@ -23,7 +23,7 @@ import { WriteFloor } from './results';
 import { progress, round } from './proc';
 
 /** The floor's User-Agent, so the audit log counts its requests apart from everyone else's. */
-export const FLOOR_USER_AGENT = 'webservice-bench-floor/1';
+const FLOOR_USER_AGENT = 'webservice-bench-floor/1';
 
 interface NamedEntry<T> {
   name: string;
@@ -49,7 +49,7 @@ function readRelative(base: string, file: string): Buffer {
  * server, CA and credentials (a bearer token or a client certificate; nothing that needs
  * an exec plugin), JSON in and out.
  */
-export class BareClient {
+class BareClient {
   private readonly agent: https.Agent;
   private readonly url: URL;
   private readonly headers: Record<string, string> = { 'user-agent': FLOOR_USER_AGENT, accept: 'application/json' };

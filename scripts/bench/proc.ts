@@ -6,7 +6,7 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 
-export const DIST = __dirname;
+const DIST = __dirname;
 export const ROOT = path.resolve(__dirname, '..');
 export const PLUGIN = path.join(DIST, 'kubectl-webservice');
 export const SHELL_LOOP = path.join(ROOT, 'scripts/bench/shell-loop.sh');
@@ -59,7 +59,7 @@ export function run(argv: string[], options: RunOptions = {}): Promise<RunResult
 }
 
 /** Like run, but a non-zero exit is an error carrying stderr. */
-export async function mustRun(argv: string[], options: RunOptions = {}): Promise<RunResult> {
+async function mustRun(argv: string[], options: RunOptions = {}): Promise<RunResult> {
   const result = await run(argv, options);
   if (result.status !== 0) {
     throw new Error(`${argv.slice(0, 4).join(' ')}… exited ${result.status}: ${result.stderr.trim().slice(-2000)}`);
@@ -72,7 +72,7 @@ export function kubectl(args: string[], options: RunOptions = {}): Promise<RunRe
 }
 
 /** CPU (user + system) and peak RSS of a finished process tree. */
-export interface Footprint {
+interface Footprint {
   cpuMs: number | null;
   peakRssMiB: number | null;
 }
@@ -80,7 +80,7 @@ export interface Footprint {
 export interface Measured extends RunResult, Footprint {}
 
 /** What `kubectl-webservice -v` prints last on stderr. */
-export function pluginFootprint(stderr: string): Footprint & { reads: number; writes: number; connections: number } {
+function pluginFootprint(stderr: string): Footprint & { reads: number; writes: number; connections: number } {
   const match = /requests: (\d+) read, (\d+) write over (\d+) connection\(s\); cpu (\d+) ms; max RSS ([\d.]+) MiB/.exec(
     stderr,
   );
@@ -175,7 +175,7 @@ export async function controlPlaneCpuMs(): Promise<number | null> {
 }
 
 /** Every process the local control plane may run, workloads or not. */
-export const PLANE_COMPONENTS = ['kube-apiserver', 'etcd', 'kube-controller-manager', 'kube-scheduler', 'kwok'];
+const PLANE_COMPONENTS = ['kube-apiserver', 'etcd', 'kube-controller-manager', 'kube-scheduler', 'kwok'];
 
 /**
  * CPU used so far by each process of the local control plane, ms, from its pid file; null

@@ -28,7 +28,7 @@ function sizeMiB(bytes: number): string {
 }
 
 /** `run`'s burst beside the floor: the median of the burst case's runs of that N, or the floor's own. */
-export function floorBurstOf(results: Results): { readyMs: number; runs: ControllerBurst[] } | undefined {
+function floorBurstOf(results: Results): { readyMs: number; runs: ControllerBurst[] } | undefined {
   const n = results.writeFloor?.[0]?.n;
   if (n === undefined) return undefined;
   const runs = results.controller.bursts.filter((b) => b.n === n);

@@ -11,7 +11,7 @@ const MB_PER_MIB = 1.048576;
 const ANALYSIS_START = '<!-- analysis:start';
 const ANALYSIS_END = '<!-- analysis:end -->';
 
-export type Standing = 'met' | 'missed' | 'not measured';
+type Standing = 'met' | 'missed' | 'not measured';
 
 export interface TargetRow {
   issue: string;
@@ -22,7 +22,7 @@ export interface TargetRow {
 
 // --- formatting ---------------------------------------------------------------
 
-export function ms(value: number | null | undefined): string {
+function ms(value: number | null | undefined): string {
   if (value === null || value === undefined) return '–';
   if (value < 1000) return `${Math.round(value)} ms`;
   if (value < 100_000) return `${(value / 1000).toFixed(2)} s`;

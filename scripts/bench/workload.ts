@@ -12,7 +12,7 @@ import { ControllerProcess, READY_FIELDS, isReadyLine } from './controller';
 import { WorkloadBurst } from './results';
 import { ROOT, componentCpuMs, kubectl, machineCpuMs, processCpuMs, progress, sleep } from './proc';
 
-export const WORKLOAD_REPLICAS = 3;
+const WORKLOAD_REPLICAS = 3;
 const WORKLOAD_PORT = 8080;
 
 function workloadWebService(index: number): Record<string, unknown> {

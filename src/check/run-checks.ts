@@ -2,7 +2,7 @@
 // A check that cannot read what it needs says so (a warning when forbidden) instead of
 // stopping the others; only an unreachable server ends the run early.
 import { decide } from '../core/decide';
-import { Deployment, GROUP, OWNED_SELECTOR, VERSION as API_VERSION, kindOf } from '../core/model';
+import { API_VERSION, Deployment, OWNED_SELECTOR, kindOf } from '../core/model';
 import { observe } from '../core/observe';
 import { gatherAll } from '../engine/gather';
 import { ForbiddenError, LEADER_FENCE_POLICY } from '../kube/errors';
@@ -102,7 +102,7 @@ export async function observeCrd(client: KubeClient): Promise<CrdObservation> {
     return { kind: 'read', crd: await client.getCustomResourceDefinition(CRD_NAME) };
   } catch (err) {
     if (!(err instanceof ForbiddenError)) throw err;
-    const resources = await client.servedResources(`${GROUP}/${API_VERSION}`);
+    const resources = await client.servedResources(API_VERSION);
     return { kind: 'forbidden', served: Boolean(resources?.includes('webservices')), message: err.message };
   }
 }

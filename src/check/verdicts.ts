@@ -19,7 +19,7 @@ import type { CustomResourceDefinition, Lease, ServerVersion } from '../kube/cli
 import { Access, describeAccess } from './access';
 
 /** skip: the check could not be made, and its message says why. */
-export type CheckStatus = 'ok' | 'warn' | 'fail' | 'skip';
+type CheckStatus = 'ok' | 'warn' | 'fail' | 'skip';
 
 export interface CheckResult {
   /** Stable name of the check, for -o json: server, crd, access/apply, controller, ... */
@@ -33,7 +33,7 @@ export interface CheckResult {
 }
 
 /** The oldest Kubernetes the plugin supports: CRD validation rules (CEL) are on by default from 1.25; 1.27 is what it promises. */
-export const MIN_KUBERNETES = { major: 1, minor: 27 };
+const MIN_KUBERNETES = { major: 1, minor: 27 };
 const MAX_ITEMS = 10;
 
 export function serverVerdict(server: string, version: ServerVersion): CheckResult {
@@ -166,7 +166,7 @@ export function crdReport(
 }
 
 /** Where the reviews were asked: a namespace, or every namespace (-A). */
-export function scopeText(namespace: string | null): string {
+function scopeText(namespace: string | null): string {
   return namespace === null ? 'in every namespace' : `in namespace ${namespace}`;
 }
 
@@ -233,14 +233,14 @@ export function controllerVerdict(where: string, observed: LeaseObservation, now
     return {
       check: 'controller',
       status: 'fail',
-      message: `the Lease ${where} is held by ${holder}, but was last renewed ${Number.isFinite(renewed) ? `${seconds(ageMs)} ago` : 'never'} (lease duration ${durationSeconds}s): its controller is gone or cannot reach the API server`,
+      message: `the Lease ${where} is held by ${holder}, but was last renewed ${Number.isFinite(renewed) ? `${shortDuration(ageMs)} ago` : 'never'} (lease duration ${durationSeconds}s): its controller is gone or cannot reach the API server`,
       hint: `kubectl -n ${namespace} get pods -l app.kubernetes.io/name=webservice-controller; kubectl -n ${namespace} logs deployment/webservice-controller`,
     };
   }
   return {
     check: 'controller',
     status: 'ok',
-    message: `a controller (${holder}) holds the Lease ${where}, renewed ${seconds(Math.max(0, ageMs))} ago`,
+    message: `a controller (${holder}) holds the Lease ${where}, renewed ${shortDuration(Math.max(0, ageMs))} ago`,
   };
 }
 
@@ -298,7 +298,7 @@ export function stuckVerdict(
     const since = Date.parse(ws.metadata.deletionTimestamp ?? '');
     return Number.isFinite(since) && now.getTime() - since > stuckAfterSeconds * 1000;
   });
-  const limit = seconds(stuckAfterSeconds * 1000);
+  const limit = shortDuration(stuckAfterSeconds * 1000);
   if (stuck.length === 0) {
     return {
       check: 'stuck',
@@ -326,7 +326,7 @@ export function stuckVerdict(
     items: listed(
       stuck.map(
         (ws) =>
-          `${ws.metadata.namespace}/${ws.metadata.name}: terminating for ${seconds(now.getTime() - Date.parse(ws.metadata.deletionTimestamp!))}, ` +
+          `${ws.metadata.namespace}/${ws.metadata.name}: terminating for ${shortDuration(now.getTime() - Date.parse(ws.metadata.deletionTimestamp!))}, ` +
           `finalizers ${(ws.metadata.finalizers ?? []).join(', ') || '<none>'}`,
       ),
     ),
@@ -505,7 +505,7 @@ function count(n: number, noun: string): string {
 }
 
 /** A short duration: 45s, 12m, 5h. */
-function seconds(ms: number): string {
+function shortDuration(ms: number): string {
   const s = Math.floor(ms / 1000);
   if (s < 120) return `${s}s`;
   if (s < 7200) return `${Math.floor(s / 60)}m`;

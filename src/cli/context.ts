@@ -90,24 +90,30 @@ export interface Context {
   /** The command's --dry-run; the client it connects refuses (client) or dry-runs (server) every write. */
   dryRun: DryRun;
   out: Printer;
-  /** Connects on first use, so commands that work offline (-f) never need a cluster. */
-  client(): KubeClient;
-  /** Whether client() has been called, i.e. the command talked to a cluster. */
+  /**
+   * Connects on first use, so commands that work offline (-f) never need a cluster; the
+   * client module (and client-node with it) loads then, not at start-up.
+   */
+  client(): Promise<KubeClient>;
+  /** Whether client() has connected, i.e. the command talked to a cluster. */
   connected(): boolean;
-  namespace(): string;
+  /** --namespace, else the kubeconfig context's (which connects). */
+  namespace(): Promise<string>;
   /** null means every namespace (-A). */
-  scopeNamespace(): string | null;
+  scopeNamespace(): Promise<string | null>;
   now(): Date;
 }
 
 export function createContext(args: GlobalArgs): Context {
   let client: KubeClient | undefined;
+  let connecting: Promise<KubeClient> | undefined;
   const dryRunFlag = (args as Partial<DryRunArgs>)['dry-run'];
   const dryRun = dryRunFlag === undefined ? 'none' : parseDryRun(dryRunFlag);
   // client-node is most of the bundle: load it only when a command talks to a cluster,
   // so --help, --version and offline -f runs start fast.
-  const connect = () =>
-    (client ??= (require('../kube/client') as typeof import('../kube/client')).KubeClient.connect({
+  const connect = async (): Promise<KubeClient> => {
+    const { KubeClient } = await import('../kube/client');
+    return (client = KubeClient.connect({
       kubeconfig: args.kubeconfig,
       context: args.context,
       requestTimeoutMs: args['request-timeout'] * 1000,
@@ -117,7 +123,10 @@ export function createContext(args: GlobalArgs): Context {
       asUser: args.as,
       asGroups: args['as-group'],
     }));
-  const namespace = () => args.namespace || connect().connection.namespace;
+  };
+  // One connection per command, however many ask for it at once.
+  const sharedClient = () => (connecting ??= connect());
+  const namespace = async () => args.namespace || (await sharedClient()).connection.namespace;
   return {
     args,
     dryRun,
@@ -126,10 +135,10 @@ export function createContext(args: GlobalArgs): Context {
       colorFlag: args.color,
       namespaceColumn: Boolean(args['all-namespaces']),
     }),
-    client: connect,
+    client: sharedClient,
     connected: () => client !== undefined,
     namespace,
-    scopeNamespace: () => (args['all-namespaces'] ? null : namespace()),
+    scopeNamespace: async () => (args['all-namespaces'] ? null : namespace()),
     now: () => new Date(),
   };
 }

@@ -4,11 +4,11 @@ import { backoffSeconds, retryAfterSeconds } from '../core/backoff';
 import { Decision, decide } from '../core/decide';
 import { firstDifference, jsonEqual } from '../core/equal';
 import { observe } from '../core/observe';
-import { Report, buildReport, exitCodeOf, isSettled } from '../core/report';
+import { EXIT_CONVERGED, EXIT_FAILED, EXIT_PENDING, Report, buildReport, exitCodeOf, isSettled } from '../core/report';
 import { parseDecision } from '../core/validate';
 import { Context, requireTarget } from '../cli/context';
 import { isKubeObject, readDocuments } from '../cli/input';
-import { withContext } from '../cli/run';
+import { withContext } from '../cli/handler';
 import { gatherOne } from '../engine/gather';
 import { ReconcileResult, carryOut, mapBounded, reconcile, reportItem } from '../engine/reconcile';
 import { sleep } from '../engine/retry';
@@ -82,7 +82,7 @@ export const applyCommand: CommandModule<object, Args> = {
     const report = buildReport(results.map(reportItem));
     // Cut short, the pass did not cover its scope: it cannot say the scope converged.
     if (outcome.ending === 'interrupted') report.converged = false;
-    printApply(ctx, args, results, report);
+    await printApply(ctx, args, results, report);
     if (outcome.ending === 'interrupted') {
       ctx.out.progress('interrupted: the WebServices above were reconciled, each to the end; no other was touched');
       return EXIT_INTERRUPTED;
@@ -117,7 +117,7 @@ async function pass(ctx: Context, args: Args, signal: AbortSignal): Promise<Reco
       inputs,
       args.concurrency,
       async (input) => {
-        const result = await reconcile(ctx.client(), input, options);
+        const result = await reconcile(await ctx.client(), input, options);
         progress.tick();
         return result;
       },
@@ -218,7 +218,7 @@ function isOutage(err: unknown): boolean {
   return err.kind === 'Server' && (code === 429 || code >= 500);
 }
 
-function printApply(ctx: Context, args: Args, results: ReconcileResult[], report: Report): void {
+async function printApply(ctx: Context, args: Args, results: ReconcileResult[], report: Report): Promise<void> {
   const { out } = ctx;
   for (const r of results) {
     if (r.error) out.error(`webservice ${r.decision.namespace}/${r.decision.name}: ${r.error.message}`);
@@ -226,7 +226,7 @@ function printApply(ctx: Context, args: Args, results: ReconcileResult[], report
   const eventError = results.find((r) => r.eventError)?.eventError;
   if (eventError) out.progress(`warning: Events were not recorded: ${eventError.message}`);
   if (ctx.dryRun === 'client') {
-    printResults(
+    await printResults(
       ctx,
       results.map((r) => r.decision),
       Boolean(args.name),
@@ -244,7 +244,7 @@ function printApply(ctx: Context, args: Args, results: ReconcileResult[], report
     out.data(server ? { ...data, dryRun: 'server' } : data);
     return;
   }
-  printResults(ctx, results, Boolean(args.name), (items) =>
+  await printResults(ctx, results, Boolean(args.name), (items) =>
     printDecisions(
       ctx,
       items.map((r) => ({
@@ -321,7 +321,7 @@ async function applySavedDecisions(ctx: Context, file: string): Promise<number> 
   const saved = documents.map(parseDecision);
   const fresh: Decision[] = [];
   for (const decision of saved) {
-    const now = decide(observe(await gatherOne(ctx.client(), decision.namespace, decision.name)), {
+    const now = decide(observe(await gatherOne(await ctx.client(), decision.namespace, decision.name)), {
       requeueAfterSeconds: decision.after_seconds,
     });
     if (!jsonEqual(stripUndefined(now), decision)) {
@@ -341,7 +341,7 @@ async function applySavedDecisions(ctx: Context, file: string): Promise<number> 
   const results = [];
   for (const decision of fresh) {
     // A client dry run stops here: the saved decision is still what planning gives now.
-    const { cleaned } = ctx.dryRun === 'client' ? { cleaned: [] } : await carryOut(ctx.client(), decision);
+    const { cleaned } = ctx.dryRun === 'client' ? { cleaned: [] } : await carryOut(await ctx.client(), decision);
     results.push({ decision, result: { cleaned, statusWritten: false } });
   }
   if (ctx.out.machine) ctx.out.data(results.length === 1 ? results[0] : { items: results });
@@ -351,8 +351,8 @@ async function applySavedDecisions(ctx: Context, file: string): Promise<number> 
       fresh.map((decision) => ({ decision, result: decision.ops.length > 0 ? done[ctx.dryRun] : 'nothing to do' })),
     );
   }
-  if (fresh.some((d) => d.action === 'conflict')) return 1;
-  return fresh.some((d) => d.action === 'requeue') ? 2 : 0;
+  if (fresh.some((d) => d.action === 'conflict')) return EXIT_FAILED;
+  return fresh.some((d) => d.action === 'requeue') ? EXIT_PENDING : EXIT_CONVERGED;
 }
 
 function stripUndefined(decision: Decision): Decision {

@@ -3,12 +3,12 @@
 import type { CommandModule } from 'yargs';
 import { Context } from '../cli/context';
 import { parseDuration } from '../cli/duration';
-import { withContext } from '../cli/run';
+import { withContext } from '../cli/handler';
 import type { CheckResult } from '../check/verdicts';
 import { checkName, checkNamespace } from '../core/validate';
 import { UserError } from '../kube/errors';
 import { checkMark } from '../print/output';
-import { VERSION } from '../version';
+import { PLUGIN_VERSION } from '../version';
 
 interface Args {
   'stuck-after': string;
@@ -48,15 +48,15 @@ export const checkCommand: CommandModule<object, Args> = {
     const lease = parseLease(args.lease);
     const stuckWorkerAfterSeconds = parseDuration(args['stuck-worker-after'], '--stuck-worker-after');
     const metricsUrl = args['metrics-url'] === undefined ? undefined : parseMetricsUrl(args['metrics-url']);
-    const scope = ctx.scopeNamespace();
-    const { runChecks } = require('../check/run-checks') as typeof import('../check/run-checks');
-    const results = await runChecks(ctx.client(), {
+    const scope = await ctx.scopeNamespace();
+    const { runChecks } = await import('../check/run-checks');
+    const results = await runChecks(await ctx.client(), {
       namespace: scope === null ? null : checkNamespace(scope),
       lease,
       stuckAfterSeconds,
       metricsUrl,
       stuckWorkerAfterSeconds,
-      bundledVersion: VERSION,
+      bundledVersion: PLUGIN_VERSION,
       now: () => ctx.now(),
     });
     printChecks(ctx, results);

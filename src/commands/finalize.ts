@@ -4,7 +4,7 @@ import type { CommandModule } from 'yargs';
 import { FINALIZER } from '../core/model';
 import { observe } from '../core/observe';
 import { Context } from '../cli/context';
-import { withContext } from '../cli/run';
+import { withContext } from '../cli/handler';
 import { reconcile } from '../engine/reconcile';
 import { UserError } from '../kube/errors';
 import { DryRunArgs, dryRunOption, dryRunSuffix } from '../cli/dry-run';
@@ -39,7 +39,10 @@ export const finalizeCommand: CommandModule<object, Args> = {
     const rows: FinalizeRow[] = [];
     const progress = ctx.out.counter(ctx.dryRun === 'client' ? 'planned' : 'finalized', terminating.length);
     for (const input of terminating) {
-      const result = await reconcile(ctx.client(), input, { now: nowIso(ctx), reportingInstance: reportingInstance() });
+      const result = await reconcile(await ctx.client(), input, {
+        now: nowIso(ctx),
+        reportingInstance: reportingInstance(),
+      });
       progress.tick();
       // A client dry run deletes nothing: what it would delete are the decision's deleteChild ops.
       const cleaned =
@@ -60,7 +63,7 @@ export const finalizeCommand: CommandModule<object, Args> = {
     for (const row of rows) {
       if (row.error) ctx.out.error(`webservice ${row.namespace}/${row.name}: ${row.error}`);
     }
-    printResults(
+    await printResults(
       ctx,
       rows,
       Boolean(args.name),

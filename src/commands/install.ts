@@ -4,9 +4,10 @@ import type { CommandModule } from 'yargs';
 import { Context } from '../cli/context';
 import { parseDuration } from '../cli/duration';
 import { DryRunArgs, dryRunOption, dryRunSuffix } from '../cli/dry-run';
-import { withContext } from '../cli/run';
+import { withContext } from '../cli/handler';
 import type { InstallResult } from '../install/installer';
-import { VERSION } from '../version';
+import type { KubeObject } from '../kube/client';
+import { PLUGIN_VERSION } from '../version';
 
 interface Args extends DryRunArgs {
   rbac: boolean;
@@ -37,22 +38,21 @@ export const installCommand: CommandModule<object, Args> = {
       .example('$0 install -o yaml | kubectl apply -f -', 'print the manifests instead, for another tool to apply'),
   handler: withContext<Args>(async (ctx, args) => {
     const timeoutMs = parseDuration(args.timeout, '--timeout') * 1000;
-    const { bundledManifests } = require('../install/manifests') as typeof import('../install/manifests');
+    const { bundledManifests, displayName } = await import('../install/manifests');
     const objects = bundledManifests({ rbac: args.rbac, controller: args.controller });
     // -o json|yaml prints the manifests instead of applying them: no cluster needed.
     if (ctx.out.machine) return ctx.out.documents(objects);
-    const { install } = require('../install/installer') as typeof import('../install/installer');
-    const results = await install(ctx.client(), objects, {
+    const { install } = await import('../install/installer');
+    const results = await install(await ctx.client(), objects, {
       dryRun: ctx.dryRun,
       establishTimeoutMs: timeoutMs,
-      version: VERSION,
+      version: PLUGIN_VERSION,
     });
-    printInstall(ctx, results);
+    printInstall(ctx, results, displayName);
   }),
 };
 
-function printInstall(ctx: Context, results: InstallResult[]): void {
-  const { displayName } = require('../install/manifests') as typeof import('../install/manifests');
+function printInstall(ctx: Context, results: InstallResult[], displayName: (object: KubeObject) => string): void {
   const suffix = dryRunSuffix(ctx.dryRun);
   for (const { object, action, note } of results) {
     const style = action === 'unchanged' ? ctx.out.color.dim : ctx.out.color.green;

@@ -4,7 +4,7 @@ import { Observation, observe } from '../core/observe';
 import { Context } from '../cli/context';
 import { Cell } from '../print/output';
 import { TargetArgs, gatherTarget, observationsFromFile, printResults, targetOptions } from './shared';
-import { withContext } from '../cli/run';
+import { withContext } from '../cli/handler';
 
 interface Args extends TargetArgs {
   filename?: string;
@@ -29,7 +29,7 @@ export const observeCommand: CommandModule<object, Args> = {
     const observations = args.filename
       ? observationsFromFile(args.filename)
       : (await gatherTarget(ctx, args)).map(observe);
-    printResults(
+    await printResults(
       ctx,
       observations,
       Boolean(args.name) || (Boolean(args.filename) && observations.length === 1),

@@ -2,7 +2,7 @@
 import type { CommandModule } from 'yargs';
 import { decide } from '../core/decide';
 import { observe } from '../core/observe';
-import { withContext } from '../cli/run';
+import { withContext } from '../cli/handler';
 import { printDecisions } from './decisions';
 import {
   RequeueArgs,
@@ -42,11 +42,15 @@ export const planCommand: CommandModule<object, Args> = {
       return decision;
     });
     progress.done();
-    printResults(ctx, decisions, Boolean(args.name) || (Boolean(args.filename) && decisions.length === 1), (items) =>
-      printDecisions(
-        ctx,
-        items.map((decision) => ({ decision })),
-      ),
+    await printResults(
+      ctx,
+      decisions,
+      Boolean(args.name) || (Boolean(args.filename) && decisions.length === 1),
+      (items) =>
+        printDecisions(
+          ctx,
+          items.map((decision) => ({ decision })),
+        ),
     );
   }),
 };

@@ -4,7 +4,7 @@ import * as fs from 'node:fs';
 import type { CommandModule } from 'yargs';
 import { Context } from '../cli/context';
 import { parseDuration } from '../cli/duration';
-import { withContext } from '../cli/run';
+import { withContext } from '../cli/handler';
 import { checkName, checkNamespace } from '../core/validate';
 import { LOG_FORMATS, LogFormat, createLogger } from '../controller/log';
 import type { ManagerOptions } from '../controller/manager';
@@ -111,7 +111,7 @@ async function runController(ctx: Context, args: Args): Promise<number> {
     throw new UserError(`--concurrency must be a whole number >= 1, got ${args.concurrency}`);
   }
   const ms = (flag: keyof Args) => parseDuration(String(args[flag]), `--${flag}`) * 1000;
-  const scope = ctx.scopeNamespace();
+  const scope = await ctx.scopeNamespace();
   const options: ManagerOptions = {
     namespace: scope === null ? null : checkNamespace(scope),
     concurrency: args.concurrency,
@@ -126,7 +126,7 @@ async function runController(ctx: Context, args: Args): Promise<number> {
     leaderElection: args['leader-elect']
       ? {
           namespace: checkNamespace(
-            args['leader-elect-namespace'] || inClusterNamespace() || ctx.namespace(),
+            args['leader-elect-namespace'] || inClusterNamespace() || (await ctx.namespace()),
             '--leader-elect-namespace',
           ),
           name: checkName(args['leader-elect-lease-name'], '--leader-elect-lease-name'),
@@ -141,8 +141,8 @@ async function runController(ctx: Context, args: Args): Promise<number> {
     now: nowIso(ctx),
   };
   // The controller's machinery (and prom-client) loads only for run: other commands start faster.
-  const { runManager } = require('../controller/manager') as typeof import('../controller/manager');
-  return runManager(ctx.client(), options);
+  const { runManager } = await import('../controller/manager');
+  return runManager(await ctx.client(), options);
 }
 
 function inClusterNamespace(): string | undefined {

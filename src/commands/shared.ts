@@ -52,19 +52,19 @@ export async function gatherTarget(ctx: Context, args: TargetArgs): Promise<Sync
   requireTarget(args);
   const names = args.many ?? (args.name ? [args.name] : []);
   if (names.length > 0) {
-    const namespace = checkNamespace(ctx.namespace());
+    const namespace = checkNamespace(await ctx.namespace());
     names.forEach((name) => checkName(name));
     const inputs: SyncInput[] = [];
     // One after another, in the order given, like kubectl get a b c.
-    for (const name of names) inputs.push(await gatherOne(ctx.client(), namespace, name));
+    for (const name of names) inputs.push(await gatherOne(await ctx.client(), namespace, name));
     return inputs;
   }
-  const scope = ctx.scopeNamespace();
+  const scope = await ctx.scopeNamespace();
   const namespace = scope === null ? null : checkNamespace(scope);
-  const inputs = await gatherAll(ctx.client(), namespace);
+  const inputs = await gatherAll(await ctx.client(), namespace);
   if (args.selector === undefined) return inputs;
   // The API server matches the selector; every WebService is still read, as dependencies.
-  const selected = await ctx.client().listWebServices(namespace, { labelSelector: args.selector });
+  const selected = await (await ctx.client()).listWebServices(namespace, { labelSelector: args.selector });
   const keys = new Set(selected.items.map(keyOf));
   return inputs.filter((input) => keys.has(keyOf(input.parent)));
 }
@@ -73,13 +73,13 @@ export async function gatherTarget(ctx: Context, args: TargetArgs): Promise<Sync
  * Prints a command's results the kubectl way: -o json|yaml gives one object for NAME
  * and {items} for --all; otherwise a table, or a note on stderr when there is nothing.
  */
-export function printResults<T>(
+export async function printResults<T>(
   ctx: Context,
   items: T[],
   single: boolean,
   table: (items: T[]) => void,
   empty?: string,
-): void {
+): Promise<void> {
   if (ctx.out.format === 'name') {
     // kubectl's -o name: kind.group/name, one a line, for xargs and scripts.
     for (const item of items) ctx.out.line(`${KIND.toLowerCase()}.${GROUP}/${nameOf(item)}`);
@@ -87,7 +87,7 @@ export function printResults<T>(
     ctx.out.data(single ? items[0] : { items });
   } else if (items.length === 0) {
     ctx.out.progress(
-      empty ?? `No WebServices found${ctx.args['all-namespaces'] ? '' : ` in ${ctx.namespace()} namespace`}.`,
+      empty ?? `No WebServices found${ctx.args['all-namespaces'] ? '' : ` in ${await ctx.namespace()} namespace`}.`,
     );
   } else {
     table(items);

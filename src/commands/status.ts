@@ -11,7 +11,7 @@ import { Context } from '../cli/context';
 import { gatherOne } from '../engine/gather';
 import { UserError } from '../kube/errors';
 import { retryOnConflict } from '../engine/retry';
-import { withContext } from '../cli/run';
+import { withContext } from '../cli/handler';
 import { DryRunArgs, dryRunOption, dryRunSuffix } from '../cli/dry-run';
 import { Cell, age } from '../print/output';
 import { RequeueArgs, TargetArgs, gatherTarget, nowIso, printResults, requeueOption, targetOptions } from './shared';
@@ -20,7 +20,7 @@ interface Args extends TargetArgs, RequeueArgs, DryRunArgs {
   watch?: boolean;
 }
 
-export interface StatusRow {
+interface StatusRow {
   namespace: string;
   name: string;
   generation: number;
@@ -60,11 +60,11 @@ export const statusCommand: CommandModule<object, Args> = {
     for (const input of await gatherTarget(ctx, args)) {
       rows.push(
         ctx.dryRun === 'client'
-          ? statusOf(input, args['requeue-after'], now).row
+          ? plannedStatus(input, args['requeue-after'], now).row
           : await writeStatus(ctx, input, args['requeue-after'], now),
       );
     }
-    printResults(ctx, rows, Boolean(args.name), (items) =>
+    await printResults(ctx, rows, Boolean(args.name), (items) =>
       ctx.out.table(
         statusHeaders(ctx),
         items.map((row) => statusCells(ctx, row)),
@@ -89,21 +89,21 @@ async function writeStatus(
   requeueAfterSeconds: number,
   now: () => string,
 ): Promise<StatusRow> {
-  let computed = statusOf(input, requeueAfterSeconds, now);
+  let computed = plannedStatus(input, requeueAfterSeconds, now);
   return retryOnConflict(async (attempt) => {
     if (attempt > 1) {
       const { namespace, name } = computed.row;
-      computed = statusOf(await gatherOne(ctx.client(), namespace, name), requeueAfterSeconds, now);
+      computed = plannedStatus(await gatherOne(await ctx.client(), namespace, name), requeueAfterSeconds, now);
     }
     const { row, patch } = computed;
     if (!patch) return row;
-    await ctx.client().patchWebServiceStatus(row.namespace, row.name, patch);
+    await (await ctx.client()).patchWebServiceStatus(row.namespace, row.name, patch);
     return { ...row, written: true };
   });
 }
 
 /** The one way status is computed, for status and status -w alike: observe, decide, and the core's computeStatus. */
-function statusOf(input: SyncInput, requeueAfterSeconds: number, now: () => string) {
+function plannedStatus(input: SyncInput, requeueAfterSeconds: number, now: () => string) {
   const observation = observe(input);
   const decision = decide(observation, { requeueAfterSeconds });
   const result = computeStatus(observation, decision, { kind: 'planned' }, now());
@@ -145,17 +145,17 @@ async function watchStatus(ctx: Context, args: Args): Promise<number> {
     if (machine) fresh.forEach((row) => out.data(row));
     else table.rows(fresh.map((row) => statusCells(ctx, row)));
   };
-  if (inputs.length === 0 && !machine) printResults(ctx, [], false, () => undefined);
-  show(inputs.map((input) => statusOf(input, args['requeue-after'], now).row));
+  if (inputs.length === 0 && !machine) await printResults(ctx, [], false, () => undefined);
+  show(inputs.map((input) => plannedStatus(input, args['requeue-after'], now).row));
 
   const abort = new AbortController();
   const stop = () => abort.abort();
   process.once('SIGINT', stop);
   process.once('SIGTERM', stop);
   process.stdout.once('error', stop); // e.g. `| head`: the reader went away
-  const { watchSyncInputs } = require('../watch/sync-inputs') as typeof import('../watch/sync-inputs');
-  const namespace = args.name ? checkNamespace(ctx.namespace()) : ctx.scopeNamespace();
-  await watchSyncInputs(ctx.client(), {
+  const { watchSyncInputs } = await import('../watch/sync-inputs');
+  const namespace = args.name ? checkNamespace(await ctx.namespace()) : await ctx.scopeNamespace();
+  await watchSyncInputs(await ctx.client(), {
     namespace,
     only: args.name ? objectKey(namespace ?? '', checkName(args.name)) : undefined,
     known: {
@@ -170,7 +170,7 @@ async function watchStatus(ctx: Context, args: Args): Promise<number> {
       if (level === 'error' || ctx.args.verbose)
         out.progress(`warning: ${message}${typeof fields?.error === 'string' ? `: ${fields.error}` : ''}`);
     },
-    changed: (input) => show([statusOf(input, args['requeue-after'], now).row]),
+    changed: (input) => show([plannedStatus(input, args['requeue-after'], now).row]),
     deleted: (key) => {
       if (!shown.has(key)) return;
       const [ns, name] = key.split('/');

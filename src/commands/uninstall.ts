@@ -3,8 +3,9 @@
 import type { CommandModule } from 'yargs';
 import { Context } from '../cli/context';
 import { parseDuration, parseWait } from '../cli/duration';
-import { withContext } from '../cli/run';
+import { withContext } from '../cli/handler';
 import type { UninstallReport } from '../install/installer';
+import type { KubeObject } from '../kube/client';
 import { DryRunArgs, dryRunOption, dryRunSuffix } from '../cli/dry-run';
 
 interface Args extends DryRunArgs {
@@ -33,19 +34,18 @@ export const uninstallCommand: CommandModule<object, Args> = {
   handler: withContext<Args>(async (ctx, args) => {
     parseDuration(args.timeout, '--timeout');
     const timeoutMs = parseWait(args.wait, 'default', args.timeout);
-    const { allBundledManifests } = require('../install/manifests') as typeof import('../install/manifests');
-    const { uninstall } = require('../install/installer') as typeof import('../install/installer');
-    const report = await uninstall(ctx.client(), allBundledManifests(), {
+    const { allBundledManifests, displayName } = await import('../install/manifests');
+    const { uninstall } = await import('../install/installer');
+    const report = await uninstall(await ctx.client(), allBundledManifests(), {
       force: args.force,
       dryRun: ctx.dryRun,
       timeoutMs,
     });
-    printUninstall(ctx, report);
+    printUninstall(ctx, report, displayName);
   }),
 };
 
-function printUninstall(ctx: Context, report: UninstallReport): void {
-  const { displayName } = require('../install/manifests') as typeof import('../install/manifests');
+function printUninstall(ctx: Context, report: UninstallReport, displayName: (object: KubeObject) => string): void {
   const { out } = ctx;
   if (out.machine) {
     out.data({

@@ -5,11 +5,11 @@
 import type { ChalkInstance } from 'chalk';
 import type { CommandModule } from 'yargs';
 import { Context } from '../cli/context';
-import { withContext } from '../cli/run';
+import { withContext } from '../cli/handler';
 import type { CrdReport } from '../check/verdicts';
 import type { ServerVersion } from '../kube/client';
 import { checkMark } from '../print/output';
-import { ClientVersion, VERSION, clientVersion } from '../version';
+import { ClientVersion, PLUGIN_VERSION, clientVersion } from '../version';
 
 interface Args {
   client: boolean;
@@ -50,16 +50,16 @@ export const versionCommand: CommandModule<object, Args> = {
 
 /** Adds the server's version and the CRD's to report; returns what went wrong, if anything did. */
 async function addServer(ctx: Context, report: VersionReport): Promise<string | undefined> {
-  const { unreachableVerdict, crdReport } = require('../check/verdicts') as typeof import('../check/verdicts');
+  const { unreachableVerdict, crdReport } = await import('../check/verdicts');
   try {
-    report.serverVersion = await ctx.client().serverVersion();
+    report.serverVersion = await (await ctx.client()).serverVersion();
   } catch (err) {
     return unreachableVerdict(err as Error).message;
   }
-  const { observeCrd } = require('../check/run-checks') as typeof import('../check/run-checks');
-  const { CRD_NAME, VERSION_LABEL } = require('../install/manifests') as typeof import('../install/manifests');
+  const { observeCrd } = await import('../check/run-checks');
+  const { CRD_NAME, VERSION_LABEL } = await import('../install/manifests');
   try {
-    report.crd = crdReport(CRD_NAME, await observeCrd(ctx.client()), VERSION, VERSION_LABEL);
+    report.crd = crdReport(CRD_NAME, await observeCrd(await ctx.client()), PLUGIN_VERSION, VERSION_LABEL);
   } catch (err) {
     return `cannot read the CRD ${CRD_NAME}: ${(err as Error).message}`;
   }

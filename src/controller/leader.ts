@@ -12,7 +12,7 @@ import * as os from 'node:os';
 import { Clock, systemClock } from './clock';
 
 /** client-go's JitterFactor: candidates wait retryPeriod plus up to 1.2 × retryPeriod more. */
-export const JITTER_FACTOR = 1.2;
+const JITTER_FACTOR = 1.2;
 
 /** The spec of a coordination.k8s.io/v1 Lease, as far as leader election uses it. */
 export interface LeaseRecord {

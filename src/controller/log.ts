@@ -2,7 +2,7 @@
 // log pipeline. One line per entry on stderr; debug lines only with -v. Nothing here
 // ever sees a request's headers, so tokens cannot reach a log.
 export type LogFormat = 'text' | 'json';
-export type LogLevel = 'debug' | 'info' | 'warn' | 'error';
+type LogLevel = 'debug' | 'info' | 'warn' | 'error';
 export const LOG_FORMATS: readonly LogFormat[] = ['text', 'json'];
 
 export type Logger = (level: LogLevel, message: string, fields?: Record<string, unknown>) => void;

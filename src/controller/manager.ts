@@ -13,7 +13,7 @@ import { createMetrics } from './metrics';
 /** How long a replica that lost its lease waits for answers to writes it already sent. */
 const SENT_WRITES_WAIT_MS = 5_000;
 
-export interface LeaderElectionOptions {
+interface LeaderElectionOptions {
   namespace: string;
   name: string;
   leaseDurationMs: number;

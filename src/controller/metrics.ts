@@ -5,9 +5,9 @@ import { Counter, Gauge, Histogram, Registry } from 'prom-client';
 import { InFlight, QueueMetrics } from './queue';
 
 /** controller-runtime's reconcile_total result label. */
-export type ReconcileResult = 'success' | 'error' | 'requeue' | 'requeue_after';
+type ResultLabel = 'success' | 'error' | 'requeue' | 'requeue_after';
 
-const RESULTS: readonly ReconcileResult[] = ['success', 'error', 'requeue', 'requeue_after'];
+const RESULTS: readonly ResultLabel[] = ['success', 'error', 'requeue', 'requeue_after'];
 
 /** controller-runtime's reconcile_time_seconds buckets. */
 const RECONCILE_BUCKETS = [
@@ -23,7 +23,7 @@ export interface ControllerMetrics {
   /** Feeds the workqueue_* metrics; pass it as the WorkQueue's metrics option. */
   queue: QueueMetrics;
   /** One finished reconcile: how it ended and how long it took. */
-  reconciled(result: ReconcileResult, seconds: number): void;
+  reconciled(result: ResultLabel, seconds: number): void;
   /** One decision of the core (create, update, noop, requeue, conflict, finalize). */
   decision(action: string): void;
   /** One write request sent to the API server, e.g. ('create', 'configmaps'). */

@@ -201,7 +201,7 @@ export class Reflector<T extends Meta> {
         '',
         this.watchTimeoutSeconds(),
         (event) => {
-          if (event.type === 'ERROR') throw statusOf(event.object);
+          if (event.type === 'ERROR') throw watchError(event.object);
           const synced = stream.resourceVersion !== null;
           if (event.type === 'BOOKMARK') {
             if (!synced) initialEventsEnded(event.object);
@@ -246,7 +246,7 @@ export class Reflector<T extends Meta> {
       resourceVersion,
       this.watchTimeoutSeconds(),
       (event) => {
-        if (event.type === 'ERROR') throw statusOf(event.object);
+        if (event.type === 'ERROR') throw watchError(event.object);
         const next = event.object.metadata.resourceVersion;
         if (event.type === 'DELETED') {
           const key = keyOf(event.object);
@@ -282,7 +282,7 @@ export function stripManagedFields<T extends Meta>(object: T): T {
 }
 
 /** A watch ERROR event carries a Status; 410 means the resourceVersion is too old. */
-function statusOf(object: unknown): KubeError {
+function watchError(object: unknown): KubeError {
   const status = object as { code?: number; message?: string };
   return new KubeError(status.code === 410 ? 'Gone' : 'Server', status.message ?? 'watch error', status.code);
 }

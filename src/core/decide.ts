@@ -34,7 +34,7 @@ export type Action = 'create' | 'update' | 'noop' | 'requeue' | 'conflict' | 'fi
 
 export const ACTIONS: readonly Action[] = ['create', 'update', 'noop', 'requeue', 'conflict', 'finalize'];
 
-export interface FieldChange {
+interface FieldChange {
   /** The child it is on; absent for the ConfigMap. */
   child?: string;
   field: string;
@@ -43,7 +43,7 @@ export interface FieldChange {
 }
 
 /** The kinds of child besides the ConfigMap; ops on the ConfigMap carry no kind. */
-export type WorkloadKind = 'Deployment' | 'Service';
+type WorkloadKind = 'Deployment' | 'Service';
 
 export type Op =
   | { op: 'createChild'; object: ConfigMap | Deployment | Service }
@@ -52,7 +52,7 @@ export type Op =
   | { op: 'removeFinalizer'; finalizers: string[]; resourceVersion?: string };
 
 /** A JSON merge patch that names only fields we own; resourceVersion makes it conditional. */
-export interface ChildPatch {
+interface ChildPatch {
   metadata: {
     resourceVersion?: string;
     labels?: Record<string, string>;
@@ -390,11 +390,11 @@ function conflictReason(
   return `${kind}/${child.name} exists but is not ours (${missing.join(', ')}); it is left untouched`;
 }
 
-export function desiredData(desired: DesiredState): Record<string, string> {
+function desiredData(desired: DesiredState): Record<string, string> {
   return { image: desired.image, replicas: String(desired.replicas), tier: desired.tier };
 }
 
-export function desiredLabels(parentName: string): Record<string, string> {
+function desiredLabels(parentName: string): Record<string, string> {
   return {
     [MANAGED_BY_LABEL]: MANAGED_BY_VALUE,
     [NAME_LABEL]: 'webservice',
@@ -402,7 +402,7 @@ export function desiredLabels(parentName: string): Record<string, string> {
   };
 }
 
-export function desiredOwnerReference(obs: Pick<Observation, 'name' | 'uid'>): OwnerReference {
+function desiredOwnerReference(obs: Pick<Observation, 'name' | 'uid'>): OwnerReference {
   return {
     apiVersion: API_VERSION,
     kind: KIND,

@@ -2,8 +2,8 @@
 // never imports client-node, so these mirror just the fields we read or own.
 
 export const GROUP = 'apps.labhub.io';
-export const VERSION = 'v1';
-export const API_VERSION = `${GROUP}/${VERSION}`;
+export const CRD_VERSION = 'v1';
+export const API_VERSION = `${GROUP}/${CRD_VERSION}`;
 export const KIND = 'WebService';
 export const PLURAL = 'webservices';
 export const RESOURCE = `${PLURAL}.${GROUP}`;
@@ -97,7 +97,7 @@ export interface WorkloadSpec {
   progressDeadlineSeconds?: number;
 }
 
-export interface WebServiceSpec {
+interface WebServiceSpec {
   image: string;
   replicas?: number;
   tier?: string;
@@ -131,7 +131,7 @@ export interface ConfigMap {
   data?: Record<string, string>;
 }
 
-export interface LabelSelector {
+interface LabelSelector {
   matchLabels?: Record<string, string>;
   matchExpressions?: unknown[];
 }
@@ -144,7 +144,7 @@ export interface Container {
   [field: string]: unknown;
 }
 
-export interface DeploymentCondition {
+interface DeploymentCondition {
   type: string;
   status: string;
   reason?: string;

@@ -32,7 +32,7 @@ export interface DesiredState {
 }
 
 /** The child's content that we own; `{}` while the child does not exist. */
-export interface ActualState {
+interface ActualState {
   image?: string;
   replicas?: string;
   tier?: string;
@@ -65,12 +65,12 @@ export interface WorkloadChildFacts<T> {
   object: T;
 }
 
-export interface WorkloadChildren {
+interface WorkloadChildren {
   deployment: WorkloadChildFacts<Deployment> | null;
   service: WorkloadChildFacts<Service> | null;
 }
 
-export interface ChildRef {
+interface ChildRef {
   /** Absent for a ConfigMap. */
   kind?: 'Deployment' | 'Service';
   name: string;
@@ -78,9 +78,9 @@ export interface ChildRef {
   resourceVersion?: string;
 }
 
-export type DependencyState = 'Ready' | 'NotFound' | 'NotReady' | 'Deleting';
+type DependencyState = 'Ready' | 'NotFound' | 'NotReady' | 'Deleting';
 
-export interface DependencyFacts {
+interface DependencyFacts {
   name: string;
   state: DependencyState;
   message: string;
@@ -190,7 +190,7 @@ function dependencyCycleOf(parent: WebService, namespace: string, related: WebSe
   });
 }
 
-export function desiredOf(parent: WebService): DesiredState {
+function desiredOf(parent: WebService): DesiredState {
   const desired: DesiredState = {
     image: parent.spec.image,
     replicas: parent.spec.replicas ?? DEFAULT_REPLICAS,

@@ -14,7 +14,7 @@ export interface ReportItem {
   after_seconds?: number;
 }
 
-export type Summary = Record<Action | 'error', number>;
+type Summary = Record<Action | 'error', number>;
 
 export interface Report {
   items: ReportItem[];

@@ -6,9 +6,9 @@ import { Observation } from './observe';
 import { rolloutOf, selectorString } from './workload';
 
 /** kstatus: True while a change is being rolled out. */
-export const RECONCILING = 'Reconciling';
+const RECONCILING = 'Reconciling';
 /** kstatus: True when progress has stopped and needs someone to look. */
-export const STALLED = 'Stalled';
+const STALLED = 'Stalled';
 
 /** What happened to the decision: only planned (nothing written), carried out, or failed. */
 export type Outcome = { kind: 'planned' } | { kind: 'applied' } | { kind: 'failed'; message: string };
@@ -139,7 +139,7 @@ function plainStatus(obs: Observation, decision: Decision, outcome: Outcome, now
   return { status: next, changed: !jsonEqual(next, obs.status) };
 }
 
-export function readyCondition(decision: Decision, outcome: Outcome): ReadyCondition {
+function readyCondition(decision: Decision, outcome: Outcome): ReadyCondition {
   if (outcome.kind === 'failed') {
     return { status: 'False', reason: 'ReconcileError', message: outcome.message };
   }

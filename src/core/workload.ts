@@ -14,11 +14,11 @@ import {
 } from './model';
 
 /** Rolls the pods when the ConfigMap they read (envFrom) changes. */
-export const CONFIG_HASH_ANNOTATION = 'webservice.labhub.io/config-hash';
+const CONFIG_HASH_ANNOTATION = 'webservice.labhub.io/config-hash';
 /** On the ConfigMap: this WebService has (or had) workload children, so readers look for them. */
 export const WORKLOAD_ANNOTATION = 'webservice.labhub.io/workload';
-export const TIER_LABEL = 'webservice.labhub.io/tier';
-export const CONTAINER_NAME = 'web';
+const TIER_LABEL = 'webservice.labhub.io/tier';
+const CONTAINER_NAME = 'web';
 /**
  * A Deployment's progressDeadlineSeconds when its spec leaves it out: the default of
  * Kubernetes' apps/v1 (k8s.io/api apps/v1 DeploymentSpec). Unset in our spec means this.
@@ -34,7 +34,7 @@ export interface WorkloadChange {
 }
 
 /** The pods' selector: labels that never change for a WebService (never the tier). */
-export function selectorLabels(parentName: string): Record<string, string> {
+function selectorLabels(parentName: string): Record<string, string> {
   return { [NAME_LABEL]: 'webservice', [INSTANCE_LABEL]: instanceLabelValue(parentName) };
 }
 
@@ -70,14 +70,14 @@ export interface WorkloadWanted {
   configData: Record<string, string>;
 }
 
-export function desiredContainer(want: WorkloadWanted): Container {
+function desiredContainer(want: WorkloadWanted): Container {
   const container: Container = { name: CONTAINER_NAME, image: want.image };
   if (want.port !== undefined) container.ports = [{ containerPort: want.port }];
   container.envFrom = [{ configMapRef: { name: childName(want.name) } }];
   return container;
 }
 
-export function podLabels(want: WorkloadWanted): Record<string, string> {
+function podLabels(want: WorkloadWanted): Record<string, string> {
   return { ...selectorLabels(want.name), [TIER_LABEL]: want.tier };
 }
 

@@ -7,7 +7,7 @@ import { orNull } from '../kube/errors';
 import type { KubeClient } from '../kube/client';
 
 /** Past this many dependency GETs, one LIST of the namespace's WebServices is cheaper. */
-export const MAX_DEPENDENCY_GETS = 16;
+const MAX_DEPENDENCY_GETS = 16;
 
 /**
  * One CR: GET it and GET its `<name>-desired` child; a CR being deleted also LISTs

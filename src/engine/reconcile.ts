@@ -19,7 +19,7 @@ export interface ReconcileOptions extends DecideOptions {
 }
 
 /** The objects as the API server returned them after our writes: newer than what we read. */
-export interface Written {
+interface Written {
   parent?: WebService;
   children: Child[];
 }

@@ -10,7 +10,7 @@ import type { CustomResourceDefinition, DryRun, KubeClient, KubeObject } from '.
 import { containedIn, crdVersionState } from './compare';
 import { VERSION_LABEL, displayName, installedVersion, isCrd } from './manifests';
 
-export type InstallAction = 'created' | 'configured' | 'unchanged';
+type InstallAction = 'created' | 'configured' | 'unchanged';
 
 export interface InstallResult {
   object: KubeObject;
@@ -117,9 +117,9 @@ async function waitEstablished(client: KubeClient, name: string, timeoutMs: numb
 
 // --- uninstall ------------------------------------------------------------------
 
-export type UninstallAction = 'deleted' | 'not found';
+type UninstallAction = 'deleted' | 'not found';
 
-export interface UninstallResult {
+interface UninstallResult {
   object: KubeObject;
   action: UninstallAction;
 }

@@ -13,7 +13,7 @@ import disruptionBudgetText from '../../deploy/18-disruption-budget.yaml';
 import deploymentText from '../../deploy/20-deployment.yaml';
 import { RESOURCE } from '../core/model';
 import type { KubeObject } from '../kube/client';
-import { VERSION } from '../version';
+import { PLUGIN_VERSION } from '../version';
 
 export const VERSION_LABEL = 'webservice.labhub.io/version';
 export const CRD_NAME = RESOURCE;
@@ -26,7 +26,7 @@ export interface ManifestSelection {
 }
 
 /** The objects to install, in the order to apply them: the CRD first, a namespace before what lives in it. */
-export function bundledManifests(selection: ManifestSelection = {}, version = VERSION): KubeObject[] {
+export function bundledManifests(selection: ManifestSelection = {}, version = PLUGIN_VERSION): KubeObject[] {
   const texts = [crdText];
   if (selection.rbac) texts.push(reconcilerRbacText);
   if (selection.controller) {
@@ -43,7 +43,7 @@ export function bundledManifests(selection: ManifestSelection = {}, version = VE
 }
 
 /** Everything install can make, whatever the flags: what uninstall looks for. */
-export function allBundledManifests(version = VERSION): KubeObject[] {
+export function allBundledManifests(version = PLUGIN_VERSION): KubeObject[] {
   return bundledManifests({ rbac: true, controller: true }, version);
 }
 

@@ -5,6 +5,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { KubeConfig } from '@kubernetes/client-node/dist/config.js';
 import {
+  CRD_VERSION,
   ConfigMap,
   Deployment,
   GROUP,
@@ -12,7 +13,6 @@ import {
   PLURAL,
   RESOURCE,
   Service,
-  VERSION,
   WebService,
 } from '../core/model';
 import type { StatusPatch } from '../core/status';
@@ -55,7 +55,7 @@ export interface Connection {
  * in-cluster. Unlike client-node's loadFromDefault it never falls back to
  * localhost:8080: no configuration is an error.
  */
-export function loadConnection(options: ConnectOptions): Connection {
+function loadConnection(options: ConnectOptions): Connection {
   const kc = new KubeConfig();
   const explicit = options.kubeconfig;
   if (explicit) {
@@ -255,10 +255,10 @@ const METADATA_LIST = 'application/json;as=PartialObjectMetadataList;g=meta.k8s.
 const MERGE_PATCH = 'application/merge-patch+json';
 const APPLY_PATCH = 'application/apply-patch+yaml';
 /** The field manager of everything `install` applies (server-side apply). */
-export const FIELD_MANAGER = 'kubectl-webservice';
+const FIELD_MANAGER = 'kubectl-webservice';
 
 const wsPath = (namespace: string | null, name?: string) =>
-  `/apis/${GROUP}/${VERSION}${namespace === null ? '' : `/namespaces/${encodeURIComponent(namespace)}`}/${PLURAL}` +
+  `/apis/${GROUP}/${CRD_VERSION}${namespace === null ? '' : `/namespaces/${encodeURIComponent(namespace)}`}/${PLURAL}` +
   (name === undefined ? '' : `/${encodeURIComponent(name)}`);
 const cmPath = (namespace: string | null, name?: string) =>
   `/api/v1${namespace === null ? '' : `/namespaces/${encodeURIComponent(namespace)}`}/configmaps` +

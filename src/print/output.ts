@@ -45,14 +45,14 @@ export interface Printer {
   tableStream(headers: string[], minWidths?: Record<string, number>): TableStream;
 }
 
-export interface Counter {
+interface Counter {
   /** One more item done. */
   tick(): void;
   /** Clears the line; call it before printing results. */
   done(): void;
 }
 
-export interface TableStream {
+interface TableStream {
   /** Rows: the header goes out before the first one. */
   rows(rows: Cell[][]): void;
 }
@@ -193,11 +193,11 @@ export function checkMark(color: ChalkInstance, status: 'ok' | 'warn' | 'fail' |
   return status === 'ok' ? color.green('✓') : status === 'warn' ? color.yellow('‼') : color.red('✗');
 }
 
-export function toJson(value: unknown): string {
+function toJson(value: unknown): string {
   return `${JSON.stringify(value, null, 2)}\n`;
 }
 
-export function toYaml(value: unknown): string {
+function toYaml(value: unknown): string {
   return yaml.dump(value, { noRefs: true, lineWidth: -1, sortKeys: false });
 }
 
@@ -231,7 +231,7 @@ function formatRows(all: Cell[][], widths: number[]): string {
     .join('');
 }
 
-export function stripAnsi(text: string): string {
+function stripAnsi(text: string): string {
   return text.replace(/\u001b\[[0-9;]*m/g, '');
 }
 

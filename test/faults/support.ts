@@ -85,7 +85,7 @@ export function planeCommand(...args: string[]): void {
  * start its components: the suite's own, or an existing one (USE_EXISTING_CLUSTER=true)
  * whose state directory WEBSERVICE_CP_DIR names.
  */
-export const controlsPlane =
+const controlsPlane =
   onLocalPlane ||
   (process.env.WEBSERVICE_CP_DIR !== undefined &&
     fs.existsSync(path.join(process.env.WEBSERVICE_CP_DIR, 'server.url')));

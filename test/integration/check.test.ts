@@ -18,6 +18,7 @@ import {
   sleep,
   webService,
   fromPlugin,
+  PACKAGE_VERSION,
 } from '../support/cluster';
 import { FINALIZER } from '../../src/core/model';
 
@@ -335,7 +336,7 @@ describe('fails with the right hint', () => {
 });
 
 describe('kubectl webservice version', () => {
-  const pluginVersion = (require(path.join(ROOT, 'package.json')) as { version: string }).version;
+  const pluginVersion = PACKAGE_VERSION;
 
   it("prints the server's version, as kubectl reads it, and that the server's CRD is the one the plugin bundles", () => {
     const result = plugin(['version', '-o', 'json']);

@@ -15,6 +15,7 @@ import {
   plugin,
   tryGetJson,
   webService,
+  PACKAGE_VERSION,
 } from '../support/cluster';
 
 let ns: string;
@@ -171,13 +172,12 @@ describe('the bundled plugin', () => {
   });
 
   it('prints its version', () => {
-    const pkg = require(path.join(ROOT, 'package.json')) as { version: string };
     const result = spawnSync('kubectl', ['webservice', '--version'], {
       encoding: 'utf8',
       env: { ...process.env, PATH: pathWithPlugin },
     });
     expect(result.status).toBe(0);
-    expect(result.stdout.trim()).toBe(pkg.version);
+    expect(result.stdout.trim()).toBe(PACKAGE_VERSION);
   });
 
   it('runs as a single file, with no node_modules anywhere near it', () => {

@@ -2,12 +2,11 @@
 // The whole suite shares one CRD: tests here change it (labels, fields), so each restores
 // it, and afterAll makes sure it is installed and Established again. `uninstall --force`,
 // which deletes it, runs in the fault suite (test/faults/uninstall.test.ts) on its own plane.
-import * as path from 'node:path';
 import * as yaml from 'js-yaml';
 import { spawnSync } from 'node:child_process';
 import {
   MUTATING,
-  ROOT,
+  PACKAGE_VERSION,
   getJson,
   kubectl,
   plugin,
@@ -22,7 +21,7 @@ import { useInstallNamespace, useLegacyWebServices } from '../support/install';
 import { FINALIZER } from '../../src/core/model';
 
 const LABEL = 'webservice.labhub.io/version';
-const version = require(path.join(ROOT, 'package.json')).version as string;
+const version = PACKAGE_VERSION;
 
 const { ns, audit } = useInstallNamespace();
 

@@ -7,9 +7,9 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import * as yaml from 'js-yaml';
-import { ROOT, applyYaml, createNamespace, deleteNamespace, webService } from '../support/cluster';
+import { PACKAGE_VERSION, ROOT, applyYaml, createNamespace, deleteNamespace, webService } from '../support/cluster';
 
-const version = require(path.join(ROOT, 'package.json')).version as string;
+const version = PACKAGE_VERSION;
 const BUNDLE_ARCHIVE = path.join(ROOT, 'dist', 'release', `kubectl-webservice-v${version}.tar.gz`);
 const STANDALONE_ARCHIVE = path.join(ROOT, 'dist', 'release', `kubectl-webservice-v${version}-linux-amd64.tar.gz`);
 // scripts/package.sh builds the standalone binary, so it runs on linux/x64 only.

@@ -4,9 +4,9 @@
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { ROOT, applyYaml, createNamespace, deleteNamespace, plugin, webService } from '../support/cluster';
+import { PACKAGE_VERSION, applyYaml, createNamespace, deleteNamespace, plugin, webService } from '../support/cluster';
 
-const version = require(path.join(ROOT, 'package.json')).version as string;
+const version = PACKAGE_VERSION;
 
 let home: string;
 beforeEach(() => {

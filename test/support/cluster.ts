@@ -9,11 +9,15 @@ import { API_VERSION, KIND, RESOURCE } from '../../src/core/model';
 import { Background, run, type RunResult } from './process';
 
 export { AuditReader, AuditWindow, MUTATING, describeEvent, fromPlugin, type AuditEvent } from './audit';
-export { Background, run, type Exit, type RunResult } from './process';
+export { Background, run, type RunResult } from './process';
 export { eventually, sleep } from './wait';
 
 export const ROOT = path.resolve(__dirname, '../..');
 export const PLUGIN = path.join(ROOT, 'dist/kubectl-webservice');
+/** package.json's version: the one the bundle reports. */
+export const PACKAGE_VERSION = (
+  JSON.parse(fs.readFileSync(path.join(ROOT, 'package.json'), 'utf8')) as { version: string }
+).version;
 
 /** Runs the bundled plugin the way kubectl would: a child process. */
 export function plugin(args: string[], options: { input?: string; env?: NodeJS.ProcessEnv } = {}): RunResult {

@@ -12,9 +12,9 @@
 import { MANAGED_BY_LABEL, MANAGED_BY_VALUE } from '../../src/core/model';
 import { AuditEvent, AuditWindow, Background, MUTATING, getJson, sleep } from './cluster';
 
-export const MANAGED_BY = MANAGED_BY_LABEL;
+const MANAGED_BY = MANAGED_BY_LABEL;
 
-export interface ForeignObject {
+interface ForeignObject {
   resource: 'configmaps' | 'webservices';
   name: string;
   resourceVersion: string;
@@ -43,7 +43,7 @@ export interface Expectations {
   leader?: { history: LeaseHistory; audit: AuditWindow };
 }
 
-export interface Figures {
+interface Figures {
   liveCRs: number;
   lost: number;
   foreignModified: number;

@@ -10,7 +10,10 @@ import * as path from 'node:path';
 
 const ROOT = path.resolve(__dirname, '../..');
 const BUNDLE = path.join(ROOT, 'dist/kubectl-webservice');
-const pkg = require(path.join(ROOT, 'package.json')) as { version: string; engines: { node: string } };
+const pkg = JSON.parse(fs.readFileSync(path.join(ROOT, 'package.json'), 'utf8')) as {
+  version: string;
+  engines: { node: string };
+};
 
 /** The lowest version of engines.node's ranges ("^20.19.0 || ^22.13.0 || >=24": 20.19.0). */
 function oldestAdmitted(range: string): number[] {

@@ -3,7 +3,7 @@
 import { Chalk } from 'chalk';
 import { crdReport } from '../../src/check/verdicts';
 import { VersionReport, versionLines } from '../../src/commands/version';
-import { GIT_COMMIT, VERSION, clientVersion, goPlatform } from '../../src/version';
+import { GIT_COMMIT, PLUGIN_VERSION, clientVersion, goPlatform } from '../../src/version';
 
 const NAME = 'webservices.apps.labhub.io';
 const LABEL = 'webservice.labhub.io/version';
@@ -18,7 +18,7 @@ const crd = (labels: Record<string, string>) => ({
 describe('clientVersion', () => {
   it('names the plugin, its commit, the Node.js that runs it and the platform', () => {
     expect(clientVersion({ version: 'v24.22.3', platform: 'linux', arch: 'x64' })).toEqual({
-      pluginVersion: VERSION,
+      pluginVersion: PLUGIN_VERSION,
       gitCommit: GIT_COMMIT,
       nodeVersion: 'v24.22.3',
       platform: 'linux/amd64',
@@ -26,7 +26,7 @@ describe('clientVersion', () => {
   });
 
   it('is "dev" and "unknown" unbundled: only the build knows the version and the commit', () => {
-    expect(VERSION).toBe('dev');
+    expect(PLUGIN_VERSION).toBe('dev');
     expect(GIT_COMMIT).toBe('unknown');
   });
 

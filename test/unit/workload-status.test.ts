@@ -25,19 +25,19 @@ function withRollout(status: Deployment['status'], parentStatus?: SyncInput['par
   return { ...input, parent: { ...input.parent, status: parentStatus }, children };
 }
 
-function statusOf(input: SyncInput, now = T1) {
+function appliedStatus(input: SyncInput, now = T1) {
   const obs = observe(input);
   return computeStatus(obs, decide(obs), { kind: 'applied' }, now);
 }
 
 const COMPLETE = (fixture('noop-workload-converged').children[1] as Deployment).status;
 
-const condition = (status: ReturnType<typeof statusOf>['status'], type: string) =>
+const condition = (status: ReturnType<typeof appliedStatus>['status'], type: string) =>
   status?.conditions?.find((c) => c.type === type);
 
 describe('status from the rollout', () => {
   it('progressing, 2/3 ready: Ready=False RolloutInProgress, Reconciling=True, replicas = ready', () => {
-    const { status } = statusOf(
+    const { status } = appliedStatus(
       withRollout({ observedGeneration: 4, replicas: 3, updatedReplicas: 3, readyReplicas: 2, availableReplicas: 2 }),
     );
     expect(status).toMatchObject({
@@ -56,21 +56,21 @@ describe('status from the rollout', () => {
   });
 
   it('old pods left (status.replicas above spec) is still a rollout in progress', () => {
-    const { status } = statusOf(
+    const { status } = appliedStatus(
       withRollout({ observedGeneration: 4, replicas: 4, updatedReplicas: 3, readyReplicas: 3, availableReplicas: 3 }),
     );
     expect(condition(status, 'Ready')).toMatchObject({ status: 'False', reason: 'RolloutInProgress' });
   });
 
   it('a Deployment that has not observed its generation is not done, whatever its counts', () => {
-    const { status } = statusOf(
+    const { status } = appliedStatus(
       withRollout({ observedGeneration: 3, replicas: 3, updatedReplicas: 3, readyReplicas: 3, availableReplicas: 3 }),
     );
     expect(condition(status, 'Ready')).toMatchObject({ status: 'False', reason: 'RolloutInProgress' });
   });
 
   it('complete: Ready=True, Reconciling and Stalled False, replicas 3', () => {
-    const { status } = statusOf(fixture('noop-workload-converged'));
+    const { status } = appliedStatus(fixture('noop-workload-converged'));
     expect(status).toMatchObject({ replicas: 3, ready: '3/3', observedGeneration: 2 });
     expect(condition(status, 'Ready')).toMatchObject({ status: 'True', reason: 'Reconciled' });
     expect(condition(status, 'Reconciling')).toMatchObject({ status: 'False', reason: 'RolloutComplete' });
@@ -79,7 +79,7 @@ describe('status from the rollout', () => {
   });
 
   it('stalled: ProgressDeadlineExceeded makes Stalled=True and Ready=False', () => {
-    const { status } = statusOf(
+    const { status } = appliedStatus(
       withRollout({
         observedGeneration: 4,
         replicas: 3,
@@ -95,16 +95,16 @@ describe('status from the rollout', () => {
   });
 
   it('a Deployment spec written this pass is a rollout in progress, even if its old status was complete', () => {
-    const { status } = statusOf(fixture('update-workload-hand-edited-replicas'));
+    const { status } = appliedStatus(fixture('update-workload-hand-edited-replicas'));
     expect(condition(status, 'Ready')).toMatchObject({ status: 'False', reason: 'RolloutInProgress' });
   });
 
   it('lastTransitionTime moves only when a condition flips', () => {
-    const first = statusOf(
+    const first = appliedStatus(
       withRollout({ observedGeneration: 4, replicas: 3, updatedReplicas: 3, readyReplicas: 1, availableReplicas: 1 }),
       undefined,
     ).status;
-    const second = statusOf(
+    const second = appliedStatus(
       withRollout(
         { observedGeneration: 4, replicas: 3, updatedReplicas: 3, readyReplicas: 2, availableReplicas: 2 },
         first ?? undefined,
@@ -113,14 +113,14 @@ describe('status from the rollout', () => {
     );
     expect(condition(second.status, 'Ready')?.lastTransitionTime).toBe(T1);
     expect(second.changed).toBe(true); // the message and counts moved
-    const done = statusOf(withRollout(COMPLETE, second.status!));
+    const done = appliedStatus(withRollout(COMPLETE, second.status!));
     expect(condition(done.status, 'Ready')?.lastTransitionTime).toBe(T1);
     expect(condition(done.status, 'Ready')?.status).toBe('True');
   });
 
   it('at steady state no status write is due', () => {
-    const first = statusOf(fixture('noop-workload-converged'), T0).status;
-    const again = statusOf(withRollout(COMPLETE, first!), T1);
+    const first = appliedStatus(fixture('noop-workload-converged'), T0).status;
+    const again = appliedStatus(withRollout(COMPLETE, first!), T1);
     expect(again.changed).toBe(false);
   });
 
@@ -196,7 +196,7 @@ describe('status from the rollout', () => {
   });
 
   it('workload removed: selector, ready and the kstatus pair go; the patch sends null for the fields', () => {
-    const before = statusOf(fixture('noop-workload-converged'), T0).status!;
+    const before = appliedStatus(fixture('noop-workload-converged'), T0).status!;
     const input = fixture('update-workload-removed');
     const obs = observe({ ...input, parent: { ...input.parent, status: before } });
     const result = computeStatus(obs, decide(obs), { kind: 'applied' }, T1);
