@@ -11,7 +11,7 @@ import {
   WebService,
   childName,
 } from '../core/model';
-import { childKey, controllerUid } from '../core/pass';
+import { childKey, controllerUid } from '../core/object-index';
 import { isConverged, readyOf } from '../core/status';
 import { DEFAULT_PROGRESS_DEADLINE_SECONDS, rolloutOf } from '../core/workload';
 import { crdVersionState } from '../install/compare';

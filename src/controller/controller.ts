@@ -3,7 +3,16 @@
 // same engine and core as `apply`. Only the engine decides and writes; this file only
 // schedules. A converged key makes no request at all.
 import { Child, ConfigMap, Deployment, OWNED_SELECTOR, Service, WebService } from '../core/model';
-import { PassIndex, addChild, childKeyOf, emptyIndex, keyOf, objectKey, removeChild, syncInputFor } from '../core/pass';
+import {
+  ObjectIndex,
+  addChild,
+  childKeyOf,
+  emptyIndex,
+  keyOf,
+  objectKey,
+  removeChild,
+  syncInputFor,
+} from '../core/object-index';
 import { EQUAL_JITTER, ItemExponentialFailureRateLimiter } from '../core/retry';
 import { readyOf } from '../core/status';
 import { ReconcileResult, reconcile } from '../engine/reconcile';
@@ -36,7 +45,7 @@ export interface ControllerOptions {
 
 export class Controller {
   readonly queue: WorkQueue;
-  private readonly index: PassIndex = emptyIndex();
+  private readonly index: ObjectIndex = emptyIndex();
   /** dependency key -> keys of the WebServices that depend on it. */
   private readonly dependents = new Map<string, Set<string>>();
   /** Foreign children on a child's name (child keys), learnt from a refused create: not watched, forgotten at resync. */

@@ -15,7 +15,7 @@ import {
   WebService,
   childName,
 } from '../core/model';
-import { PassIndex, addChild, emptyIndex, keyOf, objectKey, removeChild, syncInputFor } from '../core/pass';
+import { ObjectIndex, addChild, emptyIndex, keyOf, objectKey, removeChild, syncInputFor } from '../core/object-index';
 import { Reflector } from '../controller/reflector';
 import type { KubeClient } from '../kube/client';
 
@@ -38,7 +38,7 @@ const CHILD_SUFFIX = childName('');
 /** Runs until the signal aborts. */
 export async function watchSyncInputs(client: KubeClient, options: SyncInputWatchOptions): Promise<void> {
   const { namespace, known } = options;
-  const index: PassIndex = emptyIndex();
+  const index: ObjectIndex = emptyIndex();
   const dirty = new Set<string>();
   let draining = false;
 

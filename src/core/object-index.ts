@@ -1,9 +1,10 @@
-// Indexes one pass's objects once, so each WebService's sync input is found by key
-// instead of by scanning every ConfigMap and WebService: a pass stays linear in the
-// number of objects. Pure: the shells (commands, controller cache) hand the objects in.
+// The index of WebServices and their children, so each WebService's sync input is found
+// by key instead of by scanning every ConfigMap and WebService: a pass stays linear in
+// the number of objects. Pure: the shells (a command's pass, the controller's cache) hand
+// the objects in.
 import { Child, ChildKind, KIND, SyncInput, WebService, childName, kindOf } from './model';
 
-export interface PassIndex {
+export interface ObjectIndex {
   /** Children by childKey: ConfigMaps by namespace/name, the workload kinds prefixed with their kind. */
   childrenByKey: Map<string, Child>;
   /** Children by the uid of their controller ownerReference to a WebService. */
@@ -35,18 +36,18 @@ export function controllerUid(child: Child): string | undefined {
   return child.metadata.ownerReferences?.find((ref) => ref.controller === true && ref.kind === KIND)?.uid;
 }
 
-export function emptyIndex(): PassIndex {
+export function emptyIndex(): ObjectIndex {
   return { childrenByKey: new Map(), childrenByOwner: new Map(), parentsByKey: new Map() };
 }
 
-export function indexObjects(parents: WebService[], children: Child[]): PassIndex {
+export function indexObjects(parents: WebService[], children: Child[]): ObjectIndex {
   const index = emptyIndex();
   for (const parent of parents) index.parentsByKey.set(keyOf(parent), parent);
   for (const child of children) addChild(index, child);
   return index;
 }
 
-export function addChild(index: PassIndex, child: Child): void {
+export function addChild(index: ObjectIndex, child: Child): void {
   const key = childKeyOf(child);
   const previous = index.childrenByKey.get(key);
   if (previous) removeChild(index, previous);
@@ -59,7 +60,7 @@ export function addChild(index: PassIndex, child: Child): void {
   }
 }
 
-export function removeChild(index: PassIndex, child: Child): void {
+export function removeChild(index: ObjectIndex, child: Child): void {
   const key = childKeyOf(child);
   const stored = index.childrenByKey.get(key);
   if (!stored) return;
@@ -77,7 +78,7 @@ export function removeChild(index: PassIndex, child: Child): void {
  * dependencies first), so the core can see a dependency cycle of any length. A pass
  * costs each WebService what it reaches: linear for shallow graphs, more for long chains.
  */
-export function syncInputFor(parent: WebService, index: PassIndex): SyncInput {
+export function syncInputFor(parent: WebService, index: ObjectIndex): SyncInput {
   const namespace = parent.metadata.namespace;
   const { name } = parent.metadata;
   const children: Child[] = [];
@@ -94,7 +95,7 @@ export function syncInputFor(parent: WebService, index: PassIndex): SyncInput {
 }
 
 /** Breadth-first through dependsOn; one being deleted is handed in but not followed (it leads nowhere). */
-function reachableDependencies(parent: WebService, index: PassIndex): WebService[] {
+function reachableDependencies(parent: WebService, index: ObjectIndex): WebService[] {
   const namespace = parent.metadata.namespace;
   const seen = new Set<string>([parent.metadata.name]);
   const pending = [...(parent.spec.dependsOn ?? [])];

@@ -1,9 +1,9 @@
-// The per-pass index: each WebService's sync input holds only what concerns it, so a
+// The object index: each WebService's sync input holds only what concerns it, so a
 // pass is linear in the number of objects. Growth is checked by counting the objects
 // observe would visit, not by timing.
 import { ConfigMap, WebService } from '../../src/core/model';
 import { observe } from '../../src/core/observe';
-import { addChild, indexObjects, removeChild, syncInputFor, syncInputs } from '../../src/core/pass';
+import { addChild, indexObjects, removeChild, syncInputFor, syncInputs } from '../../src/core/object-index';
 
 function parent(name: string, namespace = 'ns', dependsOn?: string[]): WebService {
   return {
