@@ -7,6 +7,7 @@ import {
   ObjectIndex,
   addChild,
   childKeyOf,
+  controllerKeyOf,
   emptyIndex,
   keyOf,
   objectKey,
@@ -233,9 +234,9 @@ export class Controller {
     this.enqueueOwner(child);
   }
 
-  private enqueueOwner(cm: Child, priority = NORMAL_PRIORITY): void {
-    const owner = cm.metadata.ownerReferences?.find((ref) => ref.controller === true && ref.kind === 'WebService');
-    if (owner) this.queue.add(objectKey(cm.metadata.namespace, owner.name), priority);
+  private enqueueOwner(child: Child, priority = NORMAL_PRIORITY): void {
+    const owner = controllerKeyOf(child);
+    if (owner) this.queue.add(owner, priority);
   }
 
   private trackDependencies(key: string, before: WebService | undefined, after: WebService | undefined): void {

@@ -2,7 +2,7 @@
 // by key instead of by scanning every ConfigMap and WebService: a pass stays linear in
 // the number of objects. Pure: the shells (a command's pass, the controller's cache) hand
 // the objects in.
-import { Child, ChildKind, KIND, SyncInput, WebService, childName, kindOf } from './model';
+import { Child, ChildKind, KIND, OwnerReference, SyncInput, WebService, childName, kindOf } from './model';
 
 export interface ObjectIndex {
   /** Children by childKey: ConfigMaps by namespace/name, the workload kinds prefixed with their kind. */
@@ -31,9 +31,17 @@ export function childKeyOf(child: Child): string {
   return childKey(kindOf(child), child.metadata.namespace, child.metadata.name);
 }
 
-/** The uid of a child's controlling WebService, if it has one. */
-export function controllerUid(child: Child): string | undefined {
-  return child.metadata.ownerReferences?.find((ref) => ref.controller === true && ref.kind === KIND)?.uid;
+/** The ownerReference of the WebService that controls an object (its controller reference), if any. */
+export function controllerOf(object: { metadata: { ownerReferences?: OwnerReference[] } }): OwnerReference | undefined {
+  return object.metadata.ownerReferences?.find((ref) => ref.controller === true && ref.kind === KIND);
+}
+
+/** The key of the WebService that controls a child, if one does (it lives in the child's namespace). */
+export function controllerKeyOf(child: {
+  metadata: { namespace?: string; ownerReferences?: OwnerReference[] };
+}): string | undefined {
+  const owner = controllerOf(child);
+  return owner && objectKey(child.metadata.namespace, owner.name);
 }
 
 export function emptyIndex(): ObjectIndex {
@@ -52,7 +60,7 @@ export function addChild(index: ObjectIndex, child: Child): void {
   const previous = index.childrenByKey.get(key);
   if (previous) removeChild(index, previous);
   index.childrenByKey.set(key, child);
-  const owner = controllerUid(child);
+  const owner = controllerOf(child)?.uid;
   if (owner) {
     const owned = index.childrenByOwner.get(owner);
     if (owned) owned.push(child);
@@ -65,7 +73,7 @@ export function removeChild(index: ObjectIndex, child: Child): void {
   const stored = index.childrenByKey.get(key);
   if (!stored) return;
   index.childrenByKey.delete(key);
-  const owner = controllerUid(stored);
+  const owner = controllerOf(stored)?.uid;
   if (!owner) return;
   const rest = (index.childrenByOwner.get(owner) ?? []).filter((c) => childKeyOf(c) !== key);
   if (rest.length > 0) index.childrenByOwner.set(owner, rest);

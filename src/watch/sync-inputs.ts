@@ -15,7 +15,16 @@ import {
   WebService,
   childName,
 } from '../core/model';
-import { ObjectIndex, addChild, emptyIndex, keyOf, objectKey, removeChild, syncInputFor } from '../core/object-index';
+import {
+  ObjectIndex,
+  addChild,
+  controllerKeyOf,
+  emptyIndex,
+  keyOf,
+  objectKey,
+  removeChild,
+  syncInputFor,
+} from '../core/object-index';
 import { Reflector } from '../controller/reflector';
 import type { KubeClient } from '../kube/client';
 
@@ -163,8 +172,8 @@ export async function watchSyncInputs(client: KubeClient, options: SyncInputWatc
   function markOwners(cm: Pick<ConfigMap, 'metadata'>): void {
     const { name, namespace: ns } = cm.metadata;
     if (name.endsWith(CHILD_SUFFIX)) mark(objectKey(ns, name.slice(0, -CHILD_SUFFIX.length)));
-    const owner = cm.metadata.ownerReferences?.find((ref) => ref.controller === true && ref.kind === 'WebService');
-    if (owner) mark(objectKey(ns, owner.name));
+    const owner = controllerKeyOf(cm);
+    if (owner) mark(owner);
   }
 
   /** One key at a time, once both caches hold a full list: a half-filled cache would show a child as missing. */

@@ -3,7 +3,15 @@
 // observe would visit, not by timing.
 import { ConfigMap, WebService } from '../../src/core/model';
 import { observe } from '../../src/core/observe';
-import { addChild, indexObjects, removeChild, syncInputFor, syncInputs } from '../../src/core/object-index';
+import {
+  addChild,
+  controllerKeyOf,
+  controllerOf,
+  indexObjects,
+  removeChild,
+  syncInputFor,
+  syncInputs,
+} from '../../src/core/object-index';
 
 function parent(name: string, namespace = 'ns', dependsOn?: string[]): WebService {
   return {
@@ -116,5 +124,41 @@ describe('syncInputs', () => {
     removeChild(index, edited);
     expect(syncInputFor(a, index).children).toEqual([]);
     expect(index.childrenByOwner.size).toBe(0);
+  });
+});
+
+describe('controllerOf', () => {
+  const ref = (kind: string, name: string, controller?: boolean) => ({
+    apiVersion: kind === 'WebService' ? 'apps.labhub.io/v1' : 'apps/v1',
+    kind,
+    name,
+    uid: `uid-${name}`,
+    ...(controller === undefined ? {} : { controller }),
+  });
+
+  it("finds the controller reference to a WebService, and that WebService's key in the child's namespace", () => {
+    const owned: ConfigMap = {
+      metadata: {
+        name: 'web-desired',
+        namespace: 'ns',
+        ownerReferences: [
+          ref('WebService', 'other', false),
+          ref('ReplicaSet', 'rs', true),
+          ref('WebService', 'web', true),
+        ],
+      },
+    };
+    expect(controllerOf(owned)?.uid).toBe('uid-web');
+    expect(controllerKeyOf(owned)).toBe('ns/web');
+  });
+
+  it('finds none without a controller reference, or when the controller is of another kind', () => {
+    const cases: ConfigMap[] = [
+      { metadata: { name: 'a', namespace: 'ns' } },
+      { metadata: { name: 'b', namespace: 'ns', ownerReferences: [ref('WebService', 'web')] } },
+      { metadata: { name: 'c', namespace: 'ns', ownerReferences: [ref('WebService', 'web', false)] } },
+      { metadata: { name: 'd', namespace: 'ns', ownerReferences: [ref('Deployment', 'web', true)] } },
+    ];
+    expect(cases.map((c) => [controllerOf(c), controllerKeyOf(c)])).toEqual(cases.map(() => [undefined, undefined]));
   });
 });
