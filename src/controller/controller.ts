@@ -8,10 +8,12 @@ import {
   addChild,
   childKeyOf,
   controllerKeyOf,
+  dependentsOf,
   emptyIndex,
   keyOf,
-  objectKey,
   removeChild,
+  removeParent,
+  setParent,
   syncInputFor,
 } from '../core/object-index';
 import { EQUAL_JITTER, ItemExponentialFailureRateLimiter } from '../core/retry';
@@ -47,8 +49,6 @@ export interface ControllerOptions {
 export class Controller {
   readonly queue: WorkQueue;
   private readonly index: ObjectIndex = emptyIndex();
-  /** dependency key -> keys of the WebServices that depend on it. */
-  private readonly dependents = new Map<string, Set<string>>();
   /** Foreign children on a child's name (child keys), learnt from a refused create: not watched, forgotten at resync. */
   private readonly foreign = new Set<string>();
   private readonly webServices: Reflector<WebService>;
@@ -208,8 +208,7 @@ export class Controller {
 
   private webServiceChanged(ws: WebService, previous: WebService | undefined, priority: number): void {
     const key = keyOf(ws);
-    this.index.parentsByKey.set(key, ws);
-    this.trackDependencies(key, previous, ws);
+    setParent(this.index, ws);
     this.queue.add(key, priority);
     // A dependent converges as soon as its dependency does, not after_seconds later.
     if (!previous || dependencyState(previous) !== dependencyState(ws)) this.enqueueDependents(key, priority);
@@ -217,8 +216,7 @@ export class Controller {
 
   private webServiceRemoved(ws: WebService): void {
     const key = keyOf(ws);
-    this.index.parentsByKey.delete(key);
-    this.trackDependencies(key, ws, undefined);
+    removeParent(this.index, ws);
     this.queue.add(key);
     this.enqueueDependents(key);
   }
@@ -239,19 +237,8 @@ export class Controller {
     if (owner) this.queue.add(owner, priority);
   }
 
-  private trackDependencies(key: string, before: WebService | undefined, after: WebService | undefined): void {
-    const namespace = (after ?? before)?.metadata.namespace;
-    for (const name of before?.spec.dependsOn ?? []) this.dependents.get(objectKey(namespace, name))?.delete(key);
-    for (const name of after?.spec.dependsOn ?? []) {
-      const depKey = objectKey(namespace, name);
-      const set = this.dependents.get(depKey) ?? new Set<string>();
-      set.add(key);
-      this.dependents.set(depKey, set);
-    }
-  }
-
   private enqueueDependents(key: string, priority = NORMAL_PRIORITY): void {
-    for (const dependent of this.dependents.get(key) ?? []) this.queue.add(dependent, priority);
+    for (const dependent of dependentsOf(this.index, key)) this.queue.add(dependent, priority);
   }
 
   // --- workers ----------------------------------------------------------------
@@ -375,8 +362,7 @@ export class Controller {
     if (written.parent && decision.action !== 'finalize') {
       const key = keyOf(written.parent);
       const cached = this.index.parentsByKey.get(key);
-      if (cached && isNewer(written.parent, cached))
-        this.index.parentsByKey.set(key, stripManagedFields(written.parent));
+      if (cached && isNewer(written.parent, cached)) setParent(this.index, stripManagedFields(written.parent));
     }
     for (const child of written.children) {
       const cached = this.index.childrenByKey.get(childKeyOf(child));

@@ -9,8 +9,10 @@ export interface ObjectIndex {
   childrenByKey: Map<string, Child>;
   /** Children by the uid of their controller ownerReference to a WebService. */
   childrenByOwner: Map<string, Child[]>;
-  /** WebServices by namespace/name. */
+  /** WebServices by namespace/name: set and deleted with setParent and removeParent. */
   parentsByKey: Map<string, WebService>;
+  /** A WebService's key -> the keys of the WebServices whose dependsOn names it. */
+  dependentsByKey: Map<string, Set<string>>;
 }
 
 export function objectKey(namespace: string | undefined, name: string): string {
@@ -45,14 +47,55 @@ export function controllerKeyOf(child: {
 }
 
 export function emptyIndex(): ObjectIndex {
-  return { childrenByKey: new Map(), childrenByOwner: new Map(), parentsByKey: new Map() };
+  return { childrenByKey: new Map(), childrenByOwner: new Map(), parentsByKey: new Map(), dependentsByKey: new Map() };
 }
 
 export function indexObjects(parents: WebService[], children: Child[]): ObjectIndex {
   const index = emptyIndex();
-  for (const parent of parents) index.parentsByKey.set(keyOf(parent), parent);
+  for (const parent of parents) setParent(index, parent);
   for (const child of children) addChild(index, child);
   return index;
+}
+
+/** Adds or replaces a WebService, and files it as a dependent of what its dependsOn names. */
+export function setParent(index: ObjectIndex, parent: WebService): void {
+  const key = keyOf(parent);
+  const previous = index.parentsByKey.get(key);
+  if (previous) forgetDependencies(index, key, previous);
+  index.parentsByKey.set(key, parent);
+  for (const dependency of dependencyKeys(parent)) {
+    const dependents = index.dependentsByKey.get(dependency);
+    if (dependents) dependents.add(key);
+    else index.dependentsByKey.set(dependency, new Set([key]));
+  }
+}
+
+/** Forgets a WebService; those that depend on it stay its dependents, as their dependsOn still names it. */
+export function removeParent(index: ObjectIndex, parent: WebService): void {
+  const key = keyOf(parent);
+  const stored = index.parentsByKey.get(key);
+  if (!stored) return;
+  index.parentsByKey.delete(key);
+  forgetDependencies(index, key, stored);
+}
+
+/** The keys of the indexed WebServices whose dependsOn names key (whether key is indexed or not). */
+export function dependentsOf(index: ObjectIndex, key: string): ReadonlySet<string> {
+  return index.dependentsByKey.get(key) ?? NONE;
+}
+
+const NONE: ReadonlySet<string> = new Set();
+
+function forgetDependencies(index: ObjectIndex, key: string, parent: WebService): void {
+  for (const dependency of dependencyKeys(parent)) {
+    const dependents = index.dependentsByKey.get(dependency);
+    dependents?.delete(key);
+    if (dependents?.size === 0) index.dependentsByKey.delete(dependency);
+  }
+}
+
+function dependencyKeys(parent: WebService): string[] {
+  return (parent.spec.dependsOn ?? []).map((name) => objectKey(parent.metadata.namespace, name));
 }
 
 export function addChild(index: ObjectIndex, child: Child): void {

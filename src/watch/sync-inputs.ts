@@ -19,10 +19,13 @@ import {
   ObjectIndex,
   addChild,
   controllerKeyOf,
+  dependentsOf,
   emptyIndex,
   keyOf,
   objectKey,
   removeChild,
+  removeParent,
+  setParent,
   syncInputFor,
 } from '../core/object-index';
 import { Reflector } from '../controller/reflector';
@@ -59,13 +62,13 @@ export async function watchSyncInputs(client: KubeClient, options: SyncInputWatc
     },
     {
       upsert(ws) {
-        index.parentsByKey.set(keyOf(ws), ws);
+        setParent(index, ws);
         if (!webServices.synced() && known.webServices.get(keyOf(ws)) === ws.metadata.resourceVersion) return;
-        markWithDependents(ws);
+        markWithDependents(keyOf(ws));
       },
       remove(ws) {
-        index.parentsByKey.delete(keyOf(ws));
-        markWithDependents(ws);
+        removeParent(index, ws);
+        markWithDependents(keyOf(ws));
       },
       synced: () => {
         // Shown at first, gone before the first list: report them as deleted.
@@ -160,12 +163,9 @@ export async function watchSyncInputs(client: KubeClient, options: SyncInputWatc
   }
 
   /** A dependent's status reads its dependencies: their changes are its changes. */
-  function markWithDependents(ws: WebService): void {
-    mark(keyOf(ws));
-    for (const [key, other] of index.parentsByKey) {
-      if (other.metadata.namespace === ws.metadata.namespace && other.spec.dependsOn?.includes(ws.metadata.name))
-        mark(key);
-    }
+  function markWithDependents(key: string): void {
+    mark(key);
+    for (const dependent of dependentsOf(index, key)) mark(dependent);
   }
 
   /** The WebService a ConfigMap is the child of: by its name, and by its controller reference. */

@@ -7,8 +7,12 @@ import {
   addChild,
   controllerKeyOf,
   controllerOf,
+  dependentsOf,
+  emptyIndex,
   indexObjects,
   removeChild,
+  removeParent,
+  setParent,
   syncInputFor,
   syncInputs,
 } from '../../src/core/object-index';
@@ -160,5 +164,70 @@ describe('controllerOf', () => {
       { metadata: { name: 'd', namespace: 'ns', ownerReferences: [ref('Deployment', 'web', true)] } },
     ];
     expect(cases.map((c) => [controllerOf(c), controllerKeyOf(c)])).toEqual(cases.map(() => [undefined, undefined]));
+  });
+});
+
+describe('dependents', () => {
+  const sorted = (keys: ReadonlySet<string>) => [...keys].sort();
+
+  it('files each WebService under what its dependsOn names, in its own namespace, present or not', () => {
+    const index = indexObjects(
+      [
+        parent('db'),
+        parent('api', 'ns', ['db', 'cache']),
+        parent('web', 'ns', ['api', 'db']),
+        parent('api', 'other', ['db']),
+      ],
+      [],
+    );
+    expect(sorted(dependentsOf(index, 'ns/db'))).toEqual(['ns/api', 'ns/web']);
+    expect(sorted(dependentsOf(index, 'ns/cache'))).toEqual(['ns/api']);
+    expect(sorted(dependentsOf(index, 'ns/api'))).toEqual(['ns/web']);
+    expect(sorted(dependentsOf(index, 'other/db'))).toEqual(['other/api']);
+    expect(sorted(dependentsOf(index, 'ns/web'))).toEqual([]);
+  });
+
+  it('follows a changed dependsOn, and forgets a removed WebService but not those that depend on it', () => {
+    const index = emptyIndex();
+    setParent(index, parent('db'));
+    setParent(index, parent('web', 'ns', ['db']));
+    setParent(index, parent('web', 'ns', ['cache']));
+    expect(sorted(dependentsOf(index, 'ns/db'))).toEqual([]);
+    expect(sorted(dependentsOf(index, 'ns/cache'))).toEqual(['ns/web']);
+    removeParent(index, parent('db'));
+    setParent(index, parent('worker', 'ns', ['web']));
+    removeParent(index, parent('web'));
+    expect(index.parentsByKey.has('ns/web')).toBe(false);
+    expect(sorted(dependentsOf(index, 'ns/cache'))).toEqual([]);
+    expect(sorted(dependentsOf(index, 'ns/web'))).toEqual(['ns/worker']);
+    removeParent(index, parent('worker'));
+    expect(index.dependentsByKey.size).toBe(0);
+  });
+
+  it('always equals a scan of every WebService for one whose dependsOn names the key', () => {
+    const index = emptyIndex();
+    const names = ['a', 'b', 'c', 'd'];
+    let seed = 7;
+    const next = (n: number) => (seed = (seed * 48271) % 2147483647) % n;
+    for (let step = 0; step < 200; step++) {
+      const name = names[next(names.length)];
+      if (next(4) === 0) removeParent(index, parent(name));
+      else
+        setParent(
+          index,
+          parent(
+            name,
+            'ns',
+            names.filter(() => next(3) === 0),
+          ),
+        );
+      for (const target of names) {
+        const scanned = [...index.parentsByKey]
+          .filter(([, ws]) => ws.spec.dependsOn?.includes(target))
+          .map(([key]) => key)
+          .sort();
+        expect(sorted(dependentsOf(index, `ns/${target}`))).toEqual(scanned);
+      }
+    }
   });
 });
