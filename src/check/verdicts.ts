@@ -11,7 +11,7 @@ import {
   WebService,
   childName,
 } from '../core/model';
-import { childKey, controllerUid } from '../core/pass';
+import { childKey, controllerOf } from '../core/object-index';
 import { isConverged, readyOf } from '../core/status';
 import { DEFAULT_PROGRESS_DEADLINE_SECONDS, rolloutOf } from '../core/workload';
 import { crdVersionState } from '../install/compare';
@@ -365,7 +365,7 @@ export function orphanVerdict(
   );
   const orphans = objects.filter((o) => {
     if (o.metadata.labels?.[MANAGED_BY_LABEL] !== MANAGED_BY_VALUE) return false;
-    const owner = controllerUid(o);
+    const owner = controllerOf(o)?.uid;
     return owner ? !uids.has(owner) : !children.has(childKey(o.kind, o.metadata.namespace, o.metadata.name));
   });
   const checked = ORPHAN_KINDS.filter((kind) => !unchecked?.kinds.includes(kind));
@@ -401,7 +401,7 @@ export function orphanVerdict(
       orphans.map(
         (o) =>
           `${o.metadata.namespace}/${o.kind === 'ConfigMap' ? '' : `${o.kind.toLowerCase()}/`}${o.metadata.name}: ` +
-          (controllerUid(o) ? 'its owner is gone' : 'no owner reference'),
+          (controllerOf(o) ? 'its owner is gone' : 'no owner reference'),
       ),
     ),
     hint:
@@ -420,7 +420,7 @@ export function rolloutVerdict(
   deployments: Deployment[],
   namespace: string | null,
 ): CheckResult {
-  const byOwner = new Map(deployments.map((d) => [controllerUid(d), d]));
+  const byOwner = new Map(deployments.map((d) => [controllerOf(d)?.uid, d]));
   const stalled = webServices.flatMap((ws) => {
     const deployment = ws.spec.workload && !ws.metadata.deletionTimestamp ? byOwner.get(ws.metadata.uid) : undefined;
     if (!deployment || deployment.metadata.name !== ws.metadata.name) return [];

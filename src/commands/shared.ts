@@ -2,7 +2,7 @@
 import * as os from 'node:os';
 import type { Argv } from 'yargs';
 import { DEFAULT_REQUEUE_AFTER_SECONDS, GROUP, KIND, SyncInput } from '../core/model';
-import { keyOf } from '../core/pass';
+import { keyOf } from '../core/object-index';
 import { Observation, observe } from '../core/observe';
 import { isSyncInput, parseObservation, parseSyncInput } from '../core/validate';
 import { groupObjects, isKubeObject, readDocuments } from '../cli/input';

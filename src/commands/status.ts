@@ -3,7 +3,7 @@
 import type { CommandModule } from 'yargs';
 import { decide } from '../core/decide';
 import { SyncInput, WebServiceStatus } from '../core/model';
-import { keyOf, objectKey } from '../core/pass';
+import { keyOf, objectKey } from '../core/object-index';
 import { observe } from '../core/observe';
 import { checkName, checkNamespace } from '../core/validate';
 import { computeStatus, readyOf, statusPatch } from '../core/status';

@@ -1,18 +1,29 @@
-// The watch-driven controller: reflectors keep a cache of WebServices and of our
-// ConfigMaps, Deployments and Services (by our label), events become keys, workers reconcile keys from the cache through the
-// same engine and core as `apply`. Only the engine decides and writes; this file only
-// schedules. A converged key makes no request at all.
-import { Child, ConfigMap, Deployment, OWNED_SELECTOR, Service, WebService } from '../core/model';
-import { PassIndex, addChild, childKeyOf, emptyIndex, keyOf, objectKey, removeChild, syncInputFor } from '../core/pass';
+// The watch-driven controller: the watch cache holds the WebServices and our children of
+// every kind (by our label), its events become keys, workers reconcile keys from the cache
+// through the same engine and core as `apply`. Only the engine decides and writes; this file
+// only schedules. A converged key makes no request at all.
+import { Child, WebService } from '../core/model';
+import {
+  ObjectIndex,
+  addChild,
+  childKeyOf,
+  controllerKeyOf,
+  dependentsOf,
+  keyOf,
+  removeChild,
+  setParent,
+  syncInputFor,
+} from '../core/object-index';
 import { EQUAL_JITTER, ItemExponentialFailureRateLimiter } from '../core/retry';
 import { readyOf } from '../core/status';
 import { ReconcileResult, reconcile } from '../engine/reconcile';
 import type { KubeClient } from '../kube/client';
 import { NotLeaderError } from '../kube/errors';
+import { WebServiceCache } from './cache';
 import type { Logger } from './log';
 import type { ControllerMetrics } from './metrics';
 import { LOW_PRIORITY, NORMAL_PRIORITY, WorkQueue } from './queue';
-import { Reflector, stripManagedFields } from './reflector';
+import { stripManagedFields } from './reflector';
 
 export interface ControllerOptions {
   /** null: every namespace. */
@@ -36,21 +47,12 @@ export interface ControllerOptions {
 
 export class Controller {
   readonly queue: WorkQueue;
-  private readonly index: PassIndex = emptyIndex();
-  /** dependency key -> keys of the WebServices that depend on it. */
-  private readonly dependents = new Map<string, Set<string>>();
+  private readonly cache: WebServiceCache;
+  private readonly index: ObjectIndex;
   /** Foreign children on a child's name (child keys), learnt from a refused create: not watched, forgotten at resync. */
   private readonly foreign = new Set<string>();
-  private readonly webServices: Reflector<WebService>;
-  private readonly configMaps: Reflector<ConfigMap>;
-  /** A Deployment's status changes are events: status follows a rollout with no timer. */
-  private readonly deployments: Reflector<Deployment>;
-  private readonly services: Reflector<Service>;
   private readonly abort = new AbortController();
-  private reflectors: Promise<void>[] = [];
-  /** Resolves once the WebServices' first LIST is in (or the controller stops). */
-  private readonly webServicesFirstListed: Promise<void>;
-  private webServicesListed: () => void = () => undefined;
+  private caches: Promise<void> = Promise.resolve();
   private workers: Promise<void>[] = [];
   private resyncTimer: NodeJS.Timeout | undefined;
 
@@ -58,10 +60,6 @@ export class Controller {
     private readonly client: KubeClient,
     private readonly options: ControllerOptions,
   ) {
-    this.webServicesFirstListed = new Promise((resolve) => {
-      this.webServicesListed = resolve;
-      this.abort.signal.addEventListener('abort', () => resolve());
-    });
     this.queue = new WorkQueue({
       rateLimiter: new ItemExponentialFailureRateLimiter({
         baseMs: options.backoffBaseMs,
@@ -72,94 +70,31 @@ export class Controller {
       metrics: options.metrics?.queue,
       priorities: options.priorityQueue,
     });
-    const { namespace, log } = options;
-    const reflectorLog = (level: 'info' | 'error' | 'debug', message: string, fields?: Record<string, unknown>) =>
-      log(level, message, fields);
-    this.webServices = new Reflector<WebService>(
+    this.cache = new WebServiceCache(
+      client,
+      { namespace: options.namespace, idleTimeoutMs: options.watchIdleTimeoutMs, log: options.log },
       {
-        list: () => client.listWebServices(namespace),
-        watch: (rv, timeout, onEvent, watchOptions) =>
-          client.watchWebServices(namespace, rv, timeout, onEvent, watchOptions),
+        webServiceChanged: (ws, previous, initialList) =>
+          this.webServiceChanged(ws, previous, priorityFor(initialList)),
+        webServiceRemoved: (ws) => this.webServiceRemoved(ws),
+        childChanged: (child, initialList) => this.childChanged(child, initialList),
+        childRemoved: (child) => this.childRemoved(child),
       },
-      {
-        upsert: (ws, previous, initialList) => this.webServiceChanged(ws, previous, priorityFor(initialList)),
-        remove: (ws) => this.webServiceRemoved(ws),
-        synced: () => this.webServicesListed(),
-      },
-      { name: 'webservices', idleTimeoutMs: options.watchIdleTimeoutMs, log: reflectorLog },
     );
-    this.configMaps = new Reflector<ConfigMap>(
-      {
-        list: () => client.listConfigMaps(namespace, { labelSelector: OWNED_SELECTOR }),
-        watch: (rv, timeout, onEvent, watchOptions) =>
-          client.watchConfigMaps(namespace, rv, timeout, { labelSelector: OWNED_SELECTOR }, onEvent, watchOptions),
-      },
-      { upsert: (cm, _p, initialList) => this.childChanged(cm, initialList), remove: (cm) => this.childRemoved(cm) },
-      { name: 'configmaps', idleTimeoutMs: options.watchIdleTimeoutMs, log: reflectorLog },
-    );
-    this.deployments = new Reflector<Deployment>(
-      {
-        list: () => client.listWorkloads('Deployment', namespace, { labelSelector: OWNED_SELECTOR }),
-        watch: (rv, timeout, onEvent, watchOptions) =>
-          client.watchWorkloads(
-            'Deployment',
-            namespace,
-            rv,
-            timeout,
-            { labelSelector: OWNED_SELECTOR },
-            onEvent,
-            watchOptions,
-          ),
-      },
-      { upsert: (d, _p, initialList) => this.childChanged(d, initialList), remove: (d) => this.childRemoved(d) },
-      { name: 'deployments', idleTimeoutMs: options.watchIdleTimeoutMs, log: reflectorLog },
-    );
-    this.services = new Reflector<Service>(
-      {
-        list: () => client.listWorkloads('Service', namespace, { labelSelector: OWNED_SELECTOR }),
-        watch: (rv, timeout, onEvent, watchOptions) =>
-          client.watchWorkloads(
-            'Service',
-            namespace,
-            rv,
-            timeout,
-            { labelSelector: OWNED_SELECTOR },
-            onEvent,
-            watchOptions,
-          ),
-      },
-      {
-        upsert: (svc, _p, initialList) => this.childChanged(svc, initialList),
-        remove: (svc) => this.childRemoved(svc),
-      },
-      { name: 'services', idleTimeoutMs: options.watchIdleTimeoutMs, log: reflectorLog },
-    );
+    this.index = this.cache.index;
   }
 
   /** Starts the list/watch loops (a standby replica keeps its cache warm too). */
   startCaches(): void {
-    const signal = this.abort.signal;
-    // One initial LIST at a time: at 10 000 objects, two large lists received and parsed
-    // side by side are the process's peak memory, and on a small machine they are not in
-    // sooner for it (bench/RESULTS.md has the figures).
-    // Deployments and Services (ours only: few next to the ConfigMaps) list beside them.
-    const children = this.webServicesFirstListed.then(() =>
-      Promise.all([this.configMaps.run(signal), this.deployments.run(signal), this.services.run(signal)]),
-    );
-    this.reflectors = [this.webServices.run(signal), children.then(() => undefined)];
+    this.caches = this.cache.run(this.abort.signal);
   }
 
   synced(): boolean {
-    return this.webServices.synced() && this.configMaps.synced() && this.deployments.synced() && this.services.synced();
+    return this.cache.synced();
   }
 
   reflectorStats() {
-    return {
-      webservices: this.webServices.stats,
-      configmaps: this.configMaps.stats,
-      deployments: this.deployments.stats,
-      services: this.services.stats,
-    };
+    return this.cache.stats();
   }
 
   /** Starts the workers, and a full resync every resyncPeriod. Call once the caches have synced. */
@@ -186,7 +121,7 @@ export class Controller {
     this.queue.shutDown();
     await Promise.all(this.workers);
     this.abort.abort();
-    await Promise.all(this.reflectors);
+    await this.caches;
   }
 
   /** At start and at each resync: nothing changed, so behind every event (a queued key keeps its priority). */
@@ -198,8 +133,6 @@ export class Controller {
 
   private webServiceChanged(ws: WebService, previous: WebService | undefined, priority: number): void {
     const key = keyOf(ws);
-    this.index.parentsByKey.set(key, ws);
-    this.trackDependencies(key, previous, ws);
     this.queue.add(key, priority);
     // A dependent converges as soon as its dependency does, not after_seconds later.
     if (!previous || dependencyState(previous) !== dependencyState(ws)) this.enqueueDependents(key, priority);
@@ -207,41 +140,26 @@ export class Controller {
 
   private webServiceRemoved(ws: WebService): void {
     const key = keyOf(ws);
-    this.index.parentsByKey.delete(key);
-    this.trackDependencies(key, ws, undefined);
     this.queue.add(key);
     this.enqueueDependents(key);
   }
 
   private childChanged(child: Child, initialList: boolean): void {
     this.foreign.delete(childKeyOf(child));
-    addChild(this.index, child);
     this.enqueueOwner(child, priorityFor(initialList));
   }
 
   private childRemoved(child: Child): void {
-    removeChild(this.index, child);
     this.enqueueOwner(child);
   }
 
-  private enqueueOwner(cm: Child, priority = NORMAL_PRIORITY): void {
-    const owner = cm.metadata.ownerReferences?.find((ref) => ref.controller === true && ref.kind === 'WebService');
-    if (owner) this.queue.add(objectKey(cm.metadata.namespace, owner.name), priority);
-  }
-
-  private trackDependencies(key: string, before: WebService | undefined, after: WebService | undefined): void {
-    const namespace = (after ?? before)?.metadata.namespace;
-    for (const name of before?.spec.dependsOn ?? []) this.dependents.get(objectKey(namespace, name))?.delete(key);
-    for (const name of after?.spec.dependsOn ?? []) {
-      const depKey = objectKey(namespace, name);
-      const set = this.dependents.get(depKey) ?? new Set<string>();
-      set.add(key);
-      this.dependents.set(depKey, set);
-    }
+  private enqueueOwner(child: Child, priority = NORMAL_PRIORITY): void {
+    const owner = controllerKeyOf(child);
+    if (owner) this.queue.add(owner, priority);
   }
 
   private enqueueDependents(key: string, priority = NORMAL_PRIORITY): void {
-    for (const dependent of this.dependents.get(key) ?? []) this.queue.add(dependent, priority);
+    for (const dependent of dependentsOf(this.index, key)) this.queue.add(dependent, priority);
   }
 
   // --- workers ----------------------------------------------------------------
@@ -365,8 +283,7 @@ export class Controller {
     if (written.parent && decision.action !== 'finalize') {
       const key = keyOf(written.parent);
       const cached = this.index.parentsByKey.get(key);
-      if (cached && isNewer(written.parent, cached))
-        this.index.parentsByKey.set(key, stripManagedFields(written.parent));
+      if (cached && isNewer(written.parent, cached)) setParent(this.index, stripManagedFields(written.parent));
     }
     for (const child of written.children) {
       const cached = this.index.childrenByKey.get(childKeyOf(child));

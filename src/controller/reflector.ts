@@ -17,7 +17,7 @@ import { sleep } from '../engine/retry';
 import type { ObjectList } from '../kube/client';
 import { KubeError, WatchIdleError, isGone } from '../kube/errors';
 import type { WatchEvent, WatchOptions } from '../kube/transport';
-import { keyOf } from '../core/pass';
+import { keyOf } from '../core/object-index';
 
 interface Meta {
   metadata: { name: string; namespace?: string; resourceVersion?: string; annotations?: Record<string, string> };

@@ -7,7 +7,6 @@ import {
   DEFAULT_REPLICAS,
   Deployment,
   DEFAULT_TIER,
-  KIND,
   MANAGED_BY_LABEL,
   MANAGED_BY_VALUE,
   OwnerReference,
@@ -20,6 +19,7 @@ import {
   childName,
   kindOf,
 } from './model';
+import { controllerOf } from './object-index';
 
 /** What the CR asks for, with the CRD's defaults filled in. */
 export interface DesiredState {
@@ -234,9 +234,7 @@ function childFacts(child: ConfigMap, parentUid: string): ChildFacts {
 }
 
 function isControlledBy(child: Child, parentUid: string): boolean {
-  return (child.metadata.ownerReferences ?? []).some(
-    (ref) => ref.controller === true && ref.kind === KIND && parentUid !== '' && ref.uid === parentUid,
-  );
+  return parentUid !== '' && controllerOf(child)?.uid === parentUid;
 }
 
 function isOurs(child: Child, parentUid: string): boolean {

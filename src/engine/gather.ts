@@ -1,7 +1,7 @@
 // Reads what the core needs from the API server: reads sized to the question, and a
 // constant number of requests however many WebServices a scope holds.
 import { Child, OWNED_SELECTOR, SyncInput, WebService, childName, kindOf } from '../core/model';
-import { childKey, childKeyOf, indexObjects, keyOf, objectKey, syncInputFor } from '../core/pass';
+import { childKey, childKeyOf, indexObjects, keyOf, objectKey, syncInputFor } from '../core/object-index';
 import { WORKLOAD_ANNOTATION } from '../core/workload';
 import { orNull } from '../kube/errors';
 import type { KubeClient } from '../kube/client';

@@ -1,22 +1,11 @@
-// Watches a scope's WebServices and our ConfigMaps, Deployments and Services (the controller's reflectors) and hands
-// out the sync input of each WebService whose own object, child or dependency changed:
-// the same input `status --all` reads with gatherAll, assembled from the watch caches.
+// Watches a scope's WebServices and our children of every kind (the controller's watch cache)
+// and hands out the sync input of each WebService whose own object, child or dependency
+// changed: the same input `status --all` reads with gatherAll, assembled from the cache.
 // Only a WebService without a labelled child costs a request: a GET of its child's name,
 // since a foreign ConfigMap there (not labelled, so not watched) makes it a conflict.
-import {
-  Child,
-  ConfigMap,
-  Deployment,
-  MANAGED_BY_LABEL,
-  MANAGED_BY_VALUE,
-  OWNED_SELECTOR,
-  Service,
-  SyncInput,
-  WebService,
-  childName,
-} from '../core/model';
-import { PassIndex, addChild, emptyIndex, keyOf, objectKey, removeChild, syncInputFor } from '../core/pass';
-import { Reflector } from '../controller/reflector';
+import { Child, KIND, MANAGED_BY_LABEL, MANAGED_BY_VALUE, SyncInput, childName, kindOf } from '../core/model';
+import { controllerKeyOf, dependentsOf, keyOf, objectKey, syncInputFor } from '../core/object-index';
+import { WebServiceCache } from '../controller/cache';
 import type { KubeClient } from '../kube/client';
 
 export interface SyncInputWatchOptions {
@@ -37,113 +26,46 @@ const CHILD_SUFFIX = childName('');
 
 /** Runs until the signal aborts. */
 export async function watchSyncInputs(client: KubeClient, options: SyncInputWatchOptions): Promise<void> {
-  const { namespace, known } = options;
-  const index: PassIndex = emptyIndex();
+  const { known } = options;
   const dirty = new Set<string>();
   let draining = false;
 
-  const webServices = new Reflector<WebService>(
+  const cache: WebServiceCache = new WebServiceCache(
+    client,
+    { namespace: options.namespace, idleTimeoutMs: options.idleTimeoutMs, log: options.log },
     {
-      list: () => client.listWebServices(namespace),
-      watch: (rv, timeout, onEvent, watchOptions) =>
-        client.watchWebServices(namespace, rv, timeout, onEvent, watchOptions),
-    },
-    {
-      upsert(ws) {
-        index.parentsByKey.set(keyOf(ws), ws);
-        if (!webServices.synced() && known.webServices.get(keyOf(ws)) === ws.metadata.resourceVersion) return;
-        markWithDependents(ws);
+      webServiceChanged(ws, _previous, initialList) {
+        if (initialList && known.webServices.get(keyOf(ws)) === ws.metadata.resourceVersion) return;
+        markWithDependents(keyOf(ws));
       },
-      remove(ws) {
-        index.parentsByKey.delete(keyOf(ws));
-        markWithDependents(ws);
+      webServiceRemoved: (ws) => markWithDependents(keyOf(ws)),
+      // A workload's status follows its Deployment's: its changes mark the owner. What the caller
+      // has already shown is skipped for ConfigMaps only; the caller prints a line only when it changes.
+      childChanged(child, initialList) {
+        const { resourceVersion } = child.metadata;
+        if (initialList && kindOf(child) === 'ConfigMap' && known.configMaps.get(keyOf(child)) === resourceVersion)
+          return;
+        markOwners(child);
       },
-      synced: () => {
-        // Shown at first, gone before the first list: report them as deleted.
-        for (const key of known.webServices.keys()) if (!index.parentsByKey.has(key)) mark(key);
-        known.webServices.clear();
-        void drain();
-      },
-    },
-    { name: 'webservices', idleTimeoutMs: options.idleTimeoutMs, log: options.log },
-  );
-  const configMaps = new Reflector<ConfigMap>(
-    {
-      list: () => client.listConfigMaps(namespace, { labelSelector: OWNED_SELECTOR }),
-      watch: (rv, timeout, onEvent, watchOptions) =>
-        client.watchConfigMaps(namespace, rv, timeout, { labelSelector: OWNED_SELECTOR }, onEvent, watchOptions),
-    },
-    {
-      upsert(cm) {
-        addChild(index, cm);
-        if (!configMaps.synced() && known.configMaps.get(keyOf(cm)) === cm.metadata.resourceVersion) return;
-        markOwners(cm);
-      },
-      remove(cm) {
-        removeChild(index, cm);
-        markOwners(cm);
-      },
-      synced: () => {
-        for (const key of known.configMaps.keys()) {
-          if (!index.childrenByKey.has(key)) {
-            const [ns, name] = key.split('/');
-            markOwners({ metadata: { namespace: ns, name } });
+      childRemoved: (child) => markOwners(child),
+      synced(kind) {
+        if (kind === KIND) {
+          // Shown at first, gone before the first list: report them as deleted.
+          for (const key of known.webServices.keys()) if (!cache.index.parentsByKey.has(key)) mark(key);
+          known.webServices.clear();
+        } else if (kind === 'ConfigMap') {
+          for (const key of known.configMaps.keys()) {
+            if (!cache.index.childrenByKey.has(key)) {
+              const [ns, name] = key.split('/');
+              markOwners({ metadata: { namespace: ns, name } });
+            }
           }
+          known.configMaps.clear();
         }
-        known.configMaps.clear();
         void drain();
       },
     },
-    { name: 'configmaps', idleTimeoutMs: options.idleTimeoutMs, log: options.log },
   );
-
-  // A workload's status follows its Deployment's: its changes mark the owner. What the caller
-  // has already shown is not skipped here; the caller prints a line only when it changes.
-  const deployments = new Reflector<Deployment>(
-    {
-      list: () => client.listWorkloads('Deployment', namespace, { labelSelector: OWNED_SELECTOR }),
-      watch: (rv, timeout, onEvent, watchOptions) =>
-        client.watchWorkloads(
-          'Deployment',
-          namespace,
-          rv,
-          timeout,
-          { labelSelector: OWNED_SELECTOR },
-          onEvent,
-          watchOptions,
-        ),
-    },
-    { upsert: (d) => workloadChanged(d, true), remove: (d) => workloadChanged(d, false), synced: () => void drain() },
-    { name: 'deployments', idleTimeoutMs: options.idleTimeoutMs, log: options.log },
-  );
-  const services = new Reflector<Service>(
-    {
-      list: () => client.listWorkloads('Service', namespace, { labelSelector: OWNED_SELECTOR }),
-      watch: (rv, timeout, onEvent, watchOptions) =>
-        client.watchWorkloads(
-          'Service',
-          namespace,
-          rv,
-          timeout,
-          { labelSelector: OWNED_SELECTOR },
-          onEvent,
-          watchOptions,
-        ),
-    },
-    {
-      upsert: (svc) => workloadChanged(svc, true),
-      remove: (svc) => workloadChanged(svc, false),
-      synced: () => void drain(),
-    },
-    { name: 'services', idleTimeoutMs: options.idleTimeoutMs, log: options.log },
-  );
-
-  function workloadChanged(child: Child, present: boolean): void {
-    if (present) addChild(index, child);
-    else removeChild(index, child);
-    markOwners(child);
-  }
-
   function mark(key: string): void {
     if (options.only !== undefined && key !== options.only) return;
     dirty.add(key);
@@ -151,38 +73,34 @@ export async function watchSyncInputs(client: KubeClient, options: SyncInputWatc
   }
 
   /** A dependent's status reads its dependencies: their changes are its changes. */
-  function markWithDependents(ws: WebService): void {
-    mark(keyOf(ws));
-    for (const [key, other] of index.parentsByKey) {
-      if (other.metadata.namespace === ws.metadata.namespace && other.spec.dependsOn?.includes(ws.metadata.name))
-        mark(key);
-    }
+  function markWithDependents(key: string): void {
+    mark(key);
+    for (const dependent of dependentsOf(cache.index, key)) mark(dependent);
   }
 
-  /** The WebService a ConfigMap is the child of: by its name, and by its controller reference. */
-  function markOwners(cm: Pick<ConfigMap, 'metadata'>): void {
-    const { name, namespace: ns } = cm.metadata;
+  /** The WebService a child is the child of: by its name, and by its controller reference. */
+  function markOwners(child: Pick<Child, 'metadata'>): void {
+    const { name, namespace: ns } = child.metadata;
     if (name.endsWith(CHILD_SUFFIX)) mark(objectKey(ns, name.slice(0, -CHILD_SUFFIX.length)));
-    const owner = cm.metadata.ownerReferences?.find((ref) => ref.controller === true && ref.kind === 'WebService');
-    if (owner) mark(objectKey(ns, owner.name));
+    const owner = controllerKeyOf(child);
+    if (owner) mark(owner);
   }
 
-  /** One key at a time, once both caches hold a full list: a half-filled cache would show a child as missing. */
+  /** One key at a time, once every kind is listed: a half-filled cache would show a child as missing. */
   async function drain(): Promise<void> {
-    if (draining || !webServices.synced() || !configMaps.synced() || !deployments.synced() || !services.synced())
-      return;
+    if (draining || !cache.synced()) return;
     draining = true;
     try {
       for (const key of dirty) {
         dirty.delete(key);
         if (options.signal.aborted) return;
-        const parent = index.parentsByKey.get(key);
+        const parent = cache.index.parentsByKey.get(key);
         if (!parent) {
           options.deleted(key);
           continue;
         }
         try {
-          options.changed(await withForeignChild(syncInputFor(parent, index)));
+          options.changed(await withForeignChild(syncInputFor(parent, cache.index)));
         } catch (err) {
           options.log('error', `cannot read the child of ${key}`, { error: (err as Error).message });
         }
@@ -204,10 +122,5 @@ export async function watchSyncInputs(client: KubeClient, options: SyncInputWatc
     return { ...input, children: [...input.children, labelled ? found : { metadata: found.metadata }] };
   }
 
-  await Promise.all([
-    webServices.run(options.signal),
-    configMaps.run(options.signal),
-    deployments.run(options.signal),
-    services.run(options.signal),
-  ]);
+  await cache.run(options.signal);
 }

@@ -1,9 +1,21 @@
-// The per-pass index: each WebService's sync input holds only what concerns it, so a
+// The object index: each WebService's sync input holds only what concerns it, so a
 // pass is linear in the number of objects. Growth is checked by counting the objects
 // observe would visit, not by timing.
 import { ConfigMap, WebService } from '../../src/core/model';
 import { observe } from '../../src/core/observe';
-import { addChild, indexObjects, removeChild, syncInputFor, syncInputs } from '../../src/core/pass';
+import {
+  addChild,
+  controllerKeyOf,
+  controllerOf,
+  dependentsOf,
+  emptyIndex,
+  indexObjects,
+  removeChild,
+  removeParent,
+  setParent,
+  syncInputFor,
+  syncInputs,
+} from '../../src/core/object-index';
 
 function parent(name: string, namespace = 'ns', dependsOn?: string[]): WebService {
   return {
@@ -116,5 +128,106 @@ describe('syncInputs', () => {
     removeChild(index, edited);
     expect(syncInputFor(a, index).children).toEqual([]);
     expect(index.childrenByOwner.size).toBe(0);
+  });
+});
+
+describe('controllerOf', () => {
+  const ref = (kind: string, name: string, controller?: boolean) => ({
+    apiVersion: kind === 'WebService' ? 'apps.labhub.io/v1' : 'apps/v1',
+    kind,
+    name,
+    uid: `uid-${name}`,
+    ...(controller === undefined ? {} : { controller }),
+  });
+
+  it("finds the controller reference to a WebService, and that WebService's key in the child's namespace", () => {
+    const owned: ConfigMap = {
+      metadata: {
+        name: 'web-desired',
+        namespace: 'ns',
+        ownerReferences: [
+          ref('WebService', 'other', false),
+          ref('ReplicaSet', 'rs', true),
+          ref('WebService', 'web', true),
+        ],
+      },
+    };
+    expect(controllerOf(owned)?.uid).toBe('uid-web');
+    expect(controllerKeyOf(owned)).toBe('ns/web');
+  });
+
+  it('finds none without a controller reference, or when the controller is of another kind', () => {
+    const cases: ConfigMap[] = [
+      { metadata: { name: 'a', namespace: 'ns' } },
+      { metadata: { name: 'b', namespace: 'ns', ownerReferences: [ref('WebService', 'web')] } },
+      { metadata: { name: 'c', namespace: 'ns', ownerReferences: [ref('WebService', 'web', false)] } },
+      { metadata: { name: 'd', namespace: 'ns', ownerReferences: [ref('Deployment', 'web', true)] } },
+    ];
+    expect(cases.map((c) => [controllerOf(c), controllerKeyOf(c)])).toEqual(cases.map(() => [undefined, undefined]));
+  });
+});
+
+describe('dependents', () => {
+  const sorted = (keys: ReadonlySet<string>) => [...keys].sort();
+
+  it('files each WebService under what its dependsOn names, in its own namespace, present or not', () => {
+    const index = indexObjects(
+      [
+        parent('db'),
+        parent('api', 'ns', ['db', 'cache']),
+        parent('web', 'ns', ['api', 'db']),
+        parent('api', 'other', ['db']),
+      ],
+      [],
+    );
+    expect(sorted(dependentsOf(index, 'ns/db'))).toEqual(['ns/api', 'ns/web']);
+    expect(sorted(dependentsOf(index, 'ns/cache'))).toEqual(['ns/api']);
+    expect(sorted(dependentsOf(index, 'ns/api'))).toEqual(['ns/web']);
+    expect(sorted(dependentsOf(index, 'other/db'))).toEqual(['other/api']);
+    expect(sorted(dependentsOf(index, 'ns/web'))).toEqual([]);
+  });
+
+  it('follows a changed dependsOn, and forgets a removed WebService but not those that depend on it', () => {
+    const index = emptyIndex();
+    setParent(index, parent('db'));
+    setParent(index, parent('web', 'ns', ['db']));
+    setParent(index, parent('web', 'ns', ['cache']));
+    expect(sorted(dependentsOf(index, 'ns/db'))).toEqual([]);
+    expect(sorted(dependentsOf(index, 'ns/cache'))).toEqual(['ns/web']);
+    removeParent(index, parent('db'));
+    setParent(index, parent('worker', 'ns', ['web']));
+    removeParent(index, parent('web'));
+    expect(index.parentsByKey.has('ns/web')).toBe(false);
+    expect(sorted(dependentsOf(index, 'ns/cache'))).toEqual([]);
+    expect(sorted(dependentsOf(index, 'ns/web'))).toEqual(['ns/worker']);
+    removeParent(index, parent('worker'));
+    expect(index.dependentsByKey.size).toBe(0);
+  });
+
+  it('always equals a scan of every WebService for one whose dependsOn names the key', () => {
+    const index = emptyIndex();
+    const names = ['a', 'b', 'c', 'd'];
+    let seed = 7;
+    const next = (n: number) => (seed = (seed * 48271) % 2147483647) % n;
+    for (let step = 0; step < 200; step++) {
+      const name = names[next(names.length)];
+      if (next(4) === 0) removeParent(index, parent(name));
+      else
+        setParent(
+          index,
+          parent(
+            name,
+            'ns',
+            names.filter(() => next(3) === 0),
+          ),
+        );
+      for (const target of names) {
+        const scanned = [...index.parentsByKey]
+          .filter(([, ws]) => ws.spec.dependsOn?.includes(target))
+          .map(([key]) => key)
+          .sort();
+        expect(sorted(dependentsOf(index, `ns/${target}`))).toEqual(scanned);
+      }
+    }
   });
 });

@@ -1,0 +1,198 @@
+// The watch cache's wiring, on a fake client (the list/watch protocol itself is the
+// reflector's, tested against a real API server): one reflector per row of CHILD_KINDS, the
+// children listed only once the WebServices are, and every change in the index before its
+// listener hears of it.
+import { CacheListener, WebServiceCache } from '../../src/controller/cache';
+import type { Child, ConfigMap, Deployment, Service, WebService } from '../../src/core/model';
+import { dependentsOf, syncInputFor } from '../../src/core/object-index';
+import type { KubeClient } from '../../src/kube/client';
+import type { WatchEvent, WatchOptions } from '../../src/kube/transport';
+
+const OWNED = { labelSelector: 'app.kubernetes.io/managed-by=webservice-controller' };
+
+function webService(name: string, dependsOn?: string[]): WebService {
+  return {
+    metadata: { name, namespace: 'ns', uid: `u-${name}`, resourceVersion: '1' },
+    spec: { image: 'nginx:1.27', ...(dependsOn ? { dependsOn } : {}) },
+  };
+}
+
+const owner = (name: string) => [
+  { apiVersion: 'apps.labhub.io/v1', kind: 'WebService', name, uid: `u-${name}`, controller: true },
+];
+const configMap: ConfigMap = {
+  metadata: { name: 'web-desired', namespace: 'ns', resourceVersion: '2', ownerReferences: owner('web') },
+};
+const deployment: Deployment = {
+  apiVersion: 'apps/v1',
+  kind: 'Deployment',
+  metadata: { name: 'web', namespace: 'ns', resourceVersion: '3', ownerReferences: owner('web') },
+};
+const service: Service = {
+  apiVersion: 'v1',
+  kind: 'Service',
+  metadata: { name: 'web', namespace: 'ns', resourceVersion: '4', ownerReferences: owner('web') },
+};
+
+/** Records each call in order; the WebServices' list answers when listWebServices.answer() is called. */
+function fakeClient() {
+  const calls: string[] = [];
+  const watchers: Record<string, (event: WatchEvent<unknown>) => void> = {};
+  let answer: () => void = () => undefined;
+  const held = new Promise<void>((resolve) => (answer = resolve));
+  const watch = (name: string, onEvent: (event: WatchEvent<never>) => void, options: WatchOptions) => {
+    calls.push(`watch ${name}`);
+    watchers[name] = onEvent as (event: WatchEvent<unknown>) => void;
+    return new Promise<void>((resolve) => {
+      if (options.signal?.aborted) resolve();
+      options.signal?.addEventListener('abort', () => resolve());
+    });
+  };
+  const client = {
+    listWebServices: async (namespace: string | null) => {
+      calls.push(`list webservices in ${namespace}`);
+      await held;
+      return { items: [webService('web'), webService('api', ['web'])], resourceVersion: '10' };
+    },
+    watchWebServices: (...args: unknown[]) => watch('webservices', args[3] as never, args[4] as WatchOptions),
+    listConfigMaps: async (namespace: string | null, options: unknown) => {
+      calls.push(`list configmaps in ${namespace} ${JSON.stringify(options)}`);
+      return { items: [structuredClone(configMap)], resourceVersion: '10' };
+    },
+    watchConfigMaps: (...args: unknown[]) => watch('configmaps', args[4] as never, args[5] as WatchOptions),
+    listWorkloads: async (kind: string, namespace: string | null, options: unknown) => {
+      calls.push(`list ${kind} in ${namespace} ${JSON.stringify(options)}`);
+      return { items: [structuredClone(kind === 'Deployment' ? deployment : service)], resourceVersion: '10' };
+    },
+    watchWorkloads: (kind: string, ...args: unknown[]) => watch(kind, args[4] as never, args[5] as WatchOptions),
+  } as unknown as KubeClient;
+  return { client, calls, watchers, answer: () => answer() };
+}
+
+/** Hears every change, and what the index held for the changed object when it did. */
+function recorder(cache: () => WebServiceCache) {
+  const heard: string[] = [];
+  const listener: CacheListener = {
+    webServiceChanged: (ws, previous, initialList) =>
+      heard.push(
+        `ws ${ws.metadata.name} ${initialList ? 'listed' : 'changed'}${previous ? ' again' : ''}` +
+          ` indexed=${cache().index.parentsByKey.get(`ns/${ws.metadata.name}`) === ws}`,
+      ),
+    webServiceRemoved: (ws) =>
+      heard.push(`ws ${ws.metadata.name} removed indexed=${cache().index.parentsByKey.has('ns/web')}`),
+    childChanged: (child: Child, initialList) =>
+      heard.push(
+        `${child.kind ?? 'ConfigMap'} ${child.metadata.name} ${initialList ? 'listed' : 'changed'}` +
+          ` indexed=${syncInputFor(webService('web'), cache().index).children.includes(child)}`,
+      ),
+    childRemoved: (child) => heard.push(`${child.kind ?? 'ConfigMap'} ${child.metadata.name} removed`),
+    synced: (kind) => heard.push(`synced ${kind}`),
+  };
+  return { heard, listener };
+}
+
+async function until(condition: () => boolean, limitMs = 5000): Promise<void> {
+  const deadline = Date.now() + limitMs;
+  while (!condition()) {
+    if (Date.now() > deadline) throw new Error('condition not met in time');
+    await new Promise((resolve) => setTimeout(resolve, 5));
+  }
+}
+
+const options = { namespace: 'ns', idleTimeoutMs: 60_000, log: () => undefined };
+
+describe('WebServiceCache', () => {
+  it('lists the children of every kind, by our label, once the WebServices are listed, and watches each', async () => {
+    const { client, calls, answer } = fakeClient();
+    const { heard, listener } = recorder(() => cache);
+    const cache = new WebServiceCache(client, options, listener);
+    const abort = new AbortController();
+    const running = cache.run(abort.signal);
+    await until(() => calls.length > 0);
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    expect(calls).toEqual(['list webservices in ns']);
+    expect(cache.synced()).toBe(false);
+    answer();
+    await until(() => cache.synced() && calls.length === 8);
+    expect(calls.slice(0, 2)).toEqual(['list webservices in ns', 'watch webservices']);
+    expect(calls.slice(2).sort()).toEqual(
+      [
+        `list configmaps in ns ${JSON.stringify(OWNED)}`,
+        `list Deployment in ns ${JSON.stringify(OWNED)}`,
+        `list Service in ns ${JSON.stringify(OWNED)}`,
+        'watch configmaps',
+        'watch Deployment',
+        'watch Service',
+      ].sort(),
+    );
+    expect(heard.slice(0, 3)).toEqual([
+      'ws web listed indexed=true',
+      'ws api listed indexed=true',
+      'synced WebService',
+    ]);
+    expect(heard.slice(3).sort()).toEqual(
+      [
+        'ConfigMap web-desired listed indexed=true',
+        'Deployment web listed indexed=true',
+        'Service web listed indexed=true',
+        'synced ConfigMap',
+        'synced Deployment',
+        'synced Service',
+      ].sort(),
+    );
+    expect([...dependentsOf(cache.index, 'ns/web')]).toEqual(['ns/api']);
+    expect(Object.entries(cache.stats()).map(([name, stats]) => [name, stats.lists, stats.watches])).toEqual([
+      ['webservices', 1, 1],
+      ['configmaps', 1, 1],
+      ['deployments', 1, 1],
+      ['services', 1, 1],
+    ]);
+    abort.abort();
+    await running;
+  });
+
+  it('keeps the index in step with watch events before the listener hears of them', async () => {
+    const { client, watchers, answer } = fakeClient();
+    const { heard, listener } = recorder(() => cache);
+    const cache = new WebServiceCache(client, options, listener);
+    const abort = new AbortController();
+    answer();
+    const running = cache.run(abort.signal);
+    await until(() => cache.synced() && 'Service' in watchers);
+    heard.length = 0;
+    const edited = { ...structuredClone(service), metadata: { ...service.metadata, resourceVersion: '11' } };
+    watchers.Service({ type: 'MODIFIED', object: edited });
+    watchers.Deployment({ type: 'DELETED', object: structuredClone(deployment) });
+    watchers.webservices({
+      type: 'MODIFIED',
+      object: { ...webService('api'), metadata: { ...webService('api').metadata, resourceVersion: '12' } },
+    });
+    watchers.webservices({ type: 'DELETED', object: webService('web') });
+    expect(heard).toEqual([
+      'Service web changed indexed=true',
+      'Deployment web removed',
+      'ws api changed again indexed=true',
+      'ws web removed indexed=false',
+    ]);
+    expect(syncInputFor(webService('web'), cache.index).children.map((c) => c.kind ?? 'ConfigMap')).toEqual([
+      'ConfigMap',
+      'Service',
+    ]);
+    // api no longer depends on web: the index's dependents follow its new spec.
+    expect([...dependentsOf(cache.index, 'ns/web')]).toEqual([]);
+    abort.abort();
+    await running;
+  });
+
+  it('lists no child when it is stopped before the WebServices are listed', async () => {
+    const { client, calls, answer } = fakeClient();
+    const cache: WebServiceCache = new WebServiceCache(client, options, recorder(() => cache).listener);
+    const abort = new AbortController();
+    const running = cache.run(abort.signal);
+    await until(() => calls.length > 0);
+    abort.abort();
+    answer();
+    await running;
+    expect(calls.filter((call) => call.startsWith('list'))).toEqual(['list webservices in ns']);
+  });
+});
