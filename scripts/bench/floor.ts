@@ -15,7 +15,7 @@ import { decide } from '../../src/core/decide';
 import { REPORTING_CONTROLLER, eventsFor } from '../../src/core/events';
 import { API_VERSION, KIND, WebService } from '../../src/core/model';
 import { observe } from '../../src/core/observe';
-import { emptyIndex, syncInputFor } from '../../src/core/pass';
+import { emptyIndex, syncInputFor } from '../../src/core/object-index';
 import { computeStatus, readyOf, statusPatch } from '../../src/core/status';
 import { Audit } from './audit';
 import { webService } from './cluster';
