@@ -19,6 +19,7 @@ interface Args extends RequeueArgs {
   'backoff-base': string;
   'backoff-max': string;
   'watch-idle-timeout': string;
+  'watch-list': boolean;
   'priority-queue': boolean;
   'reconcile-timeout': string;
   'leader-elect': boolean;
@@ -53,6 +54,11 @@ export const runCommand: CommandModule<object, Args> = {
         type: 'string',
         default: '3m',
         describe: 'Restart a watch that brings no event or bookmark for this long',
+      })
+      .option('watch-list', {
+        type: 'boolean',
+        default: false,
+        describe: 'List with streaming lists (sendInitialEvents=true), falling back to LIST where not served',
       })
       .option('priority-queue', {
         type: 'boolean',
@@ -120,6 +126,7 @@ async function runController(ctx: Context, args: Args): Promise<number> {
     backoffBaseMs: ms('backoff-base'),
     backoffMaxMs: ms('backoff-max'),
     watchIdleTimeoutMs: ms('watch-idle-timeout'),
+    watchList: args['watch-list'],
     priorityQueue: args['priority-queue'],
     // 0 (or 0s, 0m...) is the default: no limit. parseDuration refuses zero for the other flags.
     reconcileTimeoutMs: /^0+(ms|s|m|h)?$/.test(args['reconcile-timeout'].trim()) ? 0 : ms('reconcile-timeout'),

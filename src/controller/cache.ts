@@ -61,6 +61,8 @@ export interface CacheOptions {
   /** null: every namespace. */
   namespace: string | null;
   idleTimeoutMs: number;
+  /** Lists as streaming lists (WatchList) where the server serves them. */
+  watchList?: boolean;
   log: ReflectorOptions['log'];
 }
 
@@ -72,7 +74,7 @@ export class WebServiceCache {
   private webServicesListed: () => void = () => undefined;
 
   constructor(client: KubeClient, options: CacheOptions, listener: CacheListener) {
-    const { namespace, idleTimeoutMs, log } = options;
+    const { namespace, idleTimeoutMs, watchList, log } = options;
     this.webServicesFirstListed = new Promise((resolve) => (this.webServicesListed = resolve));
     this.webServices = new Reflector<WebService>(
       {
@@ -94,7 +96,7 @@ export class WebServiceCache {
           listener.synced?.(KIND);
         },
       },
-      { name: 'webservices', idleTimeoutMs, log },
+      { name: 'webservices', idleTimeoutMs, watchList, log },
     );
     this.children = CHILD_KINDS.map(({ kind, name, source }) => ({
       name,
@@ -111,7 +113,7 @@ export class WebServiceCache {
           },
           synced: () => listener.synced?.(kind),
         },
-        { name, idleTimeoutMs, log },
+        { name, idleTimeoutMs, watchList, log },
       ),
     }));
   }

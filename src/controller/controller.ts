@@ -34,6 +34,8 @@ export interface ControllerOptions {
   backoffBaseMs: number;
   backoffMaxMs: number;
   watchIdleTimeoutMs: number;
+  /** The cache lists with streaming lists (WatchList) where the server serves them. */
+  watchList?: boolean;
   /** Initial list and resyncs behind events (controller-runtime's priority queue); false: one FIFO. */
   priorityQueue: boolean;
   /** Abort a reconcile's requests after this long and retry it with backoff; 0: no limit. */
@@ -72,7 +74,12 @@ export class Controller {
     });
     this.cache = new WebServiceCache(
       client,
-      { namespace: options.namespace, idleTimeoutMs: options.watchIdleTimeoutMs, log: options.log },
+      {
+        namespace: options.namespace,
+        idleTimeoutMs: options.watchIdleTimeoutMs,
+        watchList: options.watchList,
+        log: options.log,
+      },
       {
         webServiceChanged: (ws, previous, initialList) =>
           this.webServiceChanged(ws, previous, priorityFor(initialList)),

@@ -1,0 +1,57 @@
+// run --watch-list: the cache's lists are streaming lists (a watch with sendInitialEvents=true),
+// so the apiserver sends objects one event at a time and never one LIST response of them all.
+import {
+  AuditWindow,
+  applyYaml,
+  eventually,
+  fromPlugin,
+  tryGetJson,
+  useNamespace,
+  webService,
+} from '../support/cluster';
+import { ControllerProcess } from '../support/controller';
+
+const ns = useNamespace('watch-list');
+
+const isReady = (name: string) =>
+  tryGetJson(['get', 'webservice', name, '-n', ns()])?.status?.conditions?.some(
+    (c: { type: string; status: string }) => c.type === 'Ready' && c.status === 'True',
+  ) === true;
+
+it('syncs from streaming lists, with no LIST, and reconciles what was there and what comes', async () => {
+  applyYaml(ns(), webService('before', { image: 'nginx:1.27' }));
+  const audit = new AuditWindow(ns());
+  audit.mark();
+  const ctl = new ControllerProcess(['-n', ns(), '--watch-list']);
+  try {
+    await ctl.waitForLog(/caches synced/);
+    await eventually(() => isReady('before'));
+    applyYaml(ns(), webService('after', { image: 'nginx:1.27' }));
+    await eventually(() => isReady('after'));
+  } finally {
+    await ctl.stop();
+  }
+  expect(ctl.exit).toEqual({ code: 0, signal: null });
+  expect(ctl.entries.filter((e) => /does not serve streaming lists/.test(e.msg))).toEqual([]);
+  // A watch is in the audit log once it has ended: after the stop.
+  const reads = (await audit.pluginRequests()).filter((e) => e.verb === 'list' || e.verb === 'watch');
+  const streaming = reads.filter((e) => e.verb === 'watch' && e.requestURI?.includes('sendInitialEvents=true'));
+  expect(new Set(streaming.map((e) => e.objectRef?.resource))).toEqual(
+    new Set(['webservices', 'configmaps', 'deployments', 'services']),
+  );
+  expect(reads.filter((e) => e.verb === 'list')).toEqual([]);
+});
+
+it('without the flag, lists as before', async () => {
+  const audit = new AuditWindow(ns());
+  audit.mark();
+  const ctl = new ControllerProcess(['-n', ns()]);
+  try {
+    await ctl.waitForLog(/caches synced/);
+    const reads = await audit.pluginRequests();
+    expect(reads.filter((e) => fromPlugin(e) && e.requestURI?.includes('sendInitialEvents'))).toEqual([]);
+    expect(reads.some((e) => e.verb === 'list' && e.objectRef?.resource === 'webservices')).toBe(true);
+  } finally {
+    await ctl.stop();
+  }
+});
