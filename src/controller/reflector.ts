@@ -159,6 +159,12 @@ export class Reflector<T extends Meta> {
       seen.add(key);
       this.apply(object, initialList);
     }
+    this.completeList(seen);
+    return list.resourceVersion;
+  }
+
+  /** A list is in: what the store held and the list did not bring is removed; the store is synced. */
+  private completeList(seen: Set<string>): void {
     for (const [key, object] of [...this.store]) {
       if (!seen.has(key)) {
         this.store.delete(key);
@@ -167,7 +173,6 @@ export class Reflector<T extends Meta> {
     }
     this.hasSynced = true;
     this.handlers.synced?.();
-    return list.resourceVersion;
   }
 
   /**
@@ -187,14 +192,7 @@ export class Reflector<T extends Meta> {
     this.progress = null;
     const initialEventsEnded = (bookmark: T) => {
       if (bookmark.metadata.annotations?.[INITIAL_EVENTS_END] !== 'true') throw new NotStreamingError();
-      for (const [key, object] of [...this.store]) {
-        if (!seen.has(key)) {
-          this.store.delete(key);
-          this.handlers.remove(object);
-        }
-      }
-      this.hasSynced = true;
-      this.handlers.synced?.();
+      this.completeList(seen);
     };
     try {
       await this.source.watch(

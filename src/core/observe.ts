@@ -38,7 +38,8 @@ interface ActualState {
   tier?: string;
 }
 
-export interface ChildFacts {
+/** What every child is known by: who it is, and whether it is ours. */
+interface OwnedFacts {
   name: string;
   uid?: string;
   resourceVersion?: string;
@@ -47,21 +48,17 @@ export interface ChildFacts {
   /** Our managed-by label is set to our value. */
   managedByUs: boolean;
   labels: Record<string, string>;
+  ownerReferences: OwnerReference[];
+}
+
+export interface ChildFacts extends OwnedFacts {
   /** Only when the child has any. */
   annotations?: Record<string, string>;
-  ownerReferences: OwnerReference[];
   data: Record<string, string>;
 }
 
 /** A workload child (Deployment, Service) named after the parent, with the live object. */
-export interface WorkloadChildFacts<T> {
-  name: string;
-  uid?: string;
-  resourceVersion?: string;
-  controlledByParent: boolean;
-  managedByUs: boolean;
-  labels: Record<string, string>;
-  ownerReferences: OwnerReference[];
+export interface WorkloadChildFacts<T> extends OwnedFacts {
   object: T;
 }
 
@@ -161,7 +158,7 @@ function childRef(c: Child): ChildRef {
   return ref;
 }
 
-function workloadFacts<T extends Deployment | Service>(object: T, parentUid: string): WorkloadChildFacts<T> {
+function ownedFacts(object: ConfigMap | Deployment | Service, parentUid: string): OwnedFacts {
   const labels = object.metadata.labels ?? {};
   return {
     name: object.metadata.name,
@@ -171,8 +168,11 @@ function workloadFacts<T extends Deployment | Service>(object: T, parentUid: str
     managedByUs: labels[MANAGED_BY_LABEL] === MANAGED_BY_VALUE,
     labels,
     ownerReferences: object.metadata.ownerReferences ?? [],
-    object,
   };
+}
+
+function workloadFacts<T extends Deployment | Service>(object: T, parentUid: string): WorkloadChildFacts<T> {
+  return { ...ownedFacts(object, parentUid), object };
 }
 
 /**
@@ -217,17 +217,7 @@ function actualOf(child: ConfigMap): ActualState {
 }
 
 function childFacts(child: ConfigMap, parentUid: string): ChildFacts {
-  const labels = child.metadata.labels ?? {};
-  const facts: ChildFacts = {
-    name: child.metadata.name,
-    uid: child.metadata.uid,
-    resourceVersion: child.metadata.resourceVersion,
-    controlledByParent: isControlledBy(child, parentUid),
-    managedByUs: labels[MANAGED_BY_LABEL] === MANAGED_BY_VALUE,
-    labels,
-    ownerReferences: child.metadata.ownerReferences ?? [],
-    data: child.data ?? {},
-  };
+  const facts: ChildFacts = { ...ownedFacts(child, parentUid), data: child.data ?? {} };
   const annotations = child.metadata.annotations ?? {};
   if (Object.keys(annotations).length > 0) facts.annotations = annotations;
   return facts;
