@@ -12,7 +12,7 @@ import * as path from 'node:path';
 import { AuditWindow, MUTATING, ROOT, createNamespace, eventually, kubectl, sleep } from '../support/cluster';
 import { ControllerProcess, controllerKubeconfig, podReplica } from '../support/controller';
 import { LeaseHistory, checkInvariants, parseMicroTime } from '../support/invariants';
-import { cleanNamespace, createWebServices, numbered, recordResult } from './support';
+import { cleanNamespace, createWebServices, installLeaderFence, numbered, recordResult } from './support';
 
 const FENCE = path.join(ROOT, 'deploy/15-leader-fence.yaml');
 const LEASE = ['lease', 'webservice-controller', '-n', 'webservice-system'];
@@ -20,7 +20,7 @@ const LEASE = ['lease', 'webservice-controller', '-n', 'webservice-system'];
 const pods: string[] = [];
 beforeAll(() => {
   controllerKubeconfig(); // the namespace, ServiceAccount and RBAC of deploy/
-  kubectl(['apply', '-f', FENCE]);
+  installLeaderFence();
 });
 afterAll(() => {
   kubectl(['delete', '-f', FENCE, '--ignore-not-found']);

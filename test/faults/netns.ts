@@ -55,6 +55,7 @@ export class NetworkPartition {
   /** https://10.203.0.1:<port>: the apiserver as the namespace reaches it. */
   server = '';
   private forwarder: ChildProcess | undefined;
+  private isCut = false;
 
   /** Builds the namespace, the veth pair and the forwarder to `target` (the apiserver's URL). */
   async create(target: URL): Promise<void> {
@@ -99,6 +100,7 @@ export class NetworkPartition {
 
   /** Drops every packet both ways across the veth; open connections stay open. */
   cut(): void {
+    this.isCut = true;
     must('tc', ['qdisc', 'add', 'dev', HOST_IF, 'root', 'pfifo', 'limit', '0']);
     must('ip', ['netns', 'exec', NETNS, 'tc', 'qdisc', 'add', 'dev', NS_IF, 'root', 'pfifo', 'limit', '0']);
   }
@@ -106,6 +108,12 @@ export class NetworkPartition {
   heal(): void {
     must('tc', ['qdisc', 'del', 'dev', HOST_IF, 'root']);
     must('ip', ['netns', 'exec', NETNS, 'tc', 'qdisc', 'del', 'dev', NS_IF, 'root']);
+    this.isCut = false;
+  }
+
+  /** Heals a cut that a failed scenario left, so the next one starts with the link up. */
+  healIfCut(): void {
+    if (this.isCut) this.heal();
   }
 
   /** Packets the cut dropped on each side so far (the qdiscs' own counters). */

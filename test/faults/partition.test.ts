@@ -23,7 +23,15 @@ import {
 import { ControllerProcess, LogEntry, controllerKubeconfig, podReplica } from '../support/controller';
 import { LeaseHistory, checkInvariants, parseMicroTime } from '../support/invariants';
 import { NetworkPartition, partitionUnavailable } from './netns';
-import { AuditTail, apiServerUrl, cleanNamespace, createWebServices, numbered, recordResult } from './support';
+import {
+  AuditTail,
+  apiServerUrl,
+  cleanNamespace,
+  createWebServices,
+  installLeaderFence,
+  numbered,
+  recordResult,
+} from './support';
 
 const FENCE = path.join(ROOT, 'deploy/15-leader-fence.yaml');
 const LEASE = ['lease', 'webservice-controller', '-n', 'webservice-system'];
@@ -53,7 +61,7 @@ withPartition('a network partition (network namespace, veth, every packet droppe
 
   beforeAll(async () => {
     controllerKubeconfig(); // the namespace, ServiceAccount and RBAC of deploy/
-    kubectl(['apply', '-f', FENCE]);
+    installLeaderFence();
     await partition.create(apiServerUrl());
   });
   afterAll(async () => {
@@ -92,6 +100,7 @@ withPartition('a network partition (network namespace, veth, every packet droppe
 
   /** A namespace for one scenario, with no replica of an earlier one left and no Lease to wait out. */
   async function scenarioNamespace(prefix: string): Promise<string> {
+    partition.healIfCut();
     await Promise.all(replicas.map((r) => r.stop()));
     const ns = createNamespace(prefix);
     namespaces.push(ns);

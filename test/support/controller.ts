@@ -38,8 +38,11 @@ export class ControllerProcess extends Background {
   /** Waits for a log entry whose message matches, and returns it. */
   async waitForLog(pattern: RegExp, timeoutMs = 30_000, from = 0): Promise<LogEntry> {
     return eventually(() => {
+      // The entry first: a replica may log it and exit (leader election lost) before a poll.
+      const found = this.entries.slice(from).find((e) => pattern.test(e.msg));
+      if (found) return found;
       if (this.exit) throw new Error(`controller exited (${JSON.stringify(this.exit)}): ${this.stderr.slice(-2000)}`);
-      return this.entries.slice(from).find((e) => pattern.test(e.msg));
+      return undefined;
     }, timeoutMs);
   }
 
