@@ -147,21 +147,34 @@ describeWorkloads(title, () => {
   });
 });
 
+/** A fresh namespace with a controller reconciling it, as deploy/'s ServiceAccount. */
+async function controlledNamespace(prefix: string): Promise<{ ns: string; ctl: ControllerProcess }> {
+  const ns = createNamespace(prefix);
+  const ctl = new ControllerProcess(['-n', ns, '--kubeconfig', controllerKubeconfig()]);
+  try {
+    await ctl.waitForLog(/controller working/);
+  } catch (err) {
+    await endControlled(ns, ctl);
+    throw err;
+  }
+  return { ns, ctl };
+}
+
+/** Stops the controller (unset when beforeAll failed) and deletes its namespace. */
+async function endControlled(ns: string | undefined, ctl: ControllerProcess | undefined): Promise<void> {
+  await ctl?.stop();
+  if (ns !== undefined) deleteNamespace(ns);
+}
+
 describeWorkloads(`${title}: run follows the rollout`, () => {
   let ns: string;
   let ctl: ControllerProcess;
   let audit: AuditWindow;
   beforeAll(async () => {
-    ns = createNamespace('workload-run');
+    ({ ns, ctl } = await controlledNamespace('workload-run'));
     audit = new AuditWindow(ns);
-    ctl = new ControllerProcess(['-n', ns, '--kubeconfig', controllerKubeconfig()]);
-    await ctl.waitForLog(/controller working/);
   });
-  afterAll(async () => {
-    // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition -- unset when beforeAll failed
-    await ctl?.stop();
-    deleteNamespace(ns);
-  });
+  afterAll(() => endControlled(ns, ctl));
 
   const ws = () => getJson(['get', 'webservice', 'shop', '-n', ns]);
   const readyIs = (ready: string) => () => {
@@ -218,16 +231,10 @@ describeWorkloads(`${title}: run at steady state with 50 of them`, () => {
   let ctl: ControllerProcess;
   let audit: AuditWindow;
   beforeAll(async () => {
-    ns = createNamespace('workload-many');
+    ({ ns, ctl } = await controlledNamespace('workload-many'));
     audit = new AuditWindow(ns);
-    ctl = new ControllerProcess(['-n', ns, '--kubeconfig', controllerKubeconfig()]);
-    await ctl.waitForLog(/controller working/);
   });
-  afterAll(async () => {
-    // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition -- unset when beforeAll failed
-    await ctl?.stop();
-    deleteNamespace(ns);
-  });
+  afterAll(() => endControlled(ns, ctl));
 
   it('all Ready, then no request but its watches over 20 s, counted in the audit log', async () => {
     audit.mark();
@@ -271,15 +278,9 @@ describeWorkloads(`${title}: a rollout that cannot finish`, () => {
   let ns: string;
   let ctl: ControllerProcess;
   beforeAll(async () => {
-    ns = createNamespace('workload-stall');
-    ctl = new ControllerProcess(['-n', ns, '--kubeconfig', controllerKubeconfig()]);
-    await ctl.waitForLog(/controller working/);
+    ({ ns, ctl } = await controlledNamespace('workload-stall'));
   });
-  afterAll(async () => {
-    // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition -- unset when beforeAll failed
-    await ctl?.stop();
-    deleteNamespace(ns);
-  });
+  afterAll(() => endControlled(ns, ctl));
 
   // Long enough that creating and starting the first pods on a busy machine counts as progress.
   const DEADLINE = 30;
