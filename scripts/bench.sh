@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Usage: scripts/bench.sh [--quick] [--sizes=A,B] [--only=A,B] [--out=DIR] [--report-only]   (npm run bench -- …)
+# Usage: scripts/bench.sh [--quick] [--sizes=A,B] [--only=A,B] [--scale[=N]] [--out=DIR] [--report-only]   (npm run bench -- …)
 #
 # Benchmarks the plugin and its controller on the local control plane (started if needed,
 # or the current KUBECONFIG with USE_EXISTING_CLUSTER=true): for N = 10, 100, 1000 and
@@ -9,9 +9,10 @@
 # Node 24, the SEA), the write floor beside the burst, and a burst of workload WebServices
 # on the workloads plane (for it, the plane is started with workloads and 4 Nodes of 200
 # pods unless WEBSERVICE_CP_WORKLOADS / _NODES / _NODE_PODS say otherwise). --only=CASE,…
-# runs some of: plugin shell burst runtimes floor workload. Writes bench/results.json,
+# runs some of: plugin shell burst runtimes floor backlog workload. Writes bench/results.json,
 # bench/RESULTS.md and bench/pass-time.svg (--quick: N = 10 and 100, into .cache/bench/).
-# A full run takes 10-20 minutes and keeps both cores busy.
+# A full run takes 20-30 minutes and keeps both cores busy. --scale runs, instead, the
+# 100 000-WebService run into bench/scale.json (most of an hour; the plain plane).
 set -euo pipefail
 
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -19,10 +20,12 @@ readonly ROOT
 # shellcheck source=scripts/lib/cluster.sh
 source "${ROOT}/scripts/lib/cluster.sh"
 
-# True when the arguments ask for the workload case: no --only, or an --only naming it.
+# True when the arguments ask for the workload case: no --only, or an --only naming it
+# (never with --scale).
 wants_workloads() {
   local arg only=""
   for arg in "$@"; do
+    [[ "${arg}" != --scale* ]] || return 1
     [[ "${arg}" != --only=* ]] || only="${arg#--only=}"
   done
   [[ -z "${only}" || ",${only}," == *",workload,"* ]]

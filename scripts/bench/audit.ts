@@ -8,13 +8,13 @@ import { kubectl, sleep } from './proc';
 const READ_VERBS = new Set(['get', 'list', 'watch']);
 const MARKER = 'bench-audit-marker';
 
-interface AuditEvent {
+export interface AuditEvent {
   auditID: string;
   stage: string;
   verb: string;
   userAgent?: string;
   requestURI?: string;
-  objectRef?: { resource?: string; namespace?: string; subresource?: string };
+  objectRef?: { resource?: string; namespace?: string; name?: string; subresource?: string };
 }
 
 /** Which client's requests a case counts, by User-Agent. */
@@ -89,6 +89,13 @@ export class Audit {
       if (clientOf(event.userAgent) === client) add(count, event);
     }
     return count;
+  }
+
+  /** One client's mutating requests since the mark, in the order the log has them. */
+  async writes(since: number, client: Client): Promise<AuditEvent[]> {
+    return unique(await this.eventsSince(since)).filter(
+      (e) => clientOf(e.userAgent) === client && !READ_VERBS.has(e.verb),
+    );
   }
 
   /** Every client's requests since the mark about objects in one namespace, by client. */

@@ -7,13 +7,16 @@
 //   --quick         N = 10 and 100 only, a smaller controller burst; output in .cache/bench/
 //   --sizes=A,B     other sizes (for development); the cases of one size (burst, runtimes,
 //                   floor, workload) then run at the largest of them, if smaller than theirs
-//   --only=A,B      only these cases (default: all): plugin shell burst runtimes floor workload
+//   --only=A,B      only these cases (default: all): plugin shell burst runtimes floor backlog workload
+//   --scale[=N]     instead of the cases: the run at N = 100 000 (or N) into DIR/scale.json, then
+//                   RESULTS.md rewritten from DIR/results.json and it
 //   --out=DIR       where to write (default bench/, or .cache/bench/ with --quick)
 //   --report-only   rewrite RESULTS.md and the chart from DIR/results.json, measure nothing
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { Audit } from './audit';
+import { controllerBacklog } from './backlog';
 import { pluginCases, shellCases } from './cases';
 import { createNamespace, createWebServices, deleteNamespace } from './cluster';
 import { controllerBurst, controllerStartup } from './controller';
@@ -21,7 +24,8 @@ import { writeFloor } from './floor';
 import { runtimeCases } from './runtimes';
 import { checkWorkloadCapacity, controllersAudited, workloadBurst } from './workload';
 import { passTimeChart, resultsMarkdown, targets } from './report';
-import { Results, extrapolate } from './results';
+import { Results, ScaleRun, extrapolate } from './results';
+import { SCALE_N, scaleRun } from './scale';
 import { PLUGIN, ROOT, kubectl, progress, run, runMeasured } from './proc';
 
 const FULL_SIZES = [10, 100, 1000, 10_000];
@@ -30,7 +34,7 @@ const QUICK_SIZES = [10, 100];
 const SHELL_MAX = 100;
 
 /** Every case, in the order a run takes them. */
-export const CASES = ['plugin', 'shell', 'burst', 'runtimes', 'floor', 'workload'] as const;
+export const CASES = ['plugin', 'shell', 'burst', 'runtimes', 'floor', 'backlog', 'workload'] as const;
 type Case = (typeof CASES)[number];
 
 interface Options {
@@ -41,6 +45,8 @@ interface Options {
   only: Case[];
   out: string;
   reportOnly: boolean;
+  /** --scale: the N of the scale run, instead of the cases. */
+  scale: number | null;
 }
 
 function parseArgs(argv: string[]): Options {
@@ -51,6 +57,7 @@ function parseArgs(argv: string[]): Options {
     only: [...CASES],
     out: '',
     reportOnly: false,
+    scale: null,
   };
   for (const arg of argv) {
     if (arg === '--quick') options.quick = true;
@@ -65,11 +72,18 @@ function parseArgs(argv: string[]): Options {
         throw new Error(`--only: unknown case(s) ${unknown.join(',')}: want some of ${CASES.join(',')}`);
       options.only = CASES.filter((c) => only.includes(c));
     } else if (arg.startsWith('--out=')) options.out = arg.slice('--out='.length);
-    else throw new Error(`unknown argument ${arg}: want --quick, --sizes=A,B, --only=A,B, --out=DIR or --report-only`);
+    else if (arg === '--scale') options.scale = SCALE_N;
+    else if (arg.startsWith('--scale=')) options.scale = Number(arg.slice('--scale='.length));
+    else
+      throw new Error(
+        `unknown argument ${arg}: want --quick, --sizes=A,B, --only=A,B, --scale[=N], --out=DIR or --report-only`,
+      );
   }
   if (options.quick && !options.sized) options.sizes = QUICK_SIZES;
   if (options.sizes.some((n) => !Number.isInteger(n) || n < 1))
     throw new Error(`--sizes wants whole numbers, got ${options.sizes.join(',')}`);
+  if (options.scale !== null && (!Number.isInteger(options.scale) || options.scale < 1))
+    throw new Error(`--scale wants a whole number, got ${options.scale}`);
   options.out = path.resolve(ROOT, options.out || (options.quick ? '.cache/bench' : 'bench'));
   return options;
 }
@@ -106,6 +120,11 @@ function caseSize(options: Options, own: number): number {
   return options.quick ? Math.min(own, 100) : own;
 }
 
+/** Now, to the second, as results.json records times. */
+function stamp(): string {
+  return new Date().toISOString().replace(/\.\d{3}Z$/, 'Z');
+}
+
 function loadAverage(): number[] {
   return os.loadavg().map((v) => Math.round(v * 100) / 100);
 }
@@ -116,20 +135,26 @@ async function warmUp(): Promise<void> {
   await kubectl(['get', 'webservices', '-A']);
 }
 
+function readJson<T>(file: string): T | undefined {
+  return fs.existsSync(file) ? (JSON.parse(fs.readFileSync(file, 'utf8')) as T) : undefined;
+}
+
+/** results.json, RESULTS.md (with the scale run of scale.json, when there is one) and the chart. */
 function writeOutputs(results: Results, out: string): void {
   fs.mkdirSync(out, { recursive: true });
   fs.writeFileSync(path.join(out, 'results.json'), `${JSON.stringify(results, null, 2)}\n`);
   const mdFile = path.join(out, 'RESULTS.md');
   const previous = fs.existsSync(mdFile) ? fs.readFileSync(mdFile, 'utf8') : undefined;
-  fs.writeFileSync(mdFile, resultsMarkdown(results, previous));
+  const scale = readJson<ScaleRun>(path.join(out, 'scale.json'));
+  fs.writeFileSync(mdFile, resultsMarkdown(results, previous, scale));
   fs.writeFileSync(path.join(out, 'pass-time.svg'), passTimeChart(results));
 }
 
-function printSummary(results: Results, out: string): void {
+function printSummary(results: Results, out: string, scale?: ScaleRun): void {
   process.stdout.write(
     `\nkubectl-webservice bench${results.quick ? ' (--quick)' : ''}: N = ${results.sizes.join(', ')}\n\n`,
   );
-  for (const t of targets(results)) {
+  for (const t of targets(results, scale)) {
     process.stdout.write(`${t.standing.padEnd(12)} ${t.target}\n             ${t.measured}\n`);
   }
   process.stdout.write(
@@ -143,7 +168,7 @@ async function measureAll(options: Options): Promise<Results> {
   const results: Results = {
     schema: 1,
     quick: options.quick,
-    startedAt: new Date().toISOString().replace(/\.\d{3}Z$/, 'Z'),
+    startedAt: stamp(),
     finishedAt: '',
     machine: await machine(),
     loadAverage: { start: loadAverage(), end: [] },
@@ -249,27 +274,63 @@ async function measureAll(options: Options): Promise<Results> {
     }
   }
 
+  if (wants('backlog')) {
+    const namespace = `bench-backlog-${tag}`;
+    await createNamespace(namespace);
+    try {
+      results.backlog = await controllerBacklog(audit, namespace, caseSize(options, 2000));
+    } finally {
+      progress(`deleting namespace ${namespace}`);
+      await deleteNamespace(namespace);
+    }
+  }
+
   if (wants('workload')) {
     const n = caseSize(options, 200);
     results.workloadBurst = await workloadBurst(audit, `bench-workload-${tag}`, n, options.quick ? 15 : 60);
   }
 
-  results.finishedAt = new Date().toISOString().replace(/\.\d{3}Z$/, 'Z');
+  results.finishedAt = stamp();
   results.loadAverage.end = loadAverage();
   return results;
 }
 
 async function main(): Promise<void> {
   const options = parseArgs(process.argv.slice(2));
+  const resultsFile = path.join(options.out, 'results.json');
+  if (options.scale !== null) {
+    const startedAt = stamp();
+    const start = loadAverage();
+    const info = await machine();
+    await warmUp();
+    const measured = await scaleRun(Audit.open(), options.scale, `${process.pid}`);
+    const scale: ScaleRun = {
+      schema: 1,
+      startedAt,
+      finishedAt: stamp(),
+      machine: info,
+      loadAverage: { start, end: loadAverage() },
+      ...measured,
+    };
+    fs.mkdirSync(options.out, { recursive: true });
+    fs.writeFileSync(path.join(options.out, 'scale.json'), `${JSON.stringify(scale, null, 2)}\n`);
+    const results = readJson<Results>(resultsFile);
+    if (results) {
+      writeOutputs(results, options.out);
+      printSummary(results, options.out, scale);
+    }
+    return;
+  }
   if (options.reportOnly) {
-    const results = JSON.parse(fs.readFileSync(path.join(options.out, 'results.json'), 'utf8')) as Results;
+    const results = readJson<Results>(resultsFile);
+    if (!results) throw new Error(`--report-only: no ${resultsFile}`);
     writeOutputs(results, options.out);
-    printSummary(results, options.out);
+    printSummary(results, options.out, readJson<ScaleRun>(path.join(options.out, 'scale.json')));
     return;
   }
   const results = await measureAll(options);
   writeOutputs(results, options.out);
-  printSummary(results, options.out);
+  printSummary(results, options.out, readJson<ScaleRun>(path.join(options.out, 'scale.json')));
 }
 
 main().catch((err: Error) => {

@@ -41,7 +41,7 @@ export function checkReport(stdout: string, expect: Partial<Record<'create' | 'u
 }
 
 /** Both collections a pass reads, fetched raw by two kubectl processes at once, as the plugin does. */
-async function rawFloor(namespace: string): Promise<Measured> {
+export async function rawFloor(namespace: string): Promise<Measured> {
   const started = performance.now();
   const [webServices, configMaps] = await Promise.all([
     runMeasured(['kubectl', 'get', '--raw', `${WEBSERVICES}/${namespace}/webservices`]),

@@ -39,8 +39,16 @@ export class ControllerProcess {
   private constructor(
     namespace: string,
     private readonly metricsPort: number,
+    extraArgs: string[],
   ) {
-    const args = ['run', '-n', namespace, '--log-format=json', `--metrics-bind-address=127.0.0.1:${metricsPort}`];
+    const args = [
+      'run',
+      '-n',
+      namespace,
+      '--log-format=json',
+      `--metrics-bind-address=127.0.0.1:${metricsPort}`,
+      ...extraArgs,
+    ];
     this.child = spawn(PLUGIN, args, { stdio: ['ignore', 'ignore', 'pipe'], env: { ...process.env, NO_COLOR: '1' } });
     this.child.stderr!.on('data', (chunk: Buffer) => {
       const text = chunk.toString('utf8');
@@ -65,8 +73,8 @@ export class ControllerProcess {
     );
   }
 
-  static async start(namespace: string): Promise<ControllerProcess> {
-    return new ControllerProcess(namespace, await freePort());
+  static async start(namespace: string, extraArgs: string[] = []): Promise<ControllerProcess> {
+    return new ControllerProcess(namespace, await freePort(), extraArgs);
   }
 
   /** Milliseconds since start at which a log line matching `pattern` appeared. */
@@ -173,32 +181,39 @@ export async function controllerStartup(
       serverCpuMs: serverBefore === null || serverAfter === null ? null : serverAfter - serverBefore,
       peakRssMiB: controller.peakRssMiB(),
     };
-    let steady: ControllerSteady | null = null;
-    if (steadySeconds > 0) {
-      progress(`N=${n}: controller at steady state for ${steadySeconds}s`);
-      await sleep(2000);
-      const cpuBefore = await controller.cpuMs();
-      const window = audit?.mark() ?? 0;
-      const { serverCpuMs } = await withCpu(() => sleep(steadySeconds * 1000));
-      const quiet = audit ? await audit.count(window, 'controller') : null;
-      steady = {
-        n,
-        seconds: steadySeconds,
-        requests: quiet?.requests ?? null,
-        reads: quiet?.reads ?? null,
-        writes: quiet?.writes ?? null,
-        events: quiet?.events ?? null,
-        cpuMs: (await controller.cpuMs()) - cpuBefore,
-        serverCpuMs,
-        peakRssMiB: controller.peakRssMiB(),
-      };
-    }
+    const steady = steadySeconds > 0 ? await steadyWindow(audit, controller, n, steadySeconds) : null;
     const errors = controller.errors();
     if (errors.length > 0) throw new Error(`the controller logged errors: ${JSON.stringify(errors.slice(0, 3))}`);
     return { startup, steady };
   } finally {
     await controller.stop();
   }
+}
+
+/** The controller's requests, writes and CPU over a window of steady state, after 2 s to settle. */
+export async function steadyWindow(
+  audit: Audit | undefined,
+  controller: ControllerProcess,
+  n: number,
+  seconds: number,
+): Promise<ControllerSteady> {
+  progress(`N=${n}: controller at steady state for ${seconds}s`);
+  await sleep(2000);
+  const cpuBefore = await controller.cpuMs();
+  const window = audit?.mark() ?? 0;
+  const { serverCpuMs } = await withCpu(() => sleep(seconds * 1000));
+  const quiet = audit ? await audit.count(window, 'controller') : null;
+  return {
+    n,
+    seconds,
+    requests: quiet?.requests ?? null,
+    reads: quiet?.reads ?? null,
+    writes: quiet?.writes ?? null,
+    events: quiet?.events ?? null,
+    cpuMs: (await controller.cpuMs()) - cpuBefore,
+    serverCpuMs,
+    peakRssMiB: controller.peakRssMiB(),
+  };
 }
 
 /** Ready for the current generation, from a watch line: name generation observedGeneration ready. */

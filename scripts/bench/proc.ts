@@ -182,18 +182,53 @@ const PLANE_COMPONENTS = ['kube-apiserver', 'etcd', 'kube-controller-manager', '
  * for one that is not running (kube-scheduler and kwok run only on the workloads plane).
  */
 export async function componentCpuMs(): Promise<Record<string, number | null>> {
-  const dir = process.env.WEBSERVICE_CP_DIR || path.join(ROOT, '.cache/control-plane');
   const cpu: Record<string, number | null> = {};
-  for (const name of PLANE_COMPONENTS) {
-    let pid: number | undefined;
-    try {
-      pid = Number(fs.readFileSync(path.join(dir, `${name}.pid`), 'utf8').trim());
-    } catch {
-      pid = undefined;
-    }
-    cpu[name] = pid && process.env.USE_EXISTING_CLUSTER !== 'true' ? await processCpuMs(pid) : null;
-  }
+  for (const [name, pid] of Object.entries(componentPids())) cpu[name] = pid === null ? null : await processCpuMs(pid);
   return cpu;
+}
+
+/** The pid of each process of the local control plane, from its pid file; null where there is none. */
+function componentPids(): Record<string, number | null> {
+  const dir = process.env.WEBSERVICE_CP_DIR || path.join(ROOT, '.cache/control-plane');
+  const pids: Record<string, number | null> = {};
+  for (const name of PLANE_COMPONENTS) {
+    let pid: number | null;
+    try {
+      pid = Number(fs.readFileSync(path.join(dir, `${name}.pid`), 'utf8').trim()) || null;
+    } catch {
+      pid = null;
+    }
+    pids[name] = process.env.USE_EXISTING_CLUSTER === 'true' ? null : pid;
+  }
+  return pids;
+}
+
+export interface Memory {
+  rssMiB: number;
+  /** VmHWM: the peak RSS since the process started. */
+  peakRssMiB: number;
+}
+
+/** RSS and peak RSS of a running process, from /proc/PID/status; null once it is gone. */
+function processMemory(pid: number): Memory | null {
+  let status: string;
+  try {
+    status = fs.readFileSync(`/proc/${pid}/status`, 'utf8');
+  } catch {
+    return null;
+  }
+  const kib = (field: string) => Number(new RegExp(`^${field}:\\s+(\\d+) kB$`, 'm').exec(status)?.[1] ?? NaN);
+  return { rssMiB: round(kib('VmRSS') / 1024, 1), peakRssMiB: round(kib('VmHWM') / 1024, 1) };
+}
+
+/** Memory of each running process of the local control plane. */
+export function componentMemory(): Record<string, Memory> {
+  const memory: Record<string, Memory> = {};
+  for (const [name, pid] of Object.entries(componentPids())) {
+    const m = pid === null ? null : processMemory(pid);
+    if (m) memory[name] = m;
+  }
+  return memory;
 }
 
 /** CPU the whole machine has spent so far (every core, idle and iowait excluded), ms. */

@@ -3,9 +3,10 @@
 // analysis markers of an existing RESULTS.md is kept, flagged if it was written for
 // another run.
 import { Point, Series, logLogChart } from './chart';
-import { CaseResult, PluginSize, Results, ShellSize } from './results';
+import { CaseResult, PluginSize, Results, ScaleRun, ShellSize } from './results';
 import { median, round } from './proc';
 import { CASE_NOTES, caseSections, caseTargets } from './report-cases';
+import { SCALE_NOTE, scaleSection, scaleTargets } from './report-scale';
 
 const MB_PER_MIB = 1.048576;
 const ANALYSIS_START = '<!-- analysis:start';
@@ -78,7 +79,7 @@ function cpuWithoutEvents(c: CaseResult): number | null {
   return c.cpuMs !== null && c.writes ? round(c.cpuMs / c.writes, 3) : null;
 }
 
-export function targets(results: Results): TargetRow[] {
+export function targets(results: Results, scale?: ScaleRun): TargetRow[] {
   const rows: TargetRow[] = [];
   const add = (issue: string, target: string, measured: string, standing: Standing) =>
     rows.push({ issue, target, measured, standing });
@@ -206,6 +207,7 @@ export function targets(results: Results): TargetRow[] {
     );
   }
   caseTargets(results, add, { ms, table });
+  scaleTargets(scale, add, { ms, table });
   return rows;
 }
 
@@ -394,14 +396,14 @@ function analysisBlock(results: Results, previous: string | undefined): string {
   return `${ANALYSIS_START} run=${run} -->\n> **Stale:** written for the run of ${run}; the figures above are from the run of ${results.startedAt}.\n${body.trim()}\n${ANALYSIS_END}`;
 }
 
-export function resultsMarkdown(results: Results, previous?: string): string {
+export function resultsMarkdown(results: Results, previous?: string, scale?: ScaleRun): string {
   const m = results.machine;
   const standingMark: Record<Standing, string> = {
     met: '✅ met',
     missed: '❌ missed',
     'not measured': '– not measured',
   };
-  const targetRows = targets(results).map((t) => [t.issue, t.target, t.measured, standingMark[t.standing]]);
+  const targetRows = targets(results, scale).map((t) => [t.issue, t.target, t.measured, standingMark[t.standing]]);
   const shellMeasured = results.shell.filter((s) => !s.cold.extrapolated).map((s) => s.n);
   const lines = [
     '# Bench results',
@@ -440,6 +442,7 @@ export function resultsMarkdown(results: Results, previous?: string): string {
     controllerTable(results),
     '',
     ...caseSections(results, { ms, table }),
+    ...scaleSection(scale, { ms, table }),
     '## How it was measured',
     '',
     "- **Wall time**: from spawning the process to its exit, on the bench's clock; the median where a case ran several times" +
@@ -474,6 +477,7 @@ export function resultsMarkdown(results: Results, previous?: string): string {
     '- **Steady state**: the controller over N converged WebServices, after every key was reconciled once; the audit log counts its' +
       ' requests over the window (a watch counts when it starts or ends). The controller runs without leader election, so no Lease renewals.',
     ...CASE_NOTES,
+    SCALE_NOTE,
     '',
   ];
   return `${lines.join('\n')}`;

@@ -1,7 +1,7 @@
 // The shape of bench/results.json: every raw number the bench measured, and how a case's
 // runs are summed up into one row. RESULTS.md and the chart are made from this alone.
 import { RequestCount } from './audit';
-import { CpuWindow, Measured, median } from './proc';
+import { CpuWindow, Measured, Memory, median } from './proc';
 
 /** One run of a case. */
 export interface Sample {
@@ -164,6 +164,20 @@ export interface Results {
   /** `run`'s burst measured beside the floor when the burst case itself did not run. */
   floorBurst?: ControllerBurst;
   workloadBurst?: WorkloadBurst;
+  /** The backlog case: the priority queue on, then off. */
+  backlog?: BacklogRun[];
+}
+
+export interface BacklogRun {
+  /** WebServices in the backlog, each needing a write when `run` starts. */
+  n: number;
+  priorityQueue: boolean;
+  /** From just before the newcomer's `kubectl create` to its Ready on the bench's watch. */
+  readyMs: number;
+  /** From the newcomer's first line on the watch (its creation) to its Ready. */
+  seenToReadyMs: number;
+  /** Backlog WebServices with a write in the audit log before the newcomer's status write. */
+  writtenBefore: number | null;
 }
 
 export function sampleOf(measured: Measured, count: RequestCount | null, cpu: CpuWindow, connections?: number): Sample {
@@ -317,4 +331,43 @@ export interface WorkloadBurst {
     byClient: Record<string, RequestCount>;
     cpuMs: Record<string, number | null>;
   };
+}
+
+/** `run` from a cold start over N WebServices that none has reconciled, to all Ready. */
+export interface ScaleController {
+  n: number;
+  syncedMs: number;
+  /** From the controller's start to the last WebService Ready, as seen on a watch. */
+  readyMs: number;
+  requests: number | null;
+  writes: number | null;
+  events: number | null;
+  writesByKind?: Record<string, number>;
+  cpuMs: number;
+  serverCpuMs: number | null;
+  peakRssMiB: number;
+}
+
+/** What the scale run measures (bench --scale). */
+export interface ScaleMeasured {
+  n: number;
+  /** The control plane's processes when the run started, after the last cold pass, after `run`. */
+  planeAtStart: Record<string, Memory>;
+  planeAfterApply: Record<string, Memory>;
+  planeAfterRun: Record<string, Memory>;
+  setupMs: number;
+  cold: CaseResult;
+  noop: CaseResult;
+  floor: CaseResult;
+  controller: ScaleController;
+  steady: ControllerSteady;
+}
+
+/** bench/scale.json. */
+export interface ScaleRun extends ScaleMeasured {
+  schema: 1;
+  startedAt: string;
+  finishedAt: string;
+  machine: Results['machine'];
+  loadAverage: { start: number[]; end: number[] };
 }

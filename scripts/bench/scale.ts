@@ -1,0 +1,117 @@
+// The scale run (issue 19), `npm run bench -- --scale`: N = 100 000 WebServices, on its own
+// because it takes most of an hour. A cold `apply --all`, the no-op pass beside the raw
+// floor, then `run` from a cold start over N more to all Ready and at steady state; peak RSS
+// of each, with the apiserver's and etcd's memory beside them.
+import { Audit } from './audit';
+import { checkReport, measure, rawFloor } from './cases';
+import { WatchStream, createNamespace, createWebServices, deleteNamespace, until } from './cluster';
+import { ControllerProcess, READY_FIELDS, isReadyLine, steadyWindow } from './controller';
+import { ScaleController, ScaleMeasured } from './results';
+import { componentMemory, controlPlaneCpuMs, progress, runPlugin } from './proc';
+
+export const SCALE_N = 100_000;
+/** A case that has not finished in this long is stopped: the issue allows an hour per case. */
+const CASE_TIMEOUT_MS = 60 * 60_000;
+
+/** The plugin's passes over N: one cold pass, then no-op passes beside the raw floor. */
+async function pluginPasses(
+  audit: Audit | undefined,
+  namespace: string,
+  n: number,
+): Promise<Pick<ScaleMeasured, 'setupMs' | 'cold' | 'noop' | 'floor' | 'planeAfterApply'>> {
+  progress(`scale: creating ${n} WebServices`);
+  const setupMs = await createWebServices(namespace, n);
+  const apply = ['apply', '--all', '-n', namespace, '-o', 'json'];
+  progress(`scale: apply --all, cold (${n} creates)`);
+  const cold = await measure(audit, 'plugin', 1, async () => {
+    const result = await runPlugin(apply, { capture: true, timeoutMs: CASE_TIMEOUT_MS });
+    if (result.status === 0) checkReport(result.stdout, { create: n });
+    return result;
+  });
+  progress('scale: apply --all, no-op (3 runs)');
+  const noop = await measure(audit, 'plugin', 3, async () => {
+    const result = await runPlugin(apply, { capture: true, timeoutMs: CASE_TIMEOUT_MS });
+    if (result.status === 0) checkReport(result.stdout, { noop: n });
+    return result;
+  });
+  progress('scale: raw floor (3 runs)');
+  const floor = await measure(audit, 'kubectl', 3, () => rawFloor(namespace));
+  return { setupMs, cold, noop, floor, planeAfterApply: componentMemory() };
+}
+
+/** `run` started over N WebServices that none has reconciled, until all are Ready; then steady state. */
+async function controllerColdStart(
+  audit: Audit | undefined,
+  namespace: string,
+  n: number,
+): Promise<Pick<ScaleMeasured, 'controller' | 'steady' | 'planeAfterRun'>> {
+  progress(`scale: creating ${n} WebServices for run`);
+  await createWebServices(namespace, n);
+  const ready = new Set<string>();
+  const stream = new WatchStream('webservices', namespace, READY_FIELDS, ({ fields }) => {
+    if (isReadyLine(fields)) ready.add(fields[0]);
+    else ready.delete(fields[0]);
+  });
+  try {
+    progress(`scale: run from a cold start over ${n}`);
+    const since = audit?.mark() ?? 0;
+    const serverBefore = await controlPlaneCpuMs();
+    const controller = await ControllerProcess.start(namespace);
+    try {
+      const syncedMs = await controller.waitForLog(/^caches synced/, 10 * 60_000);
+      await until(
+        `${n} WebServices Ready`,
+        () => {
+          if (stream.failure) throw new Error(stream.failure);
+          return ready.size >= n;
+        },
+        CASE_TIMEOUT_MS,
+        200,
+      );
+      const readyMs = performance.now() - controller.startedAt;
+      const serverAfter = await controlPlaneCpuMs();
+      const count = audit ? await audit.count(since, 'controller') : null;
+      const result: ScaleController = {
+        n,
+        syncedMs: Math.round(syncedMs),
+        readyMs: Math.round(readyMs),
+        requests: count?.requests ?? null,
+        writes: count?.writes ?? null,
+        events: count?.events ?? null,
+        ...(count ? { writesByKind: count.byKind } : {}),
+        cpuMs: await controller.cpuMs(),
+        serverCpuMs: serverBefore === null || serverAfter === null ? null : serverAfter - serverBefore,
+        peakRssMiB: controller.peakRssMiB(),
+      };
+      const steady = await steadyWindow(audit, controller, n, 60);
+      const errors = controller.errors();
+      if (errors.length > 0) throw new Error(`the controller logged errors: ${JSON.stringify(errors.slice(0, 3))}`);
+      return { controller: result, steady, planeAfterRun: componentMemory() };
+    } finally {
+      await controller.stop();
+    }
+  } finally {
+    await stream.stop();
+  }
+}
+
+export async function scaleRun(audit: Audit | undefined, n: number, tag: string): Promise<ScaleMeasured> {
+  const planeAtStart = componentMemory();
+  const applyNamespace = `bench-scale-apply-${tag}`;
+  await createNamespace(applyNamespace);
+  let passes: Awaited<ReturnType<typeof pluginPasses>>;
+  try {
+    passes = await pluginPasses(audit, applyNamespace, n);
+  } finally {
+    progress(`scale: deleting namespace ${applyNamespace}`);
+    await deleteNamespace(applyNamespace, CASE_TIMEOUT_MS);
+  }
+  const runNamespace = `bench-scale-run-${tag}`;
+  await createNamespace(runNamespace);
+  try {
+    return { n, planeAtStart, ...passes, ...(await controllerColdStart(audit, runNamespace, n)) };
+  } finally {
+    progress(`scale: deleting namespace ${runNamespace}`);
+    await deleteNamespace(runNamespace, CASE_TIMEOUT_MS);
+  }
+}
