@@ -56,9 +56,10 @@
       const temporary = `${target}.${process.pid}.tmp`;
       fs.writeFileSync(temporary, data, { mode: 0o600 });
       fs.renameSync(temporary, target);
-      // Caches of other builds or other nodes are of no further use.
+      // Caches of other builds are of no further use. Another node's cache of this build is
+      // kept: with two nodes in turn (nvm, a CI matrix), each would delete the other's.
       for (const name of fs.readdirSync(directory)) {
-        if (name.startsWith('code-') && path.join(directory, name) !== target && !name.endsWith('.tmp')) {
+        if (name.startsWith('code-') && !name.startsWith(`code-${PROGRAM_KEY}-`) && !name.endsWith('.tmp')) {
           fs.rmSync(path.join(directory, name), { force: true });
         }
       }

@@ -57,6 +57,19 @@ it("another build's cache is removed when this build writes its own", () => {
   expect(cacheFiles()).toHaveLength(1);
 });
 
+it("another node's cache of this build is kept when this node writes its own", () => {
+  run(['--version']);
+  const [own] = cacheFiles();
+  const key = /^code-([0-9a-f]{16})-/.exec(own)![1];
+  // As left by the same build on another node (nvm, a CI matrix): alternating, each would
+  // otherwise delete the other's and never start from a cache.
+  const otherNode = path.join(cacheDir(), `code-${key}-v0.0.1-${process.arch}.bin`);
+  fs.writeFileSync(otherNode, 'another node');
+  fs.rmSync(path.join(cacheDir(), own));
+  run(['--version']);
+  expect(cacheFiles().sort()).toEqual([own, path.basename(otherNode)].sort());
+});
+
 it('a cache directory that cannot be made costs nothing but the cache', () => {
   // A file where the directory should be (a mode would not stop root).
   const blocked = path.join(home, 'not-a-directory');
