@@ -49,7 +49,11 @@ export class ControllerProcess {
       `--metrics-bind-address=127.0.0.1:${metricsPort}`,
       ...extraArgs,
     ];
-    this.child = spawn(PLUGIN, args, { stdio: ['ignore', 'ignore', 'pipe'], env: { ...process.env, NO_COLOR: '1' } });
+    // Started as deploy/Dockerfile starts it: the bench's node (the pinned Node 24), capped young generation.
+    this.child = spawn(process.execPath, ['--max-semi-space-size=16', PLUGIN, ...args], {
+      stdio: ['ignore', 'ignore', 'pipe'],
+      env: { ...process.env, NO_COLOR: '1' },
+    });
     this.child.stderr!.on('data', (chunk: Buffer) => {
       const text = chunk.toString('utf8');
       this.stderr = (this.stderr + text).slice(-20_000);

@@ -474,6 +474,8 @@ export function resultsMarkdown(results: Results, previous?: string, scale?: Sca
     `- **Burst** (${results.controller.bursts.length} run(s), each on a fresh namespace with a fresh controller; the target reads the median):` +
       ' the controller runs on an empty namespace; N WebServices are created by `kubectl create -f` of Lists of 250,' +
       ' four at a time; measured from the first create until a `kubectl get -w` stream shows every one Ready for its generation.',
+    '- **The controller** runs as deploy/Dockerfile starts it: `node --max-semi-space-size=16 dist/kubectl-webservice run …`,' +
+      " on the bench's node (the pinned Node 24). The one-shot cases run the bundle on that node's defaults, as a user's own Node would.",
     '- **Steady state**: the controller over N converged WebServices, after every key was reconciled once; the audit log counts its' +
       ' requests over the window (a watch counts when it starts or ends). The controller runs without leader election, so no Lease renewals.',
     ...CASE_NOTES,
