@@ -1,6 +1,6 @@
 // Where the bench's targets of issues 17, 18 and 19 stand, read from results.json alone.
 import { targets } from '../../scripts/bench/report';
-import { CaseResult, ControllerBurst, Results, WriteFloor } from '../../scripts/bench/results';
+import { BacklogRun, CaseResult, ControllerBurst, Results, ScaleRun, WriteFloor } from '../../scripts/bench/results';
 
 function caseOf(wallMs: number, extra: Partial<CaseResult> = {}): CaseResult {
   return {
@@ -66,8 +66,8 @@ function results(extra: Partial<Results>): Results {
   };
 }
 
-function standing(r: Results, prefix: string): string[] {
-  return targets(r)
+function standing(r: Results, prefix: string, scale?: ScaleRun): string[] {
+  return targets(r, scale)
     .filter((t) => t.target.includes(prefix))
     .map((t) => t.standing);
 }
@@ -136,5 +136,66 @@ describe('bench targets of issues 17-19', () => {
     });
     expect(standing(results({ workloadBurst: workload(0) }), 'steady state afterwards')).toEqual(['met']);
     expect(standing(results({ workloadBurst: workload(1) }), 'steady state afterwards')).toEqual(['missed']);
+  });
+
+  it('judges the newcomer behind a 2000-key backlog on its time to Ready with the priority queue on', () => {
+    const run = (priorityQueue: boolean, readyMs: number, n = 2000): BacklogRun => ({
+      n,
+      priorityQueue,
+      readyMs,
+      seenToReadyMs: readyMs / 2,
+      writtenBefore: priorityQueue ? 10 : n,
+    });
+    const prefix = 'during a';
+    // The queue-off figure is reported beside it, never judged.
+    expect(standing(results({ backlog: [run(true, 900), run(false, 20_000)] }), prefix)).toEqual(['met']);
+    expect(standing(results({ backlog: [run(true, 1100), run(false, 20_000)] }), prefix)).toEqual(['missed']);
+    expect(standing(results({ backlog: [run(true, 200, 100)] }), prefix)).toEqual(['not measured']);
+  });
+
+  it('judges the scale run only at 100 000: controller peak RSS and the no-op pass against the floor', () => {
+    const scale = (n: number, peakRssMiB: number, noopMs: number): ScaleRun => {
+      const steady = {
+        n,
+        seconds: 60,
+        requests: 0,
+        reads: 0,
+        writes: 0,
+        events: 0,
+        cpuMs: 0,
+        serverCpuMs: 0,
+        peakRssMiB,
+      };
+      const controller = {
+        n,
+        syncedMs: 1,
+        readyMs: 1,
+        requests: 0,
+        writes: 0,
+        events: 0,
+        cpuMs: 0,
+        serverCpuMs: 0,
+        peakRssMiB,
+      };
+      return {
+        ...results({}),
+        n,
+        planeAtStart: {},
+        planeAfterApply: {},
+        planeAfterRun: {},
+        setupMs: 1,
+        cold: caseOf(1),
+        noop: caseOf(noopMs),
+        floor: caseOf(1000),
+        controller,
+        steady,
+      };
+    };
+    const r = results({});
+    expect(standing(r, 'at 100,000', scale(100_000, 900, 1900))).toEqual(['met', 'met']);
+    // 1000 MB is 953.7 MiB.
+    expect(standing(r, 'at 100,000', scale(100_000, 960, 2100))).toEqual(['missed', 'missed']);
+    expect(standing(r, 'at 100,000', scale(50_000, 100, 100))).toEqual(['not measured', 'not measured']);
+    expect(standing(r, 'at 100,000')).toEqual(['not measured', 'not measured']);
   });
 });
