@@ -144,7 +144,13 @@ describe('deploy/ manifests', () => {
     expect(dockerfile).toMatch(/^COPY dist\/kubectl-webservice \/usr\/local\/bin\/kubectl-webservice$/m);
     // The distroless image's entrypoint is node alone, and the Deployment's args replace CMD.
     expect(dockerfile).toMatch(/^ARG NODE_IMAGE=gcr\.io\/distroless\/nodejs24-debian12:nonroot$/m);
-    expect(dockerfile).toContain('ENTRYPOINT ["/nodejs/bin/node", "/usr/local/bin/kubectl-webservice"]');
+    // With the young generation capped as the standalone binary caps it (scripts/sea.sh).
+    expect(dockerfile).toContain(
+      'ENTRYPOINT ["/nodejs/bin/node", "--max-semi-space-size=16", "/usr/local/bin/kubectl-webservice"]',
+    );
+    expect(fs.readFileSync(path.join(ROOT, 'scripts/sea.sh'), 'utf8')).toMatch(
+      /^readonly SEMI_SPACE="--max-semi-space-size=16"$/m,
+    );
     expect(container().command).toBeUndefined();
     expect(container().args[0]).toBe('run');
   });
