@@ -79,6 +79,14 @@ function cpuWithoutEvents(c: CaseResult): number | null {
   return c.cpuMs !== null && c.writes ? round(c.cpuMs / c.writes, 3) : null;
 }
 
+/**
+ * A new WebService takes a child create and a status patch. Issue 8 counted a finalizer patch
+ * too (3000 at N = 1000); since 176261a no finalizer is added: the garbage collector takes
+ * the child.
+ */
+const MINIMUM_WRITES_PER_NEW = 2;
+const COLD_TARGET = `Cold \`apply --all\` over 1000 ≤ 12 s, exactly the minimum writes (${MINIMUM_WRITES_PER_NEW * 1000}: a child create and a status patch each)`;
+
 export function targets(results: Results, scale?: ScaleRun): TargetRow[] {
   const rows: TargetRow[] = [];
   const add = (issue: string, target: string, measured: string, standing: Standing) =>
@@ -102,15 +110,15 @@ export function targets(results: Results, scale?: ScaleRun): TargetRow[] {
 
   const p1000 = plugin(results, 1000);
   if (!p1000) {
-    add('#8', 'Cold `apply --all` over 1000 ≤ 12 s, exactly the minimum writes', quickNote, 'not measured');
+    add('#8', COLD_TARGET, quickNote, 'not measured');
     add('#8', '`plan NAME` with 1000 children ≤ 2× `kubectl get webservice NAME -o json`', quickNote, 'not measured');
   } else {
     const c = p1000.cold;
-    const minimum = c.writes === 3 * 1000;
+    const minimum = c.writes === MINIMUM_WRITES_PER_NEW * 1000;
     const runs = c.runs > 1 ? `median of ${c.runs} runs (${c.samples.map((r) => ms(r.wallMs)).join(', ')})` : 'one run';
     add(
       '#8',
-      'Cold `apply --all` over 1000 ≤ 12 s, exactly the minimum writes (3000)',
+      COLD_TARGET,
       `${ms(c.wallMs)}, ${runs}; ${c.writes} writes (${writeKinds(c)}): the ${c.events} Event creates come on top`,
       c.wallMs <= 12_000 && minimum ? 'met' : 'missed',
     );
@@ -396,6 +404,13 @@ function analysisBlock(results: Results, previous: string | undefined): string {
   return `${ANALYSIS_START} run=${run} -->\n> **Stale:** written for the run of ${run}; the figures above are from the run of ${results.startedAt}.\n${body.trim()}\n${ANALYSIS_END}`;
 }
 
+function planeText(results: Results): string {
+  const wb = results.workloadBurst;
+  return wb
+    ? `the embedded control plane with workloads: etcd, kube-apiserver, kube-controller-manager, kube-scheduler and KWOK with ${wb.nodes} fake Nodes, on the same machine`
+    : 'the embedded control plane: etcd, kube-apiserver and kube-controller-manager on the same machine';
+}
+
 export function resultsMarkdown(results: Results, previous?: string, scale?: ScaleRun): string {
   const m = results.machine;
   const standingMark: Record<Standing, string> = {
@@ -410,7 +425,7 @@ export function resultsMarkdown(results: Results, previous?: string, scale?: Sca
     '',
     `${results.quick ? '**A --quick run (N = 10 and 100 only).** ' : ''}Made by \`npm run bench\` on ${results.startedAt.slice(0, 10)}` +
       ` (${results.startedAt} to ${results.finishedAt}): ${m.cpus} cores (${m.cpuModel}), ${m.memoryGiB} GiB, Node ${m.node},` +
-      ` Kubernetes ${m.kubernetes} (the embedded control plane: etcd, kube-apiserver and kube-controller-manager on the same machine),` +
+      ` Kubernetes ${m.kubernetes} (${planeText(results)}),` +
       ` kubectl-webservice ${m.plugin} at ${m.commit ? `commit ${m.commit.slice(0, 12)}` : 'an unknown commit'}` +
       `${m.srcChanges.length > 0 ? ` **with uncommitted changes in ${m.srcChanges.length} path(s) under src/**` : ''}.` +
       ` Load average (1 min) ${results.loadAverage.start[0]} at the start, ${results.loadAverage.end[0]} at the end: the two cores` +
