@@ -1,5 +1,5 @@
 // The scale run (issue 19), `npm run bench -- --scale`: N = 100 000 WebServices, on its own
-// because it takes most of an hour. A cold `apply --all`, the no-op pass beside the raw
+// because it takes over an hour. A cold `apply --all`, the no-op pass beside the raw
 // floor, then `run` from a cold start over N more to all Ready and at steady state; peak RSS
 // of each, with the apiserver's and etcd's memory beside them.
 import { Audit } from './audit';
