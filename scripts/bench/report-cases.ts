@@ -5,10 +5,10 @@ import { ControllerBurst, Results, RuntimePlan } from './results';
 import { median, round } from './proc';
 
 type Standing = 'met' | 'missed' | 'not measured';
-type Add = (issue: string, target: string, measured: string, standing: Standing) => void;
+export type Add = (issue: string, target: string, measured: string, standing: Standing) => void;
 type Table = (headers: string[], rows: string[][], align?: ('l' | 'r')[]) => string;
 
-interface Format {
+export interface Format {
   ms: (value: number | null | undefined) => string;
   table: Table;
 }

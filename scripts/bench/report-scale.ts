@@ -2,28 +2,19 @@
 // issue 19's run at 100 000 WebServices, made apart from the other cases.
 import { CaseResult, ScaleRun } from './results';
 import { Memory } from './proc';
+import { Add, Format } from './report-cases';
 
-type Standing = 'met' | 'missed' | 'not measured';
-type Add = (issue: string, target: string, measured: string, standing: Standing) => void;
-type Table = (headers: string[], rows: string[][], align?: ('l' | 'r')[]) => string;
-
-interface Format {
-  ms: (value: number | null | undefined) => string;
-  table: Table;
-}
+/** The report's formatting, and its MiB. */
+type ScaleFormat = Format & { mib: (value: number | null | undefined) => string };
 
 const MB_PER_MIB = 1.048576;
 const TARGET_N = 100_000;
-
-function mib(value: number | null | undefined): string {
-  return value === null || value === undefined ? '–' : `${value.toFixed(0)} MiB`;
-}
 
 function count(value: number | null | undefined): string {
   return value === null || value === undefined ? '–' : value.toLocaleString('en-US');
 }
 
-export function scaleTargets(scale: ScaleRun | undefined, add: Add, { ms }: Format): void {
+export function scaleTargets(scale: ScaleRun | undefined, add: Add, { ms, mib }: ScaleFormat): void {
   const at = (n: number) => (n === TARGET_N ? '' : ` (measured at N=${n}, not ${TARGET_N})`);
   const rssTarget = `Controller peak RSS at ${count(TARGET_N)} ≤ 1 GB (\`npm run bench -- --scale\`)`;
   const noopTarget = `No-op \`apply --all\` at ${count(TARGET_N)} ≤ 2× the raw floor (both LISTs fetched raw)`;
@@ -49,7 +40,7 @@ export function scaleTargets(scale: ScaleRun | undefined, add: Add, { ms }: Form
   );
 }
 
-function caseRow(label: string, c: CaseResult, ms: Format['ms']): string[] {
+function caseRow(label: string, c: CaseResult, { ms, mib }: ScaleFormat): string[] {
   return [
     `${label}${c.runs > 1 ? ` (median of ${c.runs})` : ''}`,
     ms(c.wallMs),
@@ -62,18 +53,19 @@ function caseRow(label: string, c: CaseResult, ms: Format['ms']): string[] {
   ];
 }
 
-function memoryCell(memory: Record<string, Memory>, component: string): string {
+function memoryCell(memory: Record<string, Memory>, component: string, mib: ScaleFormat['mib']): string {
   const m = memory[component] as Memory | undefined;
   return m ? `${mib(m.rssMiB)} (peak ${mib(m.peakRssMiB)})` : '–';
 }
 
-export function scaleSection(scale: ScaleRun | undefined, { ms, table }: Format): string[] {
+export function scaleSection(scale: ScaleRun | undefined, format: ScaleFormat): string[] {
   if (!scale) return [];
+  const { ms, table, mib } = format;
   const c = scale.controller;
   const rows = [
-    caseRow('cold `apply --all`', scale.cold, ms),
-    caseRow('no-op `apply --all`', scale.noop, ms),
-    caseRow('raw floor (both LISTs)', scale.floor, ms),
+    caseRow('cold `apply --all`', scale.cold, format),
+    caseRow('no-op `apply --all`', scale.noop, format),
+    caseRow('raw floor (both LISTs)', scale.floor, format),
     [
       '`run` from a cold start → all Ready',
       `${ms(c.readyMs)} (caches synced at ${ms(c.syncedMs)})`,
@@ -98,9 +90,9 @@ export function scaleSection(scale: ScaleRun | undefined, { ms, table }: Format)
   const components = Object.keys({ ...scale.planeAtStart, ...scale.planeAfterApply, ...scale.planeAfterRun });
   const planeRows = components.map((p) => [
     p,
-    memoryCell(scale.planeAtStart, p),
-    memoryCell(scale.planeAfterApply, p),
-    memoryCell(scale.planeAfterRun, p),
+    memoryCell(scale.planeAtStart, p, mib),
+    memoryCell(scale.planeAfterApply, p, mib),
+    memoryCell(scale.planeAfterRun, p, mib),
   ]);
   const m = scale.machine;
   return [

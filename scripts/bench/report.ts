@@ -215,7 +215,7 @@ export function targets(results: Results, scale?: ScaleRun): TargetRow[] {
     );
   }
   caseTargets(results, add, { ms, table });
-  scaleTargets(scale, add, { ms, table });
+  scaleTargets(scale, add, { ms, table, mib });
   return rows;
 }
 
@@ -457,7 +457,7 @@ export function resultsMarkdown(results: Results, previous?: string, scale?: Sca
     controllerTable(results),
     '',
     ...caseSections(results, { ms, table }),
-    ...scaleSection(scale, { ms, table }),
+    ...scaleSection(scale, { ms, table, mib }),
     '## How it was measured',
     '',
     "- **Wall time**: from spawning the process to its exit, on the bench's clock; the median where a case ran several times" +
