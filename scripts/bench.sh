@@ -12,8 +12,8 @@
 # runs some of: plugin shell burst runtimes floor backlog workload. Writes bench/results.json,
 # bench/RESULTS.md and bench/pass-time.svg (--quick: N = 10 and 100, into .cache/bench/).
 # A full run takes 20-30 minutes and keeps both cores busy. --scale runs, instead, the
-# 100 000-WebService run into bench/scale.json (70 minutes on 2 cores; the plain plane;
-# its namespace deletions do not yet finish through the API at that size).
+# 100 000-WebService run into bench/scale.json (70 minutes on 2 cores, plus its namespace
+# deletions; the plain plane).
 set -euo pipefail
 
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"

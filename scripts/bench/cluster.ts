@@ -1,7 +1,7 @@
 // The bench's fixtures, made and watched with plain kubectl: namespaces, many WebServices
 // at once, and watch streams read line by line. The bench itself never talks to the API.
 import { ChildProcess, spawn } from 'node:child_process';
-import { PLUGIN, kubectl, progress, run, sleep } from './proc';
+import { kubectl, progress, run, sleep } from './proc';
 
 /** kubectl create of a List: 250 per call stays under kubectl's client-side burst (300). */
 const CREATE_CHUNK = 250;
@@ -51,10 +51,55 @@ export async function createWebServices(
 }
 
 /**
- * Deletes a namespace and lets go of the WebServices our finalizer holds (finalize
- * --all until the namespace is gone), so the next case starts on a quiet API server.
+ * What a case leaves by the thousand, emptied a page at a time before the namespace goes:
+ * the children first, so kube-controller-manager's garbage collector (its client limited
+ * to 20 requests/s) has none to chase, then the WebServices, then their Events.
+ */
+const BULK_COLLECTIONS = [
+  (namespace: string) => `/api/v1/namespaces/${namespace}/configmaps`,
+  (namespace: string) => `/apis/apps.labhub.io/v1/namespaces/${namespace}/webservices`,
+  (namespace: string) => `/api/v1/namespaces/${namespace}/events`,
+];
+
+/**
+ * Objects per DELETE of a collection. The namespace controller deletes each collection in
+ * one request, and at 100 000 objects that ran past the apiserver's 60 s request timeout,
+ * again and again; a page of 2000 takes a few seconds.
+ */
+const DELETE_PAGE = 2000;
+
+interface DeletedPage {
+  items?: unknown[];
+  metadata?: { remainingItemCount?: number };
+}
+
+/**
+ * DELETE of a collection with `limit`, until all that was there at the first page is
+ * gone: the apiserver deletes one page and says how many remain. Objects held by a
+ * finalizer stay (terminating) and would come back in every page, so the number of
+ * pages is counted from the first answer instead of deleting until none is left.
+ */
+async function deleteCollection(collection: string): Promise<void> {
+  let pages = 1;
+  for (let page = 0; page < pages; page++) {
+    const result = await run(['kubectl', 'delete', '--raw', `${collection}?limit=${DELETE_PAGE}`], { capture: true });
+    if (result.status !== 0) {
+      progress(`kubectl delete --raw ${collection} failed (${result.stderr.trim()}); leaving it to the namespace`);
+      return;
+    }
+    const deleted = JSON.parse(result.stdout) as DeletedPage;
+    if (page === 0)
+      pages = Math.ceil(((deleted.items?.length ?? 0) + (deleted.metadata?.remainingItemCount ?? 0)) / DELETE_PAGE);
+  }
+}
+
+/**
+ * Deletes a namespace, emptied first page by page (see DELETE_PAGE), and waits until it
+ * is gone, so the next case starts on a quiet API server. No case adds a finalizer (apply,
+ * run and the shell loop add none), so nothing needs to be let go of meanwhile.
  */
 export async function deleteNamespace(name: string, timeoutMs = 20 * 60_000): Promise<void> {
+  for (const collection of BULK_COLLECTIONS) await deleteCollection(collection(name));
   await run(['kubectl', 'delete', 'namespace', name, '--wait=false']);
   const deadline = Date.now() + timeoutMs;
   for (;;) {
@@ -64,7 +109,6 @@ export async function deleteNamespace(name: string, timeoutMs = 20 * 60_000): Pr
       progress(`namespace ${name} still terminating after ${timeoutMs / 1000}s; moving on`);
       return;
     }
-    await run([PLUGIN, 'finalize', '--all', '-n', name, '-o', 'json']);
     await sleep(2000);
   }
 }
