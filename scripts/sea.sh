@@ -46,7 +46,8 @@ check_platform() {
 # no faster than the code cache beyond the noise (bench/RESULTS.md has the figures), and its
 # blob differed between two builds of the same input (the build's pid and a time are in it):
 # not reproducible. It would also freeze what modules read as they load (the build's tty,
-# cwd, env).
+# cwd, env). And it cannot hold the TLS stack, where start-up goes: this node's snapshot
+# builder aborts once node:tls, node:http or node:https is loaded.
 prepare_blob() {
   local work="$1" log
   cp "${BUNDLE}" "${work}/main.js"
