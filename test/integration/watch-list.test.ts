@@ -1,5 +1,6 @@
-// run --watch-list: the cache's lists are streaming lists (a watch with sendInitialEvents=true),
-// so the apiserver sends objects one event at a time and never one LIST response of them all.
+// run's lists are streaming lists (a watch with sendInitialEvents=true; --watch-list, on by
+// default), so the apiserver sends objects one event at a time and never one LIST response of
+// them all; --watch-list=false lists as before.
 import {
   AuditWindow,
   applyYaml,
@@ -18,11 +19,11 @@ const isReady = (name: string) =>
     (c: { type: string; status: string }) => c.type === 'Ready' && c.status === 'True',
   ) === true;
 
-it('syncs from streaming lists, with no LIST, and reconciles what was there and what comes', async () => {
+it('by default syncs from streaming lists, with no LIST, and reconciles what was there and what comes', async () => {
   applyYaml(ns(), webService('before', { image: 'nginx:1.27' }));
   const audit = new AuditWindow(ns());
   audit.mark();
-  const ctl = new ControllerProcess(['-n', ns(), '--watch-list']);
+  const ctl = new ControllerProcess(['-n', ns()]);
   try {
     await ctl.waitForLog(/caches synced/);
     await eventually(() => isReady('before'));
@@ -42,10 +43,10 @@ it('syncs from streaming lists, with no LIST, and reconciles what was there and 
   expect(reads.filter((e) => e.verb === 'list')).toEqual([]);
 });
 
-it('without the flag, lists as before', async () => {
+it('with --watch-list=false, lists as before', async () => {
   const audit = new AuditWindow(ns());
   audit.mark();
-  const ctl = new ControllerProcess(['-n', ns()]);
+  const ctl = new ControllerProcess(['-n', ns(), '--watch-list=false']);
   try {
     await ctl.waitForLog(/caches synced/);
     const reads = await audit.pluginRequests();
