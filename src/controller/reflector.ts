@@ -133,7 +133,10 @@ export class Reflector<T extends Meta> {
         }
         // Resume after the last event the failed watch delivered, not from where it began:
         // replaying those events would hand the cache older versions than it already holds.
-        if (resourceVersion !== null && this.progress !== null) resourceVersion = this.progress;
+        // A streaming list that got past its initial events is such a watch (progress is set
+        // only from there on); before that, and after a failed LIST, there is nothing to
+        // resume and the list starts over.
+        if (this.progress !== null) resourceVersion = this.progress;
         this.stats.failures++;
         if (err instanceof WatchIdleError) this.stats.idleTimeouts++;
         const delay = backoff(++failures, policy);

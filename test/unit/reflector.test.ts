@@ -240,6 +240,50 @@ describe('Reflector with watchList: a streaming list', () => {
     expect(lists()).toBe(0);
   });
 
+  it('resumes a streaming list that fails after its initial events from its last event, streaming nothing again', async () => {
+    const abort = new AbortController();
+    const reset = Object.assign(new Error('socket hang up'), { code: 'ECONNRESET' });
+    const { source, calls, lists } = streaming(
+      [
+        {
+          events: [{ type: 'ADDED', object: obj('a', '3') }, end('9'), { type: 'MODIFIED', object: obj('a', '12') }],
+          fail: reset,
+        },
+        { events: [] },
+      ],
+      abort,
+    );
+    const seen: string[] = [];
+    await streamingReflector(source, seen).run(abort.signal);
+    expect(seen).toEqual(['initial a@3', 'a@12']);
+    expect(calls).toEqual([
+      { from: '', sendInitialEvents: true },
+      { from: '12', sendInitialEvents: false },
+      { from: '12', sendInitialEvents: false },
+    ]);
+    expect(lists()).toBe(0);
+  });
+
+  it('streams again when a streaming list fails before its initial events end', async () => {
+    const abort = new AbortController();
+    const reset = Object.assign(new Error('socket hang up'), { code: 'ECONNRESET' });
+    const { source, calls } = streaming(
+      [
+        { events: [{ type: 'ADDED', object: obj('a', '3') }], fail: reset },
+        { events: [{ type: 'ADDED', object: obj('a', '3') }, end('9')] },
+        { events: [] },
+      ],
+      abort,
+    );
+    await streamingReflector(source, []).run(abort.signal);
+    expect(calls.map((c) => [c.from, c.sendInitialEvents])).toEqual([
+      ['', true],
+      ['', true],
+      ['9', false],
+      ['9', false],
+    ]);
+  });
+
   it('after 410, streams again and removes what the initial events no longer bring', async () => {
     const abort = new AbortController();
     const gone = new KubeError('Gone', 'too old resource version', 410);
