@@ -55,8 +55,8 @@ export const runCommand: CommandModule<object, Args> = {
         default: '3m',
         describe: 'Restart a watch that brings no event or bookmark for this long',
       })
-      // On: at 100 000 WebServices it lowered the controller's peak at sync by a quarter and
-      // the apiserver's by its whole rise (bench/RESULTS.md).
+      // On: at 100 000 WebServices it lowered both run's peak and the apiserver's while
+      // listing (bench/RESULTS.md).
       .option('watch-list', {
         type: 'boolean',
         default: true,
