@@ -16,6 +16,8 @@ export interface AuditEvent {
   userAgent?: string;
   requestURI?: string;
   objectRef?: { resource?: string; namespace?: string; name?: string; subresource?: string };
+  /** When the request's stage was logged (RFC 3339, microseconds). */
+  stageTimestamp?: string;
 }
 
 /** Which client's requests a case counts, by User-Agent. */
@@ -31,6 +33,8 @@ export interface RequestCount {
   events: number;
   /** Writes by verb and resource, e.g. `patch webservices/status`. */
   byKind: Record<string, number>;
+  /** When the last mutating request was logged (ms since the epoch); absent: none. */
+  lastWriteAt?: number;
 }
 
 function clientOf(userAgent: string | undefined): Client | undefined {
@@ -56,6 +60,8 @@ function add(count: RequestCount, event: AuditEvent): void {
     count.reads++;
     return;
   }
+  const at = event.stageTimestamp ? Date.parse(event.stageTimestamp) : NaN;
+  if (!Number.isNaN(at)) count.lastWriteAt = Math.max(count.lastWriteAt ?? at, at);
   const resource = event.objectRef?.resource ?? '?';
   if (resource === 'events' && event.verb === 'create') count.events++;
   else count.writes++;
@@ -90,6 +96,22 @@ export class Audit {
       if (clientOf(event.userAgent) === client) add(count, event);
     }
     return count;
+  }
+
+  /**
+   * Like count(), once the client has gone quiet: its requests no longer grow between two
+   * counts `quietMs` apart (a controller sends its Events in the background after its reconciles).
+   */
+  async countSettled(since: number, client: Client, quietMs = 1000, timeoutMs = 60_000): Promise<RequestCount> {
+    const deadline = Date.now() + timeoutMs;
+    let last = await this.count(since, client);
+    for (;;) {
+      await sleep(quietMs);
+      const next = await this.count(since, client);
+      if (next.requests === last.requests) return next;
+      if (Date.now() > deadline) throw new Error(`${client}: still sending requests after ${timeoutMs / 1000}s`);
+      last = next;
+    }
   }
 
   /** One client's mutating requests since the mark, in the order the log has them. */
@@ -154,6 +176,7 @@ function slim(e: AuditEvent): AuditEvent {
     verb: e.verb,
     userAgent: e.userAgent,
     requestURI: e.requestURI,
+    stageTimestamp: e.stageTimestamp,
     objectRef: e.objectRef && {
       resource: e.objectRef.resource,
       namespace: e.objectRef.namespace,

@@ -20,7 +20,7 @@ import { controllerBacklog } from './backlog';
 import { pluginCases, shellCases } from './cases';
 import { createNamespace, createWebServices, deleteNamespace } from './cluster';
 import { controllerBurst, controllerStartup } from './controller';
-import { writeFloor } from './floor';
+import { FLOOR_CREATOR, FLOOR_IN_FLIGHT, writeFloor } from './floor';
 import { runtimeCases } from './runtimes';
 import { checkWorkloadCapacity, controllersAudited, workloadBurst } from './workload';
 import { passTimeChart, resultsMarkdown, targets } from './report';
@@ -238,7 +238,9 @@ async function measureAll(options: Options): Promise<Results> {
     try {
       // The latency is measured after the last burst, on its N converged WebServices.
       const last = run === bursts - 1;
-      const { burst, latency } = await controllerBurst(audit, namespace, burstN, last ? (options.quick ? 30 : 200) : 0);
+      const { burst, latency } = await controllerBurst(audit, namespace, burstN, {
+        latencySamples: last ? (options.quick ? 30 : 200) : 0,
+      });
       results.controller.bursts.push(burst);
       if (latency) results.controller.latency = latency;
     } finally {
@@ -250,26 +252,33 @@ async function measureAll(options: Options): Promise<Results> {
   if (wants('runtimes')) results.runtimes = await runtimeCases(audit, tag, caseSize(options, 1000));
 
   if (wants('floor')) {
+    // Three rounds, each the floor at every concurrency and `run`'s bursts beside it, so that
+    // the machine's drift (a floor alone moves by 50% between runs) falls on both alike. The
+    // bursts' creates come from the floor's own client; `run` has its default workers, then
+    // as many as the floor's most requests in flight.
     results.writeFloor = [];
-    for (const inFlight of [16, 4]) {
-      const namespace = `bench-floor-${inFlight}-${tag}`;
-      await createNamespace(namespace);
-      try {
-        results.writeFloor.push(await writeFloor(audit, namespace, burstN, inFlight));
-      } finally {
-        progress(`deleting namespace ${namespace}`);
-        await deleteNamespace(namespace);
+    results.floorBursts = [];
+    for (let round = 1; round <= (options.quick ? 1 : 3); round++) {
+      for (const inFlight of FLOOR_IN_FLIGHT) {
+        const namespace = `bench-floor-${inFlight}-${round}-${tag}`;
+        await createNamespace(namespace);
+        try {
+          results.writeFloor.push(await writeFloor(audit, namespace, burstN, inFlight));
+        } finally {
+          progress(`deleting namespace ${namespace}`);
+          await deleteNamespace(namespace);
+        }
       }
-    }
-    // Beside the floor, `run`'s burst of the same N from this run: the burst case's, or one of its own.
-    if (!results.controller.bursts.some((b) => b.n === burstN)) {
-      const namespace = `bench-floor-run-${tag}`;
-      await createNamespace(namespace);
-      try {
-        results.floorBurst = (await controllerBurst(audit, namespace, burstN)).burst;
-      } finally {
-        progress(`deleting namespace ${namespace}`);
-        await deleteNamespace(namespace);
+      for (const workers of [undefined, FLOOR_IN_FLIGHT[0]]) {
+        const namespace = `bench-floor-run-${workers ?? 'default'}-${round}-${tag}`;
+        await createNamespace(namespace);
+        try {
+          const { burst } = await controllerBurst(audit, namespace, burstN, { creator: FLOOR_CREATOR, workers });
+          results.floorBursts.push(burst);
+        } finally {
+          progress(`deleting namespace ${namespace}`);
+          await deleteNamespace(namespace);
+        }
       }
     }
   }

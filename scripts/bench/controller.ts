@@ -1,7 +1,8 @@
 // The controller's rows: `kubectl-webservice run` as a child process, as a user or a pod
 // runs it. Its progress comes from its JSON log and its /metrics; its memory and CPU
 // from /proc (VmHWM is the peak RSS of a process that is still running); its requests
-// from the audit log; convergence from `kubectl get -w` streams watched by the bench.
+// from the audit log; convergence from `kubectl get -w` streams watched by the bench (or,
+// beside the write floor, from the floor's own client).
 import { ChildProcess, spawn } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as net from 'node:net';
@@ -233,25 +234,57 @@ export function isReadyLine(fields: string[]): boolean {
   return fields[1] !== '' && fields[1] === fields[2] && fields[3] === 'True';
 }
 
+/** A watch of the WebServices, READY_FIELDS per event. */
+export interface ReadyWatch {
+  readonly failure: string | undefined;
+  stop(): Promise<void>;
+}
+
+/**
+ * How the bench takes part in a burst: `create` makes the N WebServices and returns how
+ * long that took (ms); `watch` sees them Ready.
+ */
+export interface BurstCreator {
+  createdBy: string;
+  create: (namespace: string, n: number) => Promise<number>;
+  watch: (namespace: string, onLine: (line: WatchLine) => void) => ReadyWatch;
+}
+
+const KUBECTL_CREATOR: BurstCreator = {
+  createdBy: 'kubectl create, 4 processes of 250',
+  create: (namespace, n) => createWebServices(namespace, n),
+  watch: (namespace, onLine) => new WatchStream('webservices', namespace, READY_FIELDS, onLine),
+};
+
+/** The controller's default `--concurrency`, which a burst without `workers` runs with. */
+export const DEFAULT_WORKERS = 4;
+
+export interface BurstOptions {
+  /** After the burst, that many single spec changes, one after another: event → converged. */
+  latencySamples?: number;
+  creator?: BurstCreator;
+  /** `run --concurrency`; absent: its default. */
+  workers?: number;
+}
+
 /**
  * A burst: the controller runs on an empty namespace, then N WebServices are created at
- * once (kubectl create of Lists, several at a time); measured from the first create to
- * the moment the last one is Ready for its generation, as seen on a watch. With
- * `latencySamples`, then that many single spec changes, one after another: event → converged.
+ * once (by default kubectl create of Lists, several at a time); measured from the first
+ * create to the moment the last one is Ready for its generation, as seen on a watch.
  */
 export async function controllerBurst(
   audit: Audit | undefined,
   namespace: string,
   n: number,
-  latencySamples = 0,
+  { latencySamples = 0, creator = KUBECTL_CREATOR, workers }: BurstOptions = {},
 ): Promise<{ burst: ControllerBurst; latency: ControllerLatency | null }> {
-  const controller = await ControllerProcess.start(namespace);
-  const streams: WatchStream[] = [];
+  const controller = await ControllerProcess.start(namespace, workers ? [`--concurrency=${workers}`] : []);
+  const streams: ReadyWatch[] = [];
   try {
     await controller.waitForLog(/^controller working/);
     const ready = new Set<string>();
     streams.push(
-      new WatchStream('webservices', namespace, READY_FIELDS, ({ fields }) => {
+      creator.watch(namespace, ({ fields }) => {
         if (isReadyLine(fields)) ready.add(fields[0]);
         else ready.delete(fields[0]);
       }),
@@ -262,12 +295,13 @@ export async function controllerBurst(
     const since = audit?.mark() ?? 0;
     const cpuBefore = await controller.cpuMs();
     const started = performance.now();
+    const startedAt = Date.now();
     const {
       value: createMs,
       serverCpuMs,
       machineCpuMs,
     } = await withCpu(async () => {
-      const took = await createWebServices(namespace, n);
+      const took = await creator.create(namespace, n);
       await until(
         `${n} WebServices Ready`,
         () => {
@@ -279,13 +313,18 @@ export async function controllerBurst(
       return took;
     });
     const readyMs = performance.now() - started;
+    // Its Events go out in the background: count (and take its CPU) once it is quiet.
+    await controller.waitReconciled(n, 60_000);
+    const count = audit ? await audit.countSettled(since, 'controller') : null;
     const cpuMs = (await controller.cpuMs()) - cpuBefore;
-    const count = audit ? await audit.count(since, 'controller') : null;
     const mutating = count ? count.writes + count.events : 0;
     const burst: ControllerBurst = {
       n,
       readyMs: Math.round(readyMs),
+      writesDoneMs: count?.lastWriteAt ? Math.max(0, count.lastWriteAt - startedAt) : null,
       createMs,
+      createdBy: creator.createdBy,
+      workers: workers ?? DEFAULT_WORKERS,
       requests: count?.requests ?? null,
       writes: count?.writes ?? null,
       events: count?.events ?? null,
@@ -296,7 +335,6 @@ export async function controllerBurst(
       machineCpuMs,
       peakRssMiB: controller.peakRssMiB(),
     };
-    await controller.waitReconciled(n, 60_000);
 
     const latency =
       latencySamples > 0 ? await measureLatency(audit, controller, namespace, n, latencySamples, streams) : null;
@@ -330,7 +368,7 @@ async function measureLatency(
   namespace: string,
   n: number,
   samples: number,
-  streams: WatchStream[],
+  streams: ReadyWatch[],
 ): Promise<ControllerLatency> {
   progress(`controller: ${samples} single spec changes`);
   let change: Change | undefined;

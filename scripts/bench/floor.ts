@@ -19,8 +19,9 @@ import { emptyIndex, syncInputFor } from '../../src/core/object-index';
 import { computeStatus, readyOf, statusPatch } from '../../src/core/status';
 import { Audit } from './audit';
 import { webService } from './cluster';
+import { BurstCreator, ReadyWatch } from './controller';
 import { WriteFloor } from './results';
-import { progress, round } from './proc';
+import { controlPlaneCpuMs, machineCpuMs, progress, round } from './proc';
 
 /** The floor's User-Agent, so the audit log counts its requests apart from everyone else's. */
 const FLOOR_USER_AGENT = 'webservice-bench-floor/1';
@@ -109,9 +110,69 @@ class BareClient {
     });
   }
 
+  /**
+   * A watch of a collection from now on (JSON lines), each object handed to onObject as it
+   * arrives; for a burst beside the floor, a far lighter watcher than `kubectl get -w`.
+   */
+  watch(apiPath: string, onObject: (object: Record<string, unknown>, atMs: number) => void): ReadyWatch {
+    let failure: string | undefined;
+    let stopped = false;
+    let pending = '';
+    const req = https.get(
+      {
+        protocol: this.url.protocol,
+        hostname: this.url.hostname,
+        port: this.url.port,
+        path: `${apiPath}?watch=true`,
+        agent: this.agent,
+        headers: this.headers,
+      },
+      (res) => {
+        if ((res.statusCode ?? 0) >= 300) failure = `watch ${apiPath}: ${res.statusCode}`;
+        res.on('data', (chunk: Buffer) => {
+          const atMs = performance.now();
+          pending += chunk.toString('utf8');
+          let newline: number;
+          while ((newline = pending.indexOf('\n')) >= 0) {
+            const line = pending.slice(0, newline);
+            pending = pending.slice(newline + 1);
+            const event = JSON.parse(line) as { type: string; object: Record<string, unknown> };
+            if (event.type === 'ERROR') failure = `watch ${apiPath}: ${JSON.stringify(event.object)}`;
+            else onObject(event.object, atMs);
+          }
+        });
+        res.on('end', () => (failure ??= stopped ? undefined : `watch ${apiPath}: ended`));
+      },
+    );
+    req.on('error', (err) => (failure ??= stopped ? undefined : `watch ${apiPath}: ${err.message}`));
+    return {
+      get failure() {
+        return failure;
+      },
+      stop: () => {
+        stopped = true;
+        req.destroy();
+        return Promise.resolve();
+      },
+    };
+  }
+
   close(): void {
     this.agent.destroy();
   }
+}
+
+/** READY_FIELDS of a WebService, as `kubectl get -o jsonpath` prints them ('' where absent). */
+function readyFieldsOf(object: Record<string, unknown>): string[] {
+  const ws = object as unknown as WebService;
+  const ready = ws.status?.conditions?.find((c) => c.type === 'Ready');
+  return [
+    ws.metadata.name,
+    String(ws.metadata.generation ?? ''),
+    String(ws.status?.observedGeneration ?? ''),
+    ready?.status ?? '',
+    ws.spec.image,
+  ];
 }
 
 interface Bodies {
@@ -170,6 +231,69 @@ async function pool(limit: number, tasks: (() => Promise<void>)[]): Promise<void
   await Promise.all(Array.from({ length: Math.min(limit, tasks.length) }, worker));
 }
 
+function webServicesPath(namespace: string): string {
+  return `/apis/${API_VERSION}/namespaces/${encodeURIComponent(namespace)}/webservices`;
+}
+
+/** Creates every WebService with at most `inFlight` requests at once; the created objects, in order. */
+async function createAll(
+  client: BareClient,
+  namespace: string,
+  webServices: WebService[],
+  inFlight: number,
+): Promise<WebService[]> {
+  const created = new Array<WebService>(webServices.length);
+  await pool(
+    inFlight,
+    webServices.map((body, i) => async () => {
+      created[i] = await client.request<WebService>('POST', webServicesPath(namespace), body);
+    }),
+  );
+  return created;
+}
+
+/** The floor's concurrencies, most first. */
+export const FLOOR_IN_FLIGHT = [16, 4] as const;
+const FLOOR_CREATOR_IN_FLIGHT = FLOOR_IN_FLIGHT[0];
+
+/**
+ * Creates WebServices 0..count-1 as the floor creates its own: its client, 16 requests in
+ * flight. A burst created this way differs from the floor only in who sends the rest of
+ * the writes. Returns how long the creates took (ms).
+ */
+async function createWebServicesAsTheFloor(namespace: string, count: number): Promise<number> {
+  const client = new BareClient(FLOOR_CREATOR_IN_FLIGHT);
+  const started = performance.now();
+  try {
+    const bodies = Array.from({ length: count }, (_, i) => webService(i) as unknown as WebService);
+    await createAll(client, namespace, bodies, FLOOR_CREATOR_IN_FLIGHT);
+    return Math.round(performance.now() - started);
+  } finally {
+    client.close();
+  }
+}
+
+/** How the bench takes part in the bursts beside the floor: the floor's client creates and watches. */
+export const FLOOR_CREATOR: BurstCreator = {
+  createdBy: `the floor's client, ${FLOOR_CREATOR_IN_FLIGHT} in flight`,
+  create: createWebServicesAsTheFloor,
+  watch: (namespace, onLine) => {
+    const client = new BareClient(1);
+    const watch = client.watch(webServicesPath(namespace), (object, atMs) =>
+      onLine({ atMs, fields: readyFieldsOf(object) }),
+    );
+    return {
+      get failure() {
+        return watch.failure;
+      },
+      stop: async () => {
+        await watch.stop();
+        client.close();
+      },
+    };
+  },
+};
+
 /**
  * The floor at one concurrency, on an empty namespace: all N creates first (as a burst
  * arrives), then each CR's child, status and Events, every request in one pool of
@@ -186,17 +310,18 @@ export async function writeFloor(
   const bodies = Array.from({ length: n }, (_, i) => bodiesFor(namespace, i, now));
   const client = new BareClient(inFlight);
   const ns = encodeURIComponent(namespace);
-  const wsPath = `/apis/${API_VERSION}/namespaces/${ns}/webservices`;
+  const wsPath = webServicesPath(namespace);
   const since = audit?.mark() ?? 0;
+  const serverBefore = await controlPlaneCpuMs();
+  const machineBefore = machineCpuMs();
   const cpuBefore = process.cpuUsage();
   const started = performance.now();
   try {
-    const created: WebService[] = new Array<WebService>(n);
-    await pool(
+    const created = await createAll(
+      client,
+      namespace,
+      bodies.map((b) => b.webService),
       inFlight,
-      bodies.map((b, i) => async () => {
-        created[i] = await client.request<WebService>('POST', wsPath, b.webService);
-      }),
     );
     const createdMs = performance.now() - started;
     const rest: (() => Promise<void>)[] = [];
@@ -217,6 +342,8 @@ export async function writeFloor(
     await pool(inFlight, rest);
     const wallMs = performance.now() - started;
     const cpu = process.cpuUsage(cpuBefore);
+    const machineAfter = machineCpuMs();
+    const serverAfter = await controlPlaneCpuMs();
     const count = audit ? await audit.count(since, 'floor') : null;
     return {
       n,
@@ -228,6 +355,8 @@ export async function writeFloor(
       events: count?.events ?? null,
       ...(count ? { writesByKind: count.byKind } : {}),
       clientCpuMs: round((cpu.user + cpu.system) / 1000),
+      serverCpuMs: serverBefore === null || serverAfter === null ? null : serverAfter - serverBefore,
+      machineCpuMs: machineAfter - machineBefore,
     };
   } finally {
     client.close();

@@ -84,8 +84,17 @@ export interface ControllerBurst {
   n: number;
   /** From the first create to the last WebService Ready for its generation. */
   readyMs: number;
-  /** How long the creates themselves took (kubectl, in parallel). */
+  /**
+   * From the first create to the last of the controller's writes in the audit log, its
+   * Events included (they go out in the background); absent in runs before it was recorded.
+   */
+  writesDoneMs?: number | null;
+  /** How long the creates themselves took. */
   createMs: number;
+  /** Who sent the creates; absent in runs before it was recorded: kubectl. */
+  createdBy?: string;
+  /** `run --concurrency`; absent in runs before it was recorded: the default, 4. */
+  workers?: number;
   requests: number | null;
   writes: number | null;
   events: number | null;
@@ -161,8 +170,14 @@ export interface Results {
   runtimes?: Runtimes;
   /** At 16 and at 4 in flight, with `run`'s burst of the same N in the same run (controller.bursts). */
   writeFloor?: WriteFloor[];
-  /** `run`'s burst measured beside the floor when the burst case itself did not run. */
+  /** `run`'s burst measured beside the floor when the burst case itself did not run (runs before floorBursts). */
   floorBurst?: ControllerBurst;
+  /**
+   * `run`'s bursts whose creates the floor's own client sends, as it sends the floor's: the two
+   * then differ only in who sends the other writes. The #19 target reads the median of those
+   * with `run`'s default workers; the others have as many workers as the floor has requests in flight.
+   */
+  floorBursts?: ControllerBurst[];
   workloadBurst?: WorkloadBurst;
   /** The backlog case: the priority queue on, then off. */
   backlog?: BacklogRun[];
@@ -272,6 +287,10 @@ export interface WriteFloor {
   writesByKind?: Record<string, number>;
   /** CPU the bench process spent sending them (the floor runs inside it). */
   clientCpuMs: number;
+  /** kube-apiserver, etcd and kube-controller-manager meanwhile; absent in runs before it was recorded. */
+  serverCpuMs?: number | null;
+  /** Every process on the machine meanwhile. */
+  machineCpuMs?: number;
 }
 
 /** Which program runs the plugin: the bundle on the host's Node 20 or the pinned Node 24, or the SEA. */

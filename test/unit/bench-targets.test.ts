@@ -118,6 +118,29 @@ describe('bench targets of issues 17-19', () => {
     expect(standing(beyond, '1.2×')).toEqual(['missed']);
   });
 
+  it("reads the floor's own bursts with the default workers, until their last write", () => {
+    const floors = [floorOf(1000, 16, 7000), floorOf(1000, 4, 9000)];
+    const own = (readyMs: number, workers: number, writesDoneMs?: number): ControllerBurst => ({
+      ...burstOf(1000, readyMs),
+      workers,
+      writesDoneMs,
+      createdBy: "the floor's client, 16 in flight",
+    });
+    const kubectlBursts = { ...results({}).controller, bursts: [burstOf(1000, 20000)] };
+    // 16 workers would meet it and kubectl's burst would miss it: the default's decides.
+    const met = results({ writeFloor: floors, controller: kubectlBursts, floorBursts: [own(8400, 4), own(7000, 16)] });
+    const missed = results({
+      writeFloor: floors,
+      controller: kubectlBursts,
+      floorBursts: [own(8500, 4), own(7000, 16)],
+    });
+    // Ready in time, but its Events still going out after the mark.
+    const eventsLate = results({ writeFloor: floors, floorBursts: [own(8000, 4, 8500)] });
+    expect(standing(met, '1.2×')).toEqual(['met']);
+    expect(standing(missed, '1.2×')).toEqual(['missed']);
+    expect(standing(eventsLate, '1.2×')).toEqual(['missed']);
+  });
+
   it('fails the workload steady state on a single write of ours', () => {
     const count = (writes: number) => ({ requests: writes, reads: 0, writes, events: 0, byKind: {} });
     const workload = (writes: number): Results['workloadBurst'] => ({
