@@ -20,10 +20,14 @@ import { ReconcileResult, reconcile } from '../engine/reconcile';
 import type { KubeClient } from '../kube/client';
 import { NotLeaderError } from '../kube/errors';
 import { WebServiceCache } from './cache';
+import { EventRecorder } from './event-recorder';
 import type { Logger } from './log';
 import type { ControllerMetrics } from './metrics';
 import { LOW_PRIORITY, NORMAL_PRIORITY, WorkQueue } from './queue';
 import { stripManagedFields } from './reflector';
+
+/** How long a shutdown waits for queued Events to go out. */
+const EVENTS_DRAIN_MS = 5_000;
 
 export interface ControllerOptions {
   /** null: every namespace. */
@@ -57,6 +61,7 @@ export class Controller {
   private caches: Promise<void> = Promise.resolve();
   private workers: Promise<void>[] = [];
   private resyncTimer: NodeJS.Timeout | undefined;
+  private readonly events: EventRecorder;
 
   constructor(
     private readonly client: KubeClient,
@@ -89,6 +94,12 @@ export class Controller {
       },
     );
     this.index = this.cache.index;
+    // As many Events in flight as workers: the reconciles that make them are never waiting on them.
+    this.events = new EventRecorder({
+      send: (event) => client.createEvent(event),
+      inFlight: options.concurrency,
+      log: options.log,
+    });
   }
 
   /** Starts the list/watch loops (a standby replica keeps its cache warm too). */
@@ -127,6 +138,7 @@ export class Controller {
     clearInterval(this.resyncTimer);
     this.queue.shutDown();
     await Promise.all(this.workers);
+    await this.events.drain(EVENTS_DRAIN_MS);
     this.abort.abort();
     await this.caches;
   }
@@ -216,6 +228,10 @@ export class Controller {
         now: this.options.now,
         requeueAfterSeconds: this.options.requeueAfterSeconds,
         reportingInstance: this.options.identity,
+        // Past the deadline this reconcile says nothing more, as it writes nothing more.
+        recordEvents: (events) => {
+          if (!deadline?.aborted) this.events.record(key, events);
+        },
       });
     } catch (err) {
       if (!deadline?.aborted || err instanceof NotLeaderError) throw err;

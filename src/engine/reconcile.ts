@@ -9,13 +9,18 @@ import { Outcome, StatusResult, computeStatus, isConverged, readyOf, statusPatch
 import { ReportItem } from '../core/report';
 import { MAX_ATTEMPTS } from '../core/retry';
 import { ConflictError, NotLeaderError, orNull } from '../kube/errors';
-import type { KubeClient } from '../kube/client';
+import type { KubeClient, KubeEvent } from '../kube/client';
 import { gatherOne } from './gather';
 
 export interface ReconcileOptions extends DecideOptions {
   now: () => string;
   /** Who reports the Events (events.k8s.io reportingInstance); no Events without it. */
   reportingInstance?: string;
+  /**
+   * Takes the Events to send them in the background (the controller's recorder); without
+   * it, they are sent before reconcile returns and a failure is its eventError.
+   */
+  recordEvents?: (events: KubeEvent[]) => void;
 }
 
 /** The objects as the API server returned them after our writes: newer than what we read. */
@@ -169,31 +174,38 @@ async function recordEvents(
   options: ReconcileOptions,
 ): Promise<Error | undefined> {
   // An Event says what happened; in a dry run nothing did.
-  if (!options.reportingInstance || client.dryRun !== 'none') return undefined;
+  if (!options.reportingInstance || client.dryRun !== 'none' || events.length === 0) return undefined;
+  const bodies = events.map((event) => eventBody(observation, event, options.reportingInstance!, options.now()));
+  if (options.recordEvents) {
+    options.recordEvents(bodies);
+    return undefined;
+  }
   try {
-    for (const event of events) {
-      await client.createEvent({
-        metadata: { name: eventName(observation.name, options.now()), namespace: observation.namespace },
-        eventTime: microTimeOf(options.now()),
-        reportingController: REPORTING_CONTROLLER,
-        reportingInstance: options.reportingInstance,
-        action: event.action,
-        reason: event.reason,
-        note: event.note,
-        type: event.type,
-        regarding: {
-          apiVersion: API_VERSION,
-          kind: KIND,
-          name: observation.name,
-          namespace: observation.namespace,
-          uid: observation.uid,
-        },
-      });
-    }
+    for (const body of bodies) await client.createEvent(body);
     return undefined;
   } catch (err) {
     return err as Error;
   }
+}
+
+function eventBody(observation: Observation, event: EventRecord, reportingInstance: string, now: string): KubeEvent {
+  return {
+    metadata: { name: eventName(observation.name, now), namespace: observation.namespace },
+    eventTime: microTimeOf(now),
+    reportingController: REPORTING_CONTROLLER,
+    reportingInstance,
+    action: event.action,
+    reason: event.reason,
+    note: event.note,
+    type: event.type,
+    regarding: {
+      apiVersion: API_VERSION,
+      kind: KIND,
+      name: observation.name,
+      namespace: observation.namespace,
+      uid: observation.uid,
+    },
+  };
 }
 
 /** Like client-go's recorder: the object's name, a dot, a hex timestamp (plus a little randomness). */
