@@ -96,8 +96,9 @@ export class EventRecorder {
     try {
       await this.options.send(event);
     } catch (err) {
-      // Another replica leads: it records what it does; this one has nothing to say.
-      if (err instanceof NotLeaderError) return;
+      // Refused unsent by our own gate: another replica leads, and records what it does. A
+      // refusal by the API server's leader fence is another matter: the Event went out.
+      if (err instanceof NotLeaderError && !err.byApiServer) return;
       this.options.log('error', 'recording an Event failed', { key, error: (err as Error).message });
     }
   }

@@ -64,17 +64,21 @@ describe('EventRecorder', () => {
     expect(log.mock.calls.filter(([level]) => level === 'warn')).toHaveLength(2);
   });
 
-  it('logs a failed create with its key, and keeps quiet when another replica leads', async () => {
+  it('logs a failed create with its key, and keeps quiet when its own gate refused it unsent', async () => {
     const { calls, send } = scriptedSend();
     const log = jest.fn();
-    const recorder = new EventRecorder({ send, inFlight: 2, log });
+    const recorder = new EventRecorder({ send, inFlight: 3, log });
     recorder.record('ns/a', [eventOf('a')]);
     recorder.record('ns/b', [eventOf('b')]);
+    recorder.record('ns/c', [eventOf('c')]);
     calls[0].answer(new Error('etcdserver: request timed out'));
     calls[1].answer(new NotLeaderError('not the leader: refusing to write'));
+    // Sent, then refused by the API server's leader fence: that one is said.
+    calls[2].answer(new NotLeaderError('the replica does not hold the Lease', true));
     await settle();
     expect(log.mock.calls).toEqual([
       ['error', 'recording an Event failed', { key: 'ns/a', error: 'etcdserver: request timed out' }],
+      ['error', 'recording an Event failed', { key: 'ns/c', error: 'the replica does not hold the Lease' }],
     ]);
   });
 
