@@ -190,19 +190,19 @@ async function measureAll(options: Options): Promise<Results> {
 
   for (const n of wants('plugin') ? options.sizes : []) {
     const namespace = `bench-${n}-${tag}`;
-    await createNamespace(namespace);
-    try {
-      progress(`N=${n}: creating ${n} WebServices`);
-      const setupMs = await createWebServices(namespace, n);
-      results.plugin.push(await pluginCases(audit, namespace, n, setupMs));
-      const steadySeconds = n === largest ? (options.quick ? 15 : 60) : 0;
-      const { startup, steady } = await controllerStartup(audit, namespace, n, steadySeconds);
-      results.controller.startup.push(startup);
-      if (steady) results.controller.steady = steady;
-    } finally {
-      progress(`N=${n}: deleting namespace ${namespace}`);
-      await deleteNamespace(namespace);
-    }
+    await inNamespace(
+      namespace,
+      async () => {
+        progress(`N=${n}: creating ${n} WebServices`);
+        const setupMs = await createWebServices(namespace, n);
+        results.plugin.push(await pluginCases(audit, namespace, n, setupMs));
+        const steadySeconds = n === largest ? (options.quick ? 15 : 60) : 0;
+        const { startup, steady } = await controllerStartup(audit, namespace, n, steadySeconds);
+        results.controller.startup.push(startup);
+        if (steady) results.controller.steady = steady;
+      },
+      `N=${n}: `,
+    );
   }
   for (const n of wants('shell') ? options.sizes : []) {
     if (n <= SHELL_MAX) {
@@ -233,9 +233,7 @@ async function measureAll(options: Options): Promise<Results> {
   const burstN = caseSize(options, 1000);
   const bursts = wants('burst') ? (options.quick ? 1 : 3) : 0;
   for (let run = 0; run < bursts; run++) {
-    const namespace = `bench-controller-${run}-${tag}`;
-    await createNamespace(namespace);
-    try {
+    await inNamespace(`bench-controller-${run}-${tag}`, async (namespace) => {
       // The latency is measured after the last burst, on its N converged WebServices.
       const last = run === bursts - 1;
       const { burst, latency } = await controllerBurst(audit, namespace, burstN, {
@@ -243,10 +241,7 @@ async function measureAll(options: Options): Promise<Results> {
       });
       results.controller.bursts.push(burst);
       if (latency) results.controller.latency = latency;
-    } finally {
-      progress(`deleting namespace ${namespace}`);
-      await deleteNamespace(namespace);
-    }
+    });
   }
 
   if (wants('runtimes')) results.runtimes = await runtimeCases(audit, tag, caseSize(options, 1000));
@@ -260,38 +255,24 @@ async function measureAll(options: Options): Promise<Results> {
     results.floorBursts = [];
     for (let round = 1; round <= (options.quick ? 1 : 3); round++) {
       for (const inFlight of FLOOR_IN_FLIGHT) {
-        const namespace = `bench-floor-${inFlight}-${round}-${tag}`;
-        await createNamespace(namespace);
-        try {
-          results.writeFloor.push(await writeFloor(audit, namespace, burstN, inFlight));
-        } finally {
-          progress(`deleting namespace ${namespace}`);
-          await deleteNamespace(namespace);
-        }
+        const floor = await inNamespace(`bench-floor-${inFlight}-${round}-${tag}`, (namespace) =>
+          writeFloor(audit, namespace, burstN, inFlight),
+        );
+        results.writeFloor.push(floor);
       }
       for (const workers of [undefined, FLOOR_IN_FLIGHT[0]]) {
-        const namespace = `bench-floor-run-${workers ?? 'default'}-${round}-${tag}`;
-        await createNamespace(namespace);
-        try {
-          const { burst } = await controllerBurst(audit, namespace, burstN, { creator: FLOOR_CREATOR, workers });
-          results.floorBursts.push(burst);
-        } finally {
-          progress(`deleting namespace ${namespace}`);
-          await deleteNamespace(namespace);
-        }
+        const { burst } = await inNamespace(`bench-floor-run-${workers ?? 'default'}-${round}-${tag}`, (namespace) =>
+          controllerBurst(audit, namespace, burstN, { creator: FLOOR_CREATOR, workers }),
+        );
+        results.floorBursts.push(burst);
       }
     }
   }
 
   if (wants('backlog')) {
-    const namespace = `bench-backlog-${tag}`;
-    await createNamespace(namespace);
-    try {
-      results.backlog = await controllerBacklog(audit, namespace, caseSize(options, 2000));
-    } finally {
-      progress(`deleting namespace ${namespace}`);
-      await deleteNamespace(namespace);
-    }
+    results.backlog = await inNamespace(`bench-backlog-${tag}`, (namespace) =>
+      controllerBacklog(audit, namespace, caseSize(options, 2000)),
+    );
   }
 
   if (wants('workload')) {
@@ -302,6 +283,17 @@ async function measureAll(options: Options): Promise<Results> {
   results.finishedAt = stamp();
   results.loadAverage.end = loadAverage();
   return results;
+}
+
+/** Runs a case in a fresh namespace, deleted afterwards whatever becomes of the case. */
+async function inNamespace<T>(namespace: string, body: (namespace: string) => Promise<T>, prefix = ''): Promise<T> {
+  await createNamespace(namespace);
+  try {
+    return await body(namespace);
+  } finally {
+    progress(`${prefix}deleting namespace ${namespace}`);
+    await deleteNamespace(namespace);
+  }
 }
 
 async function main(): Promise<void> {
