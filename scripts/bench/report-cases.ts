@@ -2,7 +2,7 @@
 // runtimes side by side, the write floor beside `run`'s burst, and the workload burst.
 import { RequestCount } from './audit';
 import { DEFAULT_WORKERS } from './controller';
-import { ControllerBurst, Results, RuntimePlan, WriteFloor } from './results';
+import { ControllerBurst, PlanFloor, Results, RuntimePlan, WriteFloor } from './results';
 import { median, round } from './proc';
 
 type Standing = 'met' | 'missed' | 'not measured';
@@ -94,6 +94,25 @@ function runLabel(floors: WriteFloor[], floor: WriteFloor): string {
   return same.length > 1 ? ` (run ${same.indexOf(floor) + 1})` : '';
 }
 
+/** The floor of plan NAME beside a target's plan: the one with the host's CA set as the target's is. */
+function planFloorText(rt: NonNullable<Results['runtimes']>, extraCa: boolean, ms: Format['ms']): string {
+  const floor = rt.planFloors?.find((f) => f.extraCa === extraCa);
+  if (!floor) return '';
+  const wall = floor.twoGets.wallMs;
+  return `; its floor, the same two GETs by a bare client on Node 24: ${ms(wall)}, ${ratioText(wall, rt.kubectlGetName.wallMs)}`;
+}
+
+/** CPU per request of the write floor's bare client at 16 in flight (median of its runs), if the run measured it. */
+function writeFloorPerRequest(floors: WriteFloor[] | undefined): number | null {
+  const runs = (floors ?? []).filter((f) => f.inFlight === 16 && f.requests !== null && f.requests > 0);
+  return runs.length === 0 ? null : median(runs.map((f) => f.clientCpuMs / f.requests!));
+}
+
+function planFloorLabel(f: PlanFloor, extraCa: string | null): string {
+  const ca = extraCa === null ? '' : f.extraCa ? ', `NODE_EXTRA_CA_CERTS` set' : ', `NODE_EXTRA_CA_CERTS` unset';
+  return `floor: the same two GETs by a bare client (scripts/bench/two-gets.ts), Node 24 (${f.version}${ca})`;
+}
+
 export function caseTargets(results: Results, add: Add, { ms }: Format): void {
   const rt = results.runtimes;
   if (rt) {
@@ -112,10 +131,15 @@ export function caseTargets(results: Results, add: Add, { ms }: Format): void {
       add(
         '#18',
         target,
-        `${ms(wall)} vs ${ms(get)}: ${ratioText(wall, get)} (medians of ${plan.planName.runs}${caNote})${at}`,
+        `${ms(wall)} vs ${ms(get)}: ${ratioText(wall, get)} (medians of ${plan.planName.runs}${caNote})${planFloorText(rt, plan.extraCa, ms)}${at}`,
         rt.n !== 1000 ? 'not measured' : wall <= 1.5 * get ? 'met' : 'missed',
       );
     }
+    const floorPerRequest = writeFloorPerRequest(results.writeFloor);
+    const floorText =
+      floorPerRequest === null
+        ? ''
+        : `; the write floor's bare client on Node 24, same run: ${perWrite(floorPerRequest)} per request at 16 in flight`;
     for (const runtime of ['node20', 'node24'] as const) {
       const target = `Client CPU per write ≤ 0.45 ms, cold \`apply --all\` over 1000 (Event creates counted): ${RUNTIME_NAMES[runtime]}`;
       const cold = rt.colds.find((c) => c.runtime === runtime)?.cold;
@@ -126,7 +150,7 @@ export function caseTargets(results: Results, add: Add, { ms }: Format): void {
       add(
         '#18',
         target,
-        `${perWrite(cold.cpuPerWriteMs)}: ${ms(cold.cpuMs)} over ${(cold.writes ?? 0) + (cold.events ?? 0)} writes (median CPU of ${cold.runs})${at}`,
+        `${perWrite(cold.cpuPerWriteMs)}: ${ms(cold.cpuMs)} over ${(cold.writes ?? 0) + (cold.events ?? 0)} writes (median CPU of ${cold.runs})${floorText}${at}`,
         rt.n !== 1000 ? 'not measured' : cold.cpuPerWriteMs <= 0.45 ? 'met' : 'missed',
       );
     }
@@ -202,6 +226,15 @@ export function caseSections(results: Results, { ms, table }: Format): string[] 
       ms(p.planName.cpuMs),
       p.planName.peakRssMiB === null ? '–' : `${p.planName.peakRssMiB.toFixed(0)} MiB`,
     ]);
+    for (const f of rt.planFloors ?? []) {
+      rows.push([
+        planFloorLabel(f, rt.extraCaCerts),
+        ms(f.twoGets.wallMs),
+        ratioText(f.twoGets.wallMs, get),
+        ms(f.twoGets.cpuMs),
+        f.twoGets.peakRssMiB === null ? '–' : `${f.twoGets.peakRssMiB.toFixed(0)} MiB`,
+      ]);
+    }
     rows.push([
       '`kubectl get webservice NAME -o json`',
       ms(get),
@@ -372,7 +405,10 @@ export const CASE_NOTES = [
     ' outside node_modules/.bin) and the pinned Node 24 (node_modules/.bin/node), and as the SEA (dist/sea/kubectl-webservice, made by' +
     ' `npm run package` when missing or older than the bundle, with the krew manifest written to a scratch file), each with and without' +
     " the host's `NODE_EXTRA_CA_CERTS`. Cold `apply --all` runs on each bundle runtime on fresh namespaces; its CPU per write is the" +
-    " plugin's own CPU (its -v line) over its writes and Event creates in the audit log.",
+    " plugin's own CPU (its -v line) over its writes and Event creates in the audit log. Beside plan NAME, in the same rounds," +
+    ' its floor: dist/bench-two-gets.js (scripts/bench/two-gets.ts) on the pinned Node 24 starts, reads the kubeconfig with' +
+    " js-yaml and sends plan NAME's two GETs at once over Node's https, then prints them as JSON; what plan NAME takes beyond" +
+    " it is the plugin's own work (its code, the argument parser, client-node's kubeconfig, the decision and the table).",
   "- **The write floor** (issue 19): scripts/bench/floor.ts, inside the bench process: Node's https with a keep-alive agent" +
     " and the kubeconfig's credentials, at 16 and at 4 requests in flight. First the N WebService creates, then per CR its child" +
     " ConfigMap, its status patch (/status, conditional on the create's resourceVersion) and its Events, CRs side by side. The" +

@@ -305,6 +305,12 @@ export interface RuntimePlan {
   planName: CaseResult;
 }
 
+export interface PlanFloor {
+  version: string;
+  extraCa: boolean;
+  twoGets: CaseResult;
+}
+
 export interface RuntimeCold {
   runtime: Runtime;
   version: string;
@@ -319,6 +325,11 @@ export interface Runtimes {
   extraCaCerts: string | null;
   kubectlGetName: CaseResult;
   plans: RuntimePlan[];
+  /**
+   * The floor of plan NAME: dist/bench-two-gets.js (a bare client's start, kubeconfig and the
+   * same two GETs) on the pinned Node 24, in the same rounds; absent in runs before it was measured.
+   */
+  planFloors?: PlanFloor[];
   colds: RuntimeCold[];
   /** Runtimes not measured, and why. */
   skipped: { runtime: Runtime; reason: string }[];

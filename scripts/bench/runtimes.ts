@@ -1,6 +1,7 @@
 // Issue 18: what the runtime costs. The same commands, side by side on one control plane:
 // `plan NAME` in a namespace of N children (with and without the host's NODE_EXTRA_CA_CERTS)
-// beside `kubectl get webservice NAME -o json`, on the bundle under the host's Node 20, the
+// beside `kubectl get webservice NAME -o json` and its floor (a bare client's same two GETs,
+// scripts/bench/two-gets.ts), on the bundle under the host's Node 20, the
 // bundle under the pinned Node 24, and the standalone binary (SEA); then client CPU per write
 // of a cold `apply --all` on Node 20 and Node 24; and the SEA's size and its archive's.
 import * as fs from 'node:fs';
@@ -9,12 +10,13 @@ import * as path from 'node:path';
 import { Audit } from './audit';
 import { checkReport, measure, repeatsFor } from './cases';
 import { createNamespace, createWebServices, deleteNamespace, webServiceName } from './cluster';
-import { CaseResult, Runtime, RuntimeCold, RuntimePlan, Runtimes, summarize } from './results';
+import { CaseResult, PlanFloor, Runtime, RuntimeCold, RuntimePlan, Runtimes, summarize } from './results';
 import { PLUGIN, ROOT, progress, run, runMeasured, runPlugin } from './proc';
 
 const SEA = path.join(ROOT, 'dist/sea/kubectl-webservice');
 const PROGRAM = path.join(ROOT, 'dist/program/kubectl-webservice.js');
 const PINNED_NODE = path.join(ROOT, 'node_modules/.bin/node');
+const TWO_GETS = path.join(ROOT, 'dist/bench-two-gets.js');
 
 interface Program {
   runtime: Runtime;
@@ -146,13 +148,25 @@ export async function runtimeCases(audit: Audit | undefined, tag: string, n: num
     const variants = programs.flatMap((program) =>
       [true, ...(extraCa ? [false] : [])].map((withCa) => ({ program, withCa, samples: [] as CaseResult[] })),
     );
+    // The floor of plan NAME on the pinned Node 24, with and without the host's CA as plan NAME is.
+    const floors = v24
+      ? [true, ...(extraCa ? [false] : [])].map((withCa) => ({ withCa, version: v24, samples: [] as CaseResult[] }))
+      : [];
     const gets: CaseResult[] = [];
-    progress(`runtimes: plan NAME on ${variants.length} variant(s) and kubectl get NAME, ${repeats.name} rounds`);
+    progress(
+      `runtimes: plan NAME on ${variants.length} variant(s), its floor on ${floors.length} and kubectl get NAME, ${repeats.name} rounds`,
+    );
     await interleaved(repeats.name, [
       ...variants.map((v) => async () => {
         const env = v.withCa ? {} : { NODE_EXTRA_CA_CERTS: undefined };
         v.samples.push(
           await measure(audit, 'plugin', 1, () => runPlugin(['plan', name, '-n', namespace], { env }, v.program.argv)),
+        );
+      }),
+      ...floors.map((f) => async () => {
+        const env = f.withCa ? {} : { NODE_EXTRA_CA_CERTS: undefined };
+        f.samples.push(
+          await measure(audit, 'floor', 1, () => runMeasured([PINNED_NODE, TWO_GETS, namespace, name], { env })),
         );
       }),
       async () => {
@@ -169,7 +183,21 @@ export async function runtimeCases(audit: Audit | undefined, tag: string, n: num
       extraCa: v.withCa && extraCa !== null,
       planName: mergeRuns(v.samples),
     }));
-    return { n, extraCaCerts: extraCa, kubectlGetName: mergeRuns(gets), plans, colds, skipped, sea: seaFacts };
+    const planFloors: PlanFloor[] = floors.map((f) => ({
+      version: f.version,
+      extraCa: f.withCa && extraCa !== null,
+      twoGets: mergeRuns(f.samples),
+    }));
+    return {
+      n,
+      extraCaCerts: extraCa,
+      kubectlGetName: mergeRuns(gets),
+      plans,
+      planFloors,
+      colds,
+      skipped,
+      sea: seaFacts,
+    };
   } finally {
     await deleteNamespace(namespace);
   }

@@ -107,6 +107,37 @@ describe('bench targets of issues 17-19', () => {
     expect(standing(r, '0.45 ms')).toEqual(['not measured', 'not measured']);
   });
 
+  it('shows where plan NAME and CPU per write stand against their floors in the same run', () => {
+    const rt = runtimes(1000, 290, 310, 0.5)!;
+    rt.planFloors = [
+      { version: 'v24', extraCa: true, twoGets: caseOf(280) },
+      { version: 'v24', extraCa: false, twoGets: caseOf(150) },
+    ];
+    const writeFloor = [
+      { ...floorOf(1000, 16, 7000), clientCpuMs: 1600 },
+      { ...floorOf(1000, 16, 7000), clientCpuMs: 2000 },
+      { ...floorOf(1000, 4, 9000), clientCpuMs: 4000 },
+    ];
+    const rows = targets(results({ runtimes: rt, writeFloor })).filter((t) => t.issue === '#18');
+    const plans = rows.filter((t) => t.target.includes('≤ 1.5×')).map((t) => t.measured);
+    // The floor with the host's CA set, as the target's plan is; never the one without it.
+    expect(plans).toEqual([expect.stringContaining('on Node 24: 280 ms, 1.40×'), expect.stringContaining('1.40×')]);
+    expect(plans.join(' ')).not.toContain('150 ms');
+    // 16 in flight only: (1600 / 4000 + 2000 / 4000) / 2 = 0.45 ms per request.
+    const cpu = rows.filter((t) => t.target.includes('0.45 ms')).map((t) => t.measured);
+    expect(cpu).toEqual([
+      expect.stringContaining('0.450 ms per request at 16 in flight'),
+      expect.stringContaining('0.450 ms per request at 16 in flight'),
+    ]);
+    // The floors inform; they do not change the standing.
+    expect(rows.map((t) => t.standing)).toEqual(['met', 'missed', 'missed', 'met']);
+  });
+
+  it('adds no floor where the run did not measure one', () => {
+    const rows = targets(results({ runtimes: runtimes(1000, 290, 310, 0.5) })).filter((t) => t.issue === '#18');
+    for (const row of rows) expect(row.measured).not.toContain('floor');
+  });
+
   it("reads run's burst against the faster of the two floors", () => {
     const floors = [floorOf(1000, 16, 7000), floorOf(1000, 4, 9000)];
     const within = results({
