@@ -1,6 +1,5 @@
-// The smallest honest client of the bench's floors: Node's https with a keep-alive agent and
-// the kubeconfig's credentials, JSON in and out, nothing else. The write floor (floor.ts) sends
-// its writes through it, and two-gets.ts is the floor of `plan NAME`.
+// The client of the bench's two floors: the write floor (floor.ts) and the floor of
+// `plan NAME` (two-gets.ts).
 import * as fs from 'node:fs';
 import * as https from 'node:https';
 import * as http from 'node:http';
