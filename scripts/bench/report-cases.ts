@@ -109,8 +109,7 @@ function writeFloorPerRequest(floors: WriteFloor[] | undefined): number | null {
 }
 
 function planFloorLabel(f: PlanFloor, extraCa: string | null): string {
-  const ca = extraCa === null ? '' : f.extraCa ? ', `NODE_EXTRA_CA_CERTS` set' : ', `NODE_EXTRA_CA_CERTS` unset';
-  return `floor: the same two GETs by a bare client (scripts/bench/two-gets.ts), Node 24 (${f.version}${ca})`;
+  return `floor: the same two GETs by a bare client (scripts/bench/two-gets.ts), Node 24 (${f.version}${caNote(f.extraCa, extraCa)})`;
 }
 
 export function caseTargets(results: Results, add: Add, { ms }: Format): void {
@@ -208,9 +207,14 @@ function kinds(count: RequestCount | undefined): string {
   return entries.length > 0 ? entries.map(([kind, n]) => `${n} ${kind}`).join(', ') : '–';
 }
 
+/** Whether the runs had the host's CA file; nothing where the host sets none. */
+function caNote(set: boolean, hostExtraCa: string | null): string {
+  if (hostExtraCa === null) return '';
+  return set ? ', `NODE_EXTRA_CA_CERTS` set' : ', `NODE_EXTRA_CA_CERTS` unset';
+}
+
 function runtimeLabel(p: RuntimePlan, extraCa: string | null): string {
-  const ca = extraCa === null ? '' : p.extraCa ? ', `NODE_EXTRA_CA_CERTS` set' : ', `NODE_EXTRA_CA_CERTS` unset';
-  return `\`plan NAME\`, ${RUNTIME_NAMES[p.runtime]} (${p.version}${ca})`;
+  return `\`plan NAME\`, ${RUNTIME_NAMES[p.runtime]} (${p.version}${caNote(p.extraCa, extraCa)})`;
 }
 
 /** The sections for the new cases, or none where the run did not measure them. */

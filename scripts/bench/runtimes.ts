@@ -145,28 +145,31 @@ export async function runtimeCases(audit: Audit | undefined, tag: string, n: num
   try {
     const name = webServiceName(0);
     const extraCa = process.env.NODE_EXTRA_CA_CERTS || null;
+    // With the host's CA file as it is set, and without it where it sets one.
+    const caSettings = [true, ...(extraCa ? [false] : [])];
+    const caEnv = (withCa: boolean): NodeJS.ProcessEnv => (withCa ? {} : { NODE_EXTRA_CA_CERTS: undefined });
     const variants = programs.flatMap((program) =>
-      [true, ...(extraCa ? [false] : [])].map((withCa) => ({ program, withCa, samples: [] as CaseResult[] })),
+      caSettings.map((withCa) => ({ program, withCa, samples: [] as CaseResult[] })),
     );
     // The floor of plan NAME on the pinned Node 24, with and without the host's CA as plan NAME is.
-    const floors = v24
-      ? [true, ...(extraCa ? [false] : [])].map((withCa) => ({ withCa, version: v24, samples: [] as CaseResult[] }))
-      : [];
+    const floors = v24 ? caSettings.map((withCa) => ({ withCa, version: v24, samples: [] as CaseResult[] })) : [];
     const gets: CaseResult[] = [];
     progress(
       `runtimes: plan NAME on ${variants.length} variant(s), its floor on ${floors.length} and kubectl get NAME, ${repeats.name} rounds`,
     );
     await interleaved(repeats.name, [
       ...variants.map((v) => async () => {
-        const env = v.withCa ? {} : { NODE_EXTRA_CA_CERTS: undefined };
         v.samples.push(
-          await measure(audit, 'plugin', 1, () => runPlugin(['plan', name, '-n', namespace], { env }, v.program.argv)),
+          await measure(audit, 'plugin', 1, () =>
+            runPlugin(['plan', name, '-n', namespace], { env: caEnv(v.withCa) }, v.program.argv),
+          ),
         );
       }),
       ...floors.map((f) => async () => {
-        const env = f.withCa ? {} : { NODE_EXTRA_CA_CERTS: undefined };
         f.samples.push(
-          await measure(audit, 'floor', 1, () => runMeasured([PINNED_NODE, TWO_GETS, namespace, name], { env })),
+          await measure(audit, 'floor', 1, () =>
+            runMeasured([PINNED_NODE, TWO_GETS, namespace, name], { env: caEnv(f.withCa) }),
+          ),
         );
       }),
       async () => {
