@@ -1,5 +1,7 @@
 // What each command needs from the authorizer, read from what it does: the requests of
-// engine/gather.ts and engine/reconcile.ts, as granted by crds/rbac/webservice-reconciler.yaml.
+// engine/gather.ts and engine/reconcile.ts over the kind table, as granted by
+// crds/rbac/webservice-reconciler.yaml.
+import { APPLIED_KINDS, CONFIG_MAP, ChildKindRow } from '../core/kinds';
 import { GROUP, PLURAL } from '../core/model';
 
 export interface Access {
@@ -20,11 +22,9 @@ const webServices = (verb: string, subresource?: string): Access => ({
   resource: PLURAL,
   subresource,
 });
-const configMaps = (verb: string): Access => ({ verb, group: '', resource: 'configmaps' });
-const workloads = (verb: string): Access[] => [
-  { verb, group: 'apps', resource: 'deployments' },
-  { verb, group: '', resource: 'services' },
-];
+const children = (row: ChildKindRow, verb: string): Access => ({ verb, group: row.group, resource: row.resource });
+const configMaps = (verb: string): Access => children(CONFIG_MAP, verb);
+const workloads = (verb: string): Access[] => APPLIED_KINDS.map((row) => children(row, verb));
 const EVENTS: Access = {
   verb: 'create',
   group: 'events.k8s.io',

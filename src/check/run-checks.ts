@@ -2,6 +2,7 @@
 // A check that cannot read what it needs says so (a warning when forbidden) instead of
 // stopping the others; only an unreachable server ends the run early.
 import { decide } from '../core/decide';
+import { APPLIED_KINDS, CONFIG_MAP, DEPLOYMENT } from '../core/kinds';
 import { API_VERSION, Deployment, OWNED_SELECTOR, kindOf } from '../core/model';
 import { observe } from '../core/observe';
 import { gatherAll } from '../engine/gather';
@@ -191,7 +192,7 @@ async function observeFence(client: KubeClient): Promise<FenceObservation> {
 }
 
 /**
- * The Deployments and Services that carry our label (metadata only), for the orphans check;
+ * The workload's children that carry our label (metadata only), for the orphans check;
  * in every scope, since a WebService deleted with its workload may have left them behind.
  * A user who may not list them still gets the rest of the check, which says what it skipped.
  */
@@ -201,9 +202,9 @@ async function labelledWorkloads(
 ): Promise<{ objects: LabelledObject[]; unchecked: { kinds: OrphanKind[]; reason: string } | null }> {
   try {
     const lists = await Promise.all(
-      (['Deployment', 'Service'] as const).map(async (kind) =>
-        (await client.listWorkloadMetadata(kind, namespace, { labelSelector: OWNED_SELECTOR })).items.map((item) => ({
-          kind,
+      APPLIED_KINDS.map(async (row) =>
+        (await client.listChildMetadata(row, namespace, { labelSelector: OWNED_SELECTOR })).items.map((item) => ({
+          kind: row.kind,
           metadata: item.metadata,
         })),
       ),
@@ -211,7 +212,7 @@ async function labelledWorkloads(
     return { objects: lists.flat(), unchecked: null };
   } catch (err) {
     if (!(err instanceof ForbiddenError)) throw err;
-    return { objects: [], unchecked: { kinds: ['Deployment', 'Service'], reason: err.message } };
+    return { objects: [], unchecked: { kinds: APPLIED_KINDS.map((row) => row.kind), reason: err.message } };
   }
 }
 
@@ -241,13 +242,13 @@ async function webServiceChecks(client: KubeClient, options: CheckOptions): Prom
   try {
     const [inputs, labelled, workloads] = await Promise.all([
       gatherAll(client, namespace),
-      client.listConfigMapMetadata(namespace, { labelSelector: OWNED_SELECTOR }),
+      client.listChildMetadata(CONFIG_MAP, namespace, { labelSelector: OWNED_SELECTOR }),
       labelledWorkloads(client, namespace),
     ]);
     const webServices = inputs.map((input) => input.parent);
     const decisions = inputs.map((input) => decide(observe(input)));
     const objects: LabelledObject[] = [
-      ...labelled.items.map((item) => ({ kind: 'ConfigMap' as const, metadata: item.metadata })),
+      ...labelled.items.map((item) => ({ kind: CONFIG_MAP.kind, metadata: item.metadata })),
       ...workloads.objects,
     ];
     const results = [
@@ -259,7 +260,7 @@ async function webServiceChecks(client: KubeClient, options: CheckOptions): Prom
     // Only where workloads are used: a scope without them needs none of this access.
     if (webServices.some((ws) => ws.spec.workload !== undefined)) {
       const deployments = inputs.flatMap((input) =>
-        input.children.filter((child): child is Deployment => kindOf(child) === 'Deployment'),
+        input.children.filter((child): child is Deployment => kindOf(child) === DEPLOYMENT.kind),
       );
       results.push(rolloutVerdict(webServices, deployments, namespace));
       results.push(await workloadAccess(client, namespace));

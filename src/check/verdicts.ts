@@ -1,6 +1,7 @@
 // The judgements of `kubectl webservice check`, pure: what was read goes in, one result per
 // check comes out, with a hint under anything that is not right. `now` is passed in.
 import { Decision } from '../core/decide';
+import { CHILD_KINDS, CONFIG_MAP } from '../core/kinds';
 import {
   DEFAULT_REPLICAS,
   Deployment,
@@ -9,7 +10,6 @@ import {
   MANAGED_BY_VALUE,
   ObjectMeta,
   WebService,
-  childName,
 } from '../core/model';
 import { childKey, controllerOf } from '../core/object-index';
 import { isConverged, readyOf } from '../core/status';
@@ -340,8 +340,9 @@ export interface LabelledObject {
   metadata: ObjectMeta;
 }
 
-export type OrphanKind = 'ConfigMap' | 'Deployment' | 'Service';
-const ORPHAN_KINDS: OrphanKind[] = ['ConfigMap', 'Deployment', 'Service'];
+/** A kind of the kind table. */
+export type OrphanKind = string;
+const ORPHAN_KINDS: OrphanKind[] = CHILD_KINDS.map((row) => row.kind);
 
 /**
  * Objects with our managed-by label that no WebService in scope owns: their controller
@@ -360,7 +361,7 @@ export function orphanVerdict(
   // The name each kind of child of each WebService would have.
   const children = new Set(
     webServices.flatMap(({ metadata: { namespace: ns, name } }) =>
-      ORPHAN_KINDS.map((kind) => childKey(kind, ns, kind === 'ConfigMap' ? childName(name) : name)),
+      CHILD_KINDS.map((row) => childKey(row.kind, ns, row.nameFor(name))),
     ),
   );
   const orphans = objects.filter((o) => {
@@ -400,7 +401,7 @@ export function orphanVerdict(
     items: listed(
       orphans.map(
         (o) =>
-          `${o.metadata.namespace}/${o.kind === 'ConfigMap' ? '' : `${o.kind.toLowerCase()}/`}${o.metadata.name}: ` +
+          `${o.metadata.namespace}/${o.kind === CONFIG_MAP.kind ? '' : `${o.kind.toLowerCase()}/`}${o.metadata.name}: ` +
           (controllerOf(o) ? 'its owner is gone' : 'no owner reference'),
       ),
     ),

@@ -1,6 +1,7 @@
 // Pieces every command shares: NAME/--all, --requeue-after, reading a scope, printing results.
 import * as os from 'node:os';
 import type { Argv } from 'yargs';
+import { CHILD_KINDS } from '../core/kinds';
 import { DEFAULT_REQUEUE_AFTER_SECONDS, GROUP, KIND, SyncInput } from '../core/model';
 import { keyOf } from '../core/object-index';
 import { Observation, observe } from '../core/observe';
@@ -113,8 +114,8 @@ function nameOf(item: unknown): string {
   return row.name ?? row.decision?.name ?? '';
 }
 
-/** Kinds -f accepts beside WebServices: the children a WebService can have. */
-const CHILD_KINDS = ['ConfigMap'] as const;
+/** Kinds -f accepts beside WebServices: the children a WebService can have (the kind table). */
+const CHILD_KIND_NAMES = CHILD_KINDS.map((row) => row.kind);
 
 /**
  * The observations in a -f file: raw objects (as kubectl get prints them, or as
@@ -127,6 +128,6 @@ export function observationsFromFile(file: string): Observation[] {
     .filter((doc) => !isKubeObject(doc))
     .map((doc) => (isSyncInput(doc) ? observe(parseSyncInput(doc)) : parseObservation(doc)));
   if (objects.length > 0)
-    observations.push(...groupObjects(objects, CHILD_KINDS).map((raw) => observe(parseSyncInput(raw))));
+    observations.push(...groupObjects(objects, CHILD_KIND_NAMES).map((raw) => observe(parseSyncInput(raw))));
   return observations;
 }

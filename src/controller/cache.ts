@@ -2,49 +2,25 @@
 // for each kind of child (ours only, by label), all feeding one index, with each WebService's
 // dependents. The cache keeps the index and says what changed; what a change means is its
 // listener's: the controller queues keys, `status -w` prints lines.
-import { Child, ChildKind, KIND, OWNED_SELECTOR, WebService } from '../core/model';
+import { CHILD_KINDS, ChildKindRow } from '../core/kinds';
+import { Child, KIND, OWNED_SELECTOR, WebService } from '../core/model';
 import { ObjectIndex, addChild, emptyIndex, removeChild, removeParent, setParent } from '../core/object-index';
-import type { KubeClient, WorkloadKind } from '../kube/client';
+import type { KubeClient } from '../kube/client';
 import { ListWatchSource, Reflector, ReflectorOptions, ReflectorStats } from './reflector';
-
-/** A kind of child the cache watches, as data: another kind is another row of CHILD_KINDS. */
-interface WatchedKind {
-  kind: ChildKind;
-  /** The reflector's name in logs and stats. */
-  name: string;
-  source: (client: KubeClient, namespace: string | null) => ListWatchSource<Child>;
-}
 
 const OWNED = { labelSelector: OWNED_SELECTOR };
 
-function workloadKind(kind: WorkloadKind, name: string): WatchedKind {
+/**
+ * A reflector for every kind of child in the kind table (ours only, by label). A Deployment's
+ * status changes are events too: status follows a rollout with no timer.
+ */
+function childSource(client: KubeClient, row: ChildKindRow, namespace: string | null): ListWatchSource<Child> {
   return {
-    kind,
-    name,
-    source: (client, namespace) => ({
-      list: () => client.listWorkloads(kind, namespace, OWNED),
-      watch: (rv, timeout, onEvent, options) =>
-        client.watchWorkloads(kind, namespace, rv, timeout, OWNED, onEvent, options),
-    }),
+    list: () => client.listChildren(row, namespace, OWNED),
+    watch: (rv, timeout, onEvent, options) =>
+      client.watchChildren(row, namespace, rv, timeout, OWNED, onEvent, options),
   };
 }
-
-/**
- * Every kind of child a WebService has: its ConfigMap, and a workload's Deployment and Service.
- * A Deployment's status changes are events too: status follows a rollout with no timer.
- */
-const CHILD_KINDS: readonly WatchedKind[] = [
-  {
-    kind: 'ConfigMap',
-    name: 'configmaps',
-    source: (client, namespace) => ({
-      list: () => client.listConfigMaps(namespace, OWNED),
-      watch: (rv, timeout, onEvent, options) => client.watchConfigMaps(namespace, rv, timeout, OWNED, onEvent, options),
-    }),
-  },
-  workloadKind('Deployment', 'deployments'),
-  workloadKind('Service', 'services'),
-];
 
 /** Told of each change once the index holds it. `initialList`: it came from the first list, not from a change since. */
 export interface CacheListener {
@@ -54,7 +30,7 @@ export interface CacheListener {
   childChanged(child: Child, initialList: boolean): void;
   childRemoved(child: Child): void;
   /** One kind's store holds a complete list (after its first list, and after each relist). */
-  synced?(kind: typeof KIND | ChildKind): void;
+  synced?(kind: string): void;
 }
 
 export interface CacheOptions {
@@ -98,10 +74,10 @@ export class WebServiceCache {
       },
       { name: 'webservices', idleTimeoutMs, watchList, log },
     );
-    this.children = CHILD_KINDS.map(({ kind, name, source }) => ({
-      name,
+    this.children = CHILD_KINDS.map((row) => ({
+      name: row.resource,
       reflector: new Reflector<Child>(
-        source(client, namespace),
+        childSource(client, row, namespace),
         {
           upsert: (child, _previous, initialList) => {
             addChild(this.index, child);
@@ -111,9 +87,9 @@ export class WebServiceCache {
             removeChild(this.index, child);
             listener.childRemoved(child);
           },
-          synced: () => listener.synced?.(kind),
+          synced: () => listener.synced?.(row.kind),
         },
-        { name, idleTimeoutMs, watchList, log },
+        { name: row.resource, idleTimeoutMs, watchList, log },
       ),
     }));
   }

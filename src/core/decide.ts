@@ -1,34 +1,13 @@
 // decide: observation in, decision out. Pure and deterministic: no I/O, no clock.
 // A decision is a record (action, reason, target) plus the exact writes (ops) that
 // carry it out, so plan can print it, apply can execute it and tests can diff it.
-import {
-  API_VERSION,
-  ConfigMap,
-  Deployment,
-  DEFAULT_REQUEUE_AFTER_SECONDS,
-  FINALIZER,
-  INSTANCE_LABEL,
-  KIND,
-  MANAGED_BY_LABEL,
-  MANAGED_BY_VALUE,
-  NAME_LABEL,
-  OwnerReference,
-  Service,
-  childName,
-  instanceLabelValue,
-} from './model';
+import { APPLIED_KINDS, CONFIG_MAP, DEPLOYMENT, childTarget } from './kinds';
+import { ConfigMap, DEFAULT_REQUEUE_AFTER_SECONDS, FINALIZER, OwnerReference, childName } from './model';
 import { describeCycle } from './cycle';
-import { ChildFacts, DesiredState, Observation, WorkloadChildFacts } from './observe';
-import {
-  ROLLOUT_POLL_SECONDS,
-  WORKLOAD_ANNOTATION,
-  WorkloadWanted,
-  deploymentSpecChanges,
-  desiredDeploymentSpec,
-  desiredServiceSpec,
-  rolloutOf,
-  serviceSpecChanges,
-} from './workload';
+import { ChildFacts, Observation } from './observe';
+import { ApplyOp, DeleteOp, appliedVerdict } from './applied';
+import { conflictReason, describeRef, desiredLabels, desiredOwnerReference, sameOwnerReference } from './ownership';
+import { ROLLOUT_POLL_SECONDS, WORKLOAD_ANNOTATION, desiredData, rolloutOf } from './workload';
 
 export type Action = 'create' | 'update' | 'noop' | 'requeue' | 'conflict' | 'finalize';
 
@@ -42,13 +21,15 @@ interface FieldChange {
   to: string | null;
 }
 
-/** The kinds of child besides the ConfigMap; ops on the ConfigMap carry no kind. */
-type WorkloadKind = 'Deployment' | 'Service';
-
+/**
+ * The writes of a decision. The lab's ConfigMap is created and merge-patched (ops without a
+ * kind); the workload's children are applied whole (applyChild) and deleted by kind.
+ */
 export type Op =
-  | { op: 'createChild'; object: ConfigMap | Deployment | Service }
-  | { op: 'patchChild'; kind?: WorkloadKind; name: string; patch: ChildPatch }
-  | { op: 'deleteChild'; kind?: WorkloadKind; name: string; uid?: string }
+  | { op: 'createChild'; object: ConfigMap }
+  | { op: 'patchChild'; name: string; patch: ChildPatch }
+  | ApplyOp
+  | DeleteOp
   | { op: 'removeFinalizer'; finalizers: string[]; resourceVersion?: string };
 
 /** A JSON merge patch that names only fields we own; resourceVersion makes it conditional. */
@@ -61,7 +42,6 @@ interface ChildPatch {
     ownerReferences?: OwnerReference[];
   };
   data?: Record<string, string>;
-  spec?: Record<string, unknown>;
 }
 
 export interface Decision {
@@ -84,7 +64,7 @@ export interface DecideOptions {
 }
 
 export function decide(obs: Observation, options: DecideOptions = {}): Decision {
-  const childTarget = `configmap/${childName(obs.name)}`;
+  const configMapTarget = childTarget(CONFIG_MAP, CONFIG_MAP.nameFor(obs.name));
   if (obs.deleting) return decideDeletion(obs);
 
   // Before waiting on dependencies: in a cycle they will never be Ready, so no timer helps.
@@ -145,7 +125,7 @@ export function decide(obs: Observation, options: DecideOptions = {}): Decision 
   return record(obs, {
     action: 'noop',
     reason: `${targets.join(', ')} ${targets.length === 1 ? 'matches' : 'match'} the spec`,
-    target: childTarget,
+    target: configMapTarget,
     ...rollout,
   });
 }
@@ -161,22 +141,38 @@ interface ChildVerdict {
 
 function childVerdicts(obs: Observation): ChildVerdict[] {
   const verdicts = [configMapVerdict(obs)];
-  const children = obs.workloadChildren;
-  const want = workloadWanted(obs);
-  if (want || children?.deployment) {
-    const verdict = workloadVerdict(obs, 'Deployment', want, children?.deployment ?? null);
-    if (verdict) verdicts.push(verdict);
-  }
-  const port = want?.port;
-  if (port !== undefined || children?.service) {
-    const verdict = workloadVerdict(obs, 'Service', port === undefined ? null : want, children?.service ?? null);
-    if (verdict) verdicts.push(verdict);
+  const parent = {
+    name: obs.name,
+    namespace: obs.namespace,
+    uid: obs.uid,
+    labels: obs.labels ?? {},
+    desired: obs.desired,
+  };
+  for (const row of APPLIED_KINDS) {
+    const verdict = appliedVerdict(row, parent, obs.workloadChildren?.[row.kind] ?? null);
+    if (!verdict) continue;
+    const changes = verdict.differences.map((d) => ({
+      child: verdict.target,
+      field: d.path,
+      from: describeValue(d.have),
+      to: describeValue(d.want),
+    }));
+    verdicts.push({ target: verdict.target, state: verdict.state, reason: verdict.reason, changes, ops: verdict.ops });
   }
   return verdicts;
 }
 
+/** A value in a change record: JSON, cut short past a screen's width. */
+function describeValue(value: unknown): string | null {
+  if (value === undefined || value === null) return null;
+  const text = typeof value === 'string' ? value : JSON.stringify(value);
+  return text.length > MAX_VALUE_TEXT ? `${text.slice(0, MAX_VALUE_TEXT - 1)}…` : text;
+}
+
+const MAX_VALUE_TEXT = 200;
+
 function configMapVerdict(obs: Observation): ChildVerdict {
-  const target = `configmap/${childName(obs.name)}`;
+  const target = childTarget(CONFIG_MAP, CONFIG_MAP.nameFor(obs.name));
   if (!obs.child) {
     return {
       target,
@@ -187,7 +183,7 @@ function configMapVerdict(obs: Observation): ChildVerdict {
     };
   }
   if (!obs.child.controlledByParent || !obs.child.managedByUs) {
-    return { target, state: 'conflict', reason: conflictReason(obs, 'configmap', obs.child), changes: [], ops: [] };
+    return { target, state: 'conflict', reason: conflictReason(obs, target, obs.child), changes: [], ops: [] };
   }
   const changes = childChanges(obs, obs.child);
   if (changes.length === 0) return { target, state: 'matches', reason: `${target} matches the spec`, changes, ops: [] };
@@ -200,123 +196,20 @@ function configMapVerdict(obs: Observation): ChildVerdict {
   };
 }
 
-/** The workload the spec asks for, or null without spec.workload. */
-function workloadWanted(obs: Observation): WorkloadWanted | null {
-  const workload = obs.desired.workload;
-  if (!workload) return null;
-  const want: WorkloadWanted = {
-    name: obs.name,
-    namespace: obs.namespace,
-    image: obs.desired.image,
-    replicas: obs.desired.replicas,
-    tier: obs.desired.tier,
-    configData: desiredData(obs.desired),
-  };
-  if (workload.port !== undefined) want.port = workload.port;
-  if (workload.progressDeadlineSeconds !== undefined) want.progressDeadlineSeconds = workload.progressDeadlineSeconds;
-  return want;
-}
-
-/**
- * A Deployment or Service named after the CR. want is null when the spec no longer asks for
- * it: then ours is deleted, and one that is not ours is none of our business (null verdict).
- */
-function workloadVerdict(
-  obs: Observation,
-  kind: WorkloadKind,
-  want: WorkloadWanted | null,
-  have: WorkloadChildFacts<Deployment | Service> | null,
-): ChildVerdict | null {
-  const target = `${kind.toLowerCase()}/${obs.name}`;
-  const ours = have !== null && have.controlledByParent && have.managedByUs;
-  if (!want) {
-    if (!have || !ours) return null;
-    return {
-      target,
-      state: 'unwanted',
-      reason: `${target} is no longer wanted by the spec (no ${obs.desired.workload ? 'spec.workload.port' : 'spec.workload'}); deleting it`,
-      changes: [],
-      ops: [{ op: 'deleteChild', kind, name: have.name, uid: have.uid }],
-    };
-  }
-  if (!have) {
-    return {
-      target,
-      state: 'missing',
-      reason: `${target} does not exist yet`,
-      changes: [],
-      ops: [{ op: 'createChild', object: desiredWorkloadObject(obs, kind, want) }],
-    };
-  }
-  if (!ours)
-    return { target, state: 'conflict', reason: conflictReason(obs, kind.toLowerCase(), have), changes: [], ops: [] };
-
-  const changes: FieldChange[] = [];
-  const patch: ChildPatch = { metadata: { resourceVersion: have.resourceVersion } };
-  metadataChanges(obs, have, changes, patch);
-  const spec =
-    kind === 'Deployment'
-      ? deploymentSpecChanges(want, have.object)
-      : serviceSpecChanges({ ...want, port: want.port ?? 0 }, have.object as Service);
-  changes.push(...spec.changes);
-  if (spec.spec) patch.spec = spec.spec;
-  if (changes.length === 0) return { target, state: 'matches', reason: `${target} matches the spec`, changes, ops: [] };
-  return {
-    target,
-    state: 'differs',
-    reason: `${target} differs from the spec: ${changes.map((c) => c.field).join(', ')}`,
-    changes: changes.map((c) => ({ child: target, ...c })),
-    ops: [{ op: 'patchChild', kind, name: have.name, patch }],
-  };
-}
-
-function desiredWorkloadObject(obs: Observation, kind: WorkloadKind, want: WorkloadWanted): Deployment | Service {
-  const metadata = {
-    name: obs.name,
-    namespace: obs.namespace,
-    labels: desiredLabels(obs.name),
-    ownerReferences: [desiredOwnerReference(obs)],
-  };
-  return kind === 'Deployment'
-    ? { apiVersion: 'apps/v1', kind, metadata, spec: desiredDeploymentSpec(want) }
-    : { apiVersion: 'v1', kind, metadata, spec: desiredServiceSpec({ ...want, port: want.port ?? 0 }) };
-}
-
-/** Our labels and ownerReference on a workload child, as on the ConfigMap; others' stay. */
-function metadataChanges(
-  obs: Observation,
-  have: WorkloadChildFacts<unknown>,
-  changes: FieldChange[],
-  patch: ChildPatch,
-): void {
-  for (const [key, want] of Object.entries(desiredLabels(obs.name))) {
-    const current = Object.hasOwn(have.labels, key) ? have.labels[key] : null;
-    if (current !== want) {
-      changes.push({ field: `metadata.labels.${key}`, from: current, to: want });
-      patch.metadata.labels = { ...patch.metadata.labels, [key]: want };
-    }
-  }
-  const ref = have.ownerReferences.find((r) => r.uid === obs.uid);
-  const want = desiredOwnerReference(obs);
-  if (!ref || !sameOwnerReference(ref, want)) {
-    changes.push({ field: 'metadata.ownerReferences', from: ref ? describeRef(ref) : null, to: describeRef(want) });
-    patch.metadata.ownerReferences = [...have.ownerReferences.filter((r) => r.uid !== obs.uid), want];
-  }
-}
-
 /**
  * While a wanted Deployment has not rolled out, apply --wait looks again soon; the
  * controller needs no timer (the Deployment's status changes are watch events).
  */
 function rolloutPoll(obs: Observation, verdicts: ChildVerdict[]): Pick<Partial<Decision>, 'after_seconds'> {
   if (!obs.desired.workload) return {};
-  const deployment = verdicts.find((v) => v.target === `deployment/${obs.name}`);
-  const specChanged = deployment?.ops.some(
-    (op) => op.op === 'createChild' || (op.op === 'patchChild' && op.patch.spec),
-  );
-  const live = obs.workloadChildren?.deployment?.object ?? null;
-  const rollout = rolloutOf(live, obs.desired.replicas, specChanged ?? false);
+  const live = obs.workloadChildren?.[DEPLOYMENT.kind]?.object ?? null;
+  const rollout = rolloutOf(live, obs.desired.replicas, writesDeployment(verdicts.flatMap((v) => v.ops)));
   return rollout.complete ? {} : { after_seconds: ROLLOUT_POLL_SECONDS };
+}
+
+/** Whether these ops apply the Deployment: its status is then about the spec before them. */
+export function writesDeployment(ops: Op[]): boolean {
+  return ops.some((op) => op.op === 'applyChild' && op.kind === DEPLOYMENT.kind);
 }
 
 type DecisionFields = Pick<Decision, 'action' | 'reason' | 'target'> & Partial<Decision>;
@@ -378,41 +271,6 @@ function hasOurFinalizer(obs: Observation): boolean {
   return obs.finalizers.includes(FINALIZER);
 }
 
-function conflictReason(
-  obs: Observation,
-  kind: string,
-  child: Pick<ChildFacts, 'name' | 'controlledByParent' | 'managedByUs'>,
-): string {
-  const missing: string[] = [];
-  if (!child.controlledByParent)
-    missing.push(`no controller ownerReference to webservice/${obs.name} (uid ${obs.uid})`);
-  if (!child.managedByUs) missing.push(`no label ${MANAGED_BY_LABEL}=${MANAGED_BY_VALUE}`);
-  return `${kind}/${child.name} exists but is not ours (${missing.join(', ')}); it is left untouched`;
-}
-
-function desiredData(desired: DesiredState): Record<string, string> {
-  return { image: desired.image, replicas: String(desired.replicas), tier: desired.tier };
-}
-
-function desiredLabels(parentName: string): Record<string, string> {
-  return {
-    [MANAGED_BY_LABEL]: MANAGED_BY_VALUE,
-    [NAME_LABEL]: 'webservice',
-    [INSTANCE_LABEL]: instanceLabelValue(parentName),
-  };
-}
-
-function desiredOwnerReference(obs: Pick<Observation, 'name' | 'uid'>): OwnerReference {
-  return {
-    apiVersion: API_VERSION,
-    kind: KIND,
-    name: obs.name,
-    uid: obs.uid,
-    controller: true,
-    blockOwnerDeletion: true,
-  };
-}
-
 function desiredChild(obs: Observation): ConfigMap {
   const child: ConfigMap = {
     apiVersion: 'v1',
@@ -453,21 +311,6 @@ function childChanges(obs: Observation, child: ChildFacts): FieldChange[] {
     changes.push({ field: 'metadata.ownerReferences', from: have ? describeRef(have) : null, to: describeRef(want) });
   }
   return changes;
-}
-
-function sameOwnerReference(a: OwnerReference, b: OwnerReference): boolean {
-  return (
-    a.apiVersion === b.apiVersion &&
-    a.kind === b.kind &&
-    a.name === b.name &&
-    a.uid === b.uid &&
-    (a.controller ?? false) === (b.controller ?? false) &&
-    (a.blockOwnerDeletion ?? false) === (b.blockOwnerDeletion ?? false)
-  );
-}
-
-function describeRef(ref: OwnerReference): string {
-  return `${ref.kind}/${ref.name} uid=${ref.uid} controller=${ref.controller ?? false} blockOwnerDeletion=${ref.blockOwnerDeletion ?? false}`;
 }
 
 function childPatch(obs: Observation, child: ChildFacts, changes: FieldChange[]): ChildPatch {

@@ -4,8 +4,8 @@
 // persists (waiting on a dependency, a conflict, an error) is reported once, when it
 // starts, i.e. when the Ready reason changes.
 import { Decision } from './decide';
-import { Condition } from './model';
-import { Outcome, ReadyCondition } from './status';
+import { Condition, kindOf } from './model';
+import { FAILED_CREATE, Outcome, ReadyCondition } from './status';
 
 export const REPORTING_CONTROLLER = 'webservice-controller';
 
@@ -47,8 +47,12 @@ function rolloutEvents(
 ): EventRecord[] {
   if (!after) return [];
   if (startsNow('RolloutInProgress')) return [record('Normal', 'RolloutStarted', 'Rollout', after.message)];
-  if (startsNow('ProgressDeadlineExceeded')) return [record('Warning', 'RolloutStalled', 'Rollout', after.message)];
-  const wasRolling = before?.reason === 'RolloutInProgress' || before?.reason === 'ProgressDeadlineExceeded';
+  if (startsNow('ProgressDeadlineExceeded') || startsNow(FAILED_CREATE))
+    return [record('Warning', 'RolloutStalled', 'Rollout', after.message)];
+  const wasRolling =
+    before?.reason === 'RolloutInProgress' ||
+    before?.reason === 'ProgressDeadlineExceeded' ||
+    before?.reason === FAILED_CREATE;
   if (wasRolling && after.status === 'True') return [record('Normal', 'RolloutComplete', 'Rollout', after.message)];
   return [];
 }
@@ -58,8 +62,8 @@ function actionEvents(decision: Decision, startsNow: (reason: string) => boolean
     case 'create': {
       // With a workload, one decision creates several children: name each.
       const created = decision.ops.flatMap((op) =>
-        op.op === 'createChild' && op.object.kind !== undefined
-          ? [`${op.object.kind.toLowerCase()}/${op.object.metadata.name}`]
+        op.op === 'createChild' || op.op === 'applyChild'
+          ? [`${kindOf(op.object).toLowerCase()}/${op.object.metadata.name}`]
           : [],
       );
       return [

@@ -90,11 +90,45 @@ export interface Condition {
   message: string;
 }
 
+/** A Kubernetes type the CRD carries with its own schema (EnvVar, Probe...): validated at admission. */
+type KubeValue = Record<string, unknown>;
+
+/** Keys of a ConfigMap or a Secret, mounted as files at a path. */
+export interface FileMount {
+  mountPath: string;
+  configMap?: string;
+  secret?: string;
+  /** Only these keys, at these paths under mountPath (a KeyToPath list); all keys when unset. */
+  items?: KubeValue[];
+  optional?: boolean;
+}
+
 /** Opt-in: run the image as a Deployment (and, with a port, a ClusterIP Service). */
 export interface WorkloadSpec {
   port?: number;
   /** The Deployment's progressDeadlineSeconds; unset, the Kubernetes default (600). */
   progressDeadlineSeconds?: number;
+  command?: string[];
+  args?: string[];
+  env?: KubeValue[];
+  envFrom?: KubeValue[];
+  resources?: KubeValue;
+  readinessProbe?: KubeValue;
+  livenessProbe?: KubeValue;
+  startupProbe?: KubeValue;
+  /** The container's securityContext. */
+  securityContext?: KubeValue;
+  /** The pod's securityContext. */
+  podSecurityContext?: KubeValue;
+  /** restricted: what the restricted Pod Security Standard requires, under the two above. */
+  podSecurity?: 'baseline' | 'restricted';
+  serviceAccountName?: string;
+  imagePullSecrets?: KubeValue[];
+  /** The Deployment's rollout strategy. */
+  strategy?: KubeValue;
+  files?: FileMount[];
+  podLabels?: Record<string, string>;
+  podAnnotations?: Record<string, string>;
 }
 
 interface WebServiceSpec {
@@ -136,7 +170,7 @@ interface LabelSelector {
   matchExpressions?: unknown[];
 }
 
-export interface Container {
+interface Container {
   name: string;
   image?: string;
   ports?: { containerPort: number; name?: string; protocol?: string }[];
@@ -175,7 +209,7 @@ export interface Deployment {
   };
 }
 
-export interface ServicePort {
+interface ServicePort {
   port: number;
   targetPort?: number | string;
   name?: string;
@@ -190,12 +224,12 @@ export interface Service {
   spec?: { type?: string; selector?: Record<string, string>; ports?: ServicePort[]; [field: string]: unknown };
 }
 
-/** A child of any kind we own; an object without a kind is a ConfigMap (metadata-only reads). */
+/** A child of any kind we own (kinds.ts has them); an object without a kind is a ConfigMap (metadata-only reads). */
 export type Child = ConfigMap | Deployment | Service;
-export type ChildKind = 'ConfigMap' | 'Deployment' | 'Service';
 
-export function kindOf(child: { kind?: string }): ChildKind {
-  return child.kind === 'Deployment' || child.kind === 'Service' ? child.kind : 'ConfigMap';
+/** The kind of a child: an object without a kind is a ConfigMap (metadata-only reads carry none). */
+export function kindOf(child: { kind?: string }): string {
+  return child.kind ?? 'ConfigMap';
 }
 
 /** The parent with its children and the WebServices it may depend on:

@@ -2,7 +2,8 @@
 // by key instead of by scanning every ConfigMap and WebService: a pass stays linear in
 // the number of objects. Pure: the shells (a command's pass, the controller's cache) hand
 // the objects in.
-import { Child, ChildKind, KIND, OwnerReference, SyncInput, WebService, childName, kindOf } from './model';
+import { CHILD_KINDS, CONFIG_MAP } from './kinds';
+import { Child, KIND, OwnerReference, SyncInput, WebService, kindOf } from './model';
 
 export interface ObjectIndex {
   /** Children by childKey: ConfigMaps by namespace/name, the workload kinds prefixed with their kind. */
@@ -24,9 +25,9 @@ export function keyOf(obj: { metadata: { namespace?: string; name: string } }): 
 }
 
 /** A child's index key: a Deployment and a Service may share a name, and a ConfigMap's. */
-export function childKey(kind: ChildKind, namespace: string | undefined, name: string): string {
+export function childKey(kind: string, namespace: string | undefined, name: string): string {
   const key = objectKey(namespace, name);
-  return kind === 'ConfigMap' ? key : `${kind}:${key}`;
+  return kind === CONFIG_MAP.kind ? key : `${kind}:${key}`;
 }
 
 export function childKeyOf(child: Child): string {
@@ -124,8 +125,8 @@ export function removeChild(index: ObjectIndex, child: Child): void {
 }
 
 /**
- * What one reconcile needs, looked up by key: the children named after the parent (its
- * ConfigMap, and a Deployment and a Service of its name), the children it controls, and the WebServices it reaches through dependsOn (its direct
+ * What one reconcile needs, looked up by key: the children on the names the kind table gives
+ * the parent, the children it controls, and the WebServices it reaches through dependsOn (its direct
  * dependencies first), so the core can see a dependency cycle of any length. A pass
  * costs each WebService what it reaches: linear for shallow graphs, more for long chains.
  */
@@ -133,11 +134,9 @@ export function syncInputFor(parent: WebService, index: ObjectIndex): SyncInput 
   const namespace = parent.metadata.namespace;
   const { name } = parent.metadata;
   const children: Child[] = [];
-  const named = [
-    index.childrenByKey.get(childKey('ConfigMap', namespace, childName(name))),
-    index.childrenByKey.get(childKey('Deployment', namespace, name)),
-    index.childrenByKey.get(childKey('Service', namespace, name)),
-  ].filter((c): c is Child => c !== undefined);
+  const named = CHILD_KINDS.map((row) =>
+    index.childrenByKey.get(childKey(row.kind, namespace, row.nameFor(name))),
+  ).filter((c): c is Child => c !== undefined);
   children.push(...named);
   for (const owned of index.childrenByOwner.get(parent.metadata.uid ?? '') ?? []) {
     if (!named.includes(owned) && (owned.metadata.namespace ?? namespace) === namespace) children.push(owned);

@@ -1,22 +1,19 @@
 // observe: raw objects in, the facts a decision needs out. Pure.
 import { findCycle } from './cycle';
+import { APPLIED_KINDS, CHILD_KINDS, CONFIG_MAP } from './kinds';
 import {
   Child,
-  ChildKind,
   ConfigMap,
   DEFAULT_REPLICAS,
-  Deployment,
   DEFAULT_TIER,
   MANAGED_BY_LABEL,
   MANAGED_BY_VALUE,
   OwnerReference,
   READY,
-  Service,
   SyncInput,
   WebService,
   WebServiceStatus,
   WorkloadSpec,
-  childName,
   kindOf,
 } from './model';
 import { controllerOf } from './object-index';
@@ -58,18 +55,16 @@ export interface ChildFacts extends OwnedFacts {
 }
 
 /** A workload child (Deployment, Service) named after the parent, with the live object. */
-export interface WorkloadChildFacts<T> extends OwnedFacts {
+export interface WorkloadChildFacts<T = Child> extends OwnedFacts {
   object: T;
 }
 
-interface WorkloadChildren {
-  deployment: WorkloadChildFacts<Deployment> | null;
-  service: WorkloadChildFacts<Service> | null;
-}
+/** The workload's children by kind (kinds.ts' applied kinds): null where none has the name. */
+type WorkloadChildren = Record<string, WorkloadChildFacts | null>;
 
 interface ChildRef {
   /** Absent for a ConfigMap. */
-  kind?: 'Deployment' | 'Service';
+  kind?: string;
   name: string;
   uid?: string;
   resourceVersion?: string;
@@ -89,6 +84,8 @@ export interface Observation {
   namespace: string;
   name: string;
   uid: string;
+  /** The WebService's own labels, when it has any: its workload's children carry them too. */
+  labels?: Record<string, string>;
   generation: number;
   resourceVersion?: string;
   deleting: boolean;
@@ -111,10 +108,9 @@ export function observe(input: SyncInput): Observation {
   const meta = parent.metadata;
   const namespace = meta.namespace ?? 'default';
   const uid = meta.uid ?? '';
-  const wantedChild = childName(meta.name);
-  const named = (kind: ChildKind, name: string) =>
+  const named = (kind: string, name: string) =>
     input.children.find((c) => kindOf(c) === kind && c.metadata.name === name && sameNamespace(c, namespace)) ?? null;
-  const child = named('ConfigMap', wantedChild);
+  const child = named(CONFIG_MAP.kind, CONFIG_MAP.nameFor(meta.name));
 
   const observation: Observation = {
     desired: desiredOf(parent),
@@ -134,21 +130,20 @@ export function observe(input: SyncInput): Observation {
     dependencies: (parent.spec.dependsOn ?? []).map((name) => dependencyFacts(name, namespace, input.related)),
     status: parent.status ?? {},
   };
-  const deployment = named('Deployment', meta.name);
-  const service = named('Service', meta.name) as Service | null;
-  if (observation.desired.workload || deployment || service) {
-    observation.workloadChildren = {
-      deployment: deployment ? workloadFacts(deployment, uid) : null,
-      service: service ? workloadFacts(service, uid) : null,
-    };
+  const workload = APPLIED_KINDS.map((row) => named(row.kind, row.nameFor(meta.name)));
+  if (observation.desired.workload || workload.some((found) => found !== null)) {
+    observation.workloadChildren = Object.fromEntries(
+      APPLIED_KINDS.map((row, i) => [row.kind, workload[i] ? workloadFacts(workload[i], uid) : null]),
+    );
   }
+  if (meta.labels && Object.keys(meta.labels).length > 0) observation.labels = { ...meta.labels };
   const cycle = dependencyCycleOf(parent, namespace, input.related);
   if (cycle) observation.dependencyCycle = cycle;
   return observation;
 }
 
-/** ConfigMaps first (what the rest reads), then the workload. */
-const KIND_ORDER: ChildKind[] = ['ConfigMap', 'Deployment', 'Service'];
+/** In the kind table's order: ConfigMaps first (what the rest reads), then the workload. */
+const KIND_ORDER = CHILD_KINDS.map((row) => row.kind);
 
 function childRef(c: Child): ChildRef {
   const kind = kindOf(c);
@@ -158,7 +153,7 @@ function childRef(c: Child): ChildRef {
   return ref;
 }
 
-function ownedFacts(object: ConfigMap | Deployment | Service, parentUid: string): OwnedFacts {
+function ownedFacts(object: Child, parentUid: string): OwnedFacts {
   const labels = object.metadata.labels ?? {};
   return {
     name: object.metadata.name,
@@ -171,7 +166,7 @@ function ownedFacts(object: ConfigMap | Deployment | Service, parentUid: string)
   };
 }
 
-function workloadFacts<T extends Deployment | Service>(object: T, parentUid: string): WorkloadChildFacts<T> {
+function workloadFacts(object: Child, parentUid: string): WorkloadChildFacts {
   return { ...ownedFacts(object, parentUid), object };
 }
 
@@ -197,13 +192,8 @@ function desiredOf(parent: WebService): DesiredState {
     tier: parent.spec.tier ?? DEFAULT_TIER,
   };
   if (parent.spec.dependsOn && parent.spec.dependsOn.length > 0) desired.dependsOn = [...parent.spec.dependsOn];
-  const workload = parent.spec.workload;
-  if (workload) {
-    desired.workload = {};
-    if (workload.port !== undefined) desired.workload.port = workload.port;
-    if (workload.progressDeadlineSeconds !== undefined)
-      desired.workload.progressDeadlineSeconds = workload.progressDeadlineSeconds;
-  }
+  // A copy: the core never shares a structure with its input (the CRD has validated its shape).
+  if (parent.spec.workload) desired.workload = structuredClone(parent.spec.workload);
   return desired;
 }
 

@@ -1,14 +1,19 @@
 // The status computation: observation + decision + outcome + now -> status. Pure.
-import { Decision } from './decide';
+import { Decision, writesDeployment } from './decide';
 import { jsonEqual } from './equal';
-import { Condition, ConditionStatus, READY, WebServiceStatus, childName } from './model';
+import { DEPLOYMENT } from './kinds';
+import { Condition, ConditionStatus, Deployment, READY, WebServiceStatus, childName } from './model';
 import { Observation } from './observe';
-import { rolloutOf, selectorString } from './workload';
+import { selectorString } from './pod';
+import { rolloutOf } from './workload';
 
 /** kstatus: True while a change is being rolled out. */
 const RECONCILING = 'Reconciling';
 /** kstatus: True when progress has stopped and needs someone to look. */
 const STALLED = 'Stalled';
+
+/** Ready's and Stalled's reason while the Deployment's pods cannot be created (ReplicaFailure). */
+export const FAILED_CREATE = 'FailedCreate';
 
 /** What happened to the decision: only planned (nothing written), carried out, or failed. */
 export type Outcome = { kind: 'planned' } | { kind: 'applied' } | { kind: 'failed'; message: string };
@@ -72,13 +77,9 @@ function stallStands(obs: Observation, specChanged: boolean): boolean {
 
 function workloadStatus(obs: Observation, decision: Decision, outcome: Outcome, now: string): StatusResult {
   const base = readyCondition(decision, outcome);
-  const live = obs.workloadChildren?.deployment;
-  const deployment = live && live.controlledByParent && live.managedByUs ? live.object : null;
-  const specChanged = decision.ops.some(
-    (op) =>
-      (op.op === 'createChild' && op.object.kind === 'Deployment') ||
-      (op.op === 'patchChild' && op.kind === 'Deployment' && op.patch.spec !== undefined),
-  );
+  const live = obs.workloadChildren?.[DEPLOYMENT.kind];
+  const deployment = live && live.controlledByParent && live.managedByUs ? (live.object as Deployment) : null;
+  const specChanged = writesDeployment(decision.ops);
   const rollout = rolloutOf(deployment, obs.desired.replicas, specChanged);
   const counts = `${rollout.ready}/${rollout.desired}`;
   let ready: ReadyCondition = base;
@@ -88,6 +89,12 @@ function workloadStatus(obs: Observation, decision: Decision, outcome: Outcome, 
     if (rollout.complete) {
       ready = { ...base, message: `${base.message}; deployment/${obs.name}: ${counts} ready` };
       reconciling = stalled = { status: 'False', reason: 'RolloutComplete', message: ready.message };
+    } else if (rollout.failure !== undefined) {
+      // The ReplicaSet cannot make pods: nothing will change until someone fixes the cause.
+      const message = `deployment/${obs.name}: ${counts} ready; pods cannot be created: ${rollout.failure}`;
+      ready = { status: 'False', reason: FAILED_CREATE, message };
+      stalled = { status: 'True', reason: FAILED_CREATE, message };
+      reconciling = { status: 'False', reason: FAILED_CREATE, message };
     } else if (rollout.stalled || stallStands(obs, specChanged)) {
       const message = `deployment/${obs.name}: ${counts} ready; its progress deadline was exceeded`;
       ready = { status: 'False', reason: 'ProgressDeadlineExceeded', message };

@@ -2,6 +2,7 @@
 // Never trust CR content: anything that does not have the expected shape is refused
 // with a message naming the field, before the core sees it.
 import { ACTIONS, Decision } from './decide';
+import { APPLIED_KINDS, CHILD_KINDS, CONFIG_MAP } from './kinds';
 import { Child, ConfigMap, SyncInput, WebService } from './model';
 import { Observation } from './observe';
 
@@ -70,7 +71,67 @@ function checkWebService(value: unknown, where: string): WebService {
       (Number.isInteger(deadline) && (deadline as number) >= 1 && (deadline as number) <= MAX_INT32),
     `${where}.spec.workload.progressDeadlineSeconds must be an integer from 1 to ${MAX_INT32}`,
   );
+  if (isObject(workload)) checkPodFields(workload, `${where}.spec.workload`);
   return value as WebService;
+}
+
+/**
+ * The pod's fields, from a file: the shapes the builder reads. The cluster's copy was checked
+ * at admission against the Kubernetes types' own schemas (the CRD carries them).
+ */
+function checkPodFields(workload: Json, where: string): void {
+  const lists = ['command', 'args', 'env', 'envFrom', 'imagePullSecrets', 'files'];
+  for (const field of lists) {
+    need(workload[field] === undefined || Array.isArray(workload[field]), `${where}.${field} must be a list`);
+  }
+  for (const field of ['command', 'args']) {
+    need(
+      workload[field] === undefined || (workload[field] as unknown[]).every((item) => typeof item === 'string'),
+      `${where}.${field} must be a list of strings`,
+    );
+  }
+  for (const field of ['env', 'envFrom', 'imagePullSecrets', 'files']) {
+    need(
+      workload[field] === undefined || (workload[field] as unknown[]).every(isObject),
+      `${where}.${field} must be a list of objects`,
+    );
+  }
+  const objects = [
+    'resources',
+    'readinessProbe',
+    'livenessProbe',
+    'startupProbe',
+    'securityContext',
+    'podSecurityContext',
+    'strategy',
+    'podLabels',
+    'podAnnotations',
+  ];
+  for (const field of objects) {
+    need(workload[field] === undefined || isObject(workload[field]), `${where}.${field} must be an object`);
+  }
+  for (const field of ['podLabels', 'podAnnotations']) {
+    const map = workload[field] as Json | undefined;
+    need(
+      map === undefined || Object.values(map).every((v) => typeof v === 'string'),
+      `${where}.${field} must map strings to strings`,
+    );
+  }
+  need(
+    workload.podSecurity === undefined || workload.podSecurity === 'baseline' || workload.podSecurity === 'restricted',
+    `${where}.podSecurity must be baseline or restricted`,
+  );
+  need(
+    workload.serviceAccountName === undefined || typeof workload.serviceAccountName === 'string',
+    `${where}.serviceAccountName must be a string`,
+  );
+  for (const [i, file] of ((workload.files as Json[] | undefined) ?? []).entries()) {
+    need(typeof file.mountPath === 'string', `${where}.files[${i}].mountPath must be a string`);
+    need(
+      (typeof file.configMap === 'string') !== (typeof file.secret === 'string'),
+      `${where}.files[${i}] must name one configMap or one secret`,
+    );
+  }
 }
 
 function checkConfigMap(value: unknown, where: string): ConfigMap {
@@ -106,7 +167,11 @@ function checkWorkloadChild(value: Json, where: string): Child {
 }
 
 function checkChild(value: unknown, where: string): Child {
-  if (isObject(value) && (value.kind === 'Deployment' || value.kind === 'Service')) {
+  if (isObject(value) && value.kind !== undefined && value.kind !== CONFIG_MAP.kind) {
+    need(
+      APPLIED_KINDS.some((row) => row.kind === value.kind),
+      `${where}.kind must be one of ${CHILD_KINDS.map((row) => row.kind).join(', ')} (a WebService's children), not ${JSON.stringify(value.kind)}`,
+    );
     return checkWorkloadChild(value, where);
   }
   return checkConfigMap(value, where);
@@ -150,7 +215,7 @@ export function parseObservation(value: unknown): Observation {
   need(isObject(obs.status), 'observation.status must be an object');
   const workload = obs.workloadChildren;
   need(workload === undefined || isObject(workload), 'observation.workloadChildren must be an object');
-  for (const kind of ['deployment', 'service'] as const) {
+  for (const { kind } of APPLIED_KINDS) {
     const facts = (workload as Json | undefined)?.[kind];
     if (facts === undefined || facts === null) continue;
     const where = `observation.workloadChildren.${kind}`;
@@ -174,14 +239,22 @@ export function parseDecision(value: unknown): Decision {
   checkName(d.name as string, 'decision.name');
   need(ACTIONS.includes(d.action as never), `decision.action must be one of ${ACTIONS.join(', ')}`);
   need(Array.isArray(d.ops), 'decision.ops must be a list');
-  const known = ['createChild', 'patchChild', 'deleteChild', 'removeFinalizer'];
+  const known = ['createChild', 'patchChild', 'applyChild', 'deleteChild', 'removeFinalizer'];
+  const kinds = APPLIED_KINDS.map((row) => row.kind);
   for (const [i, op] of (d.ops as unknown[]).entries()) {
     need(isObject(op) && known.includes(op.op as string), `decision.ops[${i}].op must be one of ${known.join(', ')}`);
-    const kind = (op as Json).kind;
+    const { kind } = op as Json;
     need(
-      kind === undefined || kind === 'Deployment' || kind === 'Service',
-      `decision.ops[${i}].kind must be Deployment or Service (absent for the ConfigMap)`,
+      kind === undefined || kinds.includes(kind as string),
+      `decision.ops[${i}].kind must be one of ${kinds.join(', ')} (absent for the ConfigMap)`,
     );
+    if ((op as Json).op === 'applyChild') {
+      const object = (op as Json).object;
+      need(
+        kind !== undefined && isObject(object) && object.kind === kind && isObject(object.metadata),
+        `decision.ops[${i}] must apply an object of its kind`,
+      );
+    }
   }
   return value as Decision;
 }

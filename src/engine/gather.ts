@@ -1,7 +1,8 @@
 // Reads what the core needs from the API server: reads sized to the question, and a
 // constant number of requests however many WebServices a scope holds.
-import { Child, OWNED_SELECTOR, SyncInput, WebService, childName, kindOf } from '../core/model';
-import { childKey, childKeyOf, indexObjects, keyOf, objectKey, syncInputFor } from '../core/object-index';
+import { APPLIED_KINDS, CONFIG_MAP } from '../core/kinds';
+import { Child, OWNED_SELECTOR, SyncInput, WebService, kindOf } from '../core/model';
+import { childKey, childKeyOf, indexObjects, keyOf, syncInputFor } from '../core/object-index';
 import { WORKLOAD_ANNOTATION } from '../core/workload';
 import { orNull } from '../kube/errors';
 import type { KubeClient } from '../kube/client';
@@ -20,21 +21,18 @@ const MAX_DEPENDENCY_GETS = 16;
 export async function gatherOne(client: KubeClient, namespace: string, name: string): Promise<SyncInput> {
   // The child's name is known before the CR is read: both GETs go out at once. The
   // CR's error (e.g. not found) is the one to report, so the child's waits behind it.
-  const child = client.getConfigMap(namespace, childName(name));
+  const child = client.getChild(CONFIG_MAP, namespace, CONFIG_MAP.nameFor(name));
   child.catch(() => undefined);
   const parent = await client.getWebService(namespace, name);
   const [configMaps, related] = await Promise.all([
     parent.metadata.deletionTimestamp
-      ? client.listConfigMaps(namespace, { labelSelector: OWNED_SELECTOR }).then((list) => list.items)
+      ? client.listChildren(CONFIG_MAP, namespace, { labelSelector: OWNED_SELECTOR }).then((list) => list.items)
       : child.then((found) => (found ? [found] : [])),
     gatherDependencies(client, namespace, parent),
   ]);
   const children: Child[] = [...configMaps];
   if (mayHaveWorkload([parent], children)) {
-    const found = await Promise.all([
-      client.getWorkload('Deployment', namespace, name),
-      client.getWorkload('Service', namespace, name),
-    ]);
+    const found = await Promise.all(APPLIED_KINDS.map((row) => client.getChild(row, namespace, row.nameFor(name))));
     for (const object of found) if (object) children.push(object);
   }
   return syncInputFor(parent, indexObjects(related, children));
@@ -48,7 +46,7 @@ export async function gatherOne(client: KubeClient, namespace: string, name: str
 function mayHaveWorkload(parents: WebService[], children: Child[]): boolean {
   return (
     parents.some((p) => p.spec.workload !== undefined) ||
-    children.some((c) => kindOf(c) === 'ConfigMap' && c.metadata.annotations?.[WORKLOAD_ANNOTATION] !== undefined)
+    children.some((c) => kindOf(c) === CONFIG_MAP.kind && c.metadata.annotations?.[WORKLOAD_ANNOTATION] !== undefined)
   );
 }
 
@@ -95,17 +93,17 @@ function unseen(names: string[], seen: Set<string>): string[] {
 export async function gatherAll(client: KubeClient, namespace: string | null): Promise<SyncInput[]> {
   const [parents, owned] = await bothOrFirstError(
     client.listWebServices(namespace),
-    client.listConfigMaps(namespace, { labelSelector: OWNED_SELECTOR }),
+    client.listChildren(CONFIG_MAP, namespace, { labelSelector: OWNED_SELECTOR }),
   );
   const children: Child[] = owned.items;
   const ownedKeys = new Set(children.map(keyOf));
   const missing = new Set(
     parents.items
-      .map((p) => objectKey(p.metadata.namespace, childName(p.metadata.name)))
+      .map((p) => childKey(CONFIG_MAP.kind, p.metadata.namespace, CONFIG_MAP.nameFor(p.metadata.name)))
       .filter((key) => !ownedKeys.has(key)),
   );
   if (missing.size > 0) {
-    const all = await client.listConfigMapMetadata(namespace);
+    const all = await client.listChildMetadata(CONFIG_MAP, namespace);
     for (const meta of all.items) {
       if (missing.has(keyOf(meta)) && !ownedKeys.has(keyOf(meta))) children.push({ metadata: meta.metadata });
     }
@@ -116,26 +114,24 @@ export async function gatherAll(client: KubeClient, namespace: string | null): P
   return parents.items.map((parent) => syncInputFor(parent, index));
 }
 
-/** Our Deployments and Services in scope, plus the metadata of foreign ones on a wanted name. */
+/** Our children of the workload's kinds in scope, plus the metadata of foreign ones on a wanted name. */
 async function gatherWorkloads(client: KubeClient, namespace: string | null, parents: WebService[]): Promise<Child[]> {
-  const [deployments, services] = await bothOrFirstError(
-    client.listWorkloads('Deployment', namespace, { labelSelector: OWNED_SELECTOR }),
-    client.listWorkloads('Service', namespace, { labelSelector: OWNED_SELECTOR }),
+  const lists = await allOrFirstError(
+    APPLIED_KINDS.map((row) => client.listChildren(row, namespace, { labelSelector: OWNED_SELECTOR })),
   );
-  const children: Child[] = [...deployments.items, ...services.items];
+  const children: Child[] = lists.flatMap((list) => list.items);
   const owned = new Set(children.map(childKeyOf));
-  for (const kind of ['Deployment', 'Service'] as const) {
+  for (const row of APPLIED_KINDS) {
     const missing = new Set(
       parents
-        .filter((p) => p.spec.workload !== undefined && (kind === 'Deployment' || p.spec.workload.port !== undefined))
-        .map((p) => childKey(kind, p.metadata.namespace, p.metadata.name))
+        .filter((p) => row.wanted(p))
+        .map((p) => childKey(row.kind, p.metadata.namespace, row.nameFor(p.metadata.name)))
         .filter((key) => !owned.has(key)),
     );
     if (missing.size === 0) continue;
-    const apiVersion = kind === 'Deployment' ? 'apps/v1' : 'v1';
-    for (const item of (await client.listWorkloadMetadata(kind, namespace)).items) {
-      const key = childKey(kind, item.metadata.namespace, item.metadata.name);
-      if (missing.has(key)) children.push({ apiVersion, kind, metadata: item.metadata });
+    for (const item of (await client.listChildMetadata(row, namespace)).items) {
+      const key = childKey(row.kind, item.metadata.namespace, item.metadata.name);
+      if (missing.has(key)) children.push({ apiVersion: row.apiVersion, kind: row.kind, metadata: item.metadata });
     }
   }
   return children;
@@ -150,4 +146,11 @@ async function bothOrFirstError<A, B>(first: Promise<A>, second: Promise<B>): Pr
   if (a.status === 'rejected') throw a.reason;
   if (b.status === 'rejected') throw b.reason;
   return [a.value, b.value];
+}
+
+/** Like bothOrFirstError, for any number of reads. */
+async function allOrFirstError<T>(reads: Promise<T>[]): Promise<T[]> {
+  const settled = await Promise.allSettled(reads);
+  for (const result of settled) if (result.status === 'rejected') throw result.reason;
+  return settled.map((result) => (result as PromiseFulfilledResult<T>).value);
 }

@@ -3,7 +3,8 @@
 // or through the same core functions; no decision is made in this file.
 import { Decision, DecideOptions, Op, decide } from '../core/decide';
 import { EventRecord, REPORTING_CONTROLLER, eventsFor } from '../core/events';
-import { API_VERSION, Child, KIND, SyncInput, WebService, kindOf } from '../core/model';
+import { ChildKindRow, CONFIG_MAP, kindRow } from '../core/kinds';
+import { API_VERSION, Child, KIND, SyncInput, WebService } from '../core/model';
 import { Observation, observe } from '../core/observe';
 import { Outcome, StatusResult, computeStatus, isConverged, readyOf, statusPatch } from '../core/status';
 import { ReportItem } from '../core/report';
@@ -249,36 +250,34 @@ async function execute(client: KubeClient, decision: Decision, op: Op, applied: 
       if (parent) applied.written.parent = parent;
       return;
     }
-    case 'createChild': {
-      const { object } = op;
-      const kind = kindOf(object);
-      applied.written.children.push(
-        kind === 'ConfigMap'
-          ? await client.createConfigMap(namespace, object)
-          : withKind(kind, await client.createWorkload(kind, namespace, object)),
-      );
+    case 'createChild':
+      applied.written.children.push(await client.createChild(CONFIG_MAP, namespace, op.object));
       return;
-    }
     case 'patchChild':
+      applied.written.children.push(await client.patchChild(CONFIG_MAP, namespace, op.name, op.patch));
+      return;
+    case 'applyChild':
       applied.written.children.push(
-        op.kind
-          ? withKind(op.kind, await client.patchWorkload(op.kind, namespace, op.name, op.patch))
-          : await client.patchConfigMap(namespace, op.name, op.patch),
+        await client.applyChild(rowOf(op.kind), namespace, op.object, {
+          uid: op.uid,
+          resourceVersion: op.resourceVersion,
+        }),
       );
       return;
     case 'deleteChild': {
-      const deleted = op.kind
-        ? await client.deleteWorkload(op.kind, namespace, op.name, op.uid)
-        : await client.deleteConfigMap(namespace, op.name, op.uid);
-      if (deleted) applied.cleaned.push(`${(op.kind ?? 'ConfigMap').toLowerCase()}/${op.name}`);
+      const row = rowOf(op.kind);
+      const deleted = await client.deleteChild(row, namespace, op.name, op.uid);
+      if (deleted) applied.cleaned.push(`${row.kind.toLowerCase()}/${op.name}`);
       return;
     }
   }
 }
 
-/** A write's answer names its kind; a proxy's or a fake's may not, and the cache tells children apart by it. */
-function withKind(kind: 'Deployment' | 'Service', object: Child): Child {
-  return { ...object, apiVersion: kind === 'Deployment' ? 'apps/v1' : 'v1', kind };
+/** An op's kind: absent, the lab's ConfigMap. A decision from a file is checked against the table before it gets here. */
+function rowOf(kind: string | undefined): ChildKindRow {
+  const row = kind === undefined ? CONFIG_MAP : kindRow(kind);
+  if (!row) throw new Error(`no WebService owns a ${kind}: not in the kind table`);
+  return row;
 }
 
 export function reportItem(result: ReconcileResult): ReportItem {

@@ -4,15 +4,16 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { KubeConfig } from '@kubernetes/client-node/dist/config.js';
+import { ChildKindRow, resourceName } from '../core/kinds';
 import {
   CRD_VERSION,
+  Child,
   ConfigMap,
-  Deployment,
   GROUP,
+  MANAGED_BY_VALUE,
   ObjectMeta,
   PLURAL,
   RESOURCE,
-  Service,
   WebService,
 } from '../core/model';
 import type { StatusPatch } from '../core/status';
@@ -256,28 +257,38 @@ const MERGE_PATCH = 'application/merge-patch+json';
 const APPLY_PATCH = 'application/apply-patch+yaml';
 /** The field manager of everything `install` applies (server-side apply). */
 const FIELD_MANAGER = 'kubectl-webservice';
+/** The field manager of the children we apply, from `apply` and `run` alike: one owner of their fields. */
+const CHILD_FIELD_MANAGER = MANAGED_BY_VALUE;
 
 const wsPath = (namespace: string | null, name?: string) =>
   `/apis/${GROUP}/${CRD_VERSION}${namespace === null ? '' : `/namespaces/${encodeURIComponent(namespace)}`}/${PLURAL}` +
   (name === undefined ? '' : `/${encodeURIComponent(name)}`);
-const cmPath = (namespace: string | null, name?: string) =>
-  `/api/v1${namespace === null ? '' : `/namespaces/${encodeURIComponent(namespace)}`}/configmaps` +
-  (name === undefined ? '' : `/${encodeURIComponent(name)}`);
-const deploymentPath = (namespace: string | null, name?: string) =>
-  `/apis/apps/v1${namespace === null ? '' : `/namespaces/${encodeURIComponent(namespace)}`}/deployments` +
-  (name === undefined ? '' : `/${encodeURIComponent(name)}`);
-const servicePath = (namespace: string | null, name?: string) =>
-  `/api/v1${namespace === null ? '' : `/namespaces/${encodeURIComponent(namespace)}`}/services` +
+/** Where a kind of child lives: /api/v1/namespaces/NS/configmaps/NAME, /apis/apps/v1/.../deployments/NAME. */
+const childPath = (row: ChildKindRow, namespace: string | null, name?: string) =>
+  `${row.group ? `/apis/${row.apiVersion}` : `/api/${row.apiVersion}`}` +
+  `${namespace === null ? '' : `/namespaces/${encodeURIComponent(namespace)}`}/${row.resource}` +
   (name === undefined ? '' : `/${encodeURIComponent(name)}`);
 
-/** The workload kinds a WebService owns: their REST path and how kubectl names them. */
-const WORKLOAD_KINDS = {
-  Deployment: { path: deploymentPath, resource: 'deployments', what: 'deployments.apps' },
-  Service: { path: servicePath, resource: 'services', what: 'services' },
-} as const;
+/**
+ * What an apply of a child must find. A uid (and resourceVersion): the child we read, not a
+ * successor of the same name, unchanged since. None: no object at all.
+ */
+export interface ApplyPrecondition {
+  uid?: string;
+  resourceVersion?: string;
+}
 
-export type WorkloadKind = keyof typeof WORKLOAD_KINDS;
-type WorkloadObject<K extends WorkloadKind> = K extends 'Deployment' ? Deployment : Service;
+/** One manager's fields in metadata.managedFields. */
+interface ManagedFieldsEntry {
+  manager?: string;
+  operation?: string;
+  [field: string]: unknown;
+}
+
+function withoutManagedFields<T extends { metadata: object }>(object: T): T {
+  const { managedFields: _dropped, ...metadata } = object.metadata as { managedFields?: unknown };
+  return { ...object, metadata };
+}
 
 const leasePath = (namespace: string, name?: string) =>
   `/apis/coordination.k8s.io/v1/namespaces/${encodeURIComponent(namespace)}/leases${name === undefined ? '' : `/${encodeURIComponent(name)}`}`;
@@ -340,149 +351,143 @@ export class KubeClient {
     return this.list({ method: 'GET', path: wsPath(namespace), query: { ...options }, what: RESOURCE });
   }
 
-  /** One ConfigMap, or null when there is none. */
-  async getConfigMap(namespace: string, name: string): Promise<ConfigMap | null> {
-    return orNull(this.read<ConfigMap>({ method: 'GET', path: cmPath(namespace, name), what: `configmaps "${name}"` }));
-  }
-
-  listConfigMaps(namespace: string | null, options: ListOptions = {}): Promise<ObjectList<ConfigMap>> {
-    return this.list({ method: 'GET', path: cmPath(namespace), query: { ...options }, what: 'configmaps' });
-  }
-
-  /** Every ConfigMap's metadata, without its data: a name check that costs bytes per object, not per value. */
-  listConfigMapMetadata(namespace: string | null, options: ListOptions = {}): Promise<ObjectList<ObjectMetadata>> {
-    return this.list({
-      method: 'GET',
-      path: cmPath(namespace),
-      query: { ...options },
-      accept: METADATA_LIST,
-      what: 'configmaps',
-    });
-  }
-
-  createConfigMap(namespace: string, object: ConfigMap): Promise<ConfigMap> {
-    return this.write('create', 'configmaps', {
-      method: 'POST',
-      path: cmPath(namespace),
-      body: object,
-      what: `configmaps "${object.metadata.name}"`,
-    });
-  }
-
-  patchConfigMap(namespace: string, name: string, patch: object): Promise<ConfigMap> {
-    return this.write('patch', 'configmaps', {
-      method: 'PATCH',
-      path: cmPath(namespace, name),
-      body: patch,
-      contentType: MERGE_PATCH,
-      what: `configmaps "${name}"`,
-    });
-  }
-
-  /** Deletes with a uid precondition, so a same-named replacement is never hit. Not found is fine. */
-  async deleteConfigMap(namespace: string, name: string, uid?: string): Promise<boolean> {
-    const deleted = this.write('delete', 'configmaps', {
-      method: 'DELETE',
-      path: cmPath(namespace, name),
-      body: { kind: 'DeleteOptions', apiVersion: 'v1', ...(uid ? { preconditions: { uid } } : {}) },
-      what: `configmaps "${name}"`,
-    });
-    return ignoreNotFound(
-      deleted.then(() => true),
-      false,
-    );
-  }
-
-  /** A Deployment or Service, or null when there is none. */
-  async getWorkload<K extends WorkloadKind>(
-    kind: K,
-    namespace: string,
-    name: string,
-  ): Promise<WorkloadObject<K> | null> {
-    const k = WORKLOAD_KINDS[kind];
+  /** A child of a kind in the kind table, or null when there is none. */
+  async getChild(row: ChildKindRow, namespace: string, name: string): Promise<Child | null> {
     const found = await orNull(
-      this.read<WorkloadObject<K>>({ method: 'GET', path: k.path(namespace, name), what: `${k.what} "${name}"` }),
+      this.read<Child>({ method: 'GET', path: childPath(row, namespace, name), what: whatChild(row, name) }),
     );
-    // The API server's answer carries its kind, but a fake or a proxy may not: the core needs it.
-    return found && { ...found, apiVersion: kind === 'Deployment' ? 'apps/v1' : 'v1', kind };
+    return found && withKind(row, found);
   }
 
-  async listWorkloads<K extends WorkloadKind>(
-    kind: K,
+  async listChildren(
+    row: ChildKindRow,
     namespace: string | null,
     options: ListOptions = {},
-  ): Promise<ObjectList<WorkloadObject<K>>> {
-    const k = WORKLOAD_KINDS[kind];
-    const list = await this.list<WorkloadObject<K>>({
+  ): Promise<ObjectList<Child>> {
+    const list = await this.list<Child>({
       method: 'GET',
-      path: k.path(namespace),
+      path: childPath(row, namespace),
       query: { ...options },
-      what: k.what,
+      what: resourceName(row),
     });
-    // A LIST's items carry no kind: the core tells children apart by it.
-    const apiVersion = kind === 'Deployment' ? 'apps/v1' : 'v1';
-    return { ...list, items: list.items.map((item) => ({ ...item, apiVersion, kind })) };
+    return { ...list, items: list.items.map((item) => withKind(row, item)) };
   }
 
-  /** Metadata only, to see a foreign object on a child's name without reading every spec. */
-  listWorkloadMetadata(
-    kind: WorkloadKind,
+  /** Metadata only: a name check that costs bytes per object, not per value (a foreign object on a child's name). */
+  listChildMetadata(
+    row: ChildKindRow,
     namespace: string | null,
     options: ListOptions = {},
   ): Promise<ObjectList<ObjectMetadata>> {
-    const k = WORKLOAD_KINDS[kind];
     return this.list({
       method: 'GET',
-      path: k.path(namespace),
+      path: childPath(row, namespace),
       query: { ...options },
       accept: METADATA_LIST,
-      what: k.what,
+      what: resourceName(row),
     });
   }
 
-  createWorkload<K extends WorkloadKind>(
-    kind: K,
-    namespace: string,
-    object: WorkloadObject<K>,
-  ): Promise<WorkloadObject<K>> {
-    const k = WORKLOAD_KINDS[kind];
-    return this.write('create', k.resource, {
+  async createChild(row: ChildKindRow, namespace: string, object: Child): Promise<Child> {
+    const created = await this.write<Child>('create', row.resource, {
       method: 'POST',
-      path: k.path(namespace),
+      path: childPath(row, namespace),
       body: object,
-      what: `${k.what} "${object.metadata.name}"`,
+      what: whatChild(row, object.metadata.name),
     });
+    return withKind(row, created);
   }
 
-  patchWorkload<K extends WorkloadKind>(
-    kind: K,
-    namespace: string,
-    name: string,
-    patch: object,
-  ): Promise<WorkloadObject<K>> {
-    const k = WORKLOAD_KINDS[kind];
-    return this.write('patch', k.resource, {
+  /** A JSON merge patch (the lab's ConfigMap): only the fields it names change. */
+  async patchChild(row: ChildKindRow, namespace: string, name: string, patch: object): Promise<Child> {
+    const patched = await this.write<Child>('patch', row.resource, {
       method: 'PATCH',
-      path: k.path(namespace, name),
+      path: childPath(row, namespace, name),
       body: patch,
       contentType: MERGE_PATCH,
-      what: `${k.what} "${name}"`,
+      what: whatChild(row, name),
     });
+    return withKind(row, patched);
   }
 
-  /** With a uid precondition; Background, so the Deployment's ReplicaSets and pods go after it. Not found is fine. */
-  async deleteWorkload(kind: WorkloadKind, namespace: string, name: string, uid?: string): Promise<boolean> {
-    const k = WORKLOAD_KINDS[kind];
-    const deleted = this.write('delete', k.resource, {
+  /**
+   * Server-side apply of a whole child as the controller's field manager, forced: the fields
+   * it sets are ours, the server drops those we stopped setting and keeps everyone else's.
+   * With a uid (and resourceVersion), the child we read and nothing else: a successor of the
+   * same name, or a change since, is refused (409). Without, the child must not exist yet.
+   */
+  async applyChild(
+    row: ChildKindRow,
+    namespace: string,
+    object: Child,
+    precondition: ApplyPrecondition,
+  ): Promise<Child> {
+    if (precondition.uid === undefined) return this.createApplied(row, namespace, object);
+    const { name } = object.metadata;
+    const metadata = { ...object.metadata, uid: precondition.uid, resourceVersion: precondition.resourceVersion };
+    const applied = await this.write<Child>('patch', row.resource, {
+      method: 'PATCH',
+      path: childPath(row, namespace, name),
+      query: { fieldManager: CHILD_FIELD_MANAGER, force: true },
+      body: { ...object, metadata },
+      contentType: APPLY_PATCH,
+      what: whatChild(row, name),
+    });
+    return withKind(row, applied);
+  }
+
+  /**
+   * An apply that must create. Server-side apply has no "create only": on an object that
+   * appeared meanwhile (someone else's, which the label-selected cache cannot see) it would
+   * take it over. So a POST, which is refused with AlreadyExists, and then its fields are made
+   * ours as an apply's would be (our manager's Update entry becomes an Apply entry, as kubectl's
+   * client-side-apply upgrade does): without that, a field set at creation would stay forever,
+   * however the spec changes later.
+   */
+  private async createApplied(row: ChildKindRow, namespace: string, object: Child): Promise<Child> {
+    const { name } = object.metadata;
+    const created = await this.write<Child & { metadata: { managedFields?: ManagedFieldsEntry[] } }>(
+      'create',
+      row.resource,
+      {
+        method: 'POST',
+        path: childPath(row, namespace),
+        query: { fieldManager: CHILD_FIELD_MANAGER },
+        body: object,
+        what: whatChild(row, name),
+      },
+      { keepManagedFields: true },
+    );
+    // A server dry run stored nothing to convert.
+    if (this.dryRun === 'server') return withKind(row, withoutManagedFields(created));
+    const managedFields = (created.metadata.managedFields ?? []).map((entry) =>
+      entry.manager === CHILD_FIELD_MANAGER && entry.operation === 'Update' ? { ...entry, operation: 'Apply' } : entry,
+    );
+    const converted = await this.write<Child>('patch', row.resource, {
+      method: 'PATCH',
+      path: childPath(row, namespace, name),
+      body: { metadata: { resourceVersion: created.metadata.resourceVersion, managedFields } },
+      contentType: MERGE_PATCH,
+      what: whatChild(row, name),
+    });
+    return withKind(row, converted);
+  }
+
+  /**
+   * Deletes with a uid precondition, so a same-named replacement is never hit; Background, so
+   * a Deployment's ReplicaSets and pods go after it. Not found is fine: false.
+   */
+  async deleteChild(row: ChildKindRow, namespace: string, name: string, uid?: string): Promise<boolean> {
+    const deleted = this.write('delete', row.resource, {
       method: 'DELETE',
-      path: k.path(namespace, name),
+      path: childPath(row, namespace, name),
       body: {
         kind: 'DeleteOptions',
         apiVersion: 'v1',
         propagationPolicy: 'Background',
         ...(uid ? { preconditions: { uid } } : {}),
       },
-      what: `${k.what} "${name}"`,
+      what: whatChild(row, name),
     });
     return ignoreNotFound(
       deleted.then(() => true),
@@ -490,25 +495,31 @@ export class KubeClient {
     );
   }
 
-  watchWorkloads<K extends WorkloadKind>(
-    kind: K,
+  watchChildren(
+    row: ChildKindRow,
     namespace: string | null,
     resourceVersion: string,
     timeoutSeconds: number,
     listOptions: ListOptions,
-    onEvent: (event: WatchEvent<WorkloadObject<K>>) => void,
+    onEvent: (event: WatchEvent<Child>) => void,
     options: WatchOptions,
   ): Promise<void> {
-    const k = WORKLOAD_KINDS[kind];
-    const apiVersion = kind === 'Deployment' ? 'apps/v1' : 'v1';
     // Like a LIST's items, a watch event's object may carry no kind: the core needs it.
-    const withKind = (event: WatchEvent<WorkloadObject<K>>) =>
+    const stamped = (event: WatchEvent<Child>) =>
       onEvent(
         event.type === 'ADDED' || event.type === 'MODIFIED' || event.type === 'DELETED'
-          ? { ...event, object: { ...event.object, apiVersion, kind } }
+          ? { ...event, object: withKind(row, event.object) }
           : event,
       );
-    return this.watch(k.path(namespace), k.what, resourceVersion, timeoutSeconds, listOptions, withKind, options);
+    return this.watch(
+      childPath(row, namespace),
+      resourceName(row),
+      resourceVersion,
+      timeoutSeconds,
+      listOptions,
+      stamped,
+      options,
+    );
   }
 
   patchWebService(namespace: string, name: string, patch: object): Promise<WebService> {
@@ -540,17 +551,6 @@ export class KubeClient {
     options: WatchOptions,
   ): Promise<void> {
     return this.watch(wsPath(namespace), RESOURCE, resourceVersion, timeoutSeconds, {}, onEvent, options);
-  }
-
-  watchConfigMaps(
-    namespace: string | null,
-    resourceVersion: string,
-    timeoutSeconds: number,
-    listOptions: ListOptions,
-    onEvent: (event: WatchEvent<ConfigMap>) => void,
-    options: WatchOptions,
-  ): Promise<void> {
-    return this.watch(cmPath(namespace), 'configmaps', resourceVersion, timeoutSeconds, listOptions, onEvent, options);
   }
 
   async getLease(namespace: string, name: string): Promise<Lease | null> {
@@ -689,8 +689,13 @@ export class KubeClient {
     return { items: list.items ?? [], resourceVersion: list.metadata?.resourceVersion ?? '' };
   }
 
-  /** A write; its response without managedFields, like a LIST's (results keep these objects). */
-  private async write<T>(verb: WriteVerb, resource: string, req: Request): Promise<T> {
+  /** A write; its response without managedFields, like a LIST's (results keep these objects), unless asked. */
+  private async write<T>(
+    verb: WriteVerb,
+    resource: string,
+    req: Request,
+    options: { keepManagedFields?: boolean } = {},
+  ): Promise<T> {
     // A client dry run decides and prints, and never gets here: this is the proof, not the path.
     if (this.dryRun === 'client') throw new Error(`a client dry run must not write (${verb} ${req.what})`);
     // Asked twice: now, to refuse before any work, and again as the bytes go out (see Request.gate).
@@ -698,7 +703,7 @@ export class KubeClient {
     this.requests.writes++;
     const result = await this.transport.request<T>({
       ...(this.dryRun === 'server' ? serverDryRun(req) : req),
-      dropManagedFields: true,
+      dropManagedFields: !options.keepManagedFields,
       gate: () => this.writeGuard(),
       signal: this.signal,
     });
@@ -736,6 +741,16 @@ export class KubeClient {
       options,
     );
   }
+}
+
+/** The API server's answers carry their kind, but LIST items do not, nor a fake's or a proxy's: the core needs it. */
+function withKind(row: ChildKindRow, object: Child): Child {
+  return { ...object, apiVersion: row.apiVersion, kind: row.kind };
+}
+
+/** kubectl's name of one child in messages: configmaps "checkout-desired", deployments.apps "checkout". */
+function whatChild(row: ChildKindRow, name: string): string {
+  return `${resourceName(row)} "${name}"`;
 }
 
 /**

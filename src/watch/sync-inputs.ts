@@ -3,7 +3,8 @@
 // changed: the same input `status --all` reads with gatherAll, assembled from the cache.
 // Only a WebService without a labelled child costs a request: a GET of its child's name,
 // since a foreign ConfigMap there (not labelled, so not watched) makes it a conflict.
-import { Child, KIND, MANAGED_BY_LABEL, MANAGED_BY_VALUE, SyncInput, childName, kindOf } from '../core/model';
+import { CONFIG_MAP, CONFIG_MAP_SUFFIX } from '../core/kinds';
+import { Child, KIND, MANAGED_BY_LABEL, MANAGED_BY_VALUE, SyncInput, kindOf } from '../core/model';
 import { controllerKeyOf, dependentsOf, keyOf, objectKey, syncInputFor } from '../core/object-index';
 import { WebServiceCache } from '../controller/cache';
 import type { KubeClient } from '../kube/client';
@@ -21,8 +22,6 @@ export interface SyncInputWatchOptions {
   changed(input: SyncInput): void;
   deleted(key: string): void;
 }
-
-const CHILD_SUFFIX = childName('');
 
 /** Runs until the signal aborts. */
 export async function watchSyncInputs(client: KubeClient, options: SyncInputWatchOptions): Promise<void> {
@@ -43,7 +42,7 @@ export async function watchSyncInputs(client: KubeClient, options: SyncInputWatc
       // has already shown is skipped for ConfigMaps only; the caller prints a line only when it changes.
       childChanged(child, initialList) {
         const { resourceVersion } = child.metadata;
-        if (initialList && kindOf(child) === 'ConfigMap' && known.configMaps.get(keyOf(child)) === resourceVersion)
+        if (initialList && kindOf(child) === CONFIG_MAP.kind && known.configMaps.get(keyOf(child)) === resourceVersion)
           return;
         markOwners(child);
       },
@@ -53,7 +52,7 @@ export async function watchSyncInputs(client: KubeClient, options: SyncInputWatc
           // Shown at first, gone before the first list: report them as deleted.
           for (const key of known.webServices.keys()) if (!cache.index.parentsByKey.has(key)) mark(key);
           known.webServices.clear();
-        } else if (kind === 'ConfigMap') {
+        } else if (kind === CONFIG_MAP.kind) {
           for (const key of known.configMaps.keys()) {
             if (!cache.index.childrenByKey.has(key)) {
               const [ns, name] = key.split('/');
@@ -81,7 +80,7 @@ export async function watchSyncInputs(client: KubeClient, options: SyncInputWatc
   /** The WebService a child is the child of: by its name, and by its controller reference. */
   function markOwners(child: Pick<Child, 'metadata'>): void {
     const { name, namespace: ns } = child.metadata;
-    if (name.endsWith(CHILD_SUFFIX)) mark(objectKey(ns, name.slice(0, -CHILD_SUFFIX.length)));
+    if (name.endsWith(CONFIG_MAP_SUFFIX)) mark(objectKey(ns, name.slice(0, -CONFIG_MAP_SUFFIX.length)));
     const owner = controllerKeyOf(child);
     if (owner) mark(owner);
   }
@@ -113,9 +112,9 @@ export async function watchSyncInputs(client: KubeClient, options: SyncInputWatc
   /** gatherAll's third look: a ConfigMap on the child's name that is not labelled ours. */
   async function withForeignChild(input: SyncInput): Promise<SyncInput> {
     const { namespace: ns, name } = input.parent.metadata;
-    const wanted = childName(name);
+    const wanted = CONFIG_MAP.nameFor(name);
     if (input.children.some((child) => child.metadata.name === wanted)) return input;
-    const found = await client.getConfigMap(ns ?? '', wanted);
+    const found = await client.getChild(CONFIG_MAP, ns ?? '', wanted);
     if (!found) return input;
     // Like gatherAll, metadata only for a foreign one; a labelled one is just not in the cache yet.
     const labelled = found.metadata.labels?.[MANAGED_BY_LABEL] === MANAGED_BY_VALUE;

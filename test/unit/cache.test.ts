@@ -5,6 +5,7 @@
 import { CacheListener, WebServiceCache } from '../../src/controller/cache';
 import type { Child, ConfigMap, Deployment, Service, WebService } from '../../src/core/model';
 import { dependentsOf, syncInputFor } from '../../src/core/object-index';
+import type { ChildKindRow } from '../../src/core/kinds';
 import type { KubeClient } from '../../src/kube/client';
 import type { WatchEvent, WatchOptions } from '../../src/kube/transport';
 
@@ -55,16 +56,13 @@ function fakeClient() {
       return { items: [webService('web'), webService('api', ['web'])], resourceVersion: '10' };
     },
     watchWebServices: (...args: unknown[]) => watch('webservices', args[3] as never, args[4] as WatchOptions),
-    listConfigMaps: async (namespace: string | null, options: unknown) => {
-      calls.push(`list configmaps in ${namespace} ${JSON.stringify(options)}`);
-      return { items: [structuredClone(configMap)], resourceVersion: '10' };
+    listChildren: async (row: ChildKindRow, namespace: string | null, options: unknown) => {
+      calls.push(`list ${row.resource} in ${namespace} ${JSON.stringify(options)}`);
+      const items = { ConfigMap: configMap, Deployment: deployment, Service: service }[row.kind];
+      return { items: [structuredClone(items)], resourceVersion: '10' };
     },
-    watchConfigMaps: (...args: unknown[]) => watch('configmaps', args[4] as never, args[5] as WatchOptions),
-    listWorkloads: async (kind: string, namespace: string | null, options: unknown) => {
-      calls.push(`list ${kind} in ${namespace} ${JSON.stringify(options)}`);
-      return { items: [structuredClone(kind === 'Deployment' ? deployment : service)], resourceVersion: '10' };
-    },
-    watchWorkloads: (kind: string, ...args: unknown[]) => watch(kind, args[4] as never, args[5] as WatchOptions),
+    watchChildren: (row: ChildKindRow, ...args: unknown[]) =>
+      watch(row.resource, args[4] as never, args[5] as WatchOptions),
   } as unknown as KubeClient;
   return { client, calls, watchers, answer: () => answer() };
 }
@@ -118,11 +116,11 @@ describe('WebServiceCache', () => {
     expect(calls.slice(2).sort()).toEqual(
       [
         `list configmaps in ns ${JSON.stringify(OWNED)}`,
-        `list Deployment in ns ${JSON.stringify(OWNED)}`,
-        `list Service in ns ${JSON.stringify(OWNED)}`,
+        `list deployments in ns ${JSON.stringify(OWNED)}`,
+        `list services in ns ${JSON.stringify(OWNED)}`,
         'watch configmaps',
-        'watch Deployment',
-        'watch Service',
+        'watch deployments',
+        'watch services',
       ].sort(),
     );
     expect(heard.slice(0, 3)).toEqual([
@@ -158,11 +156,11 @@ describe('WebServiceCache', () => {
     const abort = new AbortController();
     answer();
     const running = cache.run(abort.signal);
-    await until(() => cache.synced() && 'Service' in watchers);
+    await until(() => cache.synced() && 'services' in watchers);
     heard.length = 0;
     const edited = { ...structuredClone(service), metadata: { ...service.metadata, resourceVersion: '11' } };
-    watchers.Service({ type: 'MODIFIED', object: edited });
-    watchers.Deployment({ type: 'DELETED', object: structuredClone(deployment) });
+    watchers.services({ type: 'MODIFIED', object: edited });
+    watchers.deployments({ type: 'DELETED', object: structuredClone(deployment) });
     watchers.webservices({
       type: 'MODIFIED',
       object: { ...webService('api'), metadata: { ...webService('api').metadata, resourceVersion: '12' } },

@@ -41,11 +41,8 @@ function fakeClient(items: WebService[] = [WEB], events: { push?: (event: WatchE
       events.push = onEvent;
       return silentWatch(options);
     },
-    listConfigMaps: () => Promise.resolve({ items: [], resourceVersion: '1' }),
-    listWorkloads: () => Promise.resolve({ items: [], resourceVersion: '1' }),
-    watchWorkloads: (...args: unknown[]) => silentWatch(args[6] as WatchOptions),
-    watchConfigMaps: (_ns: unknown, _rv: unknown, _t: unknown, _l: unknown, _on: unknown, options: WatchOptions) =>
-      silentWatch(options),
+    listChildren: () => Promise.resolve({ items: [], resourceVersion: '1' }),
+    watchChildren: (...args: unknown[]) => silentWatch(args[6] as WatchOptions),
   } as unknown as KubeClient;
 }
 
@@ -164,12 +161,9 @@ function transportClient(transport: Transport, signal?: AbortSignal): KubeClient
     dryRun: 'none',
     withSignal: (s: AbortSignal) => transportClient(transport, s),
     listWebServices: () => list('/webservices'),
-    listConfigMaps: () => list('/configmaps'),
-    listWorkloads: () => list('/workloads'),
-    watchWorkloads: (...args: unknown[]) => silentWatch(args[6] as WatchOptions),
+    listChildren: (row: { resource: string }) => list(`/${row.resource}`),
+    watchChildren: (...args: unknown[]) => silentWatch(args[6] as WatchOptions),
     watchWebServices: (_ns: unknown, _rv: unknown, _t: unknown, _on: unknown, options: WatchOptions) =>
-      silentWatch(options),
-    watchConfigMaps: (_ns: unknown, _rv: unknown, _t: unknown, _l: unknown, _on: unknown, options: WatchOptions) =>
       silentWatch(options),
   };
   return new Proxy(base, {

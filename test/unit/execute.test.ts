@@ -1,6 +1,6 @@
-// The engine carries out each kind of op through the client method of its kind: the
-// ConfigMap's as before, a Deployment's or Service's through the workload methods, with
-// the same preconditions (resourceVersion in the patch, uid on the delete).
+// The engine carries out each op through the client's one method for it, with the kind's
+// row: the ConfigMap created and merge-patched as before, a Deployment or a Service applied
+// whole with its uid and resourceVersion as preconditions, deletes by uid.
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { decide } from '../../src/core/decide';
@@ -8,6 +8,7 @@ import { SyncInput } from '../../src/core/model';
 import { observe } from '../../src/core/observe';
 import { carryOut } from '../../src/engine/reconcile';
 import type { KubeClient } from '../../src/kube/client';
+import type { ChildKindRow } from '../../src/core/kinds';
 
 function decisionFor(name: string) {
   const file = path.join(__dirname, '../fixtures/decide', name, 'input.json');
@@ -21,28 +22,20 @@ function fakeClient() {
     metadata: { ...object.metadata, resourceVersion: '9' },
   });
   const client = {
-    createConfigMap: async (ns: string, object: { metadata: { name: string } }) => (
-      writes.push(['createConfigMap', ns, object.metadata.name]),
-      echo(object)
+    createChild: async (row: ChildKindRow, ns: string, object: { metadata: { name: string } }) => (
+      writes.push(['create', row.kind, ns, object.metadata.name]),
+      { ...echo(object), kind: row.kind }
     ),
-    patchConfigMap: async (ns: string, name: string, patch: unknown) => (
-      writes.push(['patchConfigMap', ns, name, patch]),
-      { metadata: { name, namespace: ns } }
+    patchChild: async (row: ChildKindRow, ns: string, name: string, patch: unknown) => (
+      writes.push(['patch', row.kind, ns, name, patch]),
+      { metadata: { name, namespace: ns }, kind: row.kind }
     ),
-    deleteConfigMap: async (ns: string, name: string, uid?: string) => (
-      writes.push(['deleteConfigMap', ns, name, uid]),
-      true
+    applyChild: async (row: ChildKindRow, ns: string, object: { metadata: { name: string } }, precondition: object) => (
+      writes.push(['apply', row.kind, ns, object.metadata.name, precondition]),
+      { ...echo(object), kind: row.kind }
     ),
-    createWorkload: async (kind: string, ns: string, object: { metadata: { name: string } }) => (
-      writes.push(['createWorkload', kind, ns, object.metadata.name]),
-      echo(object)
-    ),
-    patchWorkload: async (kind: string, ns: string, name: string, patch: unknown) => (
-      writes.push(['patchWorkload', kind, ns, name, patch]),
-      { metadata: { name, namespace: ns } }
-    ),
-    deleteWorkload: async (kind: string, ns: string, name: string, uid?: string) => (
-      writes.push(['deleteWorkload', kind, ns, name, uid]),
+    deleteChild: async (row: ChildKindRow, ns: string, name: string, uid?: string) => (
+      writes.push(['delete', row.kind, ns, name, uid]),
       true
     ),
   };
@@ -54,24 +47,18 @@ describe('carrying out workload ops', () => {
     const { client, writes } = fakeClient();
     const applied = await carryOut(client, decisionFor('create-workload'));
     expect(writes).toEqual([
-      ['createConfigMap', 'crd-lab', 'checkout-desired'],
-      ['createWorkload', 'Deployment', 'crd-lab', 'checkout'],
-      ['createWorkload', 'Service', 'crd-lab', 'checkout'],
+      ['create', 'ConfigMap', 'crd-lab', 'checkout-desired'],
+      ['apply', 'Deployment', 'crd-lab', 'checkout', { uid: undefined, resourceVersion: undefined }],
+      ['apply', 'Service', 'crd-lab', 'checkout', { uid: undefined, resourceVersion: undefined }],
     ]);
     expect(applied.written.children.map((c) => c.kind)).toEqual(['ConfigMap', 'Deployment', 'Service']);
   });
 
-  it('patches a Deployment with its resourceVersion precondition', async () => {
+  it('applies a Deployment with the uid and resourceVersion it was read with', async () => {
     const { client, writes } = fakeClient();
     await carryOut(client, decisionFor('update-workload-hand-edited-replicas'));
     expect(writes).toEqual([
-      [
-        'patchWorkload',
-        'Deployment',
-        'crd-lab',
-        'checkout',
-        { metadata: { resourceVersion: '3003' }, spec: { replicas: 3 } },
-      ],
+      ['apply', 'Deployment', 'crd-lab', 'checkout', { uid: 'deploy-uid-1', resourceVersion: '3003' }],
     ]);
   });
 
@@ -79,17 +66,17 @@ describe('carrying out workload ops', () => {
     const { client, writes } = fakeClient();
     const applied = await carryOut(client, decisionFor('update-workload-removed'));
     expect(writes.map((w) => w.slice(0, 2))).toEqual([
-      ['deleteWorkload', 'Deployment'],
-      ['deleteWorkload', 'Service'],
-      ['patchConfigMap', 'crd-lab'],
+      ['delete', 'Deployment'],
+      ['delete', 'Service'],
+      ['patch', 'ConfigMap'],
     ]);
-    expect(writes[0]).toEqual(['deleteWorkload', 'Deployment', 'crd-lab', 'checkout', 'deploy-uid-1']);
+    expect(writes[0]).toEqual(['delete', 'Deployment', 'crd-lab', 'checkout', 'deploy-uid-1']);
     expect(applied.cleaned).toEqual(['deployment/checkout', 'service/checkout']);
   });
 
-  it('a ConfigMap-only decision uses only the ConfigMap methods, as before', async () => {
+  it('a ConfigMap-only decision merge-patches the ConfigMap, as before', async () => {
     const { client, writes } = fakeClient();
     await carryOut(client, decisionFor('update-image-changed'));
-    expect(writes.map((w) => w[0])).toEqual(['patchConfigMap']);
+    expect(writes.map((w) => w.slice(0, 2))).toEqual([['patch', 'ConfigMap']]);
   });
 });

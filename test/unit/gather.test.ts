@@ -9,6 +9,7 @@ import { Child, SyncInput, WebService, kindOf } from '../../src/core/model';
 import { observe } from '../../src/core/observe';
 import { gatherAll, gatherOne } from '../../src/engine/gather';
 import type { KubeClient } from '../../src/kube/client';
+import type { ChildKindRow } from '../../src/core/kinds';
 
 function fixture(name: string): SyncInput {
   const file = path.join(__dirname, '../fixtures/decide', name, 'input.json');
@@ -30,23 +31,14 @@ function fakeClient(parents: WebService[], children: Child[]) {
       return found;
     },
     listWebServices: async () => (calls.push('list webservices'), list(parents)),
-    getConfigMap: async (_ns: string, name: string) => (
-      calls.push('get configmaps'),
-      of('ConfigMap').find((c) => c.metadata.name === name) ?? null
+    getChild: async (row: ChildKindRow, _ns: string, name: string) => (
+      calls.push(`get ${row.resource}`),
+      of(row.kind).find((c) => c.metadata.name === name) ?? null
     ),
-    listConfigMaps: async () => (calls.push('list configmaps'), list(labelled('ConfigMap'))),
-    listConfigMapMetadata: async () => (
-      calls.push('list configmaps metadata'),
-      list(of('ConfigMap').map((c) => ({ metadata: c.metadata })))
-    ),
-    getWorkload: async (kind: string, _ns: string, name: string) => (
-      calls.push(`get ${kind}`),
-      of(kind).find((c) => c.metadata.name === name) ?? null
-    ),
-    listWorkloads: async (kind: string) => (calls.push(`list ${kind}`), list(labelled(kind))),
-    listWorkloadMetadata: async (kind: string) => (
-      calls.push(`list ${kind} metadata`),
-      list(of(kind).map((c) => ({ metadata: c.metadata })))
+    listChildren: async (row: ChildKindRow) => (calls.push(`list ${row.resource}`), list(labelled(row.kind))),
+    listChildMetadata: async (row: ChildKindRow) => (
+      calls.push(`list ${row.resource} metadata`),
+      list(of(row.kind).map((c) => ({ metadata: c.metadata })))
     ),
   };
   return { client: client as unknown as KubeClient, calls };
@@ -71,7 +63,7 @@ describe('gather and workloads', () => {
     const input = fixture('noop-workload-converged');
     const { client, calls } = fakeClient([input.parent], input.children);
     const [gathered] = await gatherAll(client, 'crd-lab');
-    expect(calls.sort()).toEqual(['list Deployment', 'list Service', 'list configmaps', 'list webservices']);
+    expect(calls.sort()).toEqual(['list configmaps', 'list deployments', 'list services', 'list webservices']);
     expect(decide(observe(gathered)).action).toBe('noop');
   });
 
@@ -79,7 +71,7 @@ describe('gather and workloads', () => {
     const input = fixture('noop-workload-converged');
     const { client, calls } = fakeClient([input.parent], input.children);
     const gathered = await gatherOne(client, 'crd-lab', 'checkout');
-    expect(calls.sort()).toEqual(['get Deployment', 'get Service', 'get configmaps', 'get webservices']);
+    expect(calls.sort()).toEqual(['get configmaps', 'get deployments', 'get services', 'get webservices']);
     expect(decide(observe(gathered)).action).toBe('noop');
   });
 
@@ -87,7 +79,7 @@ describe('gather and workloads', () => {
     const input = fixture('update-workload-removed');
     const { client, calls } = fakeClient([input.parent], input.children);
     const [gathered] = await gatherAll(client, 'crd-lab');
-    expect(calls).toEqual(expect.arrayContaining(['list Deployment', 'list Service']));
+    expect(calls).toEqual(expect.arrayContaining(['list deployments', 'list services']));
     const ops = decide(observe(gathered)).ops.map((op) => `${op.op} ${'kind' in op ? (op.kind ?? '') : ''}`.trim());
     expect(ops).toEqual(['deleteChild Deployment', 'deleteChild Service', 'patchChild']);
   });
@@ -96,8 +88,8 @@ describe('gather and workloads', () => {
     const input = fixture('conflict-foreign-deployment');
     const { client, calls } = fakeClient([input.parent], input.children);
     const [gathered] = await gatherAll(client, 'crd-lab');
-    expect(calls).toContain('list Deployment metadata');
-    expect(calls).not.toContain('list Service metadata');
+    expect(calls).toContain('list deployments metadata');
+    expect(calls).not.toContain('list services metadata');
     expect(decide(observe(gathered))).toMatchObject({ action: 'conflict', target: 'deployment/checkout', ops: [] });
   });
 });

@@ -1,83 +1,191 @@
-// spec.workload.progressDeadlineSeconds: carried into the Deployment when set, and compared
-// like our other fields, with "unset" meaning the Kubernetes default on either side.
+// The pod's whole spec, from spec.workload into the Deployment: every field set reaches the pod
+// template, a field removed from the spec changes what is applied (so the server drops it), a
+// field others set or the server defaults makes no write, and a hand edit of ours is put back.
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { decide } from '../../src/core/decide';
-import { Deployment, SyncInput } from '../../src/core/model';
+import { APPLIED_HASH_ANNOTATION } from '../../src/core/applied';
+import { Decision, decide } from '../../src/core/decide';
+import { Deployment, SyncInput, WorkloadSpec } from '../../src/core/model';
 import { observe } from '../../src/core/observe';
 import { parseSyncInput } from '../../src/core/validate';
-import { DEFAULT_PROGRESS_DEADLINE_SECONDS } from '../../src/core/workload';
 
 function fixture(name: string): SyncInput {
   const file = path.join(__dirname, '../fixtures/decide', name, 'input.json');
   return JSON.parse(fs.readFileSync(file, 'utf8')) as SyncInput;
 }
 
-/** The converged fixture, with the spec's deadline and the live Deployment's set as given. */
-function converged(specDeadline: number | undefined, liveDeadline: number | undefined): SyncInput {
-  const input = fixture('noop-workload-converged');
-  const workload = { ...input.parent.spec.workload };
-  if (specDeadline !== undefined) workload.progressDeadlineSeconds = specDeadline;
-  const children = input.children.map((c) => {
-    if (c.kind !== 'Deployment') return c;
-    const d = c as Deployment;
-    const spec = { ...d.spec };
-    if (liveDeadline !== undefined) spec.progressDeadlineSeconds = liveDeadline;
-    return { ...d, spec };
-  });
-  return { ...input, parent: { ...input.parent, spec: { ...input.parent.spec, workload } }, children };
-}
-
 const decisionOf = (input: SyncInput) => decide(observe(parseSyncInput(input)));
 
-describe('spec.workload.progressDeadlineSeconds', () => {
-  it('unset in the spec and the server default on the Deployment: nothing to do', () => {
-    expect(decisionOf(converged(undefined, DEFAULT_PROGRESS_DEADLINE_SECONDS)).action).toBe('noop');
-    expect(decisionOf(converged(undefined, undefined)).action).toBe('noop');
-  });
+/** The Deployment a decision applies. */
+function appliedDeployment(decision: Decision): Deployment {
+  const op = decision.ops.find((o) => o.op === 'applyChild' && o.kind === 'Deployment');
+  if (op?.op !== 'applyChild') throw new Error(`no Deployment applied: ${decision.reason}`);
+  return op.object;
+}
 
-  it('set and equal on the Deployment: nothing to do', () => {
-    expect(decisionOf(converged(45, 45)).action).toBe('noop');
-  });
+/** The converged fixture with spec.workload replaced, and the live Deployment as that spec last applied it. */
+function convergedWith(workload: WorkloadSpec, edit: (live: Deployment) => void = () => undefined): SyncInput {
+  const input = fixture('noop-workload-converged');
+  const parent = { ...input.parent, spec: { ...input.parent.spec, workload } };
+  const applied = appliedDeployment(
+    decisionOf({ ...input, parent, children: input.children.filter((c) => c.kind !== 'Deployment') }),
+  );
+  const live = structuredClone(applied);
+  live.metadata = { ...live.metadata, uid: 'deploy-uid-1', resourceVersion: '3003', generation: 4 };
+  live.status = (input.children.find((c) => c.kind === 'Deployment') as Deployment).status;
+  edit(live);
+  return { ...input, parent, children: input.children.map((c) => (c.kind === 'Deployment' ? live : c)) };
+}
 
-  it('hand-edited on the Deployment: put back to the spec', () => {
-    const decision = decisionOf(converged(45, 900));
-    expect(decision.changes).toEqual([
-      { child: 'deployment/checkout', field: 'spec.progressDeadlineSeconds', from: '900', to: '45' },
+const EVERY_FIELD: WorkloadSpec = {
+  port: 8080,
+  progressDeadlineSeconds: 120,
+  command: ['/app/server'],
+  args: ['--listen', ':8080'],
+  env: [
+    { name: 'LOG_LEVEL', value: 'debug' },
+    { name: 'DB_PASSWORD', valueFrom: { secretKeyRef: { name: 'db', key: 'password', optional: false } } },
+    { name: 'FEATURES', valueFrom: { configMapKeyRef: { name: 'features', key: 'list' } } },
+    { name: 'POD_IP', valueFrom: { fieldRef: { fieldPath: 'status.podIP' } } },
+  ],
+  envFrom: [
+    { secretRef: { name: 'api-keys' } },
+    { configMapRef: { name: 'shared', optional: true }, prefix: 'SHARED_' },
+  ],
+  resources: { requests: { cpu: '0.5', memory: '1.5Gi' }, limits: { cpu: 1, memory: '100M' } },
+  readinessProbe: { httpGet: { path: '/ready', port: 8080 } },
+  livenessProbe: { tcpSocket: { port: 8080 }, periodSeconds: 0 },
+  startupProbe: { exec: { command: ['true'] }, failureThreshold: 30 },
+  securityContext: { readOnlyRootFilesystem: true },
+  podSecurityContext: { fsGroup: 2000 },
+  podSecurity: 'restricted',
+  serviceAccountName: 'checkout',
+  imagePullSecrets: [{ name: 'registry' }],
+  strategy: { type: 'RollingUpdate', rollingUpdate: { maxSurge: 1, maxUnavailable: 0 } },
+  files: [{ mountPath: '/etc/checkout', configMap: 'checkout-files', items: [{ key: 'app.yaml', path: 'app.yaml' }] }],
+  podLabels: { team: 'payments' },
+  podAnnotations: { 'sidecar.istio.io/inject': 'true' },
+};
+
+describe('the pod spec from spec.workload', () => {
+  it('carries every field into the Deployment', () => {
+    const input = fixture('create-workload');
+    const deployment = appliedDeployment(
+      decisionOf({ ...input, parent: { ...input.parent, spec: { ...input.parent.spec, workload: EVERY_FIELD } } }),
+    );
+    const spec = deployment.spec!;
+    expect(spec.progressDeadlineSeconds).toBe(120);
+    expect(spec.strategy).toEqual(EVERY_FIELD.strategy);
+    const template = spec.template!;
+    expect(template.metadata?.labels).toMatchObject({ team: 'payments' });
+    expect(template.metadata?.annotations).toMatchObject({ 'sidecar.istio.io/inject': 'true' });
+    const pod = template.spec!;
+    expect(pod).toMatchObject({
+      serviceAccountName: 'checkout',
+      imagePullSecrets: [{ name: 'registry' }],
+      securityContext: { runAsNonRoot: true, seccompProfile: { type: 'RuntimeDefault' }, fsGroup: 2000 },
+    });
+    expect(pod.volumes).toEqual([
+      {
+        name: expect.stringMatching(/^files-/),
+        configMap: { name: 'checkout-files', items: [{ key: 'app.yaml', path: 'app.yaml' }] },
+      },
     ]);
+    const [web] = pod.containers!;
+    expect(web).toMatchObject({
+      name: 'web',
+      command: ['/app/server'],
+      args: ['--listen', ':8080'],
+      env: EVERY_FIELD.env,
+      resources: EVERY_FIELD.resources,
+      readinessProbe: EVERY_FIELD.readinessProbe,
+      // 0 is how the server spells its default: it stores 10, so 10 is what we compare.
+      livenessProbe: { tcpSocket: { port: 8080 }, periodSeconds: 10 },
+      startupProbe: EVERY_FIELD.startupProbe,
+      securityContext: {
+        allowPrivilegeEscalation: false,
+        capabilities: { drop: ['ALL'] },
+        runAsNonRoot: true,
+        seccompProfile: { type: 'RuntimeDefault' },
+        readOnlyRootFilesystem: true,
+      },
+      volumeMounts: [{ name: (pod.volumes as { name: string }[])[0].name, mountPath: '/etc/checkout', readOnly: true }],
+    });
+    expect(web.envFrom).toEqual([{ configMapRef: { name: 'checkout-desired' } }, ...EVERY_FIELD.envFrom!]);
   });
 
-  it('removed from the spec: the Deployment gets the default again', () => {
-    const decision = decisionOf(converged(undefined, 45));
+  it('a converged Deployment with every field set, as the server stores it: nothing to do', () => {
+    const input = convergedWith(EVERY_FIELD, (live) => {
+      const web = live.spec!.template!.spec!.containers![0];
+      // The server's spelling of our quantities, and the defaults it fills in.
+      web.resources = { requests: { cpu: '500m', memory: '1536Mi' }, limits: { cpu: '1', memory: '100M' } };
+      web.readinessProbe = {
+        httpGet: { path: '/ready', port: 8080, scheme: 'HTTP' },
+        timeoutSeconds: 1,
+        periodSeconds: 10,
+        successThreshold: 1,
+        failureThreshold: 3,
+      };
+      web.imagePullPolicy = 'IfNotPresent';
+      web.terminationMessagePath = '/dev/termination-log';
+    });
+    expect(decisionOf(input).action).toBe('noop');
+  });
+
+  it("others' env vars, containers and annotations make no write", () => {
+    const input = convergedWith(EVERY_FIELD, (live) => {
+      const template = live.spec!.template!;
+      template.metadata!.annotations!['kubectl.kubernetes.io/restartedAt'] = '2026-12-02T09:00:00Z';
+      template.spec!.containers![0].env = [
+        ...(template.spec!.containers![0].env as object[]),
+        { name: 'ADDED', value: '1' },
+      ];
+      template.spec!.containers!.push({ name: 'sidecar', image: 'envoy' });
+    });
+    expect(decisionOf(input).action).toBe('noop');
+  });
+
+  it('a hand edit of one of our fields is put back, and the record names it', () => {
+    const input = convergedWith(EVERY_FIELD, (live) => {
+      live.spec!.template!.spec!.containers![0].resources = { requests: { cpu: '250m', memory: '1536Mi' } };
+    });
+    const decision = decisionOf(input);
     expect(decision.action).toBe('update');
-    expect(decision.ops).toEqual([
+    expect(decision.changes).toEqual([
       expect.objectContaining({
-        op: 'patchChild',
-        kind: 'Deployment',
-        patch: expect.objectContaining({ spec: { progressDeadlineSeconds: 600 } }),
+        child: 'deployment/checkout',
+        field: 'spec.template.spec.containers[web].resources.requests.cpu',
+        from: '250m',
+        to: '0.5',
       }),
+      expect.objectContaining({ field: 'spec.template.spec.containers[web].resources.limits' }),
     ]);
   });
 
-  it('a new Deployment carries it only when the spec sets it', () => {
-    const created = (deadline: number | undefined) => {
-      const input = fixture('create-workload');
-      const workload = { ...input.parent.spec.workload };
-      if (deadline !== undefined) workload.progressDeadlineSeconds = deadline;
-      const decision = decisionOf({ ...input, parent: { ...input.parent, spec: { ...input.parent.spec, workload } } });
-      const op = decision.ops.find((o) => o.op === 'createChild' && o.object.kind === 'Deployment');
-      if (op?.op !== 'createChild') throw new Error('no Deployment created');
-      return (op.object as Deployment).spec;
-    };
-    expect(created(20)?.progressDeadlineSeconds).toBe(20);
-    expect(created(undefined)).not.toHaveProperty('progressDeadlineSeconds');
+  it('a field removed from the spec changes the hash: the apply lets the server drop it', () => {
+    const { env: _removed, ...withoutEnv } = EVERY_FIELD;
+    const live = convergedWith(EVERY_FIELD).children.find((c) => c.kind === 'Deployment')!;
+    const input = convergedWith(withoutEnv);
+    input.children = input.children.map((c) => (c.kind === 'Deployment' ? live : c));
+    const decision = decisionOf(input);
+    expect(decision.changes?.map((c) => c.field)).toEqual([`metadata.annotations.${APPLIED_HASH_ANNOTATION}`]);
+    const [web] = appliedDeployment(decision).spec!.template!.spec!.containers!;
+    expect(web.env).toBeUndefined();
   });
 
-  it('an input file with a deadline that is not a positive int32 is refused, naming the field', () => {
-    for (const bad of [0, -1, 1.5, '30', 2 ** 31]) {
-      const input = converged(undefined, undefined) as unknown as { parent: { spec: { workload: object } } };
-      input.parent.spec.workload = { port: 8080, progressDeadlineSeconds: bad };
-      expect(() => parseSyncInput(input)).toThrow(/spec\.workload\.progressDeadlineSeconds must be an integer/);
-    }
+  it('progressDeadlineSeconds unset sends none: the server keeps its default', () => {
+    const { progressDeadlineSeconds: _unset, ...rest } = EVERY_FIELD;
+    const input = convergedWith(rest, (live) => (live.spec!.progressDeadlineSeconds = 600));
+    expect(decisionOf(input).action).toBe('noop');
+    expect(appliedDeployment(decisionOf(fixture('create-workload'))).spec).not.toHaveProperty(
+      'progressDeadlineSeconds',
+    );
+  });
+
+  it('without podSecurity, nothing is added to an image that runs today', () => {
+    const deployment = appliedDeployment(decisionOf(fixture('create-workload')));
+    const pod = deployment.spec!.template!.spec!;
+    expect(pod.securityContext).toBeUndefined();
+    expect(pod.containers![0].securityContext).toBeUndefined();
   });
 });

@@ -175,16 +175,22 @@ describe('status from the rollout', () => {
     const scaled = withRollout(stalledStatus, stalled.status);
     scaled.parent = { ...scaled.parent, spec: { ...scaled.parent.spec, replicas: 1 } };
     const writing = step(scaled);
-    expect(writing.decision.ops.some((op) => op.op === 'patchChild' && op.kind === 'Deployment')).toBe(true);
+    expect(writing.decision.ops.some((op) => op.op === 'applyChild' && op.kind === 'Deployment')).toBe(true);
     expect(condition(writing.status, 'Stalled')).toMatchObject({ status: 'True', reason: 'ProgressDeadlineExceeded' });
     expect(writing.events).toEqual(['Updated']);
     // Its controller has seen the new spec, and still reports the deadline exceeded: no Event.
     const after = withRollout(stalledStatus, writing.status);
     after.parent = { ...after.parent, spec: scaled.parent.spec };
-    // The writes of the pass before have landed: the Deployment's and the ConfigMap's replicas.
+    // The writes of the pass before have landed: the Deployment as applied, the ConfigMap's replicas.
+    const applied = writing.decision.ops.find((op) => op.op === 'applyChild' && op.kind === 'Deployment');
+    if (applied?.op !== 'applyChild') throw new Error('no Deployment applied');
     after.children = scaled.children.map((c) =>
       c.kind === 'Deployment'
-        ? { ...c, spec: { ...(c as Deployment).spec, replicas: 1 } }
+        ? {
+            ...c,
+            metadata: { ...c.metadata, annotations: applied.object.metadata.annotations },
+            spec: { ...(c as Deployment).spec, replicas: 1 },
+          }
         : c.kind === 'ConfigMap'
           ? { ...c, data: { ...(c as ConfigMap).data, replicas: '1' } }
           : c,

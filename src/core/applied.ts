@@ -1,0 +1,144 @@
+// The children written by server-side apply (the kind table's `apply` rows), through one path
+// for every kind: build the desired object, compare it with the live one as the server stores
+// it, and apply it whole when they differ. Pure.
+//
+// Server-side apply keeps everyone else's fields and removes the ones we stopped setting.
+// The comparison (compare.ts) sees our fields' values; what we stopped setting it cannot see,
+// so every applied object carries the hash of the whole desired object in an annotation:
+// a spec that changes in any way changes the hash, and a converged child sends nothing.
+import { StoredDifference, storedDifferences } from './compare';
+import { ChildKindRow, childTarget } from './kinds';
+import { ObjectMeta, fnv1a32 } from './model';
+import { DesiredState, WorkloadChildFacts } from './observe';
+import { conflictReason, desiredLabels, desiredOwnerReference } from './ownership';
+import type { DesiredObject } from './workload';
+
+/** On every applied child: the hash of the desired object it was last applied from. */
+export const APPLIED_HASH_ANNOTATION = 'webservice.labhub.io/applied-hash';
+/**
+ * On an object that is not ours: `webservice.labhub.io/adopt: <WebService name>` lets that
+ * WebService take it over (a team moving an existing Deployment under a WebService).
+ * Without it, an object on a child's name is a conflict, and is never touched.
+ */
+const ADOPT_ANNOTATION = 'webservice.labhub.io/adopt';
+
+export interface AppliedParent {
+  name: string;
+  namespace: string;
+  uid: string;
+  labels: Record<string, string>;
+  desired: DesiredState;
+}
+
+/** What the apply carries: the object, and what it must find (the child we read, or nothing). */
+export interface ApplyOp {
+  op: 'applyChild';
+  kind: string;
+  name: string;
+  object: DesiredObject;
+  /** The live child's uid and resourceVersion: the apply is refused if it changed; absent, it must not exist. */
+  uid?: string;
+  resourceVersion?: string;
+}
+
+export interface DeleteOp {
+  op: 'deleteChild';
+  kind?: string;
+  name: string;
+  uid?: string;
+}
+
+export interface AppliedVerdict {
+  target: string;
+  state: 'missing' | 'differs' | 'unwanted' | 'matches' | 'conflict';
+  reason: string;
+  differences: StoredDifference[];
+  ops: (ApplyOp | DeleteOp)[];
+}
+
+/** The desired object of one kind for this parent, with its hash; null when the spec does not ask for it. */
+function desiredObject(row: ChildKindRow, parent: AppliedParent): DesiredObject | null {
+  const name = row.nameFor(parent.name);
+  const metadata: ObjectMeta = {
+    name,
+    namespace: parent.namespace,
+    labels: { ...parent.labels, ...desiredLabels(parent.name) },
+    ownerReferences: [desiredOwnerReference(parent)],
+  };
+  const object = row.build?.(metadata, { name: parent.name, desired: parent.desired }) ?? null;
+  if (!object) return null;
+  object.metadata.annotations = {
+    ...object.metadata.annotations,
+    [APPLIED_HASH_ANNOTATION]: fnv1a32(stableJson(object)),
+  };
+  return object;
+}
+
+/** A child of an `apply` kind: nothing to do, an apply, a delete; or someone else's. Null: none of our business. */
+export function appliedVerdict(
+  row: ChildKindRow,
+  parent: AppliedParent,
+  have: WorkloadChildFacts | null,
+): AppliedVerdict | null {
+  const name = row.nameFor(parent.name);
+  const target = childTarget(row, name);
+  const want = desiredObject(row, parent);
+  const ours = have !== null && have.controlledByParent && have.managedByUs;
+  if (!want) {
+    if (!have || !ours) return null;
+    return {
+      target,
+      state: 'unwanted',
+      reason: `${target} is no longer wanted by the spec; deleting it`,
+      differences: [],
+      ops: [{ op: 'deleteChild', kind: row.kind, name, uid: have.uid }],
+    };
+  }
+  if (!have) {
+    return {
+      target,
+      state: 'missing',
+      reason: `${target} does not exist yet`,
+      differences: [],
+      ops: [{ op: 'applyChild', kind: row.kind, name, object: want }],
+    };
+  }
+  const adopting = !ours && adoptable(parent, have);
+  if (!ours && !adopting) {
+    return { target, state: 'conflict', reason: conflictReason(parent, target, have), differences: [], ops: [] };
+  }
+  const differences = storedDifferences(want, have.object);
+  if (differences.length === 0)
+    return { target, state: 'matches', reason: `${target} matches the spec`, differences, ops: [] };
+  const what = adopting
+    ? `adopting it (annotation ${ADOPT_ANNOTATION}=${parent.name})`
+    : `differs from the spec: ${differences.map((d) => d.path).join(', ')}`;
+  return {
+    target,
+    state: 'differs',
+    reason: `${target} ${what}`,
+    differences,
+    ops: [
+      { op: 'applyChild', kind: row.kind, name, object: want, uid: have.uid, resourceVersion: have.resourceVersion },
+    ],
+  };
+}
+
+/** Someone asked for this WebService to take the object over, and no other controller holds it. */
+function adoptable(parent: AppliedParent, have: WorkloadChildFacts): boolean {
+  const annotations = have.object.metadata.annotations ?? {};
+  const otherController = have.ownerReferences.some((ref) => ref.controller === true && ref.uid !== parent.uid);
+  return annotations[ADOPT_ANNOTATION] === parent.name && !otherController;
+}
+
+/** JSON with sorted keys: the same object, the same text, the same hash. */
+function stableJson(value: unknown): string {
+  if (Array.isArray(value)) return `[${value.map(stableJson).join(',')}]`;
+  if (typeof value === 'object' && value !== null) {
+    const entries = Object.entries(value as Record<string, unknown>)
+      .filter(([, v]) => v !== undefined)
+      .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+    return `{${entries.map(([k, v]) => `${JSON.stringify(k)}:${stableJson(v)}`).join(',')}}`;
+  }
+  return JSON.stringify(value);
+}

@@ -1,0 +1,98 @@
+// The kinds of child a WebService may own, as data (metacontroller's composite is the model).
+// Observe, decide, the engine, the watch cache, check, finalize, -f and the access reviews all
+// read this table: another kind of child is another row and its desired-object builder.
+// Pure: plain data and functions of the spec.
+import type { ObjectMeta, WebService } from './model';
+import type { DesiredState } from './observe';
+import { DesiredObject, desiredDeployment, desiredService, workloadWanted } from './workload';
+
+/** How a kind's children are written. */
+type WriteStyle =
+  /** The lab's ConfigMap: JSON merge patches of the keys we own (its decision JSON is the lab's contract). */
+  | 'merge'
+  /** Server-side apply of the whole desired object: the server drops what we stopped setting, keeps others'. */
+  | 'apply';
+
+export interface ChildKindRow {
+  kind: string;
+  apiVersion: string;
+  /** The API group ('' for the core group), for RBAC and access reviews. */
+  group: string;
+  /** The REST resource (plural). */
+  resource: string;
+  write: WriteStyle;
+  /** The child's name for a WebService of this name. */
+  nameFor(parentName: string): string;
+  /** Whether a WebService's spec asks for this child. */
+  wanted(parent: WebService): boolean;
+  /**
+   * The desired object, for the kinds written by server-side apply: our metadata (name,
+   * labels, ownerReference) goes in, the whole object comes out; null when the spec does not
+   * ask for it.
+   */
+  build?(metadata: ObjectMeta, parent: { name: string; desired: DesiredState }): DesiredObject | null;
+}
+
+/** The suffix of the lab's ConfigMap: `<name>-desired`. */
+export const CONFIG_MAP_SUFFIX = '-desired';
+
+const sameName = (parentName: string) => parentName;
+
+export const CONFIG_MAP: ChildKindRow = {
+  kind: 'ConfigMap',
+  apiVersion: 'v1',
+  group: '',
+  resource: 'configmaps',
+  write: 'merge',
+  nameFor: (parentName) => `${parentName}${CONFIG_MAP_SUFFIX}`,
+  wanted: () => true,
+};
+
+export const DEPLOYMENT: ChildKindRow = {
+  kind: 'Deployment',
+  apiVersion: 'apps/v1',
+  group: 'apps',
+  resource: 'deployments',
+  write: 'apply',
+  nameFor: sameName,
+  wanted: (parent) => parent.spec.workload !== undefined,
+  build: (metadata, parent) => {
+    const want = workloadWanted(parent.name, parent.desired);
+    return want && desiredDeployment(metadata, want);
+  },
+};
+
+const SERVICE: ChildKindRow = {
+  kind: 'Service',
+  apiVersion: 'v1',
+  group: '',
+  resource: 'services',
+  write: 'apply',
+  nameFor: sameName,
+  wanted: (parent) => parent.spec.workload?.port !== undefined,
+  build: (metadata, parent) => {
+    const want = workloadWanted(parent.name, parent.desired);
+    return want && desiredService(metadata, want);
+  },
+};
+
+/** Every kind of child, in the order they are read, written and listed (the ConfigMap first). */
+export const CHILD_KINDS: readonly ChildKindRow[] = [CONFIG_MAP, DEPLOYMENT, SERVICE];
+
+/** The kinds written by server-side apply: a WebService's workload. */
+export const APPLIED_KINDS: readonly ChildKindRow[] = CHILD_KINDS.filter((row) => row.write === 'apply');
+
+/** The row of a kind, or undefined for a kind no WebService owns. */
+export function kindRow(kind: string | undefined): ChildKindRow | undefined {
+  return CHILD_KINDS.find((row) => row.kind === kind);
+}
+
+/** kubectl's name for a kind's resource: configmaps, deployments.apps. */
+export function resourceName(row: ChildKindRow): string {
+  return row.group ? `${row.resource}.${row.group}` : row.resource;
+}
+
+/** How a decision and a message name one child: deployment/checkout. */
+export function childTarget(row: ChildKindRow, name: string): string {
+  return `${row.kind.toLowerCase()}/${name}`;
+}

@@ -1,0 +1,145 @@
+// The comparison as the server stores: quantities by value, keyed lists by key, emptiness
+// the server drops, others' fields ignored.
+import { storedDifferences } from '../../src/core/compare';
+import { quantityNanos, sameQuantity } from '../../src/core/quantity';
+
+describe('quantities', () => {
+  it.each([
+    ['0.5', '500m'],
+    ['1', '1000m'],
+    [1, '1'],
+    ['1.5Gi', '1536Mi'],
+    ['1Gi', '1024Mi'],
+    ['1e3', '1k'],
+    ['1E3', '1000'],
+    ['100M', '100000k'],
+    ['0.1', '100m'],
+    ['2Ki', '2048'],
+    ['.5', '500m'],
+    ['+1', '1'],
+    ['0.0000000001', '1n'],
+  ])('%s is %s', (a, b) => {
+    expect(sameQuantity(a, b)).toBe(true);
+  });
+
+  it.each([
+    ['1', '1001m'],
+    ['1Gi', '1G'],
+    ['100M', '100Mi'],
+    ['-1', '1'],
+  ])('%s is not %s', (a, b) => {
+    expect(sameQuantity(a, b)).toBe(false);
+  });
+
+  it('reads nano-units, and nothing from what is no quantity', () => {
+    expect(quantityNanos('500m')).toBe(500_000_000n);
+    expect(quantityNanos('1Ki')).toBe(1_024_000_000_000n);
+    expect(quantityNanos('one')).toBeUndefined();
+    expect(quantityNanos('1Q')).toBeUndefined();
+    expect(quantityNanos({})).toBeUndefined();
+  });
+});
+
+describe('storedDifferences', () => {
+  const live = {
+    spec: {
+      replicas: 2,
+      template: {
+        spec: {
+          containers: [
+            { name: 'sidecar', image: 'envoy' },
+            {
+              name: 'web',
+              image: 'nginx:1.27',
+              imagePullPolicy: 'IfNotPresent',
+              env: [{ name: 'FOREIGN', value: 'x' }, { name: 'EMPTY' }, { name: 'A', value: '1' }],
+              ports: [{ containerPort: 8080, protocol: 'TCP' }],
+              resources: { requests: { cpu: '500m', memory: '1536Mi' } },
+              readinessProbe: {
+                httpGet: { path: '/', port: 8080, scheme: 'HTTP' },
+                timeoutSeconds: 1,
+                periodSeconds: 10,
+                successThreshold: 1,
+                failureThreshold: 3,
+              },
+              command: ['nginx', '-g', 'daemon off;'],
+              volumeMounts: [{ name: 'files', mountPath: '/etc/app', readOnly: true }],
+            },
+          ],
+        },
+      },
+    },
+  };
+
+  const want = {
+    spec: {
+      replicas: 2,
+      template: {
+        spec: {
+          containers: [
+            {
+              name: 'web',
+              image: 'nginx:1.27',
+              env: [
+                { name: 'A', value: '1' },
+                { name: 'EMPTY', value: '' },
+              ],
+              ports: [{ containerPort: 8080 }],
+              resources: { requests: { cpu: '0.5', memory: '1.5Gi' } },
+              readinessProbe: { httpGet: { path: '/', port: 8080 } },
+              command: ['nginx', '-g', 'daemon off;'],
+              volumeMounts: [{ name: 'files', mountPath: '/etc/app', readOnly: true }],
+            },
+          ],
+        },
+      },
+    },
+  };
+
+  it('sees none where the server holds our fields, in its spelling, beside others', () => {
+    expect(storedDifferences(want, live)).toEqual([]);
+  });
+
+  it('names the field that differs, by the keys of its lists', () => {
+    const changed = structuredClone(want);
+    changed.spec.template.spec.containers[0].env[0].value = '2';
+    changed.spec.template.spec.containers[0].resources.requests.cpu = '0.6';
+    expect(storedDifferences(changed, live)).toEqual([
+      { path: 'spec.template.spec.containers[web].env[A].value', want: '2', have: '1' },
+      { path: 'spec.template.spec.containers[web].resources.requests.cpu', want: '0.6', have: '500m' },
+    ]);
+  });
+
+  it('sees an item of ours that is gone', () => {
+    const edited = structuredClone(live);
+    edited.spec.template.spec.containers[1].env = [{ name: 'FOREIGN', value: 'x' }];
+    expect(storedDifferences(want, edited).map((d) => d.path)).toEqual([
+      'spec.template.spec.containers[web].env[A]',
+      'spec.template.spec.containers[web].env[EMPTY]',
+    ]);
+  });
+
+  it('compares an atomic list whole: another order or another length differs', () => {
+    const reordered = structuredClone(live);
+    reordered.spec.template.spec.containers[1].command = ['nginx', 'daemon off;', '-g'];
+    expect(storedDifferences(want, reordered).map((d) => d.path)).toEqual([
+      'spec.template.spec.containers[web].command',
+    ]);
+    const longer = structuredClone(live);
+    longer.spec.template.spec.containers[1].command?.push('-v');
+    expect(storedDifferences(want, longer)).toHaveLength(1);
+  });
+
+  it('tells a port apart by its protocol', () => {
+    const udp = structuredClone(live);
+    udp.spec.template.spec.containers[1].ports = [{ containerPort: 8080, protocol: 'UDP' }];
+    expect(storedDifferences(want, udp).map((d) => d.path)).toEqual([
+      'spec.template.spec.containers[web].ports[8080/TCP]',
+    ]);
+  });
+
+  it('sees a value where the server has none, unless ours is empty', () => {
+    expect(storedDifferences({ a: { b: 1 } }, {})).toEqual([{ path: 'a', want: { b: 1 }, have: undefined }]);
+    expect(storedDifferences({ a: false, b: '', c: [], d: {}, e: 0 }, {})).toEqual([]);
+  });
+});
