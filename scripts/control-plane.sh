@@ -334,8 +334,9 @@ plane_has_workloads() {
 # of a Node that is gone, so that their ReplicaSet makes new ones elsewhere. The node
 # lifecycle controller lifts the node.kubernetes.io/not-ready:NoSchedule taint that the
 # TaintNodesByCondition admission plugin puts on every new Node once kwok makes it Ready
-# (and taints it again if kwok stops renewing its lease), as on a real cluster.
-readonly WORKLOAD_CONTROLLERS=deployment-controller,replicaset-controller,serviceaccount-controller,pod-garbage-collector-controller,node-lifecycle-controller
+# (and taints it again if kwok stops renewing its lease), as on a real cluster. The resource
+# quota controller fills in a ResourceQuota's status, without which admission enforces none.
+readonly WORKLOAD_CONTROLLERS=deployment-controller,replicaset-controller,serviceaccount-controller,pod-garbage-collector-controller,node-lifecycle-controller,resourcequota-controller
 
 start_kcm() {
   local controllers=garbage-collector-controller,namespace-controller

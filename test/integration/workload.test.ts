@@ -17,7 +17,7 @@ import {
   tryGetJson,
   webService,
 } from '../support/cluster';
-import { ControllerProcess, controllerKubeconfig } from '../support/controller';
+import { ControllerProcess, controlledNamespace, endControlled } from '../support/controller';
 
 const WORKLOADS = process.env.WEBSERVICE_CP_WORKLOADS === 'true';
 const describeWorkloads = WORKLOADS ? describe : describe.skip;
@@ -146,25 +146,6 @@ describeWorkloads(title, () => {
     expect(get('deployment', 'theirs').metadata.resourceVersion).toBe(before.metadata.resourceVersion);
   });
 });
-
-/** A fresh namespace with a controller reconciling it, as deploy/'s ServiceAccount. */
-async function controlledNamespace(prefix: string): Promise<{ ns: string; ctl: ControllerProcess }> {
-  const ns = createNamespace(prefix);
-  const ctl = new ControllerProcess(['-n', ns, '--kubeconfig', controllerKubeconfig()]);
-  try {
-    await ctl.waitForLog(/controller working/);
-  } catch (err) {
-    await endControlled(ns, ctl);
-    throw err;
-  }
-  return { ns, ctl };
-}
-
-/** Stops the controller (unset when beforeAll failed) and deletes its namespace. */
-async function endControlled(ns: string | undefined, ctl: ControllerProcess | undefined): Promise<void> {
-  await ctl?.stop();
-  if (ns !== undefined) deleteNamespace(ns);
-}
 
 describeWorkloads(`${title}: run follows the rollout`, () => {
   let ns: string;

@@ -3,7 +3,16 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import * as yaml from 'js-yaml';
-import { Background, PLUGIN, ROOT, eventually, kubectl, tokenKubeconfig } from './cluster';
+import {
+  Background,
+  PLUGIN,
+  ROOT,
+  createNamespace,
+  deleteNamespace,
+  eventually,
+  kubectl,
+  tokenKubeconfig,
+} from './cluster';
 
 /** The username the controller's requests carry in the audit log, with deploy/'s ServiceAccount. */
 export const CONTROLLER_USER = 'system:serviceaccount:webservice-system:webservice-controller';
@@ -90,4 +99,23 @@ export function podReplica(podName: string): { kubeconfig: string; env: NodeJS.P
     `--bound-object-uid=${uid}`,
   ]);
   return { kubeconfig, env: { POD_NAME: podName } };
+}
+
+/** A fresh namespace with a controller reconciling it, as deploy/'s ServiceAccount. */
+export async function controlledNamespace(prefix: string): Promise<{ ns: string; ctl: ControllerProcess }> {
+  const ns = createNamespace(prefix);
+  const ctl = new ControllerProcess(['-n', ns, '--kubeconfig', controllerKubeconfig()]);
+  try {
+    await ctl.waitForLog(/controller working/);
+  } catch (err) {
+    await endControlled(ns, ctl);
+    throw err;
+  }
+  return { ns, ctl };
+}
+
+/** Stops the controller (unset when beforeAll failed) and deletes its namespace. */
+export async function endControlled(ns: string | undefined, ctl: ControllerProcess | undefined): Promise<void> {
+  await ctl?.stop();
+  if (ns !== undefined) deleteNamespace(ns);
 }

@@ -23,6 +23,8 @@ export function run(command: string, args: string[], options: RunOptions = {}): 
     input: options.input,
     env: { ...process.env, NO_COLOR: '1', ...options.env },
     timeout: options.timeoutMs ?? 120_000,
+    // The API server's OpenAPI documents are a few MB.
+    maxBuffer: 64 << 20,
   });
   if (result.error) throw result.error;
   return { status: result.status ?? -1, stdout: result.stdout, stderr: result.stderr };

@@ -12,6 +12,9 @@ import {
   isCrd,
 } from '../../src/install/manifests';
 import { toYamlStream } from '../../src/print/output';
+import { CHILD_KINDS } from '../../src/core/kinds';
+import { GROUP } from '../../src/core/model';
+import { COMMAND_ACCESS, WORKLOAD_ACCESS } from '../../src/check/access';
 import { objectLocation } from '../../src/kube/object-location';
 
 const ROOT = path.resolve(__dirname, '../..');
@@ -127,5 +130,47 @@ describe('the bundled manifests', () => {
     expect(displayName(crd)).toBe(`customresourcedefinition.apiextensions.k8s.io/${CRD_NAME}`);
     expect(displayName(role)).toBe('clusterrole.rbac.authorization.k8s.io/webservice-reconciler');
     expect(displayName(bundledManifests({ controller: true })[1])).toBe('namespace/webservice-system');
+  });
+});
+
+describe('RBAC follows the kind table', () => {
+  const CHILD_VERBS = ['get', 'list', 'watch', 'create', 'patch', 'delete'];
+  const roles = ['crds/rbac/webservice-reconciler.yaml', 'deploy/10-rbac.yaml']
+    .flatMap(fromRepo)
+    .filter((object) => object.kind === 'ClusterRole');
+
+  it.each(roles.map((role) => [role.metadata.name, role]))(
+    '%s grants exactly what reconciling every kind of child needs',
+    (_name, role) => {
+      const rules = (role as unknown as { rules: { apiGroups: string[]; resources: string[]; verbs: string[] }[] })
+        .rules;
+      for (const row of CHILD_KINDS) {
+        const granted = rules.filter((r) => r.apiGroups.includes(row.group) && r.resources.includes(row.resource));
+        expect({ kind: row.kind, verbs: granted.flatMap((r) => r.verbs).sort() }).toEqual({
+          kind: row.kind,
+          verbs: [...CHILD_VERBS].sort(),
+        });
+      }
+      // And nothing on a kind of child the table does not have.
+      const childResources = new Set(CHILD_KINDS.map((row) => `${row.group}/${row.resource}`));
+      const ours = rules.filter((r) => r.verbs.includes('create') && !r.apiGroups.includes(GROUP));
+      for (const rule of ours) {
+        for (const group of rule.apiGroups) {
+          for (const resource of rule.resources) {
+            if (resource === 'events') continue;
+            expect(childResources).toContain(`${group}/${resource}`);
+          }
+        }
+      }
+    },
+  );
+
+  it('and so do the access reviews of check', () => {
+    for (const row of CHILD_KINDS) {
+      const reviewed = [...COMMAND_ACCESS.apply, ...WORKLOAD_ACCESS].filter(
+        (a) => a.group === row.group && a.resource === row.resource,
+      );
+      expect(reviewed.length).toBeGreaterThan(0);
+    }
   });
 });

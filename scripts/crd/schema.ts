@@ -1,0 +1,143 @@
+// The schemas of spec.workload's pod fields, taken from the API server's own OpenAPI (v3), the
+// way controller-gen embeds core types in a CRD: EnvVar, Probe, ResourceRequirements,
+// SecurityContext... are validated at admission as Kubernetes validates them, `kubectl explain`
+// describes them, and an unknown field is refused. Pure: OpenAPI documents in, schemas out.
+
+type Json = Record<string, unknown>;
+
+/** An OpenAPI v3 document as /openapi/v3/api/v1 or /openapi/v3/apis/apps/v1 serves it. */
+export interface OpenApiDocument {
+  components?: { schemas?: Record<string, Json> };
+}
+
+const CORE = 'io.k8s.api.core.v1';
+const APPS = 'io.k8s.api.apps.v1';
+const QUANTITY = 'io.k8s.apimachinery.pkg.api.resource.Quantity';
+const INT_OR_STRING = 'io.k8s.apimachinery.pkg.util.intstr.IntOrString';
+
+/** spec.workload's fields that are a Kubernetes type's field: [our name, the type, its field]. */
+const EMBEDDED: [string, string, string][] = [
+  ['command', `${CORE}.Container`, 'command'],
+  ['args', `${CORE}.Container`, 'args'],
+  ['env', `${CORE}.Container`, 'env'],
+  ['envFrom', `${CORE}.Container`, 'envFrom'],
+  ['resources', `${CORE}.Container`, 'resources'],
+  ['readinessProbe', `${CORE}.Container`, 'readinessProbe'],
+  ['livenessProbe', `${CORE}.Container`, 'livenessProbe'],
+  ['startupProbe', `${CORE}.Container`, 'startupProbe'],
+  ['securityContext', `${CORE}.Container`, 'securityContext'],
+  ['podSecurityContext', `${CORE}.PodSpec`, 'securityContext'],
+  ['serviceAccountName', `${CORE}.PodSpec`, 'serviceAccountName'],
+  ['imagePullSecrets', `${CORE}.PodSpec`, 'imagePullSecrets'],
+  ['strategy', `${APPS}.DeploymentSpec`, 'strategy'],
+];
+
+/** controller-gen's schema of a Quantity: an integer or a string of a quantity's form. */
+const QUANTITY_SCHEMA: Json = {
+  anyOf: [{ type: 'integer' }, { type: 'string' }],
+  pattern:
+    '^(\\+|-)?(([0-9]+(\\.[0-9]*)?)|(\\.[0-9]+))(([KMGTPE]i)|[numkMGTPE]|([eE](\\+|-)?(([0-9]+(\\.[0-9]*)?)|(\\.[0-9]+))))?$',
+  'x-kubernetes-int-or-string': true,
+};
+const INT_OR_STRING_SCHEMA: Json = {
+  anyOf: [{ type: 'integer' }, { type: 'string' }],
+  'x-kubernetes-int-or-string': true,
+};
+
+/** What a CRD's structural schema keeps of an OpenAPI schema; the rest (defaults, patch strategies) goes. */
+const KEPT = ['type', 'format', 'enum', 'required', 'description'];
+
+/** Where spec.workload's properties are in the CRD document. */
+const WORKLOAD_PROPERTIES: (string | number)[] = [
+  'spec',
+  'versions',
+  0,
+  'schema',
+  'openAPIV3Schema',
+  'properties',
+  'spec',
+  'properties',
+  'workload',
+  'properties',
+];
+
+/** Where a generated field goes in the CRD: spec.workload's own fields, or a file's items. */
+export function fieldPath(name: string): (string | number)[] {
+  return name === 'fileItems'
+    ? [...WORKLOAD_PROPERTIES, 'files', 'items', 'properties', 'items']
+    : [...WORKLOAD_PROPERTIES, name];
+}
+
+/** The longest description kept: its first sentence, within this. Enough for `kubectl explain`, small for etcd. */
+const MAX_DESCRIPTION = 240;
+
+/** spec.workload's embedded fields, by our name, as a CRD's structural schemas. */
+export function workloadFieldSchemas(documents: OpenApiDocument[]): Record<string, Json> {
+  const schemas: Record<string, Json | undefined> = {};
+  for (const document of documents) Object.assign(schemas, document.components?.schemas);
+  const fields: Record<string, Json> = {};
+  for (const [name, type, field] of EMBEDDED) {
+    const properties = schemas[type]?.properties as Record<string, Json> | undefined;
+    if (!properties?.[field]) throw new Error(`the OpenAPI has no ${type}.${field}`);
+    fields[name] = structural(properties[field], schemas);
+  }
+  const keyToPath = schemas[`${CORE}.KeyToPath`];
+  if (!keyToPath) throw new Error(`the OpenAPI has no ${CORE}.KeyToPath`);
+  fields.fileItems = { type: 'array', items: structural(keyToPath, schemas) };
+  return fields;
+}
+
+/** An OpenAPI schema with its references inlined, as a CRD's structural schema. */
+function structural(schema: Json, schemas: Record<string, Json | undefined>, seen: string[] = []): Json {
+  const ref = referenceOf(schema);
+  if (ref === QUANTITY) return withDescription({ ...QUANTITY_SCHEMA }, schema);
+  if (ref === INT_OR_STRING) return withDescription({ ...INT_OR_STRING_SCHEMA }, schema);
+  if (ref !== undefined) {
+    if (seen.includes(ref)) throw new Error(`recursive type ${ref}: a CRD schema cannot hold it`);
+    const target = schemas[ref];
+    if (!target) throw new Error(`the OpenAPI has no ${ref}`);
+    // The field's own description says more about this use than the type's.
+    return withDescription(structural(target, schemas, [...seen, ref]), schema);
+  }
+  const out: Json = {};
+  for (const key of KEPT) {
+    if (schema[key] === undefined) continue;
+    out[key] = key === 'description' ? shortDescription(schema[key] as string) : schema[key];
+  }
+  if (schema.properties) {
+    out.properties = Object.fromEntries(
+      Object.entries(schema.properties as Record<string, Json>).map(([key, value]) => [
+        key,
+        structural(value, schemas, seen),
+      ]),
+    );
+  }
+  if (schema.items) out.items = structural(schema.items as Json, schemas, seen);
+  if (schema.additionalProperties && typeof schema.additionalProperties === 'object') {
+    out.additionalProperties = structural(schema.additionalProperties as Json, schemas, seen);
+  }
+  if (out.type === undefined && (out.properties || out.additionalProperties)) out.type = 'object';
+  return out;
+}
+
+/** The type a schema refers to: `$ref`, or a lone `allOf: [{$ref}]` beside a description. */
+function referenceOf(schema: Json): string | undefined {
+  const direct = schema.$ref;
+  const wrapped = Array.isArray(schema.allOf) && schema.allOf.length === 1 ? (schema.allOf[0] as Json).$ref : undefined;
+  const ref = typeof direct === 'string' ? direct : typeof wrapped === 'string' ? wrapped : undefined;
+  return ref?.replace('#/components/schemas/', '');
+}
+
+function withDescription(target: Json, field: Json): Json {
+  return typeof field.description === 'string'
+    ? { ...target, description: shortDescription(field.description) }
+    : target;
+}
+
+function shortDescription(text: string): string {
+  const first = text
+    .split(/(?<=\.)\s/)[0]
+    .replace(/\s+/g, ' ')
+    .trim();
+  return first.length > MAX_DESCRIPTION ? `${first.slice(0, MAX_DESCRIPTION - 1)}…` : first;
+}

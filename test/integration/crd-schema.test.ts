@@ -1,0 +1,81 @@
+// The CRD's pod fields are Kubernetes' own types: their schemas in the committed CRD are what
+// the generator makes from this API server's OpenAPI, so a change of either shows up here.
+// And the API server applies them: a typo in a field is refused, a value in Kubernetes' own
+// form is taken.
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import * as yaml from 'js-yaml';
+import { OpenApiDocument, fieldPath, workloadFieldSchemas } from '../../scripts/crd/schema';
+import { ROOT, applyYaml, kubectl, useNamespace, webService } from '../support/cluster';
+
+const openApi = (groupVersion: string) =>
+  JSON.parse(kubectl(['get', '--raw', `/openapi/v3/${groupVersion}`])) as OpenApiDocument;
+
+function at(document: unknown, keys: (string | number)[]): unknown {
+  return keys.reduce<unknown>((node, key) => (node as Record<string | number, unknown> | undefined)?.[key], document);
+}
+
+describe('the CRD carries the Kubernetes types of the pod fields', () => {
+  const ns = useNamespace('crd-schema');
+
+  it("as this API server's OpenAPI has them (npm run crd:generate writes them)", () => {
+    const generated = workloadFieldSchemas([openApi('api/v1'), openApi('apis/apps/v1')]);
+    const crd = yaml.load(fs.readFileSync(path.join(ROOT, 'crds/webservices.apps.labhub.io.yaml'), 'utf8'));
+    expect(Object.keys(generated).sort()).toEqual([
+      'args',
+      'command',
+      'env',
+      'envFrom',
+      'fileItems',
+      'imagePullSecrets',
+      'livenessProbe',
+      'podSecurityContext',
+      'readinessProbe',
+      'resources',
+      'securityContext',
+      'serviceAccountName',
+      'startupProbe',
+      'strategy',
+    ]);
+    for (const [name, schema] of Object.entries(generated)) {
+      expect({ name, schema: at(crd, fieldPath(name)) }).toEqual({ name, schema });
+    }
+  });
+
+  it('refuses a field Kubernetes does not have, naming it', () => {
+    const typo = webService('typo', {
+      image: 'nginx:1.27',
+      workload: { readinessProbe: { httpGet: { path: '/', port: 8080 }, timeoutSecond: 3 } },
+    });
+    expect(() => applyYaml(ns(), typo)).toThrow(/unknown field "spec\.workload\.readinessProbe\.timeoutSecond"/);
+  });
+
+  // A CRD's quantity is an integer or a string (a structural schema has no "number or string"):
+  // 0.5 is written "0.5", as Kubernetes prints it anyway.
+  it('takes quantities and ports in the forms Kubernetes takes', () => {
+    applyYaml(
+      ns(),
+      webService('forms', {
+        image: 'nginx:1.27',
+        workload: {
+          resources: { requests: { cpu: '0.5', memory: '1.5Gi' }, limits: { cpu: 1, memory: '1e9' } },
+          readinessProbe: { httpGet: { path: '/', port: 'http' } },
+          livenessProbe: { tcpSocket: { port: 8080 } },
+        },
+      }),
+    );
+    const ws = JSON.parse(kubectl(['get', 'webservice', 'forms', '-n', ns(), '-o', 'json'])) as {
+      spec: { workload: { resources: unknown } };
+    };
+    expect(ws.spec.workload.resources).toEqual({
+      requests: { cpu: '0.5', memory: '1.5Gi' },
+      limits: { cpu: 1, memory: '1e9' },
+    });
+    expect(() =>
+      applyYaml(
+        ns(),
+        webService('bad', { image: 'nginx:1.27', workload: { resources: { requests: { cpu: 'lots' } } } }),
+      ),
+    ).toThrow(/spec\.workload\.resources\.requests\.cpu/);
+  });
+});

@@ -1,0 +1,362 @@
+// A real app on a WebService: the pod's whole spec, end to end with the bundled plugin on a
+// plane that runs pods. Each field reaches the pod template and goes when the spec drops it;
+// every spelling the server rewrites converges to zero writes; hand edits of our fields are put
+// back while everyone else's stay; and when pods cannot be made, the status says why, in the
+// API server's words, and recovers by itself.
+import {
+  AuditWindow,
+  MUTATING,
+  applyYaml,
+  createNamespace,
+  deleteNamespace,
+  describeEvent,
+  eventually,
+  fromPlugin,
+  getJson,
+  kubectl,
+  numbered,
+  plugin,
+  sleep,
+  tryGetJson,
+  webService,
+} from '../support/cluster';
+import { ControllerProcess, controlledNamespace, controllerKubeconfig, endControlled } from '../support/controller';
+
+const WORKLOADS = process.env.WEBSERVICE_CP_WORKLOADS === 'true';
+const describeWorkloads = WORKLOADS ? describe : describe.skip;
+const title = WORKLOADS
+  ? 'the pod spec'
+  : 'the pod spec (skipped: needs a control plane that runs pods; set WEBSERVICE_CP_WORKLOADS=true)';
+
+type Json = Record<string, any>;
+
+/** Every pod field, set; the names it refers to exist, so its pods can be made. */
+const EVERY_FIELD = {
+  port: 8080,
+  progressDeadlineSeconds: 120,
+  command: ['/app/server'],
+  args: ['--listen', ':8080'],
+  env: [
+    { name: 'LOG_LEVEL', value: 'debug' },
+    { name: 'DB_PASSWORD', valueFrom: { secretKeyRef: { name: 'db', key: 'password' } } },
+    { name: 'FEATURES', valueFrom: { configMapKeyRef: { name: 'features', key: 'list', optional: true } } },
+    { name: 'POD_IP', valueFrom: { fieldRef: { fieldPath: 'status.podIP' } } },
+  ],
+  envFrom: [{ secretRef: { name: 'db' } }, { configMapRef: { name: 'features' }, prefix: 'F_' }],
+  resources: { requests: { cpu: '0.5', memory: '1.5Gi' }, limits: { cpu: 1, memory: '2Gi' } },
+  readinessProbe: { httpGet: { path: '/ready', port: 8080 } },
+  livenessProbe: { tcpSocket: { port: 8080 }, initialDelaySeconds: 5 },
+  startupProbe: { exec: { command: ['true'] }, failureThreshold: 30 },
+  securityContext: { readOnlyRootFilesystem: true },
+  podSecurityContext: { fsGroup: 2000 },
+  podSecurity: 'restricted',
+  serviceAccountName: 'shop',
+  imagePullSecrets: [{ name: 'registry' }],
+  strategy: { type: 'RollingUpdate', rollingUpdate: { maxSurge: 1, maxUnavailable: 0 } },
+  files: [{ mountPath: '/etc/shop', configMap: 'features', items: [{ key: 'list', path: 'features.txt' }] }],
+  podLabels: { team: 'payments' },
+  podAnnotations: { 'sidecar.istio.io/inject': 'true' },
+};
+
+function prerequisites(ns: string): void {
+  kubectl(['create', 'secret', 'generic', 'db', '-n', ns, '--from-literal=password=s3cret']);
+  kubectl(['create', 'configmap', 'features', '-n', ns, '--from-literal=list=a,b']);
+  kubectl(['create', 'serviceaccount', 'shop', '-n', ns]);
+}
+
+const conditionOf = (ws: Json, type: string) => (ws.status?.conditions ?? []).find((c: Json) => c.type === type);
+
+describeWorkloads(title, () => {
+  let ns: string;
+  let audit: AuditWindow;
+  beforeAll(() => {
+    ns = createNamespace('pod-spec');
+    audit = new AuditWindow(ns);
+    prerequisites(ns);
+  });
+  afterAll(() => deleteNamespace(ns));
+
+  const deployment = (name: string) => getJson(['get', 'deployment', name, '-n', ns]);
+  const web = (name: string) => deployment(name).spec.template.spec.containers.find((c: Json) => c.name === 'web');
+  const converge = (name: string) => {
+    const result = plugin(['apply', name, '-n', ns, '--wait=3m', '-o', 'json']);
+    expect(result.stderr).toBe('');
+    expect(result.status).toBe(0);
+  };
+  const setWorkload = (name: string, workload: Json) =>
+    applyYaml(ns, webService(name, { image: 'nginx:1.27', replicas: 2, workload }));
+
+  it('every field set reaches the pod template, and the rollout completes', () => {
+    setWorkload('shop', EVERY_FIELD);
+    converge('shop');
+    const spec = deployment('shop').spec;
+    expect(spec.progressDeadlineSeconds).toBe(120);
+    expect(spec.strategy).toEqual(EVERY_FIELD.strategy);
+    expect(spec.template.metadata.labels.team).toBe('payments');
+    expect(spec.template.metadata.annotations['sidecar.istio.io/inject']).toBe('true');
+    const pod = spec.template.spec;
+    expect(pod).toMatchObject({
+      serviceAccountName: 'shop',
+      imagePullSecrets: [{ name: 'registry' }],
+      securityContext: { fsGroup: 2000, runAsNonRoot: true, seccompProfile: { type: 'RuntimeDefault' } },
+    });
+    expect(pod.volumes).toEqual([
+      expect.objectContaining({
+        configMap: expect.objectContaining({ name: 'features', items: EVERY_FIELD.files[0].items }),
+      }),
+    ]);
+    expect(web('shop')).toMatchObject({
+      command: EVERY_FIELD.command,
+      args: EVERY_FIELD.args,
+      env: EVERY_FIELD.env,
+      envFrom: [{ configMapRef: { name: 'shop-desired' } }, ...EVERY_FIELD.envFrom],
+      // As the server stores them.
+      resources: { requests: { cpu: '500m', memory: '1536Mi' }, limits: { cpu: '1', memory: '2Gi' } },
+      readinessProbe: expect.objectContaining({ httpGet: expect.objectContaining({ path: '/ready', port: 8080 }) }),
+      livenessProbe: expect.objectContaining({ initialDelaySeconds: 5 }),
+      startupProbe: expect.objectContaining({ failureThreshold: 30 }),
+      securityContext: {
+        readOnlyRootFilesystem: true,
+        allowPrivilegeEscalation: false,
+        capabilities: { drop: ['ALL'] },
+        runAsNonRoot: true,
+        seccompProfile: { type: 'RuntimeDefault' },
+      },
+      volumeMounts: [expect.objectContaining({ mountPath: '/etc/shop', readOnly: true })],
+    });
+    expect(getJson(['get', 'webservice', 'shop', '-n', ns]).status.ready).toBe('2/2');
+  });
+
+  it('a converged pass with every field set makes no write', async () => {
+    audit.mark();
+    const result = plugin(['apply', 'shop', '-n', ns, '-o', 'json']);
+    expect(JSON.parse(result.stdout).decision.action).toBe('noop');
+    expect((await audit.events()).filter((e) => fromPlugin(e) && MUTATING.has(e.verb)).map(describeEvent)).toEqual([]);
+  });
+
+  it('hand edits of our fields are put back; what others add stays', () => {
+    kubectl(['set', 'env', 'deployment/shop', '-n', ns, '-c', 'web', 'LOG_LEVEL=trace', 'ADDED_BY_HAND=1']);
+    kubectl(['set', 'resources', 'deployment/shop', '-n', ns, '-c', 'web', '--requests=cpu=250m']);
+    kubectl(['label', 'deployment', 'shop', '-n', ns, 'cost-center=42']);
+    kubectl(['annotate', 'deployment', 'shop', '-n', ns, 'owner=team-a']);
+    kubectl([
+      'patch',
+      'deployment',
+      'shop',
+      '-n',
+      ns,
+      '--type=strategic',
+      '-p',
+      JSON.stringify({ spec: { template: { spec: { containers: [{ name: 'sidecar', image: 'envoy:1.30' }] } } } }),
+    ]);
+    kubectl(['rollout', 'restart', 'deployment/shop', '-n', ns]);
+    const restartedAt = deployment('shop').spec.template.metadata.annotations['kubectl.kubernetes.io/restartedAt'];
+    expect(restartedAt).toBeDefined();
+    converge('shop');
+    const after = deployment('shop');
+    const env = Object.fromEntries(web('shop').env.map((e: Json) => [e.name, e.value]));
+    expect(env).toMatchObject({ LOG_LEVEL: 'debug', ADDED_BY_HAND: '1' });
+    expect(web('shop').resources.requests.cpu).toBe('500m');
+    expect(after.metadata.labels['cost-center']).toBe('42');
+    expect(after.metadata.annotations.owner).toBe('team-a');
+    expect(after.spec.template.spec.containers.map((c: Json) => c.name).sort()).toEqual(['sidecar', 'web']);
+    // The restart happened, and is not undone.
+    expect(after.spec.template.metadata.annotations['kubectl.kubernetes.io/restartedAt']).toBe(restartedAt);
+  });
+
+  it("replicas written through the WebService's scale subresource reach the Deployment and stay", () => {
+    kubectl(['scale', 'webservice', 'shop', '-n', ns, '--replicas=3']);
+    converge('shop');
+    expect(deployment('shop').spec.replicas).toBe(3);
+    converge('shop');
+    expect(deployment('shop').spec.replicas).toBe(3);
+  });
+
+  it("a field removed from the spec is removed from the Deployment; others' stay", () => {
+    const { env: _env, resources: _resources, files: _files, podLabels: _labels, ...rest } = EVERY_FIELD;
+    setWorkload('shop', rest);
+    converge('shop');
+    const after = deployment('shop');
+    const container = web('shop');
+    expect(container.env).toEqual([{ name: 'ADDED_BY_HAND', value: '1' }]);
+    expect(container.resources ?? {}).toEqual({});
+    expect(container.volumeMounts).toBeUndefined();
+    expect(after.spec.template.spec.volumes).toBeUndefined();
+    expect(after.spec.template.metadata.labels.team).toBeUndefined();
+    expect(after.spec.template.spec.containers.map((c: Json) => c.name).sort()).toEqual(['sidecar', 'web']);
+    expect(after.metadata.labels['cost-center']).toBe('42');
+  });
+
+  it('an existing Deployment is adopted only when it asks for it', () => {
+    // A Deployment's selector cannot change: one moved under a WebService already selects its pods.
+    const selector = { 'app.kubernetes.io/name': 'webservice', 'app.kubernetes.io/instance': 'legacy' };
+    const legacy = {
+      apiVersion: 'apps/v1',
+      kind: 'Deployment',
+      metadata: { name: 'legacy', labels: { team: 'old' } },
+      spec: {
+        replicas: 1,
+        selector: { matchLabels: selector },
+        template: { metadata: { labels: selector }, spec: { containers: [{ name: 'web', image: 'nginx:1.26' }] } },
+      },
+    };
+    applyYaml(ns, JSON.stringify(legacy));
+    const before = deployment('legacy').metadata.resourceVersion;
+    setWorkload('legacy', {});
+    const refused = plugin(['apply', 'legacy', '-n', ns, '-o', 'json']);
+    expect(JSON.parse(refused.stdout).decision).toMatchObject({ action: 'conflict', target: 'deployment/legacy' });
+    expect(deployment('legacy').metadata.resourceVersion).toBe(before);
+    kubectl(['annotate', 'deployment', 'legacy', '-n', ns, 'webservice.labhub.io/adopt=legacy']);
+    converge('legacy');
+    const adopted = deployment('legacy');
+    const owner = getJson(['get', 'webservice', 'legacy', '-n', ns]).metadata.uid;
+    expect(adopted.metadata.ownerReferences).toEqual([expect.objectContaining({ uid: owner, controller: true })]);
+    expect(web('legacy').image).toBe('nginx:1.27');
+    expect(adopted.metadata.labels.team).toBe('old');
+  });
+
+  it('plan -f and observe -f take Deployments and Services as kubectl prints them', () => {
+    const objects = kubectl(['get', 'webservice,configmap,deployment,service', '-n', ns, '-o', 'json']);
+    const plan = plugin(['plan', '-f', '-', '-o', 'json'], { input: objects });
+    expect(plan.stderr).toBe('');
+    const decisions = JSON.parse(plan.stdout).items as Json[];
+    expect(decisions.find((d) => d.name === 'shop')).toMatchObject({ action: 'noop' });
+    const observed = plugin(['observe', '-f', '-', '-o', 'json'], { input: objects });
+    expect(observed.status).toBe(0);
+    const refused = plugin(['plan', '-f', '-'], {
+      input: JSON.stringify({ apiVersion: 'v1', kind: 'Pod', metadata: { name: 'p' } }),
+    });
+    expect(refused.status).not.toBe(0);
+    expect(refused.stderr).toMatch(/ConfigMap, Deployment, Service/);
+  });
+});
+
+/** Zero writes at steady state for every spelling the server rewrites: one WebService a row. */
+const SPELLINGS: [string, Json][] = [
+  ['cpu 0.5', { resources: { requests: { cpu: '0.5' } } }],
+  ['cpu 500m', { resources: { requests: { cpu: '500m' } } }],
+  ['cpu as a number', { resources: { requests: { cpu: 1 } } }],
+  ['memory 1.5Gi', { resources: { requests: { memory: '1.5Gi' } } }],
+  ['memory 1536Mi', { resources: { requests: { memory: '1536Mi' } } }],
+  ['memory 100M', { resources: { limits: { memory: '100M' } } }],
+  ['memory 1e9', { resources: { limits: { memory: '1e9' } } }],
+  ['a probe with every default left out', { readinessProbe: { httpGet: { path: '/', port: 8080 } } }],
+  [
+    'a probe with 0 for its defaults',
+    { livenessProbe: { tcpSocket: { port: 8080 }, timeoutSeconds: 0, periodSeconds: 0 } },
+  ],
+  ['env without optional', { env: [{ name: 'A', valueFrom: { secretKeyRef: { name: 's', key: 'k' } } }] }],
+  ['env with optional', { env: [{ name: 'A', valueFrom: { secretKeyRef: { name: 's', key: 'k', optional: true } } }] }],
+  ['env with an empty value', { env: [{ name: 'EMPTY', value: '' }] }],
+  ['a securityContext with only some fields', { securityContext: { runAsUser: 1000 } }],
+  ['a strategy with percentages', { strategy: { rollingUpdate: { maxSurge: '50%' } } }],
+];
+
+describeWorkloads(`${title}: every spelling converges to zero writes`, () => {
+  let ns: string;
+  let ctl: ControllerProcess | undefined;
+  let audit: AuditWindow;
+  beforeAll(() => {
+    ns = createNamespace('spellings');
+    audit = new AuditWindow(ns);
+    kubectl(['create', 'secret', 'generic', 's', '-n', ns, '--from-literal=k=v']);
+  });
+  afterAll(() => endControlled(ns, ctl));
+
+  const names = numbered('spelling', SPELLINGS.length);
+
+  it('apply --all converges them, then writes nothing, twice', async () => {
+    const items = SPELLINGS.map(([, workload], i) =>
+      JSON.parse(webService(names[i], { image: 'nginx:1.27', workload: { port: 8080, ...workload } })),
+    );
+    applyYaml(ns, JSON.stringify({ apiVersion: 'v1', kind: 'List', items }));
+    const first = plugin(['apply', '--all', '-n', ns, '--wait=3m', '-o', 'json']);
+    expect(first.stderr).toBe('');
+    expect(first.status).toBe(0);
+    for (let pass = 0; pass < 2; pass++) {
+      audit.mark();
+      const again = plugin(['apply', '--all', '-n', ns, '-o', 'json']);
+      const actions = (JSON.parse(again.stdout).items as Json[]).map((item) => [
+        item.name,
+        item.decision?.action ?? item.action,
+      ]);
+      expect(actions).toEqual(names.map((name) => [name, 'noop']));
+      const writes = (await audit.events()).filter((e) => fromPlugin(e) && MUTATING.has(e.verb));
+      expect({ pass, writes: writes.map(describeEvent) }).toEqual({ pass, writes: [] });
+    }
+  }, 240_000);
+
+  it('run makes no write over 20 s', async () => {
+    ctl = new ControllerProcess(['-n', ns, '--kubeconfig', controllerKubeconfig()]);
+    await ctl.waitForLog(/controller working/);
+    await sleep(2_000);
+    audit.mark();
+    await sleep(20_000);
+    const requests = (await audit.all()).filter(fromPlugin);
+    expect(requests.filter((e) => MUTATING.has(e.verb)).map(describeEvent)).toEqual([]);
+    expect(ctl.exit).toBeNull();
+  }, 60_000);
+});
+
+describeWorkloads(`${title}: pods that cannot be made`, () => {
+  let ns: string;
+  let ctl: ControllerProcess;
+  beforeAll(async () => {
+    ({ ns, ctl } = await controlledNamespace('cannot-make'));
+  });
+  afterAll(() => endControlled(ns, ctl));
+
+  const ws = (name: string) => getJson(['get', 'webservice', name, '-n', ns]);
+  const stalledWith = (name: string, message: RegExp) => () => {
+    const stalled = conditionOf(ws(name), 'Stalled');
+    return stalled?.status === 'True' && stalled.reason === 'FailedCreate' && message.test(stalled.message);
+  };
+  const ready = (name: string) => () => conditionOf(ws(name), 'Ready')?.status === 'True';
+
+  it("a quota that demands requests: Stalled with the quota's message, and Ready once it is gone", async () => {
+    kubectl(['create', 'quota', 'compute', '-n', ns, '--hard=requests.cpu=2,limits.cpu=4']);
+    applyYaml(ns, webService('quota', { image: 'nginx:1.27', replicas: 1, workload: {} }));
+    await eventually(stalledWith('quota', /must specify .*cpu/), 60_000);
+    expect(conditionOf(ws('quota'), 'Ready')).toMatchObject({ status: 'False', reason: 'FailedCreate' });
+    kubectl(['delete', 'quota', 'compute', '-n', ns]);
+    await eventually(ready('quota'), 180_000);
+    expect(conditionOf(ws('quota'), 'Stalled')).toMatchObject({ status: 'False' });
+  }, 300_000);
+
+  it('a namespace that enforces restricted: refused pods are Stalled with the admission message; podSecurity: restricted rolls out', async () => {
+    kubectl(['label', 'namespace', ns, 'pod-security.kubernetes.io/enforce=restricted']);
+    applyYaml(ns, webService('plain', { image: 'nginx:1.27', replicas: 1, workload: {} }));
+    applyYaml(
+      ns,
+      webService('hardened', { image: 'nginx:1.27', replicas: 1, workload: { podSecurity: 'restricted' } }),
+    );
+    await eventually(stalledWith('plain', /violates PodSecurity "restricted/), 60_000);
+    await eventually(ready('hardened'), 120_000);
+    // The fix is one setting; the stall ends by itself.
+    kubectl([
+      'patch',
+      'webservice',
+      'plain',
+      '-n',
+      ns,
+      '--type=merge',
+      '-p',
+      '{"spec":{"workload":{"podSecurity":"restricted"}}}',
+    ]);
+    await eventually(ready('plain'), 180_000);
+    expect(tryGetJson(['get', 'deployment', 'plain', '-n', ns])?.spec.template.spec.securityContext.runAsNonRoot).toBe(
+      true,
+    );
+  }, 300_000);
+
+  it("a service account that does not exist: Stalled with the server's words", async () => {
+    kubectl(['label', 'namespace', ns, 'pod-security.kubernetes.io/enforce-']);
+    applyYaml(
+      ns,
+      webService('nosa', { image: 'nginx:1.27', replicas: 1, workload: { serviceAccountName: 'missing' } }),
+    );
+    await eventually(stalledWith('nosa', /serviceaccount "missing" not found/), 60_000);
+    kubectl(['create', 'serviceaccount', 'missing', '-n', ns]);
+    await eventually(ready('nosa'), 180_000);
+  }, 300_000);
+});
