@@ -4,14 +4,14 @@
 import * as yaml from 'js-yaml';
 import { plugin, run, type RunResult } from './cluster';
 
-interface KubeObject {
+export interface KubeObject {
   apiVersion: string;
   kind: string;
   metadata: { name: string; namespace?: string; labels?: Record<string, string>; annotations?: Record<string, string> };
   [field: string]: any;
 }
 
-const objectKey = (o: KubeObject) => `${o.kind}/${o.metadata.namespace ?? ''}/${o.metadata.name}`;
+export const objectKey = (o: KubeObject) => `${o.kind}/${o.metadata.namespace ?? ''}/${o.metadata.name}`;
 
 /** kubectl's name for an object (`-o name`): namespace/x, customresourcedefinition.apiextensions.k8s.io/y. */
 export const displayName = (o: KubeObject) =>
