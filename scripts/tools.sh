@@ -59,6 +59,16 @@ ldflags_of() {
   esac
 }
 
+# Build tags. promtool without Prometheus' service-discovery plugins (remove_all_sd, a tag of
+# its plugins/ package): the tests only check and test rules, and the cloud SDKs those plugins
+# bring are most of a cold build.
+tags_of() {
+  case "$1" in
+    helm) echo "" ;;
+    promtool) echo "remove_all_sd" ;;
+  esac
+}
+
 binary() {
   local name="$1" version
   version=$(version_of "${name}")
@@ -68,10 +78,11 @@ binary() {
 # go install of the module at its tag, into a temporary directory, then into the cache,
 # with a line every 30 s: a cold build should never be silent for minutes.
 build_one() {
-  local name="$1" version package ldflags target tmp
+  local name="$1" version package ldflags tags target tmp
   version=$(version_of "${name}")
   package=$(package_of "${name}")
   ldflags=$(ldflags_of "${name}")
+  tags=$(tags_of "${name}")
   target=$(binary "${name}")
   if [[ -x "${target}" ]]; then
     log "${name} ${version} cached in $(dirname "${target}")"
@@ -82,7 +93,7 @@ build_one() {
   tmp=$(mktemp -d "${CACHE}/.build-${name}.XXXXXX")
   local started=${SECONDS}
   log "building ${name} ${version} from ${package}; a cold build takes minutes"
-  GOBIN="${tmp}" go install -trimpath -ldflags "${ldflags}" "${package}@${version}" >"${tmp}/build.log" 2>&1 &
+  GOBIN="${tmp}" go install -trimpath -tags "${tags}" -ldflags "${ldflags}" "${package}@${version}" >"${tmp}/build.log" 2>&1 &
   if ! wait_for_build tools "${name}" "$!" "${started}"; then
     tail -n 25 "${tmp}/build.log" >&2
     die "go install ${package}@${version} failed (full log: ${tmp}/build.log)"
