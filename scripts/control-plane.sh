@@ -42,6 +42,8 @@ readonly ROOT
 readonly MODULES="${ROOT}/scripts/controlplane"
 # shellcheck source=scripts/controlplane/versions.env
 source "${MODULES}/versions.env"
+# shellcheck source=scripts/lib/build.sh
+source "${ROOT}/scripts/lib/build.sh"
 
 readonly STATE_DIR="${WEBSERVICE_CP_DIR:-${ROOT}/.cache/control-plane}"
 readonly BIN_DIR="${WEBSERVICE_BIN_CACHE:-${ROOT}/.cache/bin}/k8s-${K8S_VERSION}-etcd-${ETCD_VERSION}"
@@ -99,30 +101,15 @@ go_build() {
   fi
 }
 
-# Builds one binary and says how long it took, with a line every 30 s while it runs:
-# a cold build should never be silent for minutes.
+# Builds one binary and says how long it took, with a line every 30 s while it runs.
 timed_build() {
   local name="$1" module_dir="$2" tmp="$3"
   shift 3
   local started=${SECONDS}
   log "building ${name}..."
   go_build "${module_dir}" "${tmp}/${name}.log" "$@" &
-  local build_pid=$!
-  while ! wait_up_to 30 "${build_pid}"; do
-    log "still building ${name} ($((SECONDS - started))s so far)"
-  done
-  wait "${build_pid}"
+  wait_for_build control-plane "${name}" "$!" "${started}"
   log "built ${name} in $((SECONDS - started))s"
-}
-
-# True once pid has exited, false if it still runs after the given seconds.
-wait_up_to() {
-  local seconds="$1" pid="$2" i
-  for ((i = 0; i < seconds * 10; i++)); do
-    kill -0 "${pid}" 2>/dev/null || return 0
-    sleep 0.1
-  done
-  ! kill -0 "${pid}" 2>/dev/null
 }
 
 # Builds only the binaries that are missing; each goes into the cache as soon as it is

@@ -3,9 +3,9 @@
 #
 # Everything, from a fresh clone: installs dependencies, type-checks and bundles the
 # plugin, checks the formatting, lints, looks for unused files, exports and dependencies
-# (knip), builds the control-plane binaries if they are not cached, then runs jest:
-# unit tests, and integration tests against a real kube-apiserver + etcd that the
-# integration project's global setup starts on 127.0.0.1 and stops at the end.
+# (knip), builds the control-plane binaries, helm and promtool if they are not cached,
+# then runs jest: unit tests, and integration tests against a real kube-apiserver + etcd
+# that the integration project's global setup starts on 127.0.0.1 and stops at the end.
 # That plane is one where Deployments roll out (kube-scheduler, KWOK) unless
 # WEBSERVICE_CP_WORKLOADS=false; the fault suite asks for the plain one, and with
 # WEBSERVICE_CP_BUILD_WORKLOADS=true for the binaries of its scenarios that run pods.
@@ -30,6 +30,8 @@ main() {
     if [[ "${WEBSERVICE_CP_BUILD_WORKLOADS:-false}" == "true" ]]; then build+=(--workloads); fi
     bash scripts/control-plane.sh "${build[@]}"
   fi
+  # helm and promtool, for the tests of the chart and of the alert rules (cached by version too).
+  bash scripts/tools.sh build
   npx --no-install jest "$@"
 }
 

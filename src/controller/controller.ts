@@ -111,6 +111,11 @@ export class Controller {
     return this.cache.synced();
   }
 
+  /** The WebServices the cache holds now. */
+  webServices(): Iterable<WebService> {
+    return this.index.parentsByKey.values();
+  }
+
   reflectorStats() {
     return this.cache.stats();
   }

@@ -64,6 +64,11 @@ export async function runManager(client: KubeClient, options: ManagerOptions): P
         },
       })
     : undefined;
+  // Health per WebService from the leader only: a standby's cache is as warm, and would count each twice.
+  metrics.health(
+    () => controller.webServices(),
+    () => !elector || elector.isLeader(),
+  );
   client.guardWrites(
     () => {
       if (elector && !elector.isLeader()) throw new NotLeaderError('not the leader: refusing to write');

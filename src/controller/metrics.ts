@@ -1,7 +1,8 @@
 // Prometheus metrics for the controller, under the names controller-runtime and client-go use,
 // so existing dashboards and alerts work unchanged. They live on a private registry: nothing
 // else in the process (or a second controller in a test) can collide with them.
-import { Counter, Gauge, Histogram, Registry } from 'prom-client';
+import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+import type { ConditionStatus, WebService } from '../core/model';
 import { InFlight, QueueMetrics } from './queue';
 
 /** controller-runtime's reconcile_total result label. */
@@ -37,7 +38,20 @@ export interface ControllerMetrics {
   panicked(): void;
   /** A reconcile ran past --reconcile-timeout and was aborted. */
   timedOut(): void;
+  /**
+   * The per-WebService health gauges, read at each scrape from `webServices` (the watch
+   * cache) while `leading()` says this replica leads: a standby exports none, so two
+   * replicas never count a WebService twice.
+   */
+  health(webServices: () => Iterable<WebService>, leading: () => boolean): void;
 }
+
+/** kube-state-metrics' status label values: one series each, 1 for the condition's status. */
+const STATUSES: readonly [ConditionStatus, string][] = [
+  ['True', 'true'],
+  ['False', 'false'],
+  ['Unknown', 'unknown'],
+];
 
 export function createMetrics(controllerName = 'webservice'): ControllerMetrics {
   const registry = new Registry();
@@ -174,6 +188,65 @@ export function createMetrics(controllerName = 'webservice'): ControllerMetrics 
     registers,
   });
 
+  // Per WebService, as kube-state-metrics exports them for Deployments: set afresh from the
+  // cache at each scrape, so a WebService that is gone has no series left, and cardinality
+  // follows the number of WebServices (a few series each).
+  let healthSource: () => Iterable<WebService> = () => [];
+  let healthLeading: () => boolean = () => false;
+  const objectLabels = ['namespace', 'name'] as const;
+  const condition = new Gauge({
+    name: 'webservice_status_condition',
+    help: 'The condition of a WebService: 1 for its status (true, false or unknown), 0 for the others',
+    labelNames: ['namespace', 'name', 'condition', 'status'] as const,
+    registers,
+    collect() {
+      // The first of the five to be registered, so it sets all of them before any is read:
+      // one scrape sees one state of the cache.
+      for (const gauge of [condition, specReplicas, readyReplicas, generation, observedGeneration]) gauge.reset();
+      if (!healthLeading()) return;
+      for (const ws of healthSource()) {
+        const labels = { namespace: ws.metadata.namespace ?? '', name: ws.metadata.name };
+        for (const c of ws.status?.conditions ?? []) {
+          for (const [status, label] of STATUSES) {
+            condition.set({ ...labels, condition: c.type, status: label }, c.status === status ? 1 : 0);
+          }
+        }
+        specReplicas.set(labels, ws.spec.replicas ?? 1);
+        readyReplicas.set(labels, ws.status?.replicas ?? 0);
+        generation.set(labels, ws.metadata.generation ?? 0);
+        observedGeneration.set(labels, ws.status?.observedGeneration ?? 0);
+      }
+    },
+  });
+  const specReplicas = new Gauge({
+    name: 'webservice_spec_replicas',
+    help: 'Number of desired replicas of a WebService (spec.replicas)',
+    labelNames: objectLabels,
+    registers,
+  });
+  const readyReplicas = new Gauge({
+    name: 'webservice_status_replicas_ready',
+    help: "Number of ready replicas of a WebService (status.replicas: with a workload, its Deployment's ready pods)",
+    labelNames: objectLabels,
+    registers,
+  });
+  const generation = new Gauge({
+    name: 'webservice_metadata_generation',
+    help: 'Sequence number of the desired state of a WebService (metadata.generation)',
+    labelNames: objectLabels,
+    registers,
+  });
+  const observedGeneration = new Gauge({
+    name: 'webservice_status_observed_generation',
+    help: 'The generation of a WebService its status was computed from (status.observedGeneration)',
+    labelNames: objectLabels,
+    registers,
+  });
+
+  // The process's own: resident memory, CPU, heap and event loop (Node.js' names for what
+  // controller-runtime's process_* and go_* series give).
+  collectDefaultMetrics({ register: registry });
+
   // Series exist from the start (at zero), as in controller-runtime, so rate() and alerts on
   // absent series behave before the first reconcile.
   for (const result of RESULTS) reconcileTotal.inc({ controller, result }, 0);
@@ -224,6 +297,10 @@ export function createMetrics(controllerName = 'webservice'): ControllerMetrics 
     },
     timedOut() {
       reconcileTimeouts.inc({ controller });
+    },
+    health(webServices, leading) {
+      healthSource = webServices;
+      healthLeading = leading;
     },
   };
 }

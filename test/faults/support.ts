@@ -6,11 +6,13 @@ import { execFileSync, spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as https from 'node:https';
 import * as net from 'node:net';
-import * as os from 'node:os';
 import * as path from 'node:path';
 import { OWNED_SELECTOR } from '../../src/core/model';
 import { AuditEvent, AuditReader, Background, PLUGIN, ROOT, getJson, kubectl, run } from '../support/cluster';
 import { InvariantReport } from '../support/invariants';
+import { ownPlane } from '../support/plane';
+
+export { planeCommand } from '../support/plane';
 
 export { createWebServices, numbered } from '../support/cluster';
 export { CONTROLLER_USER } from '../support/controller';
@@ -83,15 +85,6 @@ function planeEnv(): NodeJS.ProcessEnv {
   return { ...process.env };
 }
 
-/** One control-plane.sh command on the plane of WEBSERVICE_CP_DIR, e.g. restart-component kube-scheduler. */
-export function planeCommand(...args: string[]): void {
-  const result = spawnSync('bash', [path.join(ROOT, 'scripts/control-plane.sh'), ...args], {
-    encoding: 'utf8',
-    env: planeEnv(),
-  });
-  if (result.status !== 0) throw new Error(`control-plane.sh ${args.join(' ')} failed: ${result.stderr}`);
-}
-
 /**
  * The plane is one that control-plane.sh runs on this machine, so a scenario may stop and
  * start its components: the suite's own, or an existing one (USE_EXISTING_CLUSTER=true)
@@ -102,8 +95,6 @@ const controlsPlane =
   (process.env.WEBSERVICE_CP_DIR !== undefined &&
     fs.existsSync(path.join(process.env.WEBSERVICE_CP_DIR, 'server.url')));
 
-const PLANE_ENV = ['KUBECONFIG', 'KUBE_AUDIT_LOG', 'WEBSERVICE_CP_DIR', 'WEBSERVICE_CP_WORKLOADS'] as const;
-
 /**
  * A plane that runs pods, for the scenarios that need one, without making every other
  * scenario pay for kube-scheduler and kwok: the suite's plane when it already runs them
@@ -113,36 +104,14 @@ const PLANE_ENV = ['KUBECONFIG', 'KUBE_AUDIT_LOG', 'WEBSERVICE_CP_DIR', 'WEBSERV
 export function workloadsPlane(): { up: () => void; down: () => void } | null {
   if (process.env.WEBSERVICE_CP_WORKLOADS === 'true' && controlsPlane) return { up: () => {}, down: () => {} };
   if (!onLocalPlane) return null;
-  const saved = new Map<string, string | undefined>();
-  let dir: string | null = null;
+  const plane = ownPlane({ prefix: 'webservice-faults-workloads', workloads: true });
   return {
     up() {
-      for (const name of PLANE_ENV) saved.set(name, process.env[name]);
-      dir = fs.mkdtempSync(path.join(os.tmpdir(), 'webservice-faults-workloads-'));
-      process.env.WEBSERVICE_CP_DIR = dir;
-      planeCommand('up', '--workloads');
-      const vars = spawnSync('bash', [path.join(ROOT, 'scripts/control-plane.sh'), 'vars'], {
-        encoding: 'utf8',
-        env: planeEnv(),
-      });
-      for (const line of vars.stdout.split('\n')) {
-        const at = line.indexOf('=');
-        const name = line.slice(0, at);
-        if (name === 'KUBECONFIG' || name === 'KUBE_AUDIT_LOG') process.env[name] = line.slice(at + 1);
-      }
-      process.env.WEBSERVICE_CP_WORKLOADS = 'true';
+      plane.up();
       kubectl(['apply', '-f', path.join(ROOT, 'crds/webservices.apps.labhub.io.yaml')]);
       kubectl(['wait', '--for', 'condition=Established', '--timeout=60s', 'crd/webservices.apps.labhub.io']);
     },
-    down() {
-      if (dir === null) return;
-      planeCommand('down');
-      for (const [name, value] of saved) {
-        if (value === undefined) delete process.env[name];
-        else process.env[name] = value;
-      }
-      dir = null;
-    },
+    down: plane.down,
   };
 }
 

@@ -4,6 +4,7 @@ import * as http from 'node:http';
 import { register as globalRegistry } from 'prom-client';
 import { parseBindAddress, ProbeServer, startProbeServer } from '../../src/controller/http';
 import { createMetrics } from '../../src/controller/metrics';
+import type { WebService } from '../../src/core/model';
 import { WorkQueue } from '../../src/controller/queue';
 import { FakeClock } from '../support/fake-clock';
 
@@ -163,6 +164,81 @@ describe('createMetrics', () => {
   it('uses a private registry: two controllers do not collide, the global registry stays empty', () => {
     expect(() => [createMetrics('one'), createMetrics('two')]).not.toThrow();
     expect(globalRegistry.getSingleMetric('workqueue_depth')).toBeUndefined();
+  });
+});
+
+describe('per-WebService health', () => {
+  const ws = (name: string, extra: Partial<WebService> = {}): WebService => ({
+    metadata: { name, namespace: 'shop', generation: 3 },
+    spec: { image: 'nginx:1.27', replicas: 3 },
+    ...extra,
+  });
+  const ready = (status: 'True' | 'False', observedGeneration: number): WebService['status'] => ({
+    replicas: 2,
+    observedGeneration,
+    conditions: [{ type: 'Ready', status, reason: 'RolloutInProgress', message: '', lastTransitionTime: '' }],
+  });
+
+  it('exports, while leading, a condition gauge per status, spec and ready replicas, generation and observed generation', async () => {
+    const m = createMetrics();
+    m.health(
+      () => [ws('web', { status: ready('False', 2) }), ws('fresh')],
+      () => true,
+    );
+    const text = await m.registry.metrics();
+    const web = 'namespace="shop",name="web"';
+    expect(value(text, `webservice_status_condition{${web},condition="Ready",status="true"}`)).toBe(0);
+    expect(value(text, `webservice_status_condition{${web},condition="Ready",status="false"}`)).toBe(1);
+    expect(value(text, `webservice_status_condition{${web},condition="Ready",status="unknown"}`)).toBe(0);
+    expect(value(text, `webservice_spec_replicas{${web}}`)).toBe(3);
+    expect(value(text, `webservice_status_replicas_ready{${web}}`)).toBe(2);
+    expect(value(text, `webservice_metadata_generation{${web}}`)).toBe(3);
+    expect(value(text, `webservice_status_observed_generation{${web}}`)).toBe(2);
+    // Not reconciled yet: no condition, no ready replica, nothing observed.
+    const fresh = 'namespace="shop",name="fresh"';
+    expect(text).not.toContain(`webservice_status_condition{${fresh}`);
+    expect(value(text, `webservice_status_replicas_ready{${fresh}}`)).toBe(0);
+    expect(value(text, `webservice_status_observed_generation{${fresh}}`)).toBe(0);
+  });
+
+  it('follows the source at each scrape: a WebService gone has no series left, a change shows at once', async () => {
+    const m = createMetrics();
+    let cached = [ws('a', { status: ready('False', 3) }), ws('b', { status: ready('False', 3) })];
+    m.health(
+      () => cached,
+      () => true,
+    );
+    let text = await m.registry.metrics();
+    expect(text).toContain('name="b"');
+    cached = [ws('a', { status: ready('True', 3) })];
+    text = await m.registry.metrics();
+    expect(text).not.toContain('name="b"');
+    expect(value(text, 'webservice_status_condition{namespace="shop",name="a",condition="Ready",status="true"}')).toBe(
+      1,
+    );
+    expect(text.split('\n').filter((l) => l.startsWith('webservice_') && l.includes('namespace="shop"'))).toHaveLength(
+      7,
+    );
+  });
+
+  it('exports nothing from a standby, and starts when it leads', async () => {
+    const m = createMetrics();
+    let leading = false;
+    m.health(
+      () => [ws('web', { status: ready('True', 3) })],
+      () => leading,
+    );
+    let text = await m.registry.metrics();
+    expect(text).toContain('# TYPE webservice_status_condition gauge');
+    expect(text).not.toContain('name="web"');
+    leading = true;
+    text = await m.registry.metrics();
+    expect(value(text, 'webservice_spec_replicas{namespace="shop",name="web"}')).toBe(3);
+  });
+
+  it("exports the process's resident memory", async () => {
+    const text = await createMetrics().registry.metrics();
+    expect(value(text, 'process_resident_memory_bytes')).toBeGreaterThan(0);
   });
 });
 
