@@ -2,7 +2,7 @@
 # Usage: scripts/test.sh [JEST ARGS...]      (npm test -- [JEST ARGS...])
 #
 # Everything, from a fresh clone: installs dependencies, type-checks and bundles the
-# plugin, checks the formatting, lints, looks for unused files, exports and dependencies
+# plugin, refuses merge-conflict markers in tracked files, checks the formatting, lints, looks for unused files, exports and dependencies
 # (knip), builds the control-plane binaries if they are not cached, then runs jest:
 # unit tests, and integration tests against a real kube-apiserver + etcd that the
 # integration project's global setup starts on 127.0.0.1 and stops at the end.
@@ -19,6 +19,7 @@ main() {
   # npm test is everything, workloads included: a plane where pods are scheduled and run.
   export WEBSERVICE_CP_WORKLOADS="${WEBSERVICE_CP_WORKLOADS:-true}"
   bash scripts/build.sh
+  bash scripts/check-conflict-markers.sh
   npx --no-install prettier --check --log-level=warn .
   npx --no-install eslint --max-warnings=0 .
   # Unused files, exports and dependencies (knip.json says where the entry points are).
