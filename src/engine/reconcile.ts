@@ -293,6 +293,9 @@ export function reportItem(result: ReconcileResult): ReportItem {
   };
   if (decision.after_seconds !== undefined) item.after_seconds = decision.after_seconds;
   if (result.error) item.error = result.error.message;
+  const ready = result.error ? undefined : readyOf(result.status.status ?? undefined);
+  if (ready?.reason === 'RolloutInProgress') item.waiting_for = ready.message;
+  if (ready?.reason === 'ProgressDeadlineExceeded') item.stalled = ready.message;
   return item;
 }
 
