@@ -37,7 +37,8 @@ const DEFAULT_WAIT = '5m';
 
 export const applyCommand: CommandModule<object, Args> = {
   command: 'apply [names..]',
-  describe: 'Reconcile WebServices: create or update the child ConfigMap, finalize deletions, write status',
+  describe:
+    'Reconcile WebServices: create, update or delete their children (the ConfigMap; with spec.workload, the Deployment and Service), finalize deletions, write status',
   builder: (yargs) =>
     dryRunOption(requeueOption(targetOptions(yargs, 'apply')))
       .option('filename', {
