@@ -9,12 +9,23 @@ import { checkName, checkNamespace } from '../core/validate';
 import { computeStatus, readyOf, statusPatch } from '../core/status';
 import { Context } from '../cli/context';
 import { gatherOne } from '../engine/gather';
+import { recordEvents } from '../engine/reconcile';
+import { transitionEvents } from '../core/events';
 import { UserError } from '../kube/errors';
 import { retryOnConflict } from '../engine/retry';
 import { withContext } from '../cli/handler';
 import { DryRunArgs, dryRunOption, dryRunSuffix } from '../cli/dry-run';
 import { Cell, age } from '../print/output';
-import { RequeueArgs, TargetArgs, gatherTarget, nowIso, printResults, requeueOption, targetOptions } from './shared';
+import {
+  RequeueArgs,
+  TargetArgs,
+  gatherTarget,
+  nowIso,
+  printResults,
+  reportingInstance,
+  requeueOption,
+  targetOptions,
+} from './shared';
 
 interface Args extends TargetArgs, RequeueArgs, DryRunArgs {
   watch?: boolean;
@@ -95,9 +106,15 @@ async function writeStatus(
       const { namespace, name } = computed.row;
       computed = plannedStatus(await gatherOne(await ctx.client(), namespace, name), requeueAfterSeconds, now);
     }
-    const { row, patch } = computed;
+    const { row, patch, observation, decision } = computed;
     if (!patch) return row;
-    await (await ctx.client()).patchWebServiceStatus(row.namespace, row.name, patch);
+    const client = await ctx.client();
+    await client.patchWebServiceStatus(row.namespace, row.name, patch);
+    // The Event of a transition goes with the write that makes it (a rollout that stalls,
+    // say): a later pass finds the new reason already stored and would say nothing.
+    const events = transitionEvents(decision, readyOf(observation.status), readyOf(row.status ?? undefined));
+    const eventError = await recordEvents(client, observation, events, { now, reportingInstance: reportingInstance() });
+    if (eventError) ctx.out.progress(`warning: Events were not recorded: ${eventError.message}`);
     return { ...row, written: true };
   });
 }
@@ -117,7 +134,7 @@ function plannedStatus(input: SyncInput, requeueAfterSeconds: number, now: () =>
     changed: result.changed,
     written: false,
   };
-  return { row, patch: statusPatch(result, input.parent.metadata.resourceVersion) };
+  return { row, patch: statusPatch(result, input.parent.metadata.resourceVersion), observation, decision };
 }
 
 /**

@@ -167,7 +167,7 @@ function finish(
 }
 
 /** Records events on the WebService; a failure here is reported, never fatal. */
-async function recordEvents(
+export async function recordEvents(
   client: KubeClient,
   observation: Observation,
   events: EventRecord[],
