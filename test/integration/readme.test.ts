@@ -15,6 +15,7 @@ import {
   eventually,
   plugin,
   run,
+  tryGetJson,
 } from '../support/cluster';
 
 const README = fs.readFileSync(path.join(ROOT, 'README.md'), 'utf8');
@@ -84,11 +85,16 @@ const applySamples = (ns: string, names: string[]) => {
 /** How each marker prepares its namespace; `meanwhile` is the other terminal of a -w block. */
 const SETUPS: Record<string, { prepare?: (ns: string) => void; meanwhile?: (ns: string) => void }> = {
   'empty-namespace': {},
-  // After the block before it: kubectl webservice install.
+  // After the block before it: kubectl webservice install, on a cluster where no controller has
+  // run (a Lease that another test's controller released is gone, as on a new cluster).
   installed: {
     prepare: () => {
       const installed = plugin(['install']);
       if (installed.status !== 0) throw new Error(installed.stderr);
+      const lease = ['lease', 'webservice-controller', '-n', 'webservice-system'];
+      if (!tryGetJson(['get', ...lease])?.spec?.holderIdentity) {
+        run('kubectl', ['delete', ...lease, '--ignore-not-found']);
+      }
     },
   },
   'plan-all': {
