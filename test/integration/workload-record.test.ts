@@ -4,6 +4,7 @@
 // shows what is stored and prints a line only when a column changes, and a restart of the
 // Deployment's pods survives the next pass.
 import {
+  describeWorkloads,
   applyYaml,
   backgroundPlugin,
   eventually,
@@ -17,13 +18,7 @@ import {
 } from '../support/cluster';
 import { ControllerProcess } from '../support/controller';
 
-const WORKLOADS = process.env.WEBSERVICE_CP_WORKLOADS === 'true';
-const describeWorkloads = WORKLOADS ? describe : describe.skip;
-const title = WORKLOADS
-  ? 'a workload WebService'
-  : 'a workload WebService (skipped: needs a control plane that runs pods; set WEBSERVICE_CP_WORKLOADS=true)';
-
-describeWorkloads(title, () => {
+describeWorkloads('a workload WebService', () => {
   const ns = useNamespace('first-day');
   const ws = (name: string) => getJson(['get', 'webservice', name, '-n', ns()]);
   const readyOf = (name: string) =>
