@@ -220,9 +220,24 @@ export function controllerVerdict(where: string, observed: LeaseObservation, now
     };
   }
   const { lease } = observed;
-  if (!lease) return { ...noController, message: `no controller: there is no Lease ${where}` };
+  // A run without --leader-elect holds no Lease, so it may run unseen: say what was looked for.
+  const unelected =
+    'a kubectl webservice run without --leader-elect holds no Lease, so check cannot see it (with --leader-elect it can); ';
+  if (!lease) {
+    return {
+      ...noController,
+      message: `no elected controller: there is no Lease ${where}`,
+      hint: `${unelected}${noController.hint}`,
+    };
+  }
   const holder = lease.spec?.holderIdentity;
-  if (!holder) return { ...noController, message: `no controller holds the Lease ${where} (the last one let it go)` };
+  if (!holder) {
+    return {
+      ...noController,
+      message: `no elected controller holds the Lease ${where} (the last one let it go)`,
+      hint: `${unelected}${noController.hint}`,
+    };
+  }
   const renewed = Date.parse(lease.spec?.renewTime ?? lease.spec?.acquireTime ?? '');
   const durationSeconds = lease.spec?.leaseDurationSeconds ?? 15;
   // Another machine's clock wrote renewTime: allow twice the lease duration before calling it stale.

@@ -36,7 +36,7 @@ export function globalOptions<T>(yargs: Argv<T>): Argv<T & GlobalArgs> {
     .option('all-namespaces', {
       alias: 'A',
       type: 'boolean',
-      describe: 'With --all: act on WebServices in every namespace',
+      describe: 'Every namespace instead of one (on a command that takes NAMEs, it implies --all)',
       global: true,
     })
     .option('output', {

@@ -37,7 +37,8 @@ const DEFAULT_WAIT = '5m';
 
 export const applyCommand: CommandModule<object, Args> = {
   command: 'apply [names..]',
-  describe: 'Reconcile WebServices: create or update the child ConfigMap, finalize deletions, write status',
+  describe:
+    'Reconcile WebServices: create, update or delete their children (the ConfigMap; with spec.workload, the Deployment and Service), finalize deletions, write status',
   builder: (yargs) =>
     dryRunOption(requeueOption(targetOptions(yargs, 'apply')))
       .option('filename', {
@@ -87,11 +88,15 @@ export const applyCommand: CommandModule<object, Args> = {
       ctx.out.progress('interrupted: the WebServices above were reconciled, each to the end; no other was touched');
       return EXIT_INTERRUPTED;
     }
+    if (ctx.dryRun === 'client') return 0;
     if (outcome.ending === 'timed out') {
       const pending = report.items.filter((item) => !isSettled(item)).map((item) => item.name);
       ctx.out.error(`timed out after ${timeoutMs / 1000}s waiting for ${pending.join(', ')}`);
+      // Like kubectl wait: a timeout is never a success, even while a rollout is only slow.
+      const code = exitCodeOf(report);
+      return code === EXIT_CONVERGED ? EXIT_PENDING : code;
     }
-    return ctx.dryRun === 'client' ? 0 : exitCodeOf(report);
+    return exitCodeOf(report);
   }),
 };
 
@@ -185,22 +190,40 @@ async function reconcileUntilDone(ctx: Context, args: Args, timeoutMs: number, s
 }
 
 /**
- * What --wait reports: for each WebService, the last pass that did something to it (a pass
- * that only finds it unchanged does not hide the create of the pass before), with the
- * latest pass's word on whether it converged or failed. Order: the latest pass's.
+ * What --wait reports: for each WebService, what apply did to it over all passes. The first
+ * pass that wrote a child gives the decision, with the writes of later passes folded into its
+ * ops (a pass that only finds it unchanged, or only writes status while a rollout goes on,
+ * does not hide the create of the pass before); without such a pass, the last pass that did
+ * something. The latest pass has the word on whether it converged or failed, and on when to
+ * look again. Order: the latest pass's.
  */
 function mergePasses(earlier: ReconcileResult[], latest: ReconcileResult[], complete: boolean): ReconcileResult[] {
   const key = (r: ReconcileResult) => `${r.decision.namespace}/${r.decision.name}`;
-  const acted = new Map(earlier.filter(didSomething).map((r) => [key(r), r]));
-  const merged = latest.map((r) => {
-    const before = acted.get(key(r));
-    if (didSomething(r) || !before) return r;
-    return { ...before, converged: r.converged, error: r.error, status: r.status };
-  });
+  const before = new Map(earlier.map((r) => [key(r), r]));
+  const merged = latest.map((r) => fold(before.get(key(r)), r));
   if (complete) return merged;
   // A pass cut short by Ctrl-C: what earlier passes reported of the rest still stands.
   const seen = new Set(latest.map(key));
   return [...merged, ...earlier.filter((r) => !seen.has(key(r)))];
+}
+
+function fold(before: ReconcileResult | undefined, r: ReconcileResult): ReconcileResult {
+  if (!before) return r;
+  const latestWord = { converged: r.converged, error: r.error, status: r.status };
+  if (before.decision.ops.length === 0)
+    return didSomething(r) || !didSomething(before) ? r : { ...before, ...latestWord };
+  const { after_seconds: _, ...decision } = before.decision;
+  return {
+    ...before,
+    ...latestWord,
+    decision: {
+      ...decision,
+      ...(r.decision.after_seconds !== undefined ? { after_seconds: r.decision.after_seconds } : {}),
+      ops: [...before.decision.ops, ...r.decision.ops],
+    },
+    statusWritten: before.statusWritten || r.statusWritten,
+    cleaned: [...before.cleaned, ...r.cleaned],
+  };
 }
 
 function didSomething(r: ReconcileResult): boolean {
@@ -250,7 +273,7 @@ async function printApply(ctx: Context, args: Args, results: ReconcileResult[], 
       items.map((r) => ({
         decision: r.decision,
         result: `${describeResult(r)}${server ? ' (server dry run)' : ''}`,
-        failed: Boolean(r.error),
+        failed: Boolean(r.error) || reportItem(r).stalled !== undefined,
       })),
     ),
   );
@@ -303,6 +326,10 @@ function describeResult(r: ReconcileResult): string {
       break;
   }
   if (r.statusWritten) parts.push('status written');
+  // The row says what the exit code says: still rolling out (exit 0), or stalled (exit 1).
+  const { waiting_for, stalled } = reportItem(r);
+  if (waiting_for !== undefined) parts.push(`waiting for the rollout: ${waiting_for}`);
+  if (stalled !== undefined) parts.push(`rollout stalled: ${stalled}`);
   return parts.join(', ');
 }
 

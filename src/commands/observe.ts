@@ -12,7 +12,8 @@ interface Args extends TargetArgs {
 
 export const observeCommand: CommandModule<object, Args> = {
   command: 'observe [names..]',
-  describe: 'Show the desired state (spec) and the actual state (child ConfigMap) of WebServices',
+  describe:
+    'Show the desired state (spec) and the actual state (the children: the ConfigMap; with spec.workload, the Deployment and Service) of WebServices',
   builder: (yargs) =>
     targetOptions(yargs, 'observe')
       .option('filename', {

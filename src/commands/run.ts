@@ -38,6 +38,8 @@ export const runCommand: CommandModule<object, Args> = {
   describe: 'Run as a controller: watch WebServices and reconcile each change until interrupted',
   builder: (yargs) =>
     requeueOption(yargs)
+      // run prints log lines (--log-format), not a table: -o means nothing to it.
+      .hide('output')
       .option('concurrency', { type: 'number', default: 4, describe: 'WebServices reconciled at once (workers)' })
       .option('resync-period', {
         type: 'string',

@@ -9,15 +9,27 @@ import { checkName, checkNamespace } from '../core/validate';
 import { computeStatus, readyOf, statusPatch } from '../core/status';
 import { Context } from '../cli/context';
 import { gatherOne } from '../engine/gather';
+import { recordEvents } from '../engine/reconcile';
+import { transitionEvents } from '../core/events';
 import { UserError } from '../kube/errors';
 import { retryOnConflict } from '../engine/retry';
 import { withContext } from '../cli/handler';
 import { DryRunArgs, dryRunOption, dryRunSuffix } from '../cli/dry-run';
 import { Cell, age } from '../print/output';
-import { RequeueArgs, TargetArgs, gatherTarget, nowIso, printResults, requeueOption, targetOptions } from './shared';
+import {
+  RequeueArgs,
+  TargetArgs,
+  gatherTarget,
+  nowIso,
+  printResults,
+  reportingInstance,
+  requeueOption,
+  targetOptions,
+} from './shared';
 
 interface Args extends TargetArgs, RequeueArgs, DryRunArgs {
   watch?: boolean;
+  computed?: boolean;
 }
 
 interface StatusRow {
@@ -48,13 +60,21 @@ export const statusCommand: CommandModule<object, Args> = {
         alias: 'w',
         type: 'boolean',
         describe:
-          'Print the table, then a line each time a status, generation or child changes, until interrupted; writes nothing',
+          'Print the table of stored statuses, then a line each time one changes, until interrupted; writes nothing',
+      })
+      .option('computed', {
+        type: 'boolean',
+        describe:
+          'With -w: show the status a pass would write (computed from the spec and the children), not the stored one',
       })
       .example('$0 status checkout', 'READY, REASON, GENERATION, OBSERVED, REPLICAS, AGE')
       .example('$0 status checkout --dry-run -o json', 'the status that would be written, and whether it changed')
-      .example('$0 status --all -w', 'watch WebServices converge, like kubectl get -w'),
+      .example('$0 status --all -w', 'watch WebServices converge, like kubectl get -w')
+      .example('$0 status --all -w --computed', 'watch what a pass would write, as children change'),
   handler: withContext<Args>(async (ctx, args) => {
     if (args.watch) return watchStatus(ctx, args);
+    if (args.computed)
+      throw new UserError('--computed goes with -w; status --dry-run prints the status it would write');
     const now = nowIso(ctx);
     const rows: StatusRow[] = [];
     for (const input of await gatherTarget(ctx, args)) {
@@ -95,9 +115,15 @@ async function writeStatus(
       const { namespace, name } = computed.row;
       computed = plannedStatus(await gatherOne(await ctx.client(), namespace, name), requeueAfterSeconds, now);
     }
-    const { row, patch } = computed;
+    const { row, patch, observation, decision } = computed;
     if (!patch) return row;
-    await (await ctx.client()).patchWebServiceStatus(row.namespace, row.name, patch);
+    const client = await ctx.client();
+    await client.patchWebServiceStatus(row.namespace, row.name, patch);
+    // The Event of a transition goes with the write that makes it (a rollout that stalls,
+    // say): a later pass finds the new reason already stored and would say nothing.
+    const events = transitionEvents(decision, readyOf(observation.status), readyOf(row.status ?? undefined));
+    const eventError = await recordEvents(client, observation, events, { now, reportingInstance: reportingInstance() });
+    if (eventError) ctx.out.progress(`warning: Events were not recorded: ${eventError.message}`);
     return { ...row, written: true };
   });
 }
@@ -117,12 +143,32 @@ function plannedStatus(input: SyncInput, requeueAfterSeconds: number, now: () =>
     changed: result.changed,
     written: false,
   };
-  return { row, patch: statusPatch(result, input.parent.metadata.resourceVersion) };
+  return { row, patch: statusPatch(result, input.parent.metadata.resourceVersion), observation, decision };
+}
+
+/**
+ * The status as the WebService carries it: what the last pass wrote, or nothing yet. While
+ * it is being deleted, null (Deleting), as the computed status is.
+ */
+function storedStatus(input: SyncInput): StatusRow {
+  const { metadata } = input.parent;
+  return {
+    namespace: metadata.namespace ?? '',
+    name: metadata.name,
+    generation: metadata.generation ?? 0,
+    creationTimestamp: metadata.creationTimestamp,
+    resourceVersion: metadata.resourceVersion,
+    status: metadata.deletionTimestamp ? null : (input.parent.status ?? {}),
+    changed: false,
+    written: false,
+  };
 }
 
 /**
  * Like kubectl get -w: the table, then a line for each WebService whose row changed, from
- * watch events, until SIGINT or SIGTERM (exit 0). Reads only: it never writes status.
+ * watch events, until SIGINT or SIGTERM (exit 0). Reads only: it never writes status. It
+ * shows the stored status, so that no line claims an observation nobody made; --computed
+ * shows what a pass would write instead.
  */
 async function watchStatus(ctx: Context, args: Args): Promise<number> {
   if (args.many) throw new UserError('status -w watches one NAME, or --all');
@@ -132,12 +178,14 @@ async function watchStatus(ctx: Context, args: Args): Promise<number> {
   const { out } = ctx;
   const machine = out.machine;
   const table = out.tableStream(statusHeaders(ctx), { ready: 'Deleting'.length });
+  const rowOf = (input: SyncInput) =>
+    args.computed ? plannedStatus(input, args['requeue-after'], now).row : storedStatus(input);
   const shown = new Map<string, string>();
   /** Prints the rows that differ from what their WebService's last line showed. */
   const show = (rows: StatusRow[]) => {
     const fresh = rows.filter((row) => {
       const key = objectKey(row.namespace, row.name);
-      const seen = visibleState(row);
+      const seen = visibleState(ctx, row);
       if (shown.get(key) === seen) return false;
       shown.set(key, seen);
       return true;
@@ -146,7 +194,7 @@ async function watchStatus(ctx: Context, args: Args): Promise<number> {
     else table.rows(fresh.map((row) => statusCells(ctx, row)));
   };
   if (inputs.length === 0 && !machine) await printResults(ctx, [], false, () => undefined);
-  show(inputs.map((input) => plannedStatus(input, args['requeue-after'], now).row));
+  show(inputs.map(rowOf));
 
   const abort = new AbortController();
   const stop = () => abort.abort();
@@ -170,7 +218,7 @@ async function watchStatus(ctx: Context, args: Args): Promise<number> {
       if (level === 'error' || ctx.args.verbose)
         out.progress(`warning: ${message}${typeof fields?.error === 'string' ? `: ${fields.error}` : ''}`);
     },
-    changed: (input) => show([plannedStatus(input, args['requeue-after'], now).row]),
+    changed: (input) => show([rowOf(input)]),
     deleted: (key) => {
       if (!shown.has(key)) return;
       const [ns, name] = key.split('/');
@@ -182,18 +230,19 @@ async function watchStatus(ctx: Context, args: Args): Promise<number> {
   return 0;
 }
 
-/** What a line shows, but its age: a new line only when this changes. */
-function visibleState(row: StatusRow): string {
-  const ready = readyOf(row.status ?? undefined);
-  return JSON.stringify([
-    row.deleted,
-    row.generation,
-    row.status?.observedGeneration,
-    row.status?.replicas,
-    ready?.status,
-    ready?.reason,
-    ready?.message,
-  ]);
+/**
+ * What a line shows, but its age: a new line only when a column changes. With -o json, the
+ * status' fields and its Ready condition.
+ */
+function visibleState(ctx: Context, row: StatusRow): string {
+  if (ctx.out.machine) {
+    // Not the times: a computed condition that is new gets `now` on each computation.
+    const ready = readyOf(row.status ?? undefined);
+    const { conditions: _, ...fields } = row.status ?? {};
+    return JSON.stringify([row.deleted, row.generation, fields, ready?.status, ready?.reason, ready?.message]);
+  }
+  const headers = statusHeaders(ctx);
+  return JSON.stringify(statusCells(ctx, row).flatMap((cell, i) => (headers[i] === 'age' ? [] : [cell.text])));
 }
 
 function statusHeaders(ctx: Context): string[] {
@@ -205,7 +254,12 @@ function statusHeaders(ctx: Context): string[] {
 function statusCells(ctx: Context, row: StatusRow): Cell[] {
   const { out } = ctx;
   const ready = readyOf(row.status ?? undefined);
-  const readyText = row.deleted ? 'Deleted' : row.status ? (ready?.status ?? 'Unknown') : 'Deleting';
+  // Nothing stored yet: '-', as for the other columns; a status without Ready is Unknown.
+  const readyText = row.deleted
+    ? 'Deleted'
+    : row.status
+      ? (ready?.status ?? (Object.keys(row.status).length === 0 ? '-' : 'Unknown'))
+      : 'Deleting';
   const cells = [
     { text: row.namespace },
     { text: row.name },

@@ -28,12 +28,26 @@ export function eventsFor(
   after: ReadyCondition | undefined,
   cleaned: string[] = [],
 ): EventRecord[] {
-  const startsNow = (reason: string) => after?.reason === reason && before?.reason !== reason;
   if (outcome.kind === 'planned') return [];
   if (outcome.kind === 'failed') {
-    return startsNow('ReconcileError') ? [record('Warning', 'ReconcileError', 'Reconcile', outcome.message)] : [];
+    const starts = after?.reason === 'ReconcileError' && before?.reason !== 'ReconcileError';
+    return starts ? [record('Warning', 'ReconcileError', 'Reconcile', outcome.message)] : [];
   }
-  return [...actionEvents(decision, startsNow, cleaned), ...rolloutEvents(before, after, startsNow)];
+  return [...actionEvents(decision, cleaned), ...transitionEvents(decision, before, after)];
+}
+
+/**
+ * The Events of a change of the Ready reason: a wait, a conflict, or a rollout that starts,
+ * stalls or completes. They belong to the status write that makes the change, whoever sends
+ * it (apply, run, or status): the next pass finds the reason already there and says nothing.
+ */
+export function transitionEvents(
+  decision: Decision,
+  before: Condition | undefined,
+  after: ReadyCondition | undefined,
+): EventRecord[] {
+  const startsNow = (reason: string) => after?.reason === reason && before?.reason !== reason;
+  return [...waitEvents(decision, startsNow), ...rolloutEvents(before, after, startsNow)];
 }
 
 /**
@@ -57,7 +71,8 @@ function rolloutEvents(
   return [];
 }
 
-function actionEvents(decision: Decision, startsNow: (reason: string) => boolean, cleaned: string[]): EventRecord[] {
+/** What was done: Created, Updated, Finalized. */
+function actionEvents(decision: Decision, cleaned: string[]): EventRecord[] {
   switch (decision.action) {
     case 'create': {
       // With a workload, one decision creates several children: name each.
@@ -76,6 +91,14 @@ function actionEvents(decision: Decision, startsNow: (reason: string) => boolean
       const what = cleaned.length > 0 ? `deleted ${cleaned.join(', ')}; ` : '';
       return [record('Normal', 'Finalized', 'Finalize', `${what}removed finalizer`)];
     }
+    default:
+      return [];
+  }
+}
+
+/** Once, when it starts: waiting on a dependency or a cycle, a conflict. */
+function waitEvents(decision: Decision, startsNow: (reason: string) => boolean): EventRecord[] {
+  switch (decision.action) {
     case 'requeue':
       if (decision.cycle) {
         return startsNow('DependencyCycle') ? [record('Warning', 'DependencyCycle', 'Wait', decision.reason)] : [];
@@ -92,7 +115,7 @@ function actionEvents(decision: Decision, startsNow: (reason: string) => boolean
         : [];
     case 'conflict':
       return startsNow('ChildConflict') ? [record('Warning', 'ChildConflict', 'Refuse', decision.reason)] : [];
-    case 'noop':
+    default:
       return [];
   }
 }

@@ -12,6 +12,10 @@ export interface ReportItem {
   /** observedGeneration == generation and Ready=True after the pass. */
   converged: boolean;
   after_seconds?: number;
+  /** With a workload: the rollout it still waits for (e.g. "deployment/web: 1/3 ready"). */
+  waiting_for?: string;
+  /** With a workload: its rollout is past the progress deadline, as kubectl rollout status fails. */
+  stalled?: string;
 }
 
 type Summary = Record<Action | 'error', number>;
@@ -43,8 +47,14 @@ export const EXIT_CONVERGED = 0;
 export const EXIT_FAILED = 1;
 export const EXIT_PENDING = 2;
 
-/** 0 converged; 1 errors or conflicts; 2 requeues (or anything else) still pending. */
+/**
+ * 0 converged; 1 errors, conflicts or stalled rollouts; 2 requeues still pending. A rollout
+ * still in progress is not a failure (kubectl apply's convention, and the row says what it
+ * waits for): 0, unless --wait timed out on it.
+ */
 export function exitCodeOf(report: Report): number {
   if (report.summary.error > 0 || report.summary.conflict > 0) return EXIT_FAILED;
-  return report.converged ? EXIT_CONVERGED : EXIT_PENDING;
+  if (report.items.some((item) => item.stalled !== undefined)) return EXIT_FAILED;
+  const pending = report.items.filter((item) => !isSettled(item) && item.waiting_for === undefined);
+  return pending.length === 0 ? EXIT_CONVERGED : EXIT_PENDING;
 }

@@ -168,7 +168,7 @@ function finish(
 }
 
 /** Records events on the WebService; a failure here is reported, never fatal. */
-async function recordEvents(
+export async function recordEvents(
   client: KubeClient,
   observation: Observation,
   events: EventRecord[],
@@ -292,6 +292,9 @@ export function reportItem(result: ReconcileResult): ReportItem {
   };
   if (decision.after_seconds !== undefined) item.after_seconds = decision.after_seconds;
   if (result.error) item.error = result.error.message;
+  const ready = result.error ? undefined : readyOf(result.status.status ?? undefined);
+  if (ready?.reason === 'RolloutInProgress') item.waiting_for = ready.message;
+  if (ready?.reason === 'ProgressDeadlineExceeded') item.stalled = ready.message;
   return item;
 }
 

@@ -128,6 +128,17 @@ describe('name length: every name the CRD accepts reconciles; longer names are r
       expect(tryGetJson(['get', 'webservice', name, '-n', ns])).toBeNull();
     },
   );
+
+  it.each([
+    ['a 246-character name', nameOf(246), { image: 'nginx:1.27' }, 'at most 245 characters'],
+    ['a dotted name with a workload', 'a.b', { image: 'nginx:1.27', workload: {} }, 'no dots'],
+    ['a name starting with a digit with a port', '1web', { image: 'nginx:1.27', workload: { port: 80 } }, 'DNS-1035'],
+  ])('every CEL refusal names its field: %s is refused on metadata.name, never <nil>', (_, name, spec, why) => {
+    const result = kubectlApply(manifest(name, spec));
+    expect(result.status).not.toBe(0);
+    expect(result.stderr).toMatch(new RegExp(`metadata\\.name: Invalid value: .*${why}`));
+    expect(result.stderr).not.toContain('<nil>');
+  });
 });
 
 describe('dependency cycles: Ready=False DependencyCycle naming the cycle, no child, no timer', () => {

@@ -21,6 +21,7 @@ import {
   PACKAGE_VERSION,
 } from '../support/cluster';
 import { FINALIZER } from '../../src/core/model';
+import { ControllerProcess } from '../support/controller';
 
 const CRD = 'webservices.apps.labhub.io';
 
@@ -77,7 +78,7 @@ describe('on a good setup', () => {
       expect(lines).toContain(`✓ ${command} is allowed in namespace ${ns}`);
     }
     expect(result.stdout).toContain(
-      `‼ no controller: there is no Lease ${ns}/webservice-controller\n    hint: the plugin works without one (kubectl webservice apply --all reconciles on demand); ` +
+      `‼ no elected controller: there is no Lease ${ns}/webservice-controller\n    hint: a kubectl webservice run without --leader-elect holds no Lease, so check cannot see it (with --leader-elect it can); the plugin works without one (kubectl webservice apply --all reconciles on demand); ` +
         'to keep WebServices reconciled, kubectl webservice install --controller\n',
     );
     expect(lines).toContain(`✓ no WebService has been terminating for longer than 5m in namespace ${ns}`);
@@ -165,6 +166,33 @@ describe('on a good setup', () => {
         `    hint: kubectl -n ${ns} get pods -l app.kubernetes.io/name=webservice-controller; kubectl -n ${ns} logs deployment/webservice-controller\n`,
     );
     kubectl(['delete', 'lease', 'webservice-controller', '-n', ns]);
+  });
+
+  it('never says "no controller" while a run without --leader-elect works the namespace', async () => {
+    const run = new ControllerProcess(['-n', ns]);
+    try {
+      await run.waitForLog(/^controller working/);
+      const result = check([]);
+      expect(result.stdout).not.toMatch(/no controller/);
+      expect(result.stdout).toContain(
+        `‼ no elected controller: there is no Lease ${ns}/webservice-controller\n` +
+          '    hint: a kubectl webservice run without --leader-elect holds no Lease, so check cannot see it (with --leader-elect it can)',
+      );
+      // With --leader-elect, the same run is seen.
+      await run.stop();
+      const elected = new ControllerProcess(['-n', ns, '--leader-elect', '--leader-elect-namespace', ns]);
+      try {
+        await elected.waitForLog(/controller working/);
+        expect(check([]).stdout).toMatch(
+          new RegExp(`^✓ a controller \\(\\S+\\) holds the Lease ${ns}/webservice-controller`, 'm'),
+        );
+      } finally {
+        await elected.stop();
+      }
+    } finally {
+      await run.stop();
+      kubectl(['delete', 'lease', 'webservice-controller', '-n', ns, '--ignore-not-found']);
+    }
   });
 });
 

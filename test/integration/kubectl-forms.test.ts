@@ -105,6 +105,21 @@ describe('usage errors in kubectl words, before any request', () => {
     expect(result.stdout).toMatch(/^kubectl webservice <command>/);
     expect(result.stdout).toContain('kubectl webservice apply');
   });
+
+  it('--help offers only what a command uses, and names every kind of child', () => {
+    const help = (command: string) => plugin([command, '--help']).stdout.replace(/\s+/g, ' ');
+    // run logs (--log-format): it prints no table, so -o is not offered.
+    expect(help('run')).not.toMatch(/--output|-o,/);
+    expect(help('plan')).toContain('-o, --output');
+    // -A on a command without --all says what it does there.
+    for (const command of ['run', 'check', 'plan']) {
+      expect(help(command)).toContain(
+        '-A, --all-namespaces Every namespace instead of one (on a command that takes NAMEs, it implies --all)',
+      );
+    }
+    expect(help('apply')).toContain('(the ConfigMap; with spec.workload, the Deployment and Service)');
+    expect(help('observe')).toContain('(the children: the ConfigMap; with spec.workload, the Deployment and Service)');
+  });
 });
 
 describe('-f takes YAML or JSON, one object or a List, as kubectl and plan print them', () => {

@@ -1,5 +1,7 @@
 // status -w, like kubectl get -w: the table, then a line each time a WebService's status,
 // generation or child changes, until interrupted. It only reads: apply does the writing.
+// These watch with --computed, the status a pass would write, which follows the children too;
+// the stored status (the default) is shown in workload-record.test.ts.
 import {
   AuditWindow,
   Background,
@@ -26,7 +28,7 @@ const interrupt = (watch: Background) => watch.end('SIGINT', 10_000);
 
 const pluginWrites = async () => (await audit.mutating()).filter((e) => fromPlugin(e) && MUTATING.has(e.verb));
 
-describe('status --all -w', () => {
+describe('status --all -w --computed', () => {
   let watch: Background;
   afterAll(async () => {
     // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition -- unset when beforeAll failed
@@ -35,7 +37,7 @@ describe('status --all -w', () => {
 
   it('prints the table first', async () => {
     applyYaml(ns(), webService('first', { image: 'nginx:1.27' }));
-    watch = backgroundPlugin(['status', '--all', '-w', '-n', ns()]);
+    watch = backgroundPlugin(['status', '--all', '-w', '--computed', '-n', ns()]);
     await watch.waitFor(/^NAME\s+READY\s+REASON\s+GENERATION\s+OBSERVED\s+REPLICAS\s+AGE\n/);
     await watch.waitFor(new RegExp(`^first\\s+False\\s+ChildMissing\\s+1\\s+1\\s+1\\s+\\d+s$`, 'm'));
   });
@@ -101,10 +103,10 @@ describe('status --all -w', () => {
   });
 });
 
-describe('status NAME -w -o json', () => {
+describe('status NAME -w --computed -o json', () => {
   it('prints the status as one JSON object per change', async () => {
     applyYaml(ns(), webService('solo', { image: 'nginx:1.27' }));
-    const watch = backgroundPlugin(['status', 'solo', '-w', '-n', ns(), '-o', 'json']);
+    const watch = backgroundPlugin(['status', 'solo', '-w', '--computed', '-n', ns(), '-o', 'json']);
     try {
       await watch.waitFor(/"name": "solo"/);
       expect(plugin(['apply', 'solo', '-n', ns()]).status).toBe(0);

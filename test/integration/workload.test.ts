@@ -2,6 +2,7 @@
 // and marks them Ready, so a Deployment really rolls out. Without such a plane these tests
 // cannot pass, so they are skipped, and the skip says why.
 import {
+  describeWorkloads,
   AuditWindow,
   describeEvent,
   MUTATING,
@@ -19,11 +20,7 @@ import {
 } from '../support/cluster';
 import { ControllerProcess, controlledNamespace, endControlled } from '../support/controller';
 
-const WORKLOADS = process.env.WEBSERVICE_CP_WORKLOADS === 'true';
-const describeWorkloads = WORKLOADS ? describe : describe.skip;
-const title = WORKLOADS
-  ? 'spec.workload'
-  : 'spec.workload (skipped: needs a control plane that runs pods; set WEBSERVICE_CP_WORKLOADS=true)';
+const title = 'spec.workload';
 
 describeWorkloads(title, () => {
   let ns: string;

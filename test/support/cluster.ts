@@ -49,6 +49,16 @@ export function tryGetJson<T = any>(args: string[]): T | null {
   return JSON.parse(result.stdout) as T;
 }
 
+/**
+ * describe for tests that need a plane that runs pods (WEBSERVICE_CP_WORKLOADS=true, the
+ * default of npm test); elsewhere they are skipped, and the title says why.
+ */
+export function describeWorkloads(title: string, tests: () => void): void {
+  if (process.env.WEBSERVICE_CP_WORKLOADS === 'true') describe(title, tests);
+  else
+    describe.skip(`${title} (skipped: needs a control plane that runs pods; set WEBSERVICE_CP_WORKLOADS=true)`, tests);
+}
+
 /** A fresh namespace for one test file, deleted (without waiting) afterwards. */
 export function createNamespace(prefix: string): string {
   const name = `${prefix}-${process.pid}-${Math.floor(Math.random() * 1e6)}`;

@@ -168,7 +168,8 @@ describe('controller', () => {
     });
     expect(controllerVerdict('a/b', { kind: 'read', lease: null }, NOW)).toMatchObject({
       status: 'warn',
-      message: 'no controller: there is no Lease a/b',
+      message: 'no elected controller: there is no Lease a/b',
+      hint: expect.stringContaining('run without --leader-elect holds no Lease, so check cannot see it'),
     });
     expect(controllerVerdict('a/b', { kind: 'read', lease: lease('2026-11-30T11:59:59Z', '') }, NOW).status).toBe(
       'warn',

@@ -35,6 +35,20 @@ describe('buildReport', () => {
     expect(exitCodeOf(failed)).toBe(1);
   });
 
+  it('a rollout still in progress is exit 0, as kubectl apply; a stalled one is exit 1', () => {
+    const rolling = item('web', 'create', {
+      converged: false,
+      after_seconds: 5,
+      waiting_for: 'deployment/web: 1/3 ready',
+    });
+    expect(buildReport([rolling]).converged).toBe(false);
+    expect(exitCodeOf(buildReport([rolling]))).toBe(0);
+    // A requeue beside it still waits on something apply cannot do: exit 2.
+    expect(exitCodeOf(buildReport([rolling, item('b', 'requeue', { converged: false, after_seconds: 10 })]))).toBe(2);
+    const stalled = item('big', 'noop', { converged: false, after_seconds: 5, stalled: 'deployment/big: 2/9 ready' });
+    expect(exitCodeOf(buildReport([rolling, stalled]))).toBe(1);
+  });
+
   it('a finalized CR is gone and does not hold convergence back', () => {
     expect(buildReport([item('a', 'finalize', { converged: false })]).converged).toBe(true);
   });

@@ -4,7 +4,7 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { decide } from '../../src/core/decide';
-import { eventsFor } from '../../src/core/events';
+import { eventsFor, transitionEvents } from '../../src/core/events';
 import { ConfigMap, Deployment, SyncInput } from '../../src/core/model';
 import { observe } from '../../src/core/observe';
 import { computeStatus, isConverged, readyOf, statusPatch } from '../../src/core/status';
@@ -151,6 +151,27 @@ describe('status from the rollout', () => {
     const d = step(withRollout(COMPLETE, c.status));
     expect(d.events).toEqual(['RolloutComplete']);
     expect(step(withRollout(COMPLETE, d.status)).events).toEqual([]);
+  });
+
+  it("status's write of a stall carries its Event, so the pass after it has none to send", () => {
+    const progress = { observedGeneration: 4, replicas: 3, updatedReplicas: 3, readyReplicas: 1, availableReplicas: 1 };
+    const rolling = appliedStatus(withRollout(progress)).status!;
+    const stalled = withRollout(
+      { ...progress, conditions: [{ type: 'Progressing', status: 'False', reason: 'ProgressDeadlineExceeded' }] },
+      rolling,
+    );
+    // What status computes and writes (nothing carried out: planned), and the Events of that write.
+    const obs = observe(stalled);
+    const decision = decide(obs);
+    const planned = computeStatus(obs, decision, { kind: 'planned' }, T1).status!;
+    expect(eventsFor(decision, { kind: 'planned' }, readyOf(obs.status), readyOf(planned))).toEqual([]);
+    expect(transitionEvents(decision, readyOf(obs.status), readyOf(planned)).map((e) => e.reason)).toEqual([
+      'RolloutStalled',
+    ]);
+    // The next pass finds the stall stored: no Event.
+    const next = observe(withRollout((stalled.children[1] as Deployment).status, planned));
+    const after = computeStatus(next, decide(next), { kind: 'applied' }, T1).status!;
+    expect(eventsFor(decide(next), { kind: 'applied' }, readyOf(next.status), readyOf(after))).toEqual([]);
   });
 
   it('a stall stands while a new spec is written, so a scale-down that ends it makes one stall Event', () => {
