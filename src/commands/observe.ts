@@ -1,5 +1,7 @@
 // kubectl webservice observe: what is wanted (the spec) and what is there (the child).
 import type { CommandModule } from 'yargs';
+import { DEPLOYMENT } from '../core/kinds';
+import { Deployment } from '../core/model';
 import { Observation, observe } from '../core/observe';
 import { Context } from '../cli/context';
 import { Cell } from '../print/output';
@@ -42,22 +44,50 @@ export const observeCommand: CommandModule<object, Args> = {
 function observationTable(ctx: Context, observations: Observation[]): void {
   const { out } = ctx;
   const wide = out.format === 'wide';
-  const headers = ['namespace', 'name', 'desired image', 'actual image', 'replicas', 'child', 'dependencies'];
-  if (wide) headers.push('tier', 'generation');
+  const headers = ['namespace', 'name', 'desired image', 'actual image', 'replicas', 'ready', 'child', 'dependencies'];
+  if (wide) headers.push('tier', 'child replicas', 'generation');
   const rows = observations.map((o) => {
     const childState = !o.child ? 'absent' : o.child.controlledByParent && o.child.managedByUs ? 'owned' : 'foreign';
-    const drift = o.actual.image !== undefined && o.actual.image !== o.desired.image;
+    const actual = actualImage(o);
+    const drift = actual !== undefined && actual !== o.desired.image;
     const cells: Cell[] = [
       { text: o.namespace },
       { text: o.name },
       { text: o.desired.image },
-      { text: o.actual.image ?? '<none>', style: drift ? ctx.out.color.yellow : undefined },
-      { text: `${o.actual.replicas ?? '-'}/${o.desired.replicas}` },
+      { text: actual ?? '<none>', style: drift ? ctx.out.color.yellow : undefined },
+      { text: String(o.desired.replicas) },
+      { text: readyText(o) },
       { text: childState, style: childState === 'foreign' ? ctx.out.color.red : undefined },
       { text: o.dependencies.map((d) => `${d.name}:${d.state}`).join(',') || '<none>' },
     ];
-    if (wide) cells.push({ text: `${o.actual.tier ?? '-'}/${o.desired.tier}` }, { text: String(o.generation) });
+    if (wide) {
+      cells.push(
+        { text: `${o.actual.tier ?? '-'}/${o.desired.tier}` },
+        { text: o.actual.replicas ?? '-' },
+        { text: String(o.generation) },
+      );
+    }
     return cells;
   });
   out.table(headers, rows);
+}
+
+/** The Deployment's, where the spec has a workload (its ConfigMap's too, when they differ); else the ConfigMap's. */
+function actualImage(o: Observation): string | undefined {
+  const running = deploymentOf(o)?.spec?.template?.spec?.containers?.find((c) => c.name === 'web')?.image;
+  if (running === undefined) return o.actual.image;
+  return o.actual.image !== undefined && o.actual.image !== running
+    ? `${running} (configmap: ${o.actual.image})`
+    : running;
+}
+
+/** kubectl's READY: ready/desired pods of the Deployment; '-' without a workload (no pods). */
+function readyText(o: Observation): string {
+  if (!o.desired.workload) return '-';
+  return `${deploymentOf(o)?.status?.readyReplicas ?? 0}/${o.desired.replicas}`;
+}
+
+function deploymentOf(o: Observation): Deployment | null {
+  const facts = o.workloadChildren?.[DEPLOYMENT.kind];
+  return facts ? facts.object : null;
 }

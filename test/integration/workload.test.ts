@@ -99,6 +99,15 @@ describeWorkloads(title, () => {
     expect(deployment.metadata.labels.team).toBe('payments');
   });
 
+  it("observe shows the image the Deployment runs, and its pods as kubectl's READY does", () => {
+    kubectl(['set', 'image', 'deployment/web', '-n', ns, 'web=nginx:9.9']);
+    const table = plugin(['observe', 'web', '-n', ns]);
+    expect(table.stdout.split('\n')[0]).toMatch(/DESIRED IMAGE\s+ACTUAL IMAGE\s+REPLICAS\s+READY\s+CHILD/);
+    expect(table.stdout).toMatch(/^web\s+nginx:1\.27\s+nginx:9\.9 \(configmap: nginx:1\.27\)\s+2\s+\d\/2\s+owned/m);
+    converge('web');
+    expect(plugin(['observe', 'web', '-n', ns]).stdout).toMatch(/^web\s+nginx:1\.27\s+nginx:1\.27\s+2\s+2\/2\s+owned/m);
+  });
+
   it('a new image rolls the pods; Ready again once they are all new', () => {
     const before = get('deployment', 'web').spec.template.metadata.annotations['webservice.labhub.io/config-hash'];
     kubectl(['patch', 'webservice', 'web', '-n', ns, '--type=merge', '-p', '{"spec":{"image":"nginx:1.28"}}']);

@@ -22,7 +22,7 @@ describe('observe', () => {
     const result = plugin(['observe', 'obs', '-n', ns()]);
     expect(result.status).toBe(0);
     expect(result.stdout.split('\n')[0]).toMatch(/^NAME\s{3,}DESIRED IMAGE\s{3,}ACTUAL IMAGE/);
-    expect(result.stdout).toMatch(new RegExp(`^obs\\s+nginx:1\\.27\\s+<none>\\s+-/2\\s+absent`, 'm'));
+    expect(result.stdout).toMatch(new RegExp(`^obs\\s+nginx:1\\.27\\s+<none>\\s+2\\s+-\\s+absent`, 'm'));
   });
 
   it('-f -: observes objects given on stdin, without a cluster', () => {
