@@ -5,7 +5,7 @@
 import { CHILD_KINDS, ChildKindRow } from '../core/kinds';
 import { Child, KIND, OWNED_SELECTOR, WebService } from '../core/model';
 import { ObjectIndex, addChild, emptyIndex, removeChild, removeParent, setParent } from '../core/object-index';
-import type { KubeClient } from '../kube/client';
+import type { KubeApi } from '../kube/client';
 import { ListWatchSource, Reflector, ReflectorOptions, ReflectorStats } from './reflector';
 
 const OWNED = { labelSelector: OWNED_SELECTOR };
@@ -14,7 +14,7 @@ const OWNED = { labelSelector: OWNED_SELECTOR };
  * A reflector for every kind of child in the kind table (ours only, by label). A Deployment's
  * status changes are events too: status follows a rollout with no timer.
  */
-function childSource(client: KubeClient, row: ChildKindRow, namespace: string | null): ListWatchSource<Child> {
+function childSource(client: KubeApi, row: ChildKindRow, namespace: string | null): ListWatchSource<Child> {
   return {
     list: () => client.listChildren(row, namespace, OWNED),
     watch: (rv, timeout, onEvent, options) =>
@@ -49,7 +49,7 @@ export class WebServiceCache {
   private readonly webServicesFirstListed: Promise<void>;
   private webServicesListed: () => void = () => undefined;
 
-  constructor(client: KubeClient, options: CacheOptions, listener: CacheListener) {
+  constructor(client: KubeApi, options: CacheOptions, listener: CacheListener) {
     const { namespace, idleTimeoutMs, watchList, log } = options;
     this.webServicesFirstListed = new Promise((resolve) => (this.webServicesListed = resolve));
     this.webServices = new Reflector<WebService>(

@@ -5,7 +5,7 @@ import { Child, OWNED_SELECTOR, SyncInput, WebService, kindOf } from '../core/mo
 import { childKey, childKeyOf, indexObjects, keyOf, syncInputFor } from '../core/object-index';
 import { WORKLOAD_ANNOTATION } from '../core/workload';
 import { orNull } from '../kube/errors';
-import type { KubeClient } from '../kube/client';
+import type { KubeApi } from '../kube/client';
 
 /** Past this many dependency GETs, one LIST of the namespace's WebServices is cheaper. */
 const MAX_DEPENDENCY_GETS = 16;
@@ -18,7 +18,7 @@ const MAX_DEPENDENCY_GETS = 16;
  * are read by name, level by level through dependsOn, so that a cycle of any length is
  * seen; a graph that would take more than MAX_DEPENDENCY_GETS GETs is read with one LIST.
  */
-export async function gatherOne(client: KubeClient, namespace: string, name: string): Promise<SyncInput> {
+export async function gatherOne(client: KubeApi, namespace: string, name: string): Promise<SyncInput> {
   // The child's name is known before the CR is read: both GETs go out at once. The
   // CR's error (e.g. not found) is the one to report, so the child's waits behind it.
   const child = client.getChild(CONFIG_MAP, namespace, CONFIG_MAP.nameFor(name));
@@ -51,7 +51,7 @@ function mayHaveWorkload(parents: WebService[], children: Child[]): boolean {
 }
 
 /** The WebServices reachable from parent through dependsOn (those that exist). */
-async function gatherDependencies(client: KubeClient, namespace: string, parent: WebService): Promise<WebService[]> {
+async function gatherDependencies(client: KubeApi, namespace: string, parent: WebService): Promise<WebService[]> {
   const seen = new Set<string>([parent.metadata.name]);
   const found: WebService[] = [];
   let level = unseen(parent.spec.dependsOn ?? [], seen);
@@ -90,7 +90,7 @@ function unseen(names: string[], seen: Set<string>): string[] {
  * Only when the scope has workloads (see mayHaveWorkload) are Deployments and Services
  * LISTed by our label, and looked for by name (metadata only) like the ConfigMaps.
  */
-export async function gatherAll(client: KubeClient, namespace: string | null): Promise<SyncInput[]> {
+export async function gatherAll(client: KubeApi, namespace: string | null): Promise<SyncInput[]> {
   const [parents, owned] = await bothOrFirstError(
     client.listWebServices(namespace),
     client.listChildren(CONFIG_MAP, namespace, { labelSelector: OWNED_SELECTOR }),
@@ -115,7 +115,7 @@ export async function gatherAll(client: KubeClient, namespace: string | null): P
 }
 
 /** Our children of the workload's kinds in scope, plus the metadata of foreign ones on a wanted name. */
-async function gatherWorkloads(client: KubeClient, namespace: string | null, parents: WebService[]): Promise<Child[]> {
+async function gatherWorkloads(client: KubeApi, namespace: string | null, parents: WebService[]): Promise<Child[]> {
   const lists = await allOrFirstError(
     APPLIED_KINDS.map((row) => client.listChildren(row, namespace, { labelSelector: OWNED_SELECTOR })),
   );

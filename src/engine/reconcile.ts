@@ -10,7 +10,7 @@ import { Outcome, StatusResult, computeStatus, isConverged, readyOf, statusPatch
 import { ReportItem } from '../core/report';
 import { MAX_ATTEMPTS } from '../core/retry';
 import { ConflictError, NotLeaderError, orNull } from '../kube/errors';
-import type { KubeClient, KubeEvent } from '../kube/client';
+import type { KubeApi, KubeEvent } from '../kube/client';
 import { gatherOne } from './gather';
 
 export interface ReconcileOptions extends DecideOptions {
@@ -48,7 +48,7 @@ export interface ReconcileResult {
 }
 
 export async function reconcile(
-  client: KubeClient,
+  client: KubeApi,
   input: SyncInput,
   options: ReconcileOptions,
 ): Promise<ReconcileResult> {
@@ -169,7 +169,7 @@ function finish(
 
 /** Records events on the WebService; a failure here is reported, never fatal. */
 export async function recordEvents(
-  client: KubeClient,
+  client: KubeApi,
   observation: Observation,
   events: EventRecord[],
   options: ReconcileOptions,
@@ -232,13 +232,13 @@ export interface Applied {
 }
 
 /** Executes a decision's ops in order; returns what it deleted and the objects it wrote. */
-export async function carryOut(client: KubeClient, decision: Decision): Promise<Applied> {
+export async function carryOut(client: KubeApi, decision: Decision): Promise<Applied> {
   const applied: Applied = { cleaned: [], written: { children: [] } };
   for (const op of decision.ops) await execute(client, decision, op, applied);
   return applied;
 }
 
-async function execute(client: KubeClient, decision: Decision, op: Op, applied: Applied): Promise<void> {
+async function execute(client: KubeApi, decision: Decision, op: Op, applied: Applied): Promise<void> {
   const { namespace, name } = decision;
   switch (op.op) {
     case 'removeFinalizer': {

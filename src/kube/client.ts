@@ -293,6 +293,30 @@ function withoutManagedFields<T extends { metadata: object }>(object: T): T {
 const leasePath = (namespace: string, name?: string) =>
   `/apis/coordination.k8s.io/v1/namespaces/${encodeURIComponent(namespace)}/leases${name === undefined ? '' : `/${encodeURIComponent(name)}`}`;
 
+/**
+ * What reading and reconciling WebServices asks of the API server: the WebServices, and their
+ * children through the kind table. gather, the engine and the watch cache take this, and the
+ * unit tests fake it (test/support/fake-api.ts); KubeClient is the real one.
+ */
+export type KubeApi = Pick<
+  KubeClient,
+  | 'dryRun'
+  | 'getWebService'
+  | 'listWebServices'
+  | 'watchWebServices'
+  | 'patchWebService'
+  | 'patchWebServiceStatus'
+  | 'getChild'
+  | 'listChildren'
+  | 'listChildMetadata'
+  | 'watchChildren'
+  | 'createChild'
+  | 'patchChild'
+  | 'applyChild'
+  | 'deleteChild'
+  | 'createEvent'
+>;
+
 export class KubeClient {
   readonly requests: RequestCounter = { reads: 0, writes: 0 };
   readonly transport: Transport;

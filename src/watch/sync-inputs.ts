@@ -7,7 +7,7 @@ import { CONFIG_MAP, CONFIG_MAP_SUFFIX } from '../core/kinds';
 import { Child, KIND, MANAGED_BY_LABEL, MANAGED_BY_VALUE, SyncInput, kindOf } from '../core/model';
 import { controllerKeyOf, dependentsOf, keyOf, objectKey, syncInputFor } from '../core/object-index';
 import { WebServiceCache } from '../controller/cache';
-import type { KubeClient } from '../kube/client';
+import type { KubeApi } from '../kube/client';
 
 export interface SyncInputWatchOptions {
   /** null: every namespace. */
@@ -24,7 +24,7 @@ export interface SyncInputWatchOptions {
 }
 
 /** Runs until the signal aborts. */
-export async function watchSyncInputs(client: KubeClient, options: SyncInputWatchOptions): Promise<void> {
+export async function watchSyncInputs(client: KubeApi, options: SyncInputWatchOptions): Promise<void> {
   const { known } = options;
   const dirty = new Set<string>();
   let draining = false;

@@ -732,7 +732,7 @@ describe('-f files that are not what they should be are refused in one line, cha
     [
       'plan -f an object of a kind that is no WebService nor its child',
       () => ['plan', '-f', writeScratch('secret.yaml', 'apiVersion: v1\nkind: Secret\nmetadata: {name: s}\n')],
-      /^error: -f takes WebServices and their children \(ConfigMap\), not a Secret$/,
+      /^error: -f takes WebServices and their children \(ConfigMap, Deployment, Service\), not a Secret$/,
     ],
     [
       'plan -f an empty file',

@@ -5,9 +5,7 @@
 import { CacheListener, WebServiceCache } from '../../src/controller/cache';
 import type { Child, ConfigMap, Deployment, Service, WebService } from '../../src/core/model';
 import { dependentsOf, syncInputFor } from '../../src/core/object-index';
-import type { ChildKindRow } from '../../src/core/kinds';
-import type { KubeClient } from '../../src/kube/client';
-import type { WatchEvent, WatchOptions } from '../../src/kube/transport';
+import { FakeApi } from '../support/fake-api';
 
 const OWNED = { labelSelector: 'app.kubernetes.io/managed-by=webservice-controller' };
 
@@ -18,53 +16,46 @@ function webService(name: string, dependsOn?: string[]): WebService {
   };
 }
 
+const LABELS = { 'app.kubernetes.io/managed-by': 'webservice-controller' };
 const owner = (name: string) => [
   { apiVersion: 'apps.labhub.io/v1', kind: 'WebService', name, uid: `u-${name}`, controller: true },
 ];
 const configMap: ConfigMap = {
-  metadata: { name: 'web-desired', namespace: 'ns', resourceVersion: '2', ownerReferences: owner('web') },
+  metadata: {
+    name: 'web-desired',
+    namespace: 'ns',
+    resourceVersion: '2',
+    labels: LABELS,
+    ownerReferences: owner('web'),
+  },
 };
 const deployment: Deployment = {
   apiVersion: 'apps/v1',
   kind: 'Deployment',
-  metadata: { name: 'web', namespace: 'ns', resourceVersion: '3', ownerReferences: owner('web') },
+  metadata: { name: 'web', namespace: 'ns', resourceVersion: '3', labels: LABELS, ownerReferences: owner('web') },
 };
 const service: Service = {
   apiVersion: 'v1',
   kind: 'Service',
-  metadata: { name: 'web', namespace: 'ns', resourceVersion: '4', ownerReferences: owner('web') },
+  metadata: { name: 'web', namespace: 'ns', resourceVersion: '4', labels: LABELS, ownerReferences: owner('web') },
 };
 
-/** Records each call in order; the WebServices' list answers when listWebServices.answer() is called. */
+/** Records each call in order; the WebServices' list answers when answer() is called. */
 function fakeClient() {
-  const calls: string[] = [];
-  const watchers: Record<string, (event: WatchEvent<unknown>) => void> = {};
-  let answer: () => void = () => undefined;
-  const held = new Promise<void>((resolve) => (answer = resolve));
-  const watch = (name: string, onEvent: (event: WatchEvent<never>) => void, options: WatchOptions) => {
-    calls.push(`watch ${name}`);
-    watchers[name] = onEvent as (event: WatchEvent<unknown>) => void;
-    return new Promise<void>((resolve) => {
-      if (options.signal?.aborted) resolve();
-      options.signal?.addEventListener('abort', () => resolve());
-    });
-  };
-  const client = {
-    listWebServices: async (namespace: string | null) => {
-      calls.push(`list webservices in ${namespace}`);
-      await held;
-      return { items: [webService('web'), webService('api', ['web'])], resourceVersion: '10' };
-    },
-    watchWebServices: (...args: unknown[]) => watch('webservices', args[3] as never, args[4] as WatchOptions),
-    listChildren: async (row: ChildKindRow, namespace: string | null, options: unknown) => {
-      calls.push(`list ${row.resource} in ${namespace} ${JSON.stringify(options)}`);
-      const items = { ConfigMap: configMap, Deployment: deployment, Service: service }[row.kind];
-      return { items: [structuredClone(items)], resourceVersion: '10' };
-    },
-    watchChildren: (row: ChildKindRow, ...args: unknown[]) =>
-      watch(row.resource, args[4] as never, args[5] as WatchOptions),
-  } as unknown as KubeClient;
-  return { client, calls, watchers, answer: () => answer() };
+  const client = new FakeApi({
+    webServices: [webService('web'), webService('api', ['web'])],
+    children: [configMap, deployment, service],
+  });
+  const answer = client.holdWebServiceLists();
+  const calls = () =>
+    client.requests.map((r) =>
+      r.verb !== 'list'
+        ? `${r.verb} ${r.resource}`
+        : r.resource === 'webservices'
+          ? `list webservices in ${r.namespace}`
+          : `list ${r.resource} in ${r.namespace} ${JSON.stringify(r.detail)}`,
+    );
+  return { client, calls, watchers: client.watchers, answer };
 }
 
 /** Hears every change, and what the index held for the changed object when it did. */
@@ -106,14 +97,14 @@ describe('WebServiceCache', () => {
     const cache = new WebServiceCache(client, options, listener);
     const abort = new AbortController();
     const running = cache.run(abort.signal);
-    await until(() => calls.length > 0);
+    await until(() => calls().length > 0);
     await new Promise((resolve) => setTimeout(resolve, 20));
-    expect(calls).toEqual(['list webservices in ns']);
+    expect(calls()).toEqual(['list webservices in ns']);
     expect(cache.synced()).toBe(false);
     answer();
-    await until(() => cache.synced() && calls.length === 8);
-    expect(calls.slice(0, 2)).toEqual(['list webservices in ns', 'watch webservices']);
-    expect(calls.slice(2).sort()).toEqual(
+    await until(() => cache.synced() && calls().length === 8);
+    expect(calls().slice(0, 2)).toEqual(['list webservices in ns', 'watch webservices']);
+    expect(calls().slice(2).sort()).toEqual(
       [
         `list configmaps in ns ${JSON.stringify(OWNED)}`,
         `list deployments in ns ${JSON.stringify(OWNED)}`,
@@ -187,10 +178,10 @@ describe('WebServiceCache', () => {
     const cache: WebServiceCache = new WebServiceCache(client, options, recorder(() => cache).listener);
     const abort = new AbortController();
     const running = cache.run(abort.signal);
-    await until(() => calls.length > 0);
+    await until(() => calls().length > 0);
     abort.abort();
     answer();
     await running;
-    expect(calls.filter((call) => call.startsWith('list'))).toEqual(['list webservices in ns']);
+    expect(calls().filter((call) => call.startsWith('list'))).toEqual(['list webservices in ns']);
   });
 });

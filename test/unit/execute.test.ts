@@ -7,46 +7,41 @@ import { decide } from '../../src/core/decide';
 import { SyncInput } from '../../src/core/model';
 import { observe } from '../../src/core/observe';
 import { carryOut } from '../../src/engine/reconcile';
-import type { KubeClient } from '../../src/kube/client';
-import type { ChildKindRow } from '../../src/core/kinds';
+import { FakeApi } from '../support/fake-api';
 
-function decisionFor(name: string) {
+function fixture(name: string): SyncInput {
   const file = path.join(__dirname, '../fixtures/decide', name, 'input.json');
-  return decide(observe(JSON.parse(fs.readFileSync(file, 'utf8')) as SyncInput));
+  return JSON.parse(fs.readFileSync(file, 'utf8')) as SyncInput;
 }
 
-function fakeClient() {
-  const writes: unknown[][] = [];
-  const echo = (object: { metadata: object }) => ({
-    ...object,
-    metadata: { ...object.metadata, resourceVersion: '9' },
-  });
-  const client = {
-    createChild: async (row: ChildKindRow, ns: string, object: { metadata: { name: string } }) => (
-      writes.push(['create', row.kind, ns, object.metadata.name]),
-      { ...echo(object), kind: row.kind }
-    ),
-    patchChild: async (row: ChildKindRow, ns: string, name: string, patch: unknown) => (
-      writes.push(['patch', row.kind, ns, name, patch]),
-      { metadata: { name, namespace: ns }, kind: row.kind }
-    ),
-    applyChild: async (row: ChildKindRow, ns: string, object: { metadata: { name: string } }, precondition: object) => (
-      writes.push(['apply', row.kind, ns, object.metadata.name, precondition]),
-      { ...echo(object), kind: row.kind }
-    ),
-    deleteChild: async (row: ChildKindRow, ns: string, name: string, uid?: string) => (
-      writes.push(['delete', row.kind, ns, name, uid]),
-      true
-    ),
+/**
+ * The decision of a fixture, and a fake API server holding its objects, with what it was asked
+ * to write: [verb, kind, namespace, name, precondition or patch or uid].
+ */
+function fakeClient(name: string) {
+  const input = fixture(name);
+  const decision = decide(observe(input));
+  const client = new FakeApi({ webServices: [input.parent], children: input.children });
+  const kinds: Record<string, string> = { configmaps: 'ConfigMap', deployments: 'Deployment', services: 'Service' };
+  return {
+    client,
+    decision,
+    writes: () =>
+      client.writes.map((w) => [
+        w.verb,
+        kinds[w.resource],
+        w.namespace,
+        w.name,
+        ...(w.detail === undefined ? [] : [w.detail]),
+      ]),
   };
-  return { client: client as unknown as KubeClient, writes };
 }
 
 describe('carrying out workload ops', () => {
   it('creates the ConfigMap first, then the Deployment and the Service; the cache learns their kinds', async () => {
-    const { client, writes } = fakeClient();
-    const applied = await carryOut(client, decisionFor('create-workload'));
-    expect(writes).toEqual([
+    const { client, decision, writes } = fakeClient('create-workload');
+    const applied = await carryOut(client, decision);
+    expect(writes()).toEqual([
       ['create', 'ConfigMap', 'crd-lab', 'checkout-desired'],
       ['apply', 'Deployment', 'crd-lab', 'checkout', { uid: undefined, resourceVersion: undefined }],
       ['apply', 'Service', 'crd-lab', 'checkout', { uid: undefined, resourceVersion: undefined }],
@@ -55,28 +50,28 @@ describe('carrying out workload ops', () => {
   });
 
   it('applies a Deployment with the uid and resourceVersion it was read with', async () => {
-    const { client, writes } = fakeClient();
-    await carryOut(client, decisionFor('update-workload-hand-edited-replicas'));
-    expect(writes).toEqual([
+    const { client, decision, writes } = fakeClient('update-workload-hand-edited-replicas');
+    await carryOut(client, decision);
+    expect(writes()).toEqual([
       ['apply', 'Deployment', 'crd-lab', 'checkout', { uid: 'deploy-uid-1', resourceVersion: '3003' }],
     ]);
   });
 
   it('deletes what is no longer wanted by uid before unmarking the ConfigMap, and reports what it deleted', async () => {
-    const { client, writes } = fakeClient();
-    const applied = await carryOut(client, decisionFor('update-workload-removed'));
-    expect(writes.map((w) => w.slice(0, 2))).toEqual([
+    const { client, decision, writes } = fakeClient('update-workload-removed');
+    const applied = await carryOut(client, decision);
+    expect(writes().map((w) => w.slice(0, 2))).toEqual([
       ['delete', 'Deployment'],
       ['delete', 'Service'],
       ['patch', 'ConfigMap'],
     ]);
-    expect(writes[0]).toEqual(['delete', 'Deployment', 'crd-lab', 'checkout', 'deploy-uid-1']);
+    expect(writes()[0]).toEqual(['delete', 'Deployment', 'crd-lab', 'checkout', 'deploy-uid-1']);
     expect(applied.cleaned).toEqual(['deployment/checkout', 'service/checkout']);
   });
 
   it('a ConfigMap-only decision merge-patches the ConfigMap, as before', async () => {
-    const { client, writes } = fakeClient();
-    await carryOut(client, decisionFor('update-image-changed'));
-    expect(writes.map((w) => w.slice(0, 2))).toEqual([['patch', 'ConfigMap']]);
+    const { client, decision, writes } = fakeClient('update-image-changed');
+    await carryOut(client, decision);
+    expect(writes().map((w) => w.slice(0, 2))).toEqual([['patch', 'ConfigMap']]);
   });
 });

@@ -5,91 +5,67 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { decide } from '../../src/core/decide';
-import { Child, SyncInput, WebService, kindOf } from '../../src/core/model';
+import { Child, SyncInput, WebService } from '../../src/core/model';
+import { FakeApi } from '../support/fake-api';
 import { observe } from '../../src/core/observe';
 import { gatherAll, gatherOne } from '../../src/engine/gather';
-import type { KubeClient } from '../../src/kube/client';
-import type { ChildKindRow } from '../../src/core/kinds';
 
 function fixture(name: string): SyncInput {
   const file = path.join(__dirname, '../fixtures/decide', name, 'input.json');
   return JSON.parse(fs.readFileSync(file, 'utf8')) as SyncInput;
 }
 
-/** Answers from a fixed set of objects, and records each request as `verb resource`. */
-function fakeClient(parents: WebService[], children: Child[]) {
-  const calls: string[] = [];
-  const of = (kind: string) => children.filter((c) => kindOf(c) === kind);
-  const labelled = (kind: string) =>
-    of(kind).filter((c) => c.metadata.labels?.['app.kubernetes.io/managed-by'] === 'webservice-controller');
-  const list = <T>(items: T[]) => ({ items, resourceVersion: '1' });
-  const client = {
-    getWebService: async (_ns: string, name: string) => {
-      calls.push('get webservices');
-      const found = parents.find((p) => p.metadata.name === name);
-      if (!found) throw new Error('not found');
-      return found;
-    },
-    listWebServices: async () => (calls.push('list webservices'), list(parents)),
-    getChild: async (row: ChildKindRow, _ns: string, name: string) => (
-      calls.push(`get ${row.resource}`),
-      of(row.kind).find((c) => c.metadata.name === name) ?? null
-    ),
-    listChildren: async (row: ChildKindRow) => (calls.push(`list ${row.resource}`), list(labelled(row.kind))),
-    listChildMetadata: async (row: ChildKindRow) => (
-      calls.push(`list ${row.resource} metadata`),
-      list(of(row.kind).map((c) => ({ metadata: c.metadata })))
-    ),
-  };
-  return { client: client as unknown as KubeClient, calls };
+/** Answers from the fixture's objects, and records each request as `verb resource`. */
+function fakeClient(parents: WebService[], children: Child[]): FakeApi {
+  return new FakeApi({ webServices: parents, children });
 }
 
 describe('gather and workloads', () => {
   it('a scope without workloads: the same two LISTs as before, none of Deployments or Services', async () => {
     const input = fixture('noop-converged');
-    const { client, calls } = fakeClient([input.parent], input.children);
+    const client = fakeClient([input.parent], input.children);
     await gatherAll(client, 'crd-lab');
-    expect(calls.sort()).toEqual(['list configmaps', 'list webservices']);
+    expect(client.calls.sort()).toEqual(['list configmaps', 'list webservices']);
   });
 
   it('one WebService without a workload: the same two GETs as before', async () => {
     const input = fixture('noop-converged');
-    const { client, calls } = fakeClient([input.parent], input.children);
+    const client = fakeClient([input.parent], input.children);
     await gatherOne(client, 'crd-lab', input.parent.metadata.name);
-    expect(calls.sort()).toEqual(['get configmaps', 'get webservices']);
+    expect(client.calls.sort()).toEqual(['get configmaps', 'get webservices']);
   });
 
   it('a converged workload: two more LISTs, by our label, and the decision is a noop', async () => {
     const input = fixture('noop-workload-converged');
-    const { client, calls } = fakeClient([input.parent], input.children);
+    const client = fakeClient([input.parent], input.children);
     const [gathered] = await gatherAll(client, 'crd-lab');
-    expect(calls.sort()).toEqual(['list configmaps', 'list deployments', 'list services', 'list webservices']);
+    expect(client.calls.sort()).toEqual(['list configmaps', 'list deployments', 'list services', 'list webservices']);
     expect(decide(observe(gathered)).action).toBe('noop');
   });
 
   it('one WebService with a workload: GETs its Deployment and Service by name', async () => {
     const input = fixture('noop-workload-converged');
-    const { client, calls } = fakeClient([input.parent], input.children);
+    const client = fakeClient([input.parent], input.children);
     const gathered = await gatherOne(client, 'crd-lab', 'checkout');
-    expect(calls.sort()).toEqual(['get configmaps', 'get deployments', 'get services', 'get webservices']);
+    expect(client.calls.sort()).toEqual(['get configmaps', 'get deployments', 'get services', 'get webservices']);
     expect(decide(observe(gathered)).action).toBe('noop');
   });
 
   it('a workload removed from the spec: the ConfigMap marker makes --all look, and ours are deleted', async () => {
     const input = fixture('update-workload-removed');
-    const { client, calls } = fakeClient([input.parent], input.children);
+    const client = fakeClient([input.parent], input.children);
     const [gathered] = await gatherAll(client, 'crd-lab');
-    expect(calls).toEqual(expect.arrayContaining(['list deployments', 'list services']));
+    expect(client.calls).toEqual(expect.arrayContaining(['list deployments', 'list services']));
     const ops = decide(observe(gathered)).ops.map((op) => `${op.op} ${'kind' in op ? (op.kind ?? '') : ''}`.trim());
     expect(ops).toEqual(['deleteChild Deployment', 'deleteChild Service', 'patchChild']);
   });
 
   it('a foreign Deployment on the name (not labelled, so not listed) is found by a metadata LIST: a conflict', async () => {
     const input = fixture('conflict-foreign-deployment');
-    const { client, calls } = fakeClient([input.parent], input.children);
+    const client = fakeClient([input.parent], input.children);
     const [gathered] = await gatherAll(client, 'crd-lab');
-    expect(calls).toContain('list deployments metadata');
-    expect(calls).not.toContain('list services metadata');
+    expect(client.calls).toContain('list deployments metadata');
+    expect(client.calls).not.toContain('list services metadata');
     expect(decide(observe(gathered))).toMatchObject({ action: 'conflict', target: 'deployment/checkout', ops: [] });
   });
 });

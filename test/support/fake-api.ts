@@ -1,0 +1,220 @@
+// The one fake of the API server for unit tests: KubeApi (what gather, the engine and the
+// watch cache ask for) served from objects in memory, every request recorded. Its watches
+// stay open until aborted, and a test sends their events through `watchers`.
+import { ChildKindRow, kindRow } from '../../src/core/kinds';
+import { Child, MANAGED_BY_LABEL, MANAGED_BY_VALUE, OWNED_SELECTOR, WebService, kindOf } from '../../src/core/model';
+import type { ApplyPrecondition, DryRun, KubeApi, KubeEvent, ListOptions, ObjectList } from '../../src/kube/client';
+import { NotFoundError } from '../../src/kube/errors';
+import type { WatchEvent, WatchOptions } from '../../src/kube/transport';
+
+export interface FakeRequest {
+  verb: 'get' | 'list' | 'watch' | 'create' | 'patch' | 'apply' | 'delete';
+  /** The REST resource: webservices, configmaps, deployments… (webservices/status for the status). */
+  resource: string;
+  namespace: string | null;
+  name?: string;
+  /** A list's or watch's options; a write's body or precondition. */
+  detail?: unknown;
+}
+
+type Handler = (event: WatchEvent<never>) => void;
+
+export class FakeApi implements KubeApi {
+  readonly dryRun: DryRun;
+  readonly requests: FakeRequest[] = [];
+  /** The open watches' event handlers, by resource. */
+  readonly watchers: Record<string, (event: WatchEvent<unknown>) => void> = {};
+  private readonly webServices: WebService[];
+  private readonly children: Child[];
+  /** Holds the answers to LISTs of WebServices until released. */
+  private held: Promise<void> = Promise.resolve();
+
+  constructor(options: { webServices?: WebService[]; children?: Child[]; dryRun?: DryRun } = {}) {
+    this.webServices = structuredClone(options.webServices ?? []);
+    this.children = structuredClone(options.children ?? []);
+    this.dryRun = options.dryRun ?? 'none';
+  }
+
+  /** `verb resource` of each request, in order: `get configmaps`, `list deployments metadata`. */
+  get calls(): string[] {
+    return this.requests.map((r) => `${r.verb} ${r.resource}`);
+  }
+
+  /** The writes only. */
+  get writes(): FakeRequest[] {
+    return this.requests.filter((r) => !['get', 'list', 'watch'].includes(r.verb));
+  }
+
+  /** LISTs of WebServices wait until the returned function is called. */
+  holdWebServiceLists(): () => void {
+    let release: () => void = () => undefined;
+    this.held = new Promise((resolve) => (release = resolve));
+    return release;
+  }
+
+  getWebService(namespace: string, name: string): Promise<WebService> {
+    this.record({ verb: 'get', resource: 'webservices', namespace, name });
+    const found = this.webServices.find((ws) => ws.metadata.name === name && inNamespace(ws, namespace));
+    return found
+      ? Promise.resolve(structuredClone(found))
+      : Promise.reject(new NotFoundError(`webservices.apps.labhub.io "${name}" not found`));
+  }
+
+  async listWebServices(namespace: string | null, options: ListOptions = {}): Promise<ObjectList<WebService>> {
+    this.record({ verb: 'list', resource: 'webservices', namespace, detail: options });
+    await this.held;
+    return list(this.webServices.filter((ws) => inNamespace(ws, namespace)));
+  }
+
+  watchWebServices(
+    namespace: string | null,
+    _resourceVersion: string,
+    _timeoutSeconds: number,
+    onEvent: (event: WatchEvent<WebService>) => void,
+    options: WatchOptions,
+  ): Promise<void> {
+    return this.watch('webservices', namespace, {}, onEvent, options);
+  }
+
+  patchWebService(namespace: string, name: string, patch: object): Promise<WebService> {
+    return this.patchParent('webservices', namespace, name, patch);
+  }
+
+  patchWebServiceStatus(namespace: string, name: string, patch: object): Promise<WebService> {
+    return this.patchParent('webservices/status', namespace, name, patch);
+  }
+
+  getChild(row: ChildKindRow, namespace: string, name: string): Promise<Child | null> {
+    this.record({ verb: 'get', resource: row.resource, namespace, name });
+    const found = this.ofKind(row, namespace).find((c) => c.metadata.name === name);
+    return Promise.resolve(found ? structuredClone(found) : null);
+  }
+
+  listChildren(row: ChildKindRow, namespace: string | null, options: ListOptions = {}): Promise<ObjectList<Child>> {
+    this.record({ verb: 'list', resource: row.resource, namespace, detail: options });
+    const items = this.ofKind(row, namespace).filter((c) => options.labelSelector !== OWNED_SELECTOR || isLabelled(c));
+    return Promise.resolve(list(items));
+  }
+
+  listChildMetadata(
+    row: ChildKindRow,
+    namespace: string | null,
+    options: ListOptions = {},
+  ): Promise<ObjectList<{ metadata: Child['metadata'] }>> {
+    this.record({ verb: 'list', resource: `${row.resource} metadata`, namespace, detail: options });
+    return Promise.resolve(list(this.ofKind(row, namespace).map((c) => ({ metadata: c.metadata }))));
+  }
+
+  watchChildren(
+    row: ChildKindRow,
+    namespace: string | null,
+    _resourceVersion: string,
+    _timeoutSeconds: number,
+    listOptions: ListOptions,
+    onEvent: (event: WatchEvent<Child>) => void,
+    options: WatchOptions,
+  ): Promise<void> {
+    return this.watch(row.resource, namespace, listOptions, onEvent, options);
+  }
+
+  createChild(row: ChildKindRow, namespace: string, object: Child): Promise<Child> {
+    this.record({ verb: 'create', resource: row.resource, namespace, name: object.metadata.name });
+    return Promise.resolve(this.store(row, namespace, object));
+  }
+
+  patchChild(row: ChildKindRow, namespace: string, name: string, patch: object): Promise<Child> {
+    this.record({ verb: 'patch', resource: row.resource, namespace, name, detail: patch });
+    const current = this.ofKind(row, namespace).find((c) => c.metadata.name === name);
+    return Promise.resolve(this.store(row, namespace, mergePatch(current ?? { metadata: { name } }, patch) as Child));
+  }
+
+  applyChild(row: ChildKindRow, namespace: string, object: Child, precondition: ApplyPrecondition): Promise<Child> {
+    this.record({ verb: 'apply', resource: row.resource, namespace, name: object.metadata.name, detail: precondition });
+    return Promise.resolve(this.store(row, namespace, object));
+  }
+
+  deleteChild(row: ChildKindRow, namespace: string, name: string, uid?: string): Promise<boolean> {
+    this.record({ verb: 'delete', resource: row.resource, namespace, name, detail: uid });
+    const at = this.children.findIndex(
+      (c) => kindOf(c) === row.kind && c.metadata.name === name && inNamespace(c, namespace),
+    );
+    if (at >= 0) this.children.splice(at, 1);
+    return Promise.resolve(at >= 0);
+  }
+
+  createEvent(event: KubeEvent): Promise<KubeEvent> {
+    this.record({ verb: 'create', resource: 'events', namespace: null, detail: event });
+    return Promise.resolve(event);
+  }
+
+  private record(request: FakeRequest): void {
+    this.requests.push(request);
+  }
+
+  private ofKind(row: ChildKindRow, namespace: string | null): Child[] {
+    return this.children.filter((c) => kindOf(c) === row.kind && inNamespace(c, namespace));
+  }
+
+  /** Keeps a written child, as the server would answer it: with its kind and a new resourceVersion. */
+  private store(row: ChildKindRow, namespace: string, object: Child): Child {
+    const stored = {
+      ...structuredClone(object),
+      apiVersion: row.apiVersion,
+      kind: row.kind,
+      metadata: { ...object.metadata, namespace, resourceVersion: String(this.requests.length) },
+    } as Child;
+    const at = this.children.findIndex(
+      (c) => kindRow(kindOf(c)) === row && c.metadata.name === object.metadata.name && inNamespace(c, namespace),
+    );
+    if (at >= 0) this.children[at] = stored;
+    else this.children.push(stored);
+    return structuredClone(stored);
+  }
+
+  private patchParent(resource: string, namespace: string, name: string, patch: object): Promise<WebService> {
+    this.record({ verb: 'patch', resource, namespace, name, detail: patch });
+    const at = this.webServices.findIndex((ws) => ws.metadata.name === name && inNamespace(ws, namespace));
+    if (at < 0) return Promise.reject(new NotFoundError(`webservices.apps.labhub.io "${name}" not found`));
+    this.webServices[at] = mergePatch(this.webServices[at], patch) as WebService;
+    return Promise.resolve(structuredClone(this.webServices[at]));
+  }
+
+  private watch(
+    resource: string,
+    namespace: string | null,
+    listOptions: ListOptions,
+    onEvent: Handler,
+    options: WatchOptions,
+  ): Promise<void> {
+    this.record({ verb: 'watch', resource, namespace, detail: listOptions });
+    this.watchers[resource] = onEvent as (event: WatchEvent<unknown>) => void;
+    return new Promise<void>((resolve) => {
+      if (options.signal?.aborted) resolve();
+      options.signal?.addEventListener('abort', () => resolve());
+    });
+  }
+}
+
+function list<T>(items: T[]): ObjectList<T> {
+  return { items: structuredClone(items), resourceVersion: '1' };
+}
+
+function inNamespace(object: { metadata: { namespace?: string } }, namespace: string | null): boolean {
+  return namespace === null || (object.metadata.namespace ?? namespace) === namespace;
+}
+
+function isLabelled(child: Child): boolean {
+  return child.metadata.labels?.[MANAGED_BY_LABEL] === MANAGED_BY_VALUE;
+}
+
+/** RFC 7386: null removes a key, an object merges, anything else replaces. */
+function mergePatch(target: unknown, patch: unknown): unknown {
+  if (typeof patch !== 'object' || patch === null || Array.isArray(patch)) return patch;
+  const result: Record<string, unknown> =
+    typeof target === 'object' && target !== null && !Array.isArray(target) ? { ...target } : {};
+  for (const [key, value] of Object.entries(patch)) {
+    if (value === null) delete result[key];
+    else result[key] = mergePatch(result[key], value);
+  }
+  return result;
+}
