@@ -20,6 +20,7 @@ import {
   tryGetJson,
   webService,
 } from '../support/cluster';
+import { EVERY_POD_FIELD, podFieldsPrerequisites } from '../support/pod-fields';
 import { ControllerProcess, controlledNamespace, controllerKubeconfig, endControlled } from '../support/controller';
 
 const WORKLOADS = process.env.WEBSERVICE_CP_WORKLOADS === 'true';
@@ -30,39 +31,7 @@ const title = WORKLOADS
 
 type Json = Record<string, any>;
 
-/** Every pod field, set; the names it refers to exist, so its pods can be made. */
-const EVERY_FIELD = {
-  port: 8080,
-  progressDeadlineSeconds: 120,
-  command: ['/app/server'],
-  args: ['--listen', ':8080'],
-  env: [
-    { name: 'LOG_LEVEL', value: 'debug' },
-    { name: 'DB_PASSWORD', valueFrom: { secretKeyRef: { name: 'db', key: 'password' } } },
-    { name: 'FEATURES', valueFrom: { configMapKeyRef: { name: 'features', key: 'list', optional: true } } },
-    { name: 'POD_IP', valueFrom: { fieldRef: { fieldPath: 'status.podIP' } } },
-  ],
-  envFrom: [{ secretRef: { name: 'db' } }, { configMapRef: { name: 'features' }, prefix: 'F_' }],
-  resources: { requests: { cpu: '0.5', memory: '1.5Gi' }, limits: { cpu: 1, memory: '2Gi' } },
-  readinessProbe: { httpGet: { path: '/ready', port: 8080 } },
-  livenessProbe: { tcpSocket: { port: 8080 }, initialDelaySeconds: 5 },
-  startupProbe: { exec: { command: ['true'] }, failureThreshold: 30 },
-  securityContext: { readOnlyRootFilesystem: true },
-  podSecurityContext: { fsGroup: 2000 },
-  podSecurity: 'restricted',
-  serviceAccountName: 'shop',
-  imagePullSecrets: [{ name: 'registry' }],
-  strategy: { type: 'RollingUpdate', rollingUpdate: { maxSurge: 1, maxUnavailable: 0 } },
-  files: [{ mountPath: '/etc/shop', configMap: 'features', items: [{ key: 'list', path: 'features.txt' }] }],
-  podLabels: { team: 'payments' },
-  podAnnotations: { 'sidecar.istio.io/inject': 'true' },
-};
-
-function prerequisites(ns: string): void {
-  kubectl(['create', 'secret', 'generic', 'db', '-n', ns, '--from-literal=password=s3cret']);
-  kubectl(['create', 'configmap', 'features', '-n', ns, '--from-literal=list=a,b']);
-  kubectl(['create', 'serviceaccount', 'shop', '-n', ns]);
-}
+const EVERY_FIELD = EVERY_POD_FIELD;
 
 const conditionOf = (ws: Json, type: string) => (ws.status?.conditions ?? []).find((c: Json) => c.type === type);
 
@@ -72,7 +41,7 @@ describeWorkloads(title, () => {
   beforeAll(() => {
     ns = createNamespace('pod-spec');
     audit = new AuditWindow(ns);
-    prerequisites(ns);
+    podFieldsPrerequisites(ns);
   });
   afterAll(() => deleteNamespace(ns));
 
@@ -113,7 +82,7 @@ describeWorkloads(title, () => {
       // As the server stores them.
       resources: { requests: { cpu: '500m', memory: '1536Mi' }, limits: { cpu: '1', memory: '2Gi' } },
       readinessProbe: expect.objectContaining({ httpGet: expect.objectContaining({ path: '/ready', port: 8080 }) }),
-      livenessProbe: expect.objectContaining({ initialDelaySeconds: 5 }),
+      livenessProbe: expect.objectContaining({ periodSeconds: 10 }),
       startupProbe: expect.objectContaining({ failureThreshold: 30 }),
       securityContext: {
         readOnlyRootFilesystem: true,

@@ -8,6 +8,7 @@ import { Decision, decide } from '../../src/core/decide';
 import { Deployment, SyncInput, WorkloadSpec } from '../../src/core/model';
 import { observe } from '../../src/core/observe';
 import { parseSyncInput } from '../../src/core/validate';
+import { EVERY_POD_FIELD } from '../support/pod-fields';
 
 function fixture(name: string): SyncInput {
   const file = path.join(__dirname, '../fixtures/decide', name, 'input.json');
@@ -37,35 +38,7 @@ function convergedWith(workload: WorkloadSpec, edit: (live: Deployment) => void 
   return { ...input, parent, children: input.children.map((c) => (c.kind === 'Deployment' ? live : c)) };
 }
 
-const EVERY_FIELD: WorkloadSpec = {
-  port: 8080,
-  progressDeadlineSeconds: 120,
-  command: ['/app/server'],
-  args: ['--listen', ':8080'],
-  env: [
-    { name: 'LOG_LEVEL', value: 'debug' },
-    { name: 'DB_PASSWORD', valueFrom: { secretKeyRef: { name: 'db', key: 'password', optional: false } } },
-    { name: 'FEATURES', valueFrom: { configMapKeyRef: { name: 'features', key: 'list' } } },
-    { name: 'POD_IP', valueFrom: { fieldRef: { fieldPath: 'status.podIP' } } },
-  ],
-  envFrom: [
-    { secretRef: { name: 'api-keys' } },
-    { configMapRef: { name: 'shared', optional: true }, prefix: 'SHARED_' },
-  ],
-  resources: { requests: { cpu: '0.5', memory: '1.5Gi' }, limits: { cpu: 1, memory: '100M' } },
-  readinessProbe: { httpGet: { path: '/ready', port: 8080 } },
-  livenessProbe: { tcpSocket: { port: 8080 }, periodSeconds: 0 },
-  startupProbe: { exec: { command: ['true'] }, failureThreshold: 30 },
-  securityContext: { readOnlyRootFilesystem: true },
-  podSecurityContext: { fsGroup: 2000 },
-  podSecurity: 'restricted',
-  serviceAccountName: 'checkout',
-  imagePullSecrets: [{ name: 'registry' }],
-  strategy: { type: 'RollingUpdate', rollingUpdate: { maxSurge: 1, maxUnavailable: 0 } },
-  files: [{ mountPath: '/etc/checkout', configMap: 'checkout-files', items: [{ key: 'app.yaml', path: 'app.yaml' }] }],
-  podLabels: { team: 'payments' },
-  podAnnotations: { 'sidecar.istio.io/inject': 'true' },
-};
+const EVERY_FIELD: WorkloadSpec = EVERY_POD_FIELD;
 
 describe('the pod spec from spec.workload', () => {
   it('carries every field into the Deployment', () => {
@@ -81,14 +54,14 @@ describe('the pod spec from spec.workload', () => {
     expect(template.metadata?.annotations).toMatchObject({ 'sidecar.istio.io/inject': 'true' });
     const pod = template.spec!;
     expect(pod).toMatchObject({
-      serviceAccountName: 'checkout',
+      serviceAccountName: 'shop',
       imagePullSecrets: [{ name: 'registry' }],
       securityContext: { runAsNonRoot: true, seccompProfile: { type: 'RuntimeDefault' }, fsGroup: 2000 },
     });
     expect(pod.volumes).toEqual([
       {
         name: expect.stringMatching(/^files-/),
-        configMap: { name: 'checkout-files', items: [{ key: 'app.yaml', path: 'app.yaml' }] },
+        configMap: { name: 'features', items: [{ key: 'list', path: 'features.txt' }] },
       },
     ]);
     const [web] = pod.containers!;
@@ -109,7 +82,7 @@ describe('the pod spec from spec.workload', () => {
         seccompProfile: { type: 'RuntimeDefault' },
         readOnlyRootFilesystem: true,
       },
-      volumeMounts: [{ name: (pod.volumes as { name: string }[])[0].name, mountPath: '/etc/checkout', readOnly: true }],
+      volumeMounts: [{ name: (pod.volumes as { name: string }[])[0].name, mountPath: '/etc/shop', readOnly: true }],
     });
     expect(web.envFrom).toEqual([{ configMapRef: { name: 'checkout-desired' } }, ...EVERY_FIELD.envFrom!]);
   });
@@ -118,7 +91,7 @@ describe('the pod spec from spec.workload', () => {
     const input = convergedWith(EVERY_FIELD, (live) => {
       const web = live.spec!.template!.spec!.containers![0];
       // The server's spelling of our quantities, and the defaults it fills in.
-      web.resources = { requests: { cpu: '500m', memory: '1536Mi' }, limits: { cpu: '1', memory: '100M' } };
+      web.resources = { requests: { cpu: '500m', memory: '1536Mi' }, limits: { cpu: '1', memory: '2Gi' } };
       web.readinessProbe = {
         httpGet: { path: '/ready', port: 8080, scheme: 'HTTP' },
         timeoutSeconds: 1,
