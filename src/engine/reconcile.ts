@@ -6,7 +6,7 @@ import { EventRecord, REPORTING_CONTROLLER, eventsFor } from '../core/events';
 import { ChildKindRow, CONFIG_MAP, kindRow } from '../core/kinds';
 import { API_VERSION, Child, KIND, SyncInput, WebService } from '../core/model';
 import { Observation, observe } from '../core/observe';
-import { Outcome, StatusResult, computeStatus, isConverged, readyOf, statusPatch } from '../core/status';
+import { FAILED_CREATE, Outcome, StatusResult, computeStatus, isConverged, readyOf, statusPatch } from '../core/status';
 import { ReportItem } from '../core/report';
 import { MAX_ATTEMPTS } from '../core/retry';
 import { ConflictError, NotLeaderError, orNull } from '../kube/errors';
@@ -294,7 +294,7 @@ export function reportItem(result: ReconcileResult): ReportItem {
   if (result.error) item.error = result.error.message;
   const ready = result.error ? undefined : readyOf(result.status.status ?? undefined);
   if (ready?.reason === 'RolloutInProgress') item.waiting_for = ready.message;
-  if (ready?.reason === 'ProgressDeadlineExceeded') item.stalled = ready.message;
+  if (ready?.reason === 'ProgressDeadlineExceeded' || ready?.reason === FAILED_CREATE) item.stalled = ready.message;
   return item;
 }
 

@@ -17,6 +17,7 @@ import {
   WebService,
 } from '../core/model';
 import type { StatusPatch } from '../core/status';
+import { retryOnConflict } from '../engine/retry';
 import { UserError, ignoreNotFound, orNull } from './errors';
 import { Request, Transport, WatchEvent, WatchOptions } from './transport';
 import { objectLocation } from './object-location';
@@ -285,6 +286,13 @@ interface ManagedFieldsEntry {
   [field: string]: unknown;
 }
 
+/** The object's managedFields, with our manager's Update entry made an Apply entry. */
+function asApplied(object: { metadata: { managedFields?: ManagedFieldsEntry[] } }): ManagedFieldsEntry[] {
+  return (object.metadata.managedFields ?? []).map((entry) =>
+    entry.manager === CHILD_FIELD_MANAGER && entry.operation === 'Update' ? { ...entry, operation: 'Apply' } : entry,
+  );
+}
+
 function withoutManagedFields<T extends { metadata: object }>(object: T): T {
   const { managedFields: _dropped, ...metadata } = object.metadata as { managedFields?: unknown };
   return { ...object, metadata };
@@ -484,15 +492,19 @@ export class KubeClient {
     );
     // A server dry run stored nothing to convert.
     if (this.dryRun === 'server') return withKind(row, withoutManagedFields(created));
-    const managedFields = (created.metadata.managedFields ?? []).map((entry) =>
-      entry.manager === CHILD_FIELD_MANAGER && entry.operation === 'Update' ? { ...entry, operation: 'Apply' } : entry,
-    );
-    const converted = await this.write<Child>('patch', row.resource, {
-      method: 'PATCH',
-      path: childPath(row, namespace, name),
-      body: { metadata: { resourceVersion: created.metadata.resourceVersion, managedFields } },
-      contentType: MERGE_PATCH,
-      what: whatChild(row, name),
+    const path = childPath(row, namespace, name);
+    // Its controller may change it at once (a Deployment's revision annotation, its status):
+    // then read it again and convert what it holds now.
+    const converted = await retryOnConflict(async (attempt) => {
+      const current =
+        attempt === 1 ? created : await this.read<typeof created>({ method: 'GET', path, what: whatChild(row, name) });
+      return this.write<Child>('patch', row.resource, {
+        method: 'PATCH',
+        path,
+        body: { metadata: { resourceVersion: current.metadata.resourceVersion, managedFields: asApplied(current) } },
+        contentType: MERGE_PATCH,
+        what: whatChild(row, name),
+      });
     });
     return withKind(row, converted);
   }

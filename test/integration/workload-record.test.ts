@@ -68,7 +68,7 @@ describeWorkloads('a workload WebService', () => {
       decision.ops.map((op: { op: string; object?: { kind: string; metadata: { name: string } } }) =>
         [op.op, op.object?.kind, op.object?.metadata.name].join(' '),
       ),
-    ).toEqual(['createChild ConfigMap waited-desired', 'createChild Deployment waited', 'createChild Service waited']);
+    ).toEqual(['createChild ConfigMap waited-desired', 'applyChild Deployment waited', 'applyChild Service waited']);
     expect(done).toMatchObject({ statusWritten: true, converged: true });
     expect(decision.after_seconds).toBeUndefined();
   });
@@ -165,13 +165,14 @@ describeWorkloads('a workload WebService', () => {
       // status writes the stall: the Event goes with that write.
       const status = plugin(['status', 'stuck', '-n', ns()]);
       expect(status.status).toBe(0);
-      expect(readyOf('stuck')).toMatchObject({ status: 'False', reason: 'ProgressDeadlineExceeded' });
+      // Its pods are refused at admission: the stall says so, in the server's words.
+      expect(readyOf('stuck')).toMatchObject({ status: 'False', reason: 'FailedCreate' });
       expect(count('stuck', 'RolloutStalled')).toBe(1);
       // apply finds the stall already stored: no second Event; it fails, as kubectl rollout status does.
       const applied = plugin(['apply', 'stuck', '-n', ns()]);
       expect(applied.status).toBe(1);
       expect(applied.stdout).toMatch(
-        /rollout stalled: deployment\/stuck: 0\/1 ready; its progress deadline was exceeded/,
+        /rollout stalled: deployment\/stuck: 0\/1 ready; pods cannot be created: .*no pods for stuck/,
       );
       expect(plugin(['status', 'stuck', '-n', ns()]).status).toBe(0);
       expect(events('stuck')).toEqual({ Created: 1, RolloutStarted: 1, RolloutStalled: 1 });
