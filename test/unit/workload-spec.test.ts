@@ -155,6 +155,17 @@ describe('the pod spec from spec.workload', () => {
     );
   });
 
+  it("the WebService's own labels go on its Deployment and Service; ours win a clash", () => {
+    const input = fixture('create-workload');
+    input.parent.metadata.labels = { team: 'payments', 'app.kubernetes.io/managed-by': 'someone-else' };
+    const decision = decisionOf(input);
+    const applied = decision.ops.flatMap((op) => (op.op === 'applyChild' ? [op.object.metadata.labels] : []));
+    expect(applied).toEqual([
+      expect.objectContaining({ team: 'payments', 'app.kubernetes.io/managed-by': 'webservice-controller' }),
+      expect.objectContaining({ team: 'payments', 'app.kubernetes.io/managed-by': 'webservice-controller' }),
+    ]);
+  });
+
   it('without podSecurity, nothing is added to an image that runs today', () => {
     const deployment = appliedDeployment(decisionOf(fixture('create-workload')));
     const pod = deployment.spec!.template!.spec!;
