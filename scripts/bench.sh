@@ -6,10 +6,11 @@
 # 10 000 WebServices, a cold pass, a no-op pass, one change, plan NAME, beside the raw
 # floor, kubectl get and the lab's per-object shell loop; then the controller's start,
 # burst, event-to-converged latency and steady state; the runtimes side by side (Node 20,
-# Node 24, the SEA), the write floor beside the burst, and a burst of workload WebServices
-# on the workloads plane (for it, the plane is started with workloads and 4 Nodes of 200
-# pods unless WEBSERVICE_CP_WORKLOADS / _NODES / _NODE_PODS say otherwise). --only=CASE,…
-# runs some of: plugin shell burst runtimes floor backlog workload. Writes bench/results.json,
+# Node 24, the SEA), the write floor beside the burst, and bursts of workload WebServices
+# (a port only, and every pod field) on the workloads plane (for them, the plane is started
+# with workloads and 4 Nodes of 800 pods unless WEBSERVICE_CP_WORKLOADS / _NODES / _NODE_PODS
+# say otherwise). --only=CASE,… runs some of: plugin shell burst runtimes floor backlog
+# workload every-field. Writes bench/results.json,
 # bench/RESULTS.md and bench/pass-time.svg (--quick: N = 10 and 100, into .cache/bench/).
 # A full run takes 20-30 minutes and keeps both cores busy. --scale runs, instead, the
 # 100 000-WebService run into bench/scale.json (70 minutes on 2 cores, plus its namespace
@@ -21,7 +22,7 @@ readonly ROOT
 # shellcheck source=scripts/lib/cluster.sh
 source "${ROOT}/scripts/lib/cluster.sh"
 
-# True when the arguments ask for the workload case: no --only, or an --only naming it
+# True when the arguments ask for a workload case: no --only, or an --only naming one
 # (never with --scale).
 wants_workloads() {
   local arg only=""
@@ -29,15 +30,15 @@ wants_workloads() {
     [[ "${arg}" != --scale* ]] || return 1
     [[ "${arg}" != --only=* ]] || only="${arg#--only=}"
   done
-  [[ -z "${only}" || ",${only}," == *",workload,"* ]]
+  [[ -z "${only}" || ",${only}," == *",workload,"* || ",${only}," == *",every-field,"* ]]
 }
 
 main() {
   cd "${ROOT}"
   if wants_workloads "$@"; then
-    # 200 workload WebServices × 3 replicas need room for 600 pods.
+    # 1000 every-field WebServices × 3 replicas need room for 3000 pods.
     export WEBSERVICE_CP_WORKLOADS="${WEBSERVICE_CP_WORKLOADS:-true}"
-    export WEBSERVICE_CP_NODES="${WEBSERVICE_CP_NODES:-4}" WEBSERVICE_CP_NODE_PODS="${WEBSERVICE_CP_NODE_PODS:-200}"
+    export WEBSERVICE_CP_NODES="${WEBSERVICE_CP_NODES:-4}" WEBSERVICE_CP_NODE_PODS="${WEBSERVICE_CP_NODE_PODS:-800}"
     # Its writes by client need the controllers' requests in the audit log too.
     export WEBSERVICE_CP_AUDIT_SYSTEM="${WEBSERVICE_CP_AUDIT_SYSTEM:-true}"
   fi

@@ -8,6 +8,7 @@
 //   --sizes=A,B     other sizes (for development); the cases of one size (burst, runtimes,
 //                   floor, workload) then run at the largest of them, if smaller than theirs
 //   --only=A,B      only these cases (default: all): plugin shell burst runtimes floor backlog workload
+//                   every-field
 //   --scale[=N]     instead of the cases: the run at N = 100 000 (or N) into DIR/scale.json, then
 //                   RESULTS.md rewritten from DIR/results.json and it
 //   --out=DIR       where to write (default bench/, or .cache/bench/ with --quick)
@@ -34,7 +35,7 @@ const QUICK_SIZES = [10, 100];
 const SHELL_MAX = 100;
 
 /** Every case, in the order a run takes them. */
-export const CASES = ['plugin', 'shell', 'burst', 'runtimes', 'floor', 'backlog', 'workload'] as const;
+export const CASES = ['plugin', 'shell', 'burst', 'runtimes', 'floor', 'backlog', 'workload', 'every-field'] as const;
 type Case = (typeof CASES)[number];
 
 interface Options {
@@ -179,8 +180,8 @@ async function measureAll(options: Options): Promise<Results> {
     ...(options.only.length < CASES.length ? { only: options.only } : {}),
   };
   const wants = (c: Case) => options.only.includes(c);
-  if (wants('workload')) {
-    await checkWorkloadCapacity(caseSize(options, 200));
+  if (wants('workload') || wants('every-field')) {
+    await checkWorkloadCapacity(Math.max(wants('workload') ? caseSize(options, 200) : 0, caseSize(options, 1000)));
     if (controllersAudited() === false)
       progress("this plane's audit log leaves out the controllers: the workload burst will count only our writes");
   }
@@ -278,6 +279,12 @@ async function measureAll(options: Options): Promise<Results> {
   if (wants('workload')) {
     const n = caseSize(options, 200);
     results.workloadBurst = await workloadBurst(audit, `bench-workload-${tag}`, n, options.quick ? 15 : 60);
+  }
+
+  if (wants('every-field')) {
+    const n = caseSize(options, 1000);
+    const steady = options.quick ? 15 : 60;
+    results.everyFieldBurst = await workloadBurst(audit, `bench-every-field-${tag}`, n, steady, 'every field');
   }
 
   results.finishedAt = stamp();

@@ -2,7 +2,7 @@
 // runtimes side by side, the write floor beside `run`'s burst, and the workload burst.
 import { RequestCount } from './audit';
 import { DEFAULT_WORKERS } from './controller';
-import { ControllerBurst, PlanFloor, Results, RuntimePlan, WriteFloor } from './results';
+import { ControllerBurst, PlanFloor, Results, RuntimePlan, WorkloadBurst, WriteFloor } from './results';
 import { median, round } from './proc';
 
 type Standing = 'met' | 'missed' | 'not measured';
@@ -199,6 +199,39 @@ export function caseTargets(results: Results, add: Add, { ms }: Format): void {
       writes === 0 ? 'met' : 'missed',
     );
   }
+  everyFieldTargets(results, add, ms);
+}
+
+/** Issue 27's budgets for a thousand WebServices with every pod field. */
+function everyFieldTargets(results: Results, add: Add, ms: Format['ms']): void {
+  const ef = results.everyFieldBurst;
+  if (!ef) return;
+  const ours = 'controller' in ef.steady.byClient ? ef.steady.byClient.controller : undefined;
+  add(
+    '#27',
+    `${ef.n} workload WebServices with every pod field: controller at steady state afterwards, 0 writes`,
+    `${ours?.writes ?? 0} writes, ${ours?.events ?? 0} Events, ${ours?.requests ?? 0} requests of ours over ${ef.steady.seconds} s`,
+    (ours?.writes ?? 0) + (ours?.events ?? 0) === 0 ? 'met' : 'missed',
+  );
+  const recordOnly = results.controller.bursts.filter((b) => b.n === ef.n);
+  const recordRss = recordOnly.length > 0 ? median(recordOnly.map((b) => b.peakRssMiB)) : null;
+  add(
+    '#27',
+    `… its controller's peak RSS ≤ 1.3× a record-only burst of ${ef.n}, same run`,
+    recordRss === null
+      ? `${ef.peakRssMiB} MiB; no record-only burst of ${ef.n} in this run`
+      : `${ef.peakRssMiB} MiB vs ${recordRss} MiB (median of ${recordOnly.length}): ${ratioText(ef.peakRssMiB, recordRss)}`,
+    recordRss === null ? 'not measured' : ef.peakRssMiB <= 1.3 * recordRss ? 'met' : 'missed',
+  );
+  const wb = results.workloadBurst;
+  add(
+    '#27',
+    '… its burst to all Ready no slower per WebService than the port-only workload burst, same run',
+    wb
+      ? `${ms(ef.readyMs / ef.n)} per WebService (${ms(ef.readyMs)} for ${ef.n}) vs ${ms(wb.readyMs / wb.n)} (${ms(wb.readyMs)} for ${wb.n})`
+      : `${ms(ef.readyMs / ef.n)} per WebService; no port-only burst in this run`,
+    !wb ? 'not measured' : ef.readyMs / ef.n <= wb.readyMs / wb.n ? 'met' : 'missed',
+  );
 }
 
 function kinds(count: RequestCount | undefined): string {
@@ -351,57 +384,91 @@ export function caseSections(results: Results, { ms, table }: Format): string[] 
       '',
     );
   }
-  const wb = results.workloadBurst;
-  if (wb) {
-    const clients = Object.keys(wb.byClient).sort();
-    const writeRows = clients.map((c) => [
-      c === 'controller' ? '**ours** (`run`)' : c,
-      String(wb.byClient[c].requests),
-      String(wb.byClient[c].writes),
-      String(wb.byClient[c].events),
-      kinds(wb.byClient[c]),
-    ]);
-    const cpuRows = Object.keys(wb.cpuMs).map((p) => [
-      p === 'controller' ? '**ours** (`run`)' : p,
-      ms(wb.cpuMs[p]),
-      ms(wb.steady.cpuMs[p]),
-    ]);
-    const steadyRows = Object.keys(wb.steady.byClient)
-      .sort()
-      .map((c) => [
-        c,
-        String(wb.steady.byClient[c].requests),
-        String(wb.steady.byClient[c].writes),
-        String(wb.steady.byClient[c].events),
-      ]);
+  if (results.workloadBurst) {
+    const wb = results.workloadBurst;
     out.push(
-      '## A workload burst (issue 17)',
-      '',
-      `${wb.n} WebServices with \`spec.workload: {port: 8080}\` and ${wb.replicas} replicas each, created at once while \`run\` ran,` +
-        ` on the workloads plane (${wb.nodes} fake Nodes, ${wb.podCapacity} pods in all): all Ready after **${ms(wb.readyMs)}**` +
-        ` (creates ${ms(wb.createMs)}; machine ${round((100 * wb.machineCpuMs) / (results.machine.cpus * wb.readyMs))}% busy; our peak RSS ${wb.peakRssMiB} MiB).`,
-      '',
-      "Requests about the namespace's objects during the burst, by client" +
-        (wb.controllersAudited === true
-          ? " (the controllers' too: the plane audited them):"
-          : ": **the plane's audit log left out kube-controller-manager, kube-scheduler and kwok**" +
-            " (start it with WEBSERVICE_CP_AUDIT_SYSTEM=true, as scripts/bench.sh does), so only ours and kubectl's are here:"),
-      '',
-      table(['client', 'requests', 'writes', 'Event creates', 'writes by kind'], writeRows, ['l', 'r', 'r', 'r', 'l']),
-      '',
-      `Where the CPU went (user + system, /proc/PID/stat), during the burst and over ${wb.steady.seconds} s of steady state after it:`,
-      '',
-      table(['process', 'burst', 'steady state'], cpuRows, ['l', 'r', 'r']),
-      '',
-      `Steady state, ${wb.steady.seconds} s, requests about the namespace by client:`,
-      '',
-      steadyRows.length > 0
-        ? table(['client', 'requests', 'writes', 'Event creates'], steadyRows, ['l', 'r', 'r', 'r'])
-        : '_No requests about the namespace at all._',
-      '',
+      ...workloadSection(
+        '## A workload burst (issue 17)',
+        `${wb.n} WebServices with \`spec.workload: {port: 8080}\` and ${wb.replicas} replicas each`,
+        results,
+        wb,
+        { ms, table },
+      ),
+    );
+  }
+  if (results.everyFieldBurst) {
+    const wb = results.everyFieldBurst;
+    out.push(
+      ...workloadSection(
+        '## A workload burst with every pod field (issue 27)',
+        `${wb.n} WebServices with every pod field set (test/support/every-pod-field.ts: env from literals, a Secret,` +
+          ' a ConfigMap and the downward API, envFrom, command and args, resources, three probes, security contexts,' +
+          ' `podSecurity: restricted`, a service account, image pull secrets, the strategy, files, pod labels and' +
+          ` annotations; quantities spelled as the server does not store them) and ${wb.replicas} replicas each`,
+        results,
+        wb,
+        { ms, table },
+      ),
     );
   }
   return out;
+}
+
+/** A burst of workload WebServices: who wrote what, where the CPU went, and the steady state after it. */
+function workloadSection(
+  heading: string,
+  what: string,
+  results: Results,
+  wb: WorkloadBurst,
+  { ms, table }: Format,
+): string[] {
+  const clients = Object.keys(wb.byClient).sort();
+  const writeRows = clients.map((c) => [
+    c === 'controller' ? '**ours** (`run`)' : c,
+    String(wb.byClient[c].requests),
+    String(wb.byClient[c].writes),
+    String(wb.byClient[c].events),
+    kinds(wb.byClient[c]),
+  ]);
+  const cpuRows = Object.keys(wb.cpuMs).map((p) => [
+    p === 'controller' ? '**ours** (`run`)' : p,
+    ms(wb.cpuMs[p]),
+    ms(wb.steady.cpuMs[p]),
+  ]);
+  const steadyRows = Object.keys(wb.steady.byClient)
+    .sort()
+    .map((c) => [
+      c,
+      String(wb.steady.byClient[c].requests),
+      String(wb.steady.byClient[c].writes),
+      String(wb.steady.byClient[c].events),
+    ]);
+  return [
+    heading,
+    '',
+    `${what}, created at once while \`run\` ran,` +
+      ` on the workloads plane (${wb.nodes} fake Nodes, ${wb.podCapacity} pods in all): all Ready after **${ms(wb.readyMs)}**` +
+      ` (creates ${ms(wb.createMs)}; machine ${round((100 * wb.machineCpuMs) / (results.machine.cpus * wb.readyMs))}% busy; our peak RSS ${wb.peakRssMiB} MiB).`,
+    '',
+    "Requests about the namespace's objects during the burst, by client" +
+      (wb.controllersAudited === true
+        ? " (the controllers' too: the plane audited them):"
+        : ": **the plane's audit log left out kube-controller-manager, kube-scheduler and kwok**" +
+          " (start it with WEBSERVICE_CP_AUDIT_SYSTEM=true, as scripts/bench.sh does), so only ours and kubectl's are here:"),
+    '',
+    table(['client', 'requests', 'writes', 'Event creates', 'writes by kind'], writeRows, ['l', 'r', 'r', 'r', 'l']),
+    '',
+    `Where the CPU went (user + system, /proc/PID/stat), during the burst and over ${wb.steady.seconds} s of steady state after it:`,
+    '',
+    table(['process', 'burst', 'steady state'], cpuRows, ['l', 'r', 'r']),
+    '',
+    `Steady state, ${wb.steady.seconds} s, requests about the namespace by client:`,
+    '',
+    steadyRows.length > 0
+      ? table(['client', 'requests', 'writes', 'Event creates'], steadyRows, ['l', 'r', 'r', 'r'])
+      : '_No requests about the namespace at all._',
+    '',
+  ];
 }
 
 export const CASE_NOTES = [

@@ -405,7 +405,7 @@ function analysisBlock(results: Results, previous: string | undefined): string {
 }
 
 function planeText(results: Results): string {
-  const wb = results.workloadBurst;
+  const wb = results.workloadBurst ?? results.everyFieldBurst;
   return wb
     ? `the embedded control plane with workloads: etcd, kube-apiserver, kube-controller-manager, kube-scheduler and KWOK with ${wb.nodes} fake Nodes, on the same machine`
     : 'the embedded control plane: etcd, kube-apiserver and kube-controller-manager on the same machine';

@@ -179,6 +179,8 @@ export interface Results {
    */
   floorBursts?: ControllerBurst[];
   workloadBurst?: WorkloadBurst;
+  /** The same burst with every pod field set (issue 27). */
+  everyFieldBurst?: WorkloadBurst;
   /** The backlog case: the priority queue on, then off. */
   backlog?: BacklogRun[];
 }
@@ -339,6 +341,8 @@ export interface Runtimes {
 /** Issue 17: a burst of workload WebServices on the workloads plane, until all are Ready. */
 export interface WorkloadBurst {
   n: number;
+  /** A port only, or every pod field (absent in runs before issue 27: a port only). */
+  fields?: 'port' | 'every field';
   replicas: number;
   /** Fake Nodes and the pods they hold in all. */
   nodes: number;

@@ -3,21 +3,40 @@
 // spec.workload are created at once; measured until every one is Ready for its generation
 // (its Deployment rolled out on KWOK's fake pods). Then who wrote what, by client and kind,
 // from the audit log; where the CPU went, process by process, from /proc; and a window of
-// steady state, which must hold 0 writes of ours.
+// steady state, which must hold 0 writes of ours. Issue 27 runs the same burst with every
+// pod field set, at N = 1000.
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { Audit } from './audit';
 import { WatchStream, createNamespace, createWebServices, deleteNamespace, until, webService } from './cluster';
 import { ControllerProcess, READY_FIELDS, isReadyLine } from './controller';
 import { WorkloadBurst } from './results';
+import { EVERY_POD_FIELD, POD_FIELD_OBJECTS } from '../../test/support/every-pod-field';
 import { ROOT, componentCpuMs, kubectl, machineCpuMs, processCpuMs, progress, sleep } from './proc';
 
 const WORKLOAD_REPLICAS = 3;
 const WORKLOAD_PORT = 8080;
 
-function workloadWebService(index: number): Record<string, unknown> {
-  const base = webService(index) as { spec: Record<string, unknown> };
-  return { ...base, spec: { ...base.spec, replicas: WORKLOAD_REPLICAS, workload: { port: WORKLOAD_PORT } } };
+/** Which workload each WebService of a burst has: a port only (issue 17), or every pod field (issue 27). */
+export type WorkloadFields = 'port' | 'every field';
+
+/**
+ * Every pod field, in the spellings the server rewrites, with requests small enough for
+ * thousands of pods on the plane's fake Nodes (32 CPUs each), still spelled as the server
+ * does not store them (0.01 CPU is 10m, 0.0625Gi is 64Mi).
+ */
+const EVERY_FIELD_WORKLOAD = {
+  ...EVERY_POD_FIELD,
+  port: WORKLOAD_PORT,
+  resources: { requests: { cpu: '0.01', memory: '0.0625Gi' }, limits: { cpu: 1, memory: '2Gi' } },
+};
+
+function workloadWebService(fields: WorkloadFields): (index: number) => Record<string, unknown> {
+  const workload = fields === 'port' ? { port: WORKLOAD_PORT } : EVERY_FIELD_WORKLOAD;
+  return (index) => {
+    const base = webService(index) as { spec: Record<string, unknown> };
+    return { ...base, spec: { ...base.spec, replicas: WORKLOAD_REPLICAS, workload } };
+  };
 }
 
 /** The Ready, schedulable Nodes and the pods they hold in all. */
@@ -72,7 +91,7 @@ export async function checkWorkloadCapacity(n: number): Promise<{ nodes: number;
   if (capacity.nodes === 0 || capacity.pods < wanted) {
     throw new Error(
       `the workload burst needs ${wanted} pods, the plane's ${capacity.nodes} Ready Node(s) hold ${capacity.pods}: ` +
-        'start it with WEBSERVICE_CP_WORKLOADS=true WEBSERVICE_CP_NODES=4 WEBSERVICE_CP_NODE_PODS=200 (after control-plane.sh down)',
+        'start it with WEBSERVICE_CP_WORKLOADS=true WEBSERVICE_CP_NODES=4 WEBSERVICE_CP_NODE_PODS=800 (after control-plane.sh down)',
     );
   }
   return capacity;
@@ -83,9 +102,14 @@ export async function workloadBurst(
   namespace: string,
   n: number,
   steadySeconds: number,
+  fields: WorkloadFields = 'port',
 ): Promise<WorkloadBurst> {
   const capacity = await checkWorkloadCapacity(n);
   await createNamespace(namespace);
+  if (fields === 'every field') {
+    const list = { apiVersion: 'v1', kind: 'List', items: POD_FIELD_OBJECTS };
+    await kubectl(['create', '-n', namespace, '-f', '-'], { input: JSON.stringify(list) });
+  }
   const controller = await ControllerProcess.start(namespace);
   const streams: WatchStream[] = [];
   try {
@@ -99,12 +123,14 @@ export async function workloadBurst(
     );
     await sleep(1000); // the watch is open before the first create
 
-    progress(`workload burst: ${n} WebServices × ${WORKLOAD_REPLICAS} replicas on ${capacity.nodes} fake Nodes`);
+    progress(
+      `workload burst (${fields}): ${n} WebServices × ${WORKLOAD_REPLICAS} replicas on ${capacity.nodes} fake Nodes`,
+    );
     const since = audit?.mark() ?? 0;
     const cpuBefore = await cpuOf(controller);
     const machineBefore = machineCpuMs();
     const started = performance.now();
-    const createMs = await createWebServices(namespace, n, workloadWebService);
+    const createMs = await createWebServices(namespace, n, workloadWebService(fields));
     await until(
       `${n} workload WebServices Ready`,
       () => {
@@ -130,6 +156,7 @@ export async function workloadBurst(
     if (errors.length > 0) throw new Error(`the controller logged errors: ${JSON.stringify(errors.slice(0, 3))}`);
     return {
       n,
+      fields,
       replicas: WORKLOAD_REPLICAS,
       nodes: capacity.nodes,
       podCapacity: capacity.pods,

@@ -1,0 +1,40 @@
+// A workload with every pod field set, in the spellings the server rewrites (0.5 CPU, a probe
+// period of 0): the unit tests build from it, the plane's tests run it, and the bench runs a
+// thousand of it. The names it refers to (Secret db, ConfigMap features, ServiceAccount shop)
+// are the objects of POD_FIELD_OBJECTS, so that its pods can be made. Pure data: no I/O here.
+import type { WorkloadSpec } from '../../src/core/model';
+
+export const EVERY_POD_FIELD = {
+  port: 8080,
+  progressDeadlineSeconds: 120,
+  command: ['/app/server'],
+  args: ['--listen', ':8080'],
+  env: [
+    { name: 'LOG_LEVEL', value: 'debug' },
+    { name: 'DB_PASSWORD', valueFrom: { secretKeyRef: { name: 'db', key: 'password' } } },
+    { name: 'FEATURES', valueFrom: { configMapKeyRef: { name: 'features', key: 'list', optional: true } } },
+    { name: 'POD_IP', valueFrom: { fieldRef: { fieldPath: 'status.podIP' } } },
+  ],
+  envFrom: [{ secretRef: { name: 'db' } }, { configMapRef: { name: 'features' }, prefix: 'F_' }],
+  resources: { requests: { cpu: '0.5', memory: '1.5Gi' }, limits: { cpu: 1, memory: '2Gi' } },
+  readinessProbe: { httpGet: { path: '/ready', port: 8080 } },
+  // 0 is how the server spells its default period: it stores 10.
+  livenessProbe: { tcpSocket: { port: 8080 }, periodSeconds: 0 },
+  startupProbe: { exec: { command: ['true'] }, failureThreshold: 30 },
+  securityContext: { readOnlyRootFilesystem: true },
+  podSecurityContext: { fsGroup: 2000 },
+  podSecurity: 'restricted',
+  serviceAccountName: 'shop',
+  imagePullSecrets: [{ name: 'registry' }],
+  strategy: { type: 'RollingUpdate', rollingUpdate: { maxSurge: 1, maxUnavailable: 0 } },
+  files: [{ mountPath: '/etc/shop', configMap: 'features', items: [{ key: 'list', path: 'features.txt' }] }],
+  podLabels: { team: 'payments' },
+  podAnnotations: { 'sidecar.istio.io/inject': 'true' },
+} satisfies WorkloadSpec;
+
+/** What EVERY_POD_FIELD refers to, to create in its namespace first. */
+export const POD_FIELD_OBJECTS = [
+  { apiVersion: 'v1', kind: 'Secret', metadata: { name: 'db' }, stringData: { password: 's3cret' } },
+  { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'features' }, data: { list: 'a,b' } },
+  { apiVersion: 'v1', kind: 'ServiceAccount', metadata: { name: 'shop' } },
+];
