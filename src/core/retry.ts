@@ -42,6 +42,15 @@ export const APPLY_BACKOFF: BackoffPolicy = { baseMs: 1_000, capMs: 60_000, jitt
  */
 export const MAX_ATTEMPTS = 4;
 
+/**
+ * A child we just created is made ours as an apply's would be (src/kube/client.ts), from a
+ * fresh read after each 409. Its controller changes it several times in its first second (a
+ * Deployment: its revision annotation, then its status as pods come up), so those reads wait
+ * a little, 25 ms doubling to 400 ms: about 2.4 s over all the attempts.
+ */
+export const CONVERSION_BACKOFF: BackoffPolicy = { baseMs: 25, capMs: 400, jitter: EQUAL_JITTER };
+export const CONVERSION_ATTEMPTS = 10;
+
 /** The delay after the attempt-th consecutive failure (attempt >= 1), in milliseconds. */
 export function backoff(attempt: number, options: BackoffOptions): number {
   const n = Math.max(1, Math.floor(attempt));

@@ -1,6 +1,6 @@
 // The shell side of src/core/retry.ts: waiting between tries, and trying a write again after
 // a 409.
-import { MAX_ATTEMPTS } from '../core/retry';
+import { BackoffPolicy, MAX_ATTEMPTS, backoff } from '../core/retry';
 import { ConflictError } from '../kube/errors';
 
 /**
@@ -24,18 +24,21 @@ export function sleep(ms: number, signal?: AbortSignal): Promise<void> {
  * Like client-go's retry.RetryOnConflict: runs fn, and runs it again while it fails with a 409
  * (ConflictError), at most `attempts` times in all; any other error, or the last 409, is thrown.
  * fn gets the attempt number, from 1, so it can read the object again only after a 409: the
- * first attempt uses what the caller has already read. No wait between attempts: a 409 says the
- * object changed, and a fresh read sees how.
+ * first attempt uses what the caller has already read. No wait between attempts unless a
+ * backoff is given: a 409 says the object changed, and a fresh read sees how; an object that
+ * someone is still changing quickly is better read again a moment later.
  */
 export async function retryOnConflict<T>(
   fn: (attempt: number) => Promise<T>,
   attempts: number = MAX_ATTEMPTS,
+  wait?: { policy: BackoffPolicy; signal?: AbortSignal },
 ): Promise<T> {
   for (let attempt = 1; ; attempt++) {
     try {
       return await fn(attempt);
     } catch (err) {
       if (!(err instanceof ConflictError) || attempt >= attempts) throw err;
+      if (wait) await sleep(backoff(attempt, { ...wait.policy, random: Math.random }), wait.signal);
     }
   }
 }

@@ -17,6 +17,7 @@ import {
   WebService,
 } from '../core/model';
 import type { StatusPatch } from '../core/status';
+import { CONVERSION_ATTEMPTS, CONVERSION_BACKOFF } from '../core/retry';
 import { retryOnConflict } from '../engine/retry';
 import { UserError, ignoreNotFound, orNull } from './errors';
 import { Request, Transport, WatchEvent, WatchOptions } from './transport';
@@ -494,18 +495,25 @@ export class KubeClient {
     if (this.dryRun === 'server') return withKind(row, withoutManagedFields(created));
     const path = childPath(row, namespace, name);
     // Its controller may change it at once (a Deployment's revision annotation, its status):
-    // then read it again and convert what it holds now.
-    const converted = await retryOnConflict(async (attempt) => {
-      const current =
-        attempt === 1 ? created : await this.read<typeof created>({ method: 'GET', path, what: whatChild(row, name) });
-      return this.write<Child>('patch', row.resource, {
-        method: 'PATCH',
-        path,
-        body: { metadata: { resourceVersion: current.metadata.resourceVersion, managedFields: asApplied(current) } },
-        contentType: MERGE_PATCH,
-        what: whatChild(row, name),
-      });
-    });
+    // then read it again a moment later and convert what it holds now.
+    const wait = { policy: CONVERSION_BACKOFF, signal: this.signal };
+    const converted = await retryOnConflict(
+      async (attempt) => {
+        const current =
+          attempt === 1
+            ? created
+            : await this.read<typeof created>({ method: 'GET', path, what: whatChild(row, name) });
+        return this.write<Child>('patch', row.resource, {
+          method: 'PATCH',
+          path,
+          body: { metadata: { resourceVersion: current.metadata.resourceVersion, managedFields: asApplied(current) } },
+          contentType: MERGE_PATCH,
+          what: whatChild(row, name),
+        });
+      },
+      CONVERSION_ATTEMPTS,
+      wait,
+    );
     return withKind(row, converted);
   }
 

@@ -3,6 +3,8 @@
 import {
   APPLY_BACKOFF,
   BackoffPolicy,
+  CONVERSION_ATTEMPTS,
+  CONVERSION_BACKOFF,
   ITEM_BACKOFF,
   ItemExponentialFailureRateLimiter,
   MAX_ATTEMPTS,
@@ -172,6 +174,41 @@ describe('retryOnConflict', () => {
     });
     await expect(retryOnConflict(fn, 2)).rejects.toBeInstanceOf(ConflictError);
     expect(fn).toHaveBeenCalledTimes(2);
+  });
+
+  it('with a backoff, waits before each new read, and not after the last 409', async () => {
+    jest.useFakeTimers();
+    try {
+      const tried: number[] = [];
+      const done = retryOnConflict(
+        async (attempt) => {
+          tried.push(attempt);
+          throw conflict();
+        },
+        3,
+        { policy: { baseMs: 100, capMs: 1000, jitter: 0 } },
+      );
+      const settled = done.catch((err: unknown) => err);
+      await jest.advanceTimersByTimeAsync(99);
+      expect(tried).toEqual([1]);
+      await jest.advanceTimersByTimeAsync(1);
+      expect(tried).toEqual([1, 2]);
+      await jest.advanceTimersByTimeAsync(199);
+      expect(tried).toEqual([1, 2]);
+      await jest.advanceTimersByTimeAsync(1);
+      await expect(settled).resolves.toBeInstanceOf(ConflictError);
+      expect(tried).toEqual([1, 2, 3]);
+      expect(jest.getTimerCount()).toBe(0);
+    } finally {
+      jest.useRealTimers();
+    }
+  });
+
+  it("gives a new child's conversion a couple of seconds against its controller's first writes", () => {
+    const waits = delays(CONVERSION_BACKOFF, 1, CONVERSION_ATTEMPTS - 1);
+    const total = waits.reduce((sum, ms) => sum + ms, 0);
+    expect(total).toBeGreaterThanOrEqual(2000);
+    expect(total).toBeLessThanOrEqual(3000);
   });
 
   it('passes any other error through at once', async () => {
