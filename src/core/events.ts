@@ -71,6 +71,24 @@ function rolloutEvents(
   return [];
 }
 
+/**
+ * One Created Event for a reconcile whose attempts a 409 cut short: each attempt's Created
+ * names what it made, and they are folded into the first, in order.
+ */
+export function foldCreated(events: EventRecord[]): EventRecord[] {
+  const created = events.filter((event) => event.reason === 'Created');
+  if (created.length < 2) return events;
+  const names = created.map((event) => event.note.replace(/^created /, '')).join(', ');
+  const first = events.indexOf(created[0]);
+  return events.flatMap((event, index) =>
+    index === first
+      ? [record(event.type, event.reason, event.action, `created ${names}`)]
+      : event.reason === 'Created'
+        ? []
+        : [event],
+  );
+}
+
 /** What was done: Created, Updated, Finalized. */
 function actionEvents(decision: Decision, cleaned: string[]): EventRecord[] {
   switch (decision.action) {

@@ -1,5 +1,5 @@
 // The status computation: observation + decision + outcome + now -> status. Pure.
-import { Decision, writesDeployment } from './decide';
+import { Decision, Op, writesDeployment } from './decide';
 import { jsonEqual } from './equal';
 import { DEPLOYMENT } from './kinds';
 import { Condition, ConditionStatus, Deployment, READY, WebServiceStatus, childName } from './model';
@@ -36,9 +36,19 @@ export interface StatusResult {
 /** Status fields only a WebService with a workload has. */
 const WORKLOAD_FIELDS = ['selector', 'ready'] as const;
 
-export function computeStatus(obs: Observation, decision: Decision, outcome: Outcome, now: string): StatusResult {
+/**
+ * `earlier`: the ops that attempts of the same reconcile carried out before a 409 cut them
+ * short; a Deployment written by one has its rollout ahead of it, as if this decision wrote it.
+ */
+export function computeStatus(
+  obs: Observation,
+  decision: Decision,
+  outcome: Outcome,
+  now: string,
+  earlier: Op[] = [],
+): StatusResult {
   if (decision.action === 'finalize' || obs.deleting) return { status: null, changed: false };
-  if (obs.desired.workload) return workloadStatus(obs, decision, outcome, now);
+  if (obs.desired.workload) return workloadStatus(obs, decision, outcome, now, earlier);
   const cleared = WORKLOAD_FIELDS.filter((key) => obs.status[key] !== undefined);
   if (cleared.length > 0 || hasKstatus(obs.status.conditions)) {
     // The workload was removed: what only it had goes (the conditions list is replaced whole).
@@ -75,11 +85,17 @@ function stallStands(obs: Observation, specChanged: boolean): boolean {
   return specChanged && before?.status === 'True' && before.reason === 'ProgressDeadlineExceeded';
 }
 
-function workloadStatus(obs: Observation, decision: Decision, outcome: Outcome, now: string): StatusResult {
+function workloadStatus(
+  obs: Observation,
+  decision: Decision,
+  outcome: Outcome,
+  now: string,
+  earlier: Op[],
+): StatusResult {
   const base = readyCondition(decision, outcome);
   const live = obs.workloadChildren?.[DEPLOYMENT.kind];
   const deployment = live && live.controlledByParent && live.managedByUs ? (live.object as Deployment) : null;
-  const specChanged = writesDeployment(decision.ops);
+  const specChanged = writesDeployment([...earlier, ...decision.ops]);
   const rollout = rolloutOf(deployment, obs.desired.replicas, specChanged);
   const counts = `${rollout.ready}/${rollout.desired}`;
   let ready: ReadyCondition = base;

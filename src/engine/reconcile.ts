@@ -2,7 +2,7 @@
 // Every command and reconcile.sh reach the core's decide and computeStatus through here
 // or through the same core functions; no decision is made in this file.
 import { Decision, DecideOptions, Op, decide } from '../core/decide';
-import { EventRecord, REPORTING_CONTROLLER, eventsFor } from '../core/events';
+import { EventRecord, REPORTING_CONTROLLER, eventsFor, foldCreated } from '../core/events';
 import { ChildKindRow, CONFIG_MAP, kindRow } from '../core/kinds';
 import { API_VERSION, Child, KIND, SyncInput, WebService } from '../core/model';
 import { Observation, observe } from '../core/observe';
@@ -54,7 +54,7 @@ export async function reconcile(
 ): Promise<ReconcileResult> {
   let current = input;
   // What attempts before a 409 on the status did: it stands, whatever the next attempt decides.
-  const earlier: Earlier = { cleaned: [], children: [], events: [] };
+  const earlier: Earlier = { cleaned: [], children: [], events: [], ops: [] };
   for (let attempt = 1; ; attempt++) {
     const observation = observe(current);
     const decision = decide(observation, options);
@@ -67,22 +67,24 @@ export async function reconcile(
       return gatherOne(client, observation.namespace, observation.name).catch((again: Error) => again);
     };
 
-    let applied: Applied = { cleaned: [], written: { children: [] } };
+    const applied: Applied = { cleaned: [], written: { children: [] }, done: [] };
     let outcome: Outcome = { kind: 'applied' };
     try {
-      applied = await carryOut(client, decision);
+      await carryOut(client, decision, applied);
     } catch (err) {
       // Another replica leads: it reconciles this CR, so this one writes no status or Event about it.
       if (err instanceof NotLeaderError) throw err;
       const fresh = await retry(err);
       if (!(fresh instanceof Error)) {
+        // What this attempt did before the 409 stays done, and is reported with the rest.
+        if (applied.done.length > 0) keep(earlier, { ...decision, ops: applied.done }, outcome, applied);
         current = fresh;
         continue;
       }
       outcome = { kind: 'failed', message: fresh.message };
     }
 
-    const status = computeStatus(observation, decision, outcome, options.now());
+    const status = computeStatus(observation, decision, outcome, options.now(), earlier.ops);
     // Our own finalizer removal moved the resourceVersion; any other change since the read did not come from us.
     const patch = statusPatch(status, applied.written.parent?.metadata.resourceVersion ?? observation.resourceVersion);
     let statusWritten = false;
@@ -115,11 +117,14 @@ interface Earlier {
   cleaned: string[];
   children: Child[];
   events: EventRecord[];
+  /** Their ops that were carried out: a Deployment they wrote has its rollout ahead of it. */
+  ops: Op[];
 }
 
 function keep(earlier: Earlier, decision: Decision, outcome: Outcome, applied: Applied): void {
   earlier.cleaned.push(...applied.cleaned);
   earlier.children.push(...applied.written.children);
+  earlier.ops.push(...applied.done);
   // Without a Ready condition before and after, eventsFor reports only what was done (Created,
   // Updated, Finalized); a change of readiness is the final attempt's to report.
   earlier.events.push(...eventsFor(decision, outcome, undefined, undefined, applied.cleaned));
@@ -159,10 +164,11 @@ function finish(
     parent: applied.written.parent,
     children: [...earlier.children, ...applied.written.children],
   };
-  const events = [
+  // One Created for all the children this reconcile made, over however many attempts.
+  const events = foldCreated([
     ...earlier.events,
     ...eventsFor(decision, outcome, readyOf(observation.status), readyOf(status.status ?? undefined), applied.cleaned),
-  ];
+  ]);
   const converged = !error && isConverged(observation.generation, status.status);
   return { observation, decision, status, statusWritten, cleaned, written, events, error, converged };
 }
@@ -229,12 +235,23 @@ export interface Applied {
   /** ConfigMaps a finalize deleted. */
   cleaned: string[];
   written: Written;
+  /** The ops carried out, in order: all of them unless one failed. */
+  done: Op[];
 }
 
-/** Executes a decision's ops in order; returns what it deleted and the objects it wrote. */
-export async function carryOut(client: KubeApi, decision: Decision): Promise<Applied> {
-  const applied: Applied = { cleaned: [], written: { children: [] } };
-  for (const op of decision.ops) await execute(client, decision, op, applied);
+/**
+ * Executes a decision's ops in order, recording into `applied` what it deleted, the objects it
+ * wrote and the ops done: when an op fails, what the ops before it did is still there.
+ */
+export async function carryOut(
+  client: KubeApi,
+  decision: Decision,
+  applied: Applied = { cleaned: [], written: { children: [] }, done: [] },
+): Promise<Applied> {
+  for (const op of decision.ops) {
+    await execute(client, decision, op, applied);
+    applied.done.push(op);
+  }
   return applied;
 }
 

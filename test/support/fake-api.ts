@@ -28,6 +28,11 @@ export class FakeApi implements KubeApi {
   private readonly children: Child[];
   /** Holds the answers to LISTs of WebServices until released. */
   private held: Promise<void> = Promise.resolve();
+  /**
+   * Runs before each write is answered, once it is recorded: a test makes the server change
+   * something meanwhile (`changeChild`), or refuses the write by throwing (a 409, say).
+   */
+  beforeWrite?: (request: FakeRequest) => void;
 
   constructor(options: { webServices?: WebService[]; children?: Child[]; dryRun?: DryRun } = {}) {
     this.webServices = structuredClone(options.webServices ?? []);
@@ -147,8 +152,18 @@ export class FakeApi implements KubeApi {
     return Promise.resolve(event);
   }
 
+  /** Changes a stored child, as its own controller would (a Deployment's status, say). */
+  changeChild(kind: string, namespace: string, name: string, change: (child: Child) => void): void {
+    const child = this.children.find(
+      (c) => kindOf(c) === kind && c.metadata.name === name && inNamespace(c, namespace),
+    );
+    if (!child) throw new Error(`no ${kind} ${namespace}/${name} to change`);
+    change(child);
+  }
+
   private record(request: FakeRequest): void {
     this.requests.push(request);
+    if (!['get', 'list', 'watch'].includes(request.verb)) this.beforeWrite?.(request);
   }
 
   private ofKind(row: ChildKindRow, namespace: string | null): Child[] {

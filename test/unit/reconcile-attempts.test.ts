@@ -1,0 +1,73 @@
+// A reconcile whose write meets a 409 decides again from a fresh read, and what the attempt
+// before it did stays done and reported. Found on a loaded plane: the Deployment's conversion
+// lost its race against the deployment controller, the retry only had the Service left to
+// make, and the fresh read already showed the rollout complete, so the rollout got no Event
+// at all and the Created Event named the Service alone.
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { Deployment, SyncInput } from '../../src/core/model';
+import { reconcile } from '../../src/engine/reconcile';
+import { ConflictError } from '../../src/kube/errors';
+import { FakeApi } from '../support/fake-api';
+
+const NOW = '2026-12-02T14:05:09Z';
+
+function input(name: string): SyncInput {
+  const file = path.join(__dirname, '../fixtures/decide', name, 'input.json');
+  return JSON.parse(fs.readFileSync(file, 'utf8')) as SyncInput;
+}
+
+/** What the deployment controller writes once every pod of a Deployment is ready. */
+function rolledOut(deployment: Deployment): void {
+  const replicas = deployment.spec?.replicas ?? 1;
+  deployment.metadata.generation = 1;
+  deployment.status = {
+    observedGeneration: 1,
+    replicas,
+    updatedReplicas: replicas,
+    availableReplicas: replicas,
+    readyReplicas: replicas,
+  };
+}
+
+describe('a reconcile cut short by a 409 after some of its writes', () => {
+  async function createWithServiceConflict() {
+    const start = input('create-workload');
+    const client = new FakeApi({ webServices: [start.parent] });
+    let refused = false;
+    client.beforeWrite = (request) => {
+      if (refused || request.verb !== 'apply' || request.resource !== 'services') return;
+      refused = true;
+      // Meanwhile the Deployment made before it rolled out: the fresh read sees it complete.
+      client.changeChild('Deployment', 'crd-lab', 'checkout', (d) => rolledOut(d));
+      throw new ConflictError('Operation cannot be fulfilled on deployments.apps "checkout"');
+    };
+    const result = await reconcile(client, start, { now: () => NOW, reportingInstance: 'test' });
+    return { client, result };
+  }
+
+  it('makes each child once and reports one Created that names them all', async () => {
+    const { client, result } = await createWithServiceConflict();
+    expect(client.writes.map((w) => `${w.verb} ${w.resource}`)).toEqual([
+      'create configmaps',
+      'apply deployments',
+      'apply services',
+      'apply services',
+      'patch webservices/status',
+      'create events',
+      'create events',
+    ]);
+    expect(result.events.filter((e) => e.reason === 'Created')).toEqual([
+      expect.objectContaining({ note: 'created configmap/checkout-desired, deployment/checkout, service/checkout' }),
+    ]);
+  });
+
+  it('reports the rollout it started: RolloutStarted now, its completion on the next pass', async () => {
+    const { result } = await createWithServiceConflict();
+    expect(result.error).toBeUndefined();
+    expect(result.events.map((e) => e.reason)).toEqual(['Created', 'RolloutStarted']);
+    // The Deployment was written by this reconcile: its rollout is not taken as done yet.
+    const ready = result.status.status?.conditions?.find((c) => c.type === 'Ready');
+    expect(ready).toMatchObject({ status: 'False', reason: 'RolloutInProgress' });
+  });
+});
