@@ -323,7 +323,8 @@ plane_has_workloads() {
 # TaintNodesByCondition admission plugin puts on every new Node once kwok makes it Ready
 # (and taints it again if kwok stops renewing its lease), as on a real cluster. The resource
 # quota controller fills in a ResourceQuota's status, without which admission enforces none.
-readonly WORKLOAD_CONTROLLERS=deployment-controller,replicaset-controller,serviceaccount-controller,pod-garbage-collector-controller,node-lifecycle-controller,resourcequota-controller
+# The EndpointSlice controller gives a Service its ready endpoints (describe shows them).
+readonly WORKLOAD_CONTROLLERS=deployment-controller,replicaset-controller,serviceaccount-controller,pod-garbage-collector-controller,node-lifecycle-controller,resourcequota-controller,endpointslice-controller
 
 start_kcm() {
   local controllers=garbage-collector-controller,namespace-controller

@@ -8,6 +8,7 @@ import { withBareFlags } from './cli/argv';
 import { commandWord, kubectlUsageMessage, unknownCommand } from './cli/usage';
 import { applyCommand } from './commands/apply';
 import { checkCommand } from './commands/check';
+import { describeCommand } from './commands/describe';
 import { finalizeCommand } from './commands/finalize';
 import { installCommand } from './commands/install';
 import { observeCommand } from './commands/observe';
@@ -26,6 +27,7 @@ class UsageError extends Error {}
 const COMMANDS = [
   observeCommand,
   planCommand,
+  describeCommand,
   applyCommand,
   statusCommand,
   finalizeCommand,
@@ -74,6 +76,7 @@ export async function main(argv: string[]): Promise<void> {
       )
       .command(observeCommand)
       .command(planCommand)
+      .command(describeCommand)
       .command(applyCommand)
       .command(statusCommand)
       .command(finalizeCommand)

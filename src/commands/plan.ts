@@ -1,12 +1,12 @@
 // kubectl webservice plan: what apply would do, and why. Writes nothing.
 import type { CommandModule } from 'yargs';
-import { decide } from '../core/decide';
 import { observe } from '../core/observe';
 import { withContext } from '../cli/handler';
 import { printDecisions } from './decisions';
 import {
   RequeueArgs,
   TargetArgs,
+  decisionFor,
   gatherTarget,
   observationsFromFile,
   printResults,
@@ -37,7 +37,7 @@ export const planCommand: CommandModule<object, Args> = {
       : (await gatherTarget(ctx, args)).map(observe);
     const progress = ctx.out.counter('planned', observations.length);
     const decisions = observations.map((o) => {
-      const decision = decide(o, { requeueAfterSeconds: args['requeue-after'] });
+      const decision = decisionFor(o, args);
       progress.tick();
       return decision;
     });

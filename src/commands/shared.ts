@@ -1,6 +1,7 @@
 // Pieces every command shares: NAME/--all, --requeue-after, reading a scope, printing results.
 import * as os from 'node:os';
 import type { Argv } from 'yargs';
+import { Decision, decide } from '../core/decide';
 import { CHILD_KINDS } from '../core/kinds';
 import { DEFAULT_REQUEUE_AFTER_SECONDS, GROUP, KIND, SyncInput } from '../core/model';
 import { keyOf } from '../core/object-index';
@@ -46,6 +47,11 @@ export function requeueOption<T>(yargs: Argv<T>) {
     coerce: (value: string) => parseWholeSeconds(value, '--requeue-after'),
     describe: 'How long to wait before looking again at a WebService whose dependencies are not ready (10, 10s, 1m)',
   });
+}
+
+/** What a pass would do now: the core's decision, the one way plan and describe make it. */
+export function decisionFor(observation: Observation, args: RequeueArgs): Decision {
+  return decide(observation, { requeueAfterSeconds: args['requeue-after'] });
 }
 
 /** The sync inputs for NAME or --all: one GET for a name, two LISTs for --all. */

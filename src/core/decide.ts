@@ -131,7 +131,7 @@ export function decide(obs: Observation, options: DecideOptions = {}): Decision 
 }
 
 /** What one child needs: nothing, a create, a patch, a delete; or it is someone else's. */
-interface ChildVerdict {
+export interface ChildVerdict {
   target: string;
   state: 'missing' | 'differs' | 'unwanted' | 'matches' | 'conflict';
   reason: string;
@@ -139,7 +139,8 @@ interface ChildVerdict {
   ops: Op[];
 }
 
-function childVerdicts(obs: Observation): ChildVerdict[] {
+/** The verdict on each child the kind table has, as decide weighs them (describe shows them too). */
+export function childVerdicts(obs: Observation): ChildVerdict[] {
   const verdicts = [configMapVerdict(obs)];
   const parent = {
     name: obs.name,

@@ -13,13 +13,17 @@ type WriteStyle =
   /** Server-side apply of the whole desired object: the server drops what we stopped setting, keeps others'. */
   | 'apply';
 
-export interface ChildKindRow {
+/** Where a kind lives in the API: what a generic read needs. */
+export interface ResourceType {
   kind: string;
   apiVersion: string;
   /** The API group ('' for the core group), for RBAC and access reviews. */
   group: string;
   /** The REST resource (plural). */
   resource: string;
+}
+
+export interface ChildKindRow extends ResourceType {
   write: WriteStyle;
   /** The child's name for a WebService of this name. */
   nameFor(parentName: string): string;
@@ -88,7 +92,7 @@ export function kindRow(kind: string | undefined): ChildKindRow | undefined {
 }
 
 /** kubectl's name for a kind's resource: configmaps, deployments.apps. */
-export function resourceName(row: ChildKindRow): string {
+export function resourceName(row: ResourceType): string {
   return row.group ? `${row.resource}.${row.group}` : row.resource;
 }
 

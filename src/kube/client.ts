@@ -4,7 +4,7 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { KubeConfig } from '@kubernetes/client-node/dist/config.js';
-import { ChildKindRow, resourceName } from '../core/kinds';
+import { ChildKindRow, ResourceType, resourceName } from '../core/kinds';
 import {
   CRD_VERSION,
   Child,
@@ -265,8 +265,8 @@ const CHILD_FIELD_MANAGER = MANAGED_BY_VALUE;
 const wsPath = (namespace: string | null, name?: string) =>
   `/apis/${GROUP}/${CRD_VERSION}${namespace === null ? '' : `/namespaces/${encodeURIComponent(namespace)}`}/${PLURAL}` +
   (name === undefined ? '' : `/${encodeURIComponent(name)}`);
-/** Where a kind of child lives: /api/v1/namespaces/NS/configmaps/NAME, /apis/apps/v1/.../deployments/NAME. */
-const childPath = (row: ChildKindRow, namespace: string | null, name?: string) =>
+/** Where a kind lives: /api/v1/namespaces/NS/configmaps/NAME, /apis/apps/v1/.../deployments/NAME. */
+const childPath = (row: ResourceType, namespace: string | null, name?: string) =>
   `${row.group ? `/apis/${row.apiVersion}` : `/api/${row.apiVersion}`}` +
   `${namespace === null ? '' : `/namespaces/${encodeURIComponent(namespace)}`}/${row.resource}` +
   (name === undefined ? '' : `/${encodeURIComponent(name)}`);
@@ -318,6 +318,7 @@ export type KubeApi = Pick<
   | 'getChild'
   | 'listChildren'
   | 'listChildMetadata'
+  | 'listObjects'
   | 'watchChildren'
   | 'createChild'
   | 'patchChild'
@@ -404,6 +405,24 @@ export class KubeClient {
       what: resourceName(row),
     });
     return { ...list, items: list.items.map((item) => withKind(row, item)) };
+  }
+
+  /**
+   * Objects of any namespaced kind, read only (describe's ReplicaSets, pods, EndpointSlices
+   * and Events): the kind is stamped on each item, as on children.
+   */
+  async listObjects<T extends { metadata: ObjectMeta }>(
+    type: ResourceType,
+    namespace: string | null,
+    options: ListOptions = {},
+  ): Promise<ObjectList<T & { apiVersion: string; kind: string }>> {
+    const list = await this.list<T>({
+      method: 'GET',
+      path: childPath(type, namespace),
+      query: { ...options },
+      what: resourceName(type),
+    });
+    return { ...list, items: list.items.map((item) => ({ ...item, apiVersion: type.apiVersion, kind: type.kind })) };
   }
 
   /** Metadata only: a name check that costs bytes per object, not per value (a foreign object on a child's name). */

@@ -246,6 +246,7 @@ describe('shell completion through kubectl', () => {
     expect(complete('')).toEqual([
       'observe',
       'plan',
+      'describe',
       'apply',
       'status',
       'finalize',

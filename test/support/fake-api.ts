@@ -1,10 +1,18 @@
 // The one fake of the API server for unit tests: KubeApi (what gather, the engine and the
 // watch cache ask for) served from objects in memory, every request recorded. Its watches
 // stay open until aborted, and a test sends their events through `watchers`.
-import { ChildKindRow, kindRow } from '../../src/core/kinds';
-import { Child, MANAGED_BY_LABEL, MANAGED_BY_VALUE, OWNED_SELECTOR, WebService, kindOf } from '../../src/core/model';
+import { ChildKindRow, ResourceType, kindRow } from '../../src/core/kinds';
+import {
+  Child,
+  MANAGED_BY_LABEL,
+  MANAGED_BY_VALUE,
+  OWNED_SELECTOR,
+  ObjectMeta,
+  WebService,
+  kindOf,
+} from '../../src/core/model';
 import type { ApplyPrecondition, DryRun, KubeApi, KubeEvent, ListOptions, ObjectList } from '../../src/kube/client';
-import { NotFoundError } from '../../src/kube/errors';
+import { ForbiddenError, NotFoundError } from '../../src/kube/errors';
 import type { WatchEvent, WatchOptions } from '../../src/kube/transport';
 
 export interface FakeRequest {
@@ -26,6 +34,10 @@ export class FakeApi implements KubeApi {
   readonly watchers: Record<string, (event: WatchEvent<unknown>) => void> = {};
   private readonly webServices: WebService[];
   private readonly children: Child[];
+  /** Objects of other kinds (ReplicaSets, pods, Events...), for listObjects: each with its kind. */
+  private readonly others: { kind: string; metadata: ObjectMeta }[];
+  /** Kinds whose LIST is refused with 403, as for a user without that permission. */
+  private readonly forbidden: Set<string>;
   /** Holds the answers to LISTs of WebServices until released. */
   private held: Promise<void> = Promise.resolve();
   /**
@@ -34,9 +46,19 @@ export class FakeApi implements KubeApi {
    */
   beforeWrite?: (request: FakeRequest) => void;
 
-  constructor(options: { webServices?: WebService[]; children?: Child[]; dryRun?: DryRun } = {}) {
+  constructor(
+    options: {
+      webServices?: WebService[];
+      children?: Child[];
+      others?: { kind: string; metadata: ObjectMeta }[];
+      forbidden?: string[];
+      dryRun?: DryRun;
+    } = {},
+  ) {
     this.webServices = structuredClone(options.webServices ?? []);
     this.children = structuredClone(options.children ?? []);
+    this.others = structuredClone(options.others ?? []);
+    this.forbidden = new Set(options.forbidden ?? []);
     this.dryRun = options.dryRun ?? 'none';
   }
 
@@ -120,6 +142,21 @@ export class FakeApi implements KubeApi {
     options: WatchOptions,
   ): Promise<void> {
     return this.watch(row.resource, namespace, listOptions, onEvent, options);
+  }
+
+  listObjects<T extends { metadata: ObjectMeta }>(
+    type: ResourceType,
+    namespace: string | null,
+    options: ListOptions = {},
+  ): Promise<ObjectList<T & { apiVersion: string; kind: string }>> {
+    this.record({ verb: 'list', resource: type.resource, namespace, detail: options });
+    if (this.forbidden.has(type.kind)) {
+      return Promise.reject(new ForbiddenError(`${type.resource} is forbidden: the fake refuses it`));
+    }
+    const items = this.others.filter(
+      (o) => o.kind === type.kind && inNamespace(o, namespace) && matchesSelector(o, options.labelSelector),
+    );
+    return Promise.resolve(list(items.map((o) => ({ ...o, apiVersion: type.apiVersion })) as never));
   }
 
   createChild(row: ChildKindRow, namespace: string, object: Child): Promise<Child> {
@@ -216,6 +253,18 @@ function list<T>(items: T[]): ObjectList<T> {
 
 function inNamespace(object: { metadata: { namespace?: string } }, namespace: string | null): boolean {
   return namespace === null || (object.metadata.namespace ?? namespace) === namespace;
+}
+
+/** Equality (`k=v`) and existence (`k`) terms, comma-separated: what the reads under test send. */
+function matchesSelector(object: { metadata: ObjectMeta }, selector: string | undefined): boolean {
+  const labels = object.metadata.labels ?? {};
+  return (selector ?? '')
+    .split(',')
+    .filter(Boolean)
+    .every((term) => {
+      const [key, value] = term.split('=');
+      return term.includes('=') ? labels[key] === value : key in labels;
+    });
 }
 
 function isLabelled(child: Child): boolean {

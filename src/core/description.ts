@@ -1,0 +1,121 @@
+// What `describe` says about one WebService, as data: the spec in short, the conditions, the
+// tree of what it owns, what a pass would do now (the decision plan makes, and the Ready it
+// would hold), and the Events of it all. Pure: the reads and the decision come in.
+import { Decision, Op, childVerdicts } from './decide';
+import { Condition, SyncInput } from './model';
+import type { Observation } from './observe';
+import { eventsAbout, DescribedEvent, RawEvent } from './recent-events';
+import { ReadyCondition, computeStatus, readyOf } from './status';
+import { LiveObject, RelatedObjects, TreeNode, buildTree, treeObjects } from './tree';
+
+export interface Description {
+  name: string;
+  namespace: string;
+  uid?: string;
+  creationTimestamp?: string;
+  labels: Record<string, string>;
+  spec: {
+    image: string;
+    replicas: number;
+    tier: string;
+    dependsOn: string[];
+    /** null without spec.workload; else its port and the names of the other fields it sets. */
+    workload: { port?: number; fields: string[] } | null;
+  };
+  generation: number;
+  observedGeneration?: number;
+  conditions: Condition[];
+  tree: TreeNode;
+  decision: {
+    action: Decision['action'];
+    reason: string;
+    target: string;
+    after_seconds?: number;
+    /** The requests a pass would send: `patch configmap/web-desired`. */
+    writes: string[];
+    /** The Ready condition a pass would leave (computed as status computes it); null while deleting. */
+    ready: ReadyCondition | null;
+  };
+  events: DescribedEvent[];
+  /** Reads that were refused (e.g. no permission to list pods): what the description lacks. */
+  unread?: string[];
+}
+
+export interface DescribeInputs {
+  input: SyncInput;
+  observation: Observation;
+  decision: Decision;
+  related: RelatedObjects;
+  events: RawEvent[];
+  unread: string[];
+  now: string;
+}
+
+export function describeWebService({
+  input,
+  observation,
+  decision,
+  related,
+  events,
+  unread,
+  now,
+}: DescribeInputs): Description {
+  const { parent } = input;
+  const tree = buildTree(
+    parent,
+    observation,
+    childVerdicts(observation),
+    input.children as unknown as LiveObject[],
+    related,
+  );
+  const computed = computeStatus(observation, decision, { kind: 'planned' }, now).status;
+  const ready = readyOf(computed ?? undefined);
+  const { port, ...fields } = observation.desired.workload ?? {};
+  const description: Description = {
+    name: observation.name,
+    namespace: observation.namespace,
+    uid: parent.metadata.uid,
+    creationTimestamp: parent.metadata.creationTimestamp,
+    labels: parent.metadata.labels ?? {},
+    spec: {
+      image: observation.desired.image,
+      replicas: observation.desired.replicas,
+      tier: observation.desired.tier,
+      dependsOn: observation.desired.dependsOn ?? [],
+      workload: observation.desired.workload
+        ? { ...(port !== undefined ? { port } : {}), fields: Object.keys(fields).sort() }
+        : null,
+    },
+    generation: observation.generation,
+    observedGeneration: parent.status?.observedGeneration,
+    conditions: parent.status?.conditions ?? [],
+    tree,
+    decision: {
+      action: decision.action,
+      reason: decision.reason,
+      target: decision.target,
+      ...(decision.after_seconds !== undefined ? { after_seconds: decision.after_seconds } : {}),
+      writes: decision.ops.map(describeOp),
+      ready: ready ? { status: ready.status, reason: ready.reason, message: ready.message } : null,
+    },
+    events: eventsAbout(events, treeObjects(tree)),
+  };
+  if (unread.length > 0) description.unread = unread;
+  return description;
+}
+
+/** One write of a decision, as kubectl would name it. */
+function describeOp(op: Op): string {
+  switch (op.op) {
+    case 'createChild':
+      return `create configmap/${op.object.metadata.name}`;
+    case 'patchChild':
+      return `patch configmap/${op.name}`;
+    case 'applyChild':
+      return `apply ${op.kind.toLowerCase()}/${op.name}`;
+    case 'deleteChild':
+      return `delete ${(op.kind ?? 'ConfigMap').toLowerCase()}/${op.name}`;
+    case 'removeFinalizer':
+      return 'patch finalizers of the webservice';
+  }
+}
