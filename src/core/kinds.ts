@@ -2,6 +2,7 @@
 // Observe, decide, the engine, the watch cache, check, finalize, -f and the access reviews all
 // read this table: another kind of child is another row and its desired-object builder.
 // Pure: plain data and functions of the spec.
+import { Health, HealthContext, LiveObject, configMapHealth, deploymentHealth, serviceHealth } from './health';
 import type { ObjectMeta, WebService } from './model';
 import type { DesiredState } from './observe';
 import { DesiredObject, desiredDeployment, desiredService, workloadWanted } from './workload';
@@ -35,6 +36,8 @@ export interface ChildKindRow extends ResourceType {
    * ask for it.
    */
   build?(metadata: ObjectMeta, parent: { name: string; desired: DesiredState }): DesiredObject | null;
+  /** How healthy a child of this kind is, from its status (and what lies under it). */
+  health(live: LiveObject, context: HealthContext): Health;
 }
 
 /** The suffix of the lab's ConfigMap: `<name>-desired`. */
@@ -50,6 +53,7 @@ export const CONFIG_MAP: ChildKindRow = {
   write: 'merge',
   nameFor: (parentName) => `${parentName}${CONFIG_MAP_SUFFIX}`,
   wanted: () => true,
+  health: configMapHealth,
 };
 
 export const DEPLOYMENT: ChildKindRow = {
@@ -64,6 +68,7 @@ export const DEPLOYMENT: ChildKindRow = {
     const want = workloadWanted(parent.name, parent.desired);
     return want && desiredDeployment(metadata, want);
   },
+  health: deploymentHealth,
 };
 
 const SERVICE: ChildKindRow = {
@@ -78,6 +83,7 @@ const SERVICE: ChildKindRow = {
     const want = workloadWanted(parent.name, parent.desired);
     return want && desiredService(metadata, want);
   },
+  health: serviceHealth,
 };
 
 /** Every kind of child, in the order they are read, written and listed (the ConfigMap first). */

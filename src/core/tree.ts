@@ -2,52 +2,20 @@
 // and under it what the cluster made of it (a Deployment's ReplicaSets and their pods, a
 // Service's EndpointSlices), each with its state in a word. Pure: the objects come in as data.
 import type { ChildVerdict } from './decide';
+import { Health, LiveObject, endpointSliceHealth, podHealth, replicaSetHealth } from './health';
 import { CHILD_KINDS, ChildKindRow, DEPLOYMENT, ResourceType, childTarget } from './kinds';
-import { Deployment, ObjectMeta, OwnerReference, WebService, kindOf } from './model';
+import { OwnerReference, WebService, kindOf } from './model';
 import type { Observation } from './observe';
-import { rolloutOf } from './workload';
 
-/** A node's state in one word, which the printer colours. */
-export type NodeState =
-  | 'Ready'
-  | 'Progressing'
-  | 'Pending'
-  | 'OutOfDate'
-  | 'Missing'
-  | 'Conflict'
-  | 'Unwanted'
-  | 'Failed'
-  | 'Completed'
-  | 'ScaledDown'
-  | 'Terminating'
-  | 'Unknown';
+export type { LiveObject, NodeState } from './health';
 
-export interface TreeNode {
+export interface TreeNode extends Health {
   kind: string;
   name: string;
   /** Absent for a child that does not exist. */
   uid?: string;
-  state: NodeState;
-  /** The facts behind the state, in a few words: "2/2 ready", "Running, 1/1 ready, 0 restarts". */
-  info: string;
-  /** Why it is not Ready, in the words of whoever said so (the API server, a controller, decide). */
-  message?: string;
   creationTimestamp?: string;
-  /** A pod's phase, its ready containers and their restarts. */
-  pod?: { phase: string; ready: string; restarts: number };
-  /** An EndpointSlice's or a Service's endpoints: how many are ready, of how many, and where. */
-  endpoints?: { ready: number; total: number; addresses: string[] };
   children: TreeNode[];
-}
-
-/** Any object describe reads: metadata, and whatever spec and status its kind has. */
-export interface LiveObject {
-  apiVersion?: string;
-  kind?: string;
-  metadata: ObjectMeta;
-  spec?: Record<string, unknown>;
-  status?: Record<string, unknown>;
-  [field: string]: unknown;
 }
 
 /** What the cluster made of the children, by kind (absent: not read, e.g. forbidden). */
@@ -81,6 +49,7 @@ export interface DescendantRow {
   linked(parent: LiveObject, object: LiveObject): boolean;
   selector(webServiceName: string, podSelector: string): string;
   scopeSelector?: string;
+  health(object: LiveObject): Health;
 }
 
 const ownedBy = (parent: LiveObject, object: LiveObject) =>
@@ -97,6 +66,7 @@ export const DESCENDANT_KINDS: readonly DescendantRow[] = [
     linked: ownedBy,
     selector: (_name, podSelector) => podSelector,
     scopeSelector: OUR_PODS,
+    health: replicaSetHealth,
   },
   {
     type: POD,
@@ -104,6 +74,7 @@ export const DESCENDANT_KINDS: readonly DescendantRow[] = [
     linked: ownedBy,
     selector: (_name, podSelector) => podSelector,
     scopeSelector: OUR_PODS,
+    health: podHealth,
   },
   {
     type: ENDPOINT_SLICE,
@@ -113,6 +84,7 @@ export const DESCENDANT_KINDS: readonly DescendantRow[] = [
       slice.metadata.namespace === service.metadata.namespace,
     selector: (name) => `${SERVICE_NAME_LABEL}=${name}`,
     scopeSelector: SERVICE_NAME_LABEL,
+    health: endpointSliceHealth,
   },
 ];
 
@@ -127,8 +99,6 @@ export function descendantsOf(childKinds: string[]): DescendantRow[] {
   }
   return rows;
 }
-
-type Health = Pick<TreeNode, 'state' | 'info' | 'message' | 'pod' | 'endpoints'>;
 
 /**
  * The tree under a WebService: one node per child the kind table has (in its order) that is
@@ -189,78 +159,12 @@ function childNode(
   if (verdict?.state === 'unwanted') {
     return { ...base, state: 'Unwanted', info: 'the spec no longer asks for it; a pass deletes it', children };
   }
-  const health = childHealth(row, live, observation, children);
+  const health = row.health(live, { desiredReplicas: observation.desired.replicas, descendants: children });
   // Failing beats out of date: why it fails is what to fix first.
   if (verdict?.state === 'differs' && health.state !== 'Failed') {
     return { ...base, ...health, state: 'OutOfDate', message: verdict.reason, children };
   }
   return { ...base, ...health, children };
-}
-
-function childHealth(row: ChildKindRow, live: LiveObject, observation: Observation, children: TreeNode[]): Health {
-  switch (row.kind) {
-    case 'ConfigMap':
-      return configMapHealth(live);
-    case DEPLOYMENT.kind:
-      return deploymentHealth(live, observation.desired.replicas);
-    case 'Service':
-      return serviceHealth(live, children);
-    default:
-      // A kind with no health of its own: it exists and matches the spec.
-      return { state: 'Ready', info: 'matches the spec' };
-  }
-}
-
-function configMapHealth(live: LiveObject): Health {
-  const data = (live.data ?? {}) as Record<string, string>;
-  const info = Object.entries(data)
-    .map(([key, value]) => `${key}=${value}`)
-    .join(', ');
-  return { state: 'Ready', info: info || 'no data' };
-}
-
-interface StatusCondition {
-  type: string;
-  status: string;
-  reason?: string;
-  message?: string;
-}
-
-const conditionsOf = (object: LiveObject): StatusCondition[] =>
-  Array.isArray(object.status?.conditions) ? (object.status.conditions as StatusCondition[]) : [];
-
-const failureOf = (object: LiveObject): StatusCondition | undefined =>
-  conditionsOf(object).find((c) => c.type === 'ReplicaFailure' && c.status === 'True');
-
-const said = (c: StatusCondition) => `${c.type} ${c.reason ?? ''}: ${c.message ?? ''}`.replace(' :', ':');
-
-function deploymentHealth(live: LiveObject, desired: number): Health {
-  const deployment = live as unknown as Deployment;
-  const rollout = rolloutOf(deployment, desired, false);
-  const status = deployment.status ?? {};
-  const info =
-    `${rollout.ready}/${desired} ready, ${status.updatedReplicas ?? 0} up to date, ` +
-    `${status.availableReplicas ?? 0} available`;
-  if (rollout.complete) return { state: 'Ready', info };
-  const failure = failureOf(live);
-  if (failure) return { state: 'Failed', info, message: said(failure) };
-  if (rollout.stalled) {
-    const progressing = conditionsOf(live).find((c) => c.type === 'Progressing');
-    return { state: 'Failed', info, message: progressing ? said(progressing) : 'its progress deadline was exceeded' };
-  }
-  return { state: 'Progressing', info };
-}
-
-function serviceHealth(live: LiveObject, children: TreeNode[]): Health {
-  const spec = live.spec ?? {};
-  const ports = ((spec.ports as { port?: number }[] | undefined) ?? []).map((p) => p.port).join(',');
-  const where = `${textOr(spec.type, 'ClusterIP')} ${textOr(spec.clusterIP, '')}`.trim();
-  const slices = children.filter((c) => c.endpoints);
-  const ready = slices.reduce((sum, c) => sum + (c.endpoints?.ready ?? 0), 0);
-  const total = slices.reduce((sum, c) => sum + (c.endpoints?.total ?? 0), 0);
-  const addresses = slices.flatMap((c) => c.endpoints?.addresses ?? []);
-  const info = `${where}${ports ? ` port ${ports}` : ''}; ${ready} ready endpoint${ready === 1 ? '' : 's'}`;
-  return { state: ready > 0 ? 'Ready' : 'Progressing', info, endpoints: { ready, total, addresses } };
 }
 
 /** The nodes under an object, through the descendant table, each sorted by name. */
@@ -277,112 +181,13 @@ function descendantNodes(object: LiveObject, related: RelatedObjects): TreeNode[
         kind: row.type.kind,
         name: child.metadata.name,
         uid: child.metadata.uid,
-        ...descendantHealth(row.type.kind, child),
+        ...row.health(child),
         creationTimestamp: child.metadata.creationTimestamp,
         children,
       });
     }
   }
   return nodes;
-}
-
-function descendantHealth(kind: string, object: LiveObject): Health {
-  switch (kind) {
-    case REPLICA_SET.kind:
-      return replicaSetHealth(object);
-    case POD.kind:
-      return podHealth(object);
-    case ENDPOINT_SLICE.kind:
-      return endpointSliceHealth(object);
-    default:
-      return { state: 'Unknown', info: '' };
-  }
-}
-
-function replicaSetHealth(object: LiveObject): Health {
-  const desired = Number(object.spec?.replicas ?? 0);
-  const status = object.status ?? {};
-  const ready = Number(status.readyReplicas ?? 0);
-  const current = Number(status.replicas ?? 0);
-  const revision = object.metadata.annotations?.['deployment.kubernetes.io/revision'];
-  const info = `${revision ? `revision ${revision}, ` : ''}${ready}/${desired} ready`;
-  const failure = failureOf(object);
-  if (failure) return { state: 'Failed', info, message: said(failure) };
-  if (desired === 0 && current === 0) return { state: 'ScaledDown', info };
-  return { state: ready === desired && current === desired ? 'Ready' : 'Progressing', info };
-}
-
-interface ContainerStatus {
-  ready?: boolean;
-  restartCount?: number;
-  state?: { waiting?: { reason?: string; message?: string }; terminated?: { reason?: string; message?: string } };
-}
-
-/** Waiting reasons that need someone to act: a pod in one is failing, not starting. */
-const FAILING_WAIT_REASONS = new Set([
-  'CrashLoopBackOff',
-  'ImagePullBackOff',
-  'ErrImagePull',
-  'InvalidImageName',
-  'CreateContainerConfigError',
-  'CreateContainerError',
-  'RunContainerError',
-]);
-
-function podHealth(object: LiveObject): Health {
-  const status = object.status ?? {};
-  const phase = textOr(status.phase, 'Unknown');
-  const containers = (object.spec?.containers as unknown[] | undefined)?.length ?? 0;
-  const statuses = (status.containerStatuses as ContainerStatus[] | undefined) ?? [];
-  const readyCount = statuses.filter((s) => s.ready === true).length;
-  const restarts = statuses.reduce((sum, s) => sum + (s.restartCount ?? 0), 0);
-  const pod = { phase, ready: `${readyCount}/${containers}`, restarts };
-  const info = `${phase}, ${pod.ready} ready, ${restarts} restart${restarts === 1 ? '' : 's'}`;
-  const base = { info, pod };
-  if (object.metadata.deletionTimestamp) return { ...base, state: 'Terminating' };
-  if (phase === 'Failed') return { ...base, state: 'Failed', message: podMessage(status) };
-  if (phase === 'Succeeded') return { ...base, state: 'Completed' };
-  const waiting = statuses.map((s) => s.state?.waiting).find((w) => w?.reason && FAILING_WAIT_REASONS.has(w.reason));
-  if (waiting) return { ...base, state: 'Failed', message: `${waiting.reason}: ${waiting.message ?? ''}`.trim() };
-  const conditions = conditionsOf(object);
-  if (conditions.some((c) => c.type === 'Ready' && c.status === 'True')) return { ...base, state: 'Ready' };
-  if (phase === 'Pending') {
-    const unscheduled = conditions.find((c) => c.type === 'PodScheduled' && c.status === 'False');
-    return { ...base, state: 'Pending', ...(unscheduled ? { message: said(unscheduled) } : {}) };
-  }
-  return { ...base, state: 'Progressing' };
-}
-
-function podMessage(status: Record<string, unknown>): string {
-  return [status.reason, status.message].filter((part) => typeof part === 'string' && part !== '').join(': ');
-}
-
-interface Endpoint {
-  addresses?: string[];
-  conditions?: { ready?: boolean };
-}
-
-function endpointSliceHealth(object: LiveObject): Health {
-  const endpoints = (object.endpoints as Endpoint[] | undefined) ?? [];
-  const ports = ((object.ports as { port?: number }[] | undefined) ?? []).map((p) => p.port).filter(Boolean);
-  // An endpoint whose ready condition is unset counts as ready (the API's own rule).
-  const ready = endpoints.filter((e) => e.conditions?.ready !== false);
-  const addresses = ready.flatMap((e) => e.addresses ?? []).map((a) => (ports.length > 0 ? `${a}:${ports[0]}` : a));
-  const shown = addresses.slice(0, MAX_ADDRESSES).join(', ') + (addresses.length > MAX_ADDRESSES ? ', …' : '');
-  const info = `${ready.length}/${endpoints.length} ready${shown ? `: ${shown}` : ''}`;
-  return {
-    state: ready.length > 0 ? 'Ready' : 'Progressing',
-    info,
-    endpoints: { ready: ready.length, total: endpoints.length, addresses },
-  };
-}
-
-/** Addresses listed on a line before it says "…". */
-const MAX_ADDRESSES = 3;
-
-/** A string field of a loosely typed object, or the fallback. */
-function textOr(value: unknown, fallback: string): string {
-  return typeof value === 'string' ? value : fallback;
 }
 
 /** Every object in a tree that exists, for matching Events to it. */
