@@ -323,8 +323,9 @@ plane_has_workloads() {
 # TaintNodesByCondition admission plugin puts on every new Node once kwok makes it Ready
 # (and taints it again if kwok stops renewing its lease), as on a real cluster. The resource
 # quota controller fills in a ResourceQuota's status, without which admission enforces none.
-# The EndpointSlice controller gives a Service its ready endpoints (describe shows them).
-readonly WORKLOAD_CONTROLLERS=deployment-controller,replicaset-controller,serviceaccount-controller,pod-garbage-collector-controller,node-lifecycle-controller,resourcequota-controller,endpointslice-controller
+# The EndpointSlice controller gives a Service its ready endpoints (describe shows them), and
+# the disruption controller a PodDisruptionBudget its healthy count and allowed evictions.
+readonly WORKLOAD_CONTROLLERS=deployment-controller,replicaset-controller,serviceaccount-controller,pod-garbage-collector-controller,node-lifecycle-controller,resourcequota-controller,endpointslice-controller,disruption-controller
 
 start_kcm() {
   local controllers=garbage-collector-controller,namespace-controller

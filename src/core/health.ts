@@ -102,6 +102,21 @@ export function serviceHealth(live: LiveObject, { descendants: children }: Healt
   return { state: ready > 0 ? 'Ready' : 'Progressing', info, endpoints: { ready, total, addresses } };
 }
 
+/**
+ * A PodDisruptionBudget, from what the disruption controller reports: Ready once it has seen
+ * the current spec and as many pods are healthy as it wants; how many evictions it allows now.
+ */
+export function podDisruptionBudgetHealth(live: LiveObject): Health {
+  const status = live.status ?? {};
+  const healthy = Number(status.currentHealthy ?? 0);
+  const wanted = Number(status.desiredHealthy ?? 0);
+  const allowed = Number(status.disruptionsAllowed ?? 0);
+  const observed = Number(status.observedGeneration ?? 0) >= Number(live.metadata.generation ?? 0);
+  const info = `${healthy}/${wanted} healthy, ${allowed} disruption${allowed === 1 ? '' : 's'} allowed`;
+  if (!observed || status.desiredHealthy === undefined) return { state: 'Progressing', info: 'not yet counted' };
+  return { state: healthy >= wanted ? 'Ready' : 'Progressing', info };
+}
+
 export function replicaSetHealth(object: LiveObject): Health {
   const desired = Number(object.spec?.replicas ?? 0);
   const status = object.status ?? {};

@@ -2,10 +2,24 @@
 // Observe, decide, the engine, the watch cache, check, finalize, -f and the access reviews all
 // read this table: another kind of child is another row and its desired-object builder.
 // Pure: plain data and functions of the spec.
-import { Health, HealthContext, LiveObject, configMapHealth, deploymentHealth, serviceHealth } from './health';
+import {
+  Health,
+  HealthContext,
+  LiveObject,
+  configMapHealth,
+  deploymentHealth,
+  podDisruptionBudgetHealth,
+  serviceHealth,
+} from './health';
 import type { ObjectMeta, WebService } from './model';
 import type { DesiredState } from './observe';
-import { DesiredObject, desiredDeployment, desiredService, workloadWanted } from './workload';
+import {
+  DesiredObject,
+  desiredDeployment,
+  desiredPodDisruptionBudget,
+  desiredService,
+  workloadWanted,
+} from './workload';
 
 /** How a kind's children are written. */
 type WriteStyle =
@@ -86,8 +100,23 @@ const SERVICE: ChildKindRow = {
   health: serviceHealth,
 };
 
+const POD_DISRUPTION_BUDGET: ChildKindRow = {
+  kind: 'PodDisruptionBudget',
+  apiVersion: 'policy/v1',
+  group: 'policy',
+  resource: 'poddisruptionbudgets',
+  write: 'apply',
+  nameFor: sameName,
+  wanted: (parent) => parent.spec.workload?.disruption !== undefined,
+  build: (metadata, parent) => {
+    const want = workloadWanted(parent.name, parent.desired);
+    return want && desiredPodDisruptionBudget(metadata, want);
+  },
+  health: podDisruptionBudgetHealth,
+};
+
 /** Every kind of child, in the order they are read, written and listed (the ConfigMap first). */
-export const CHILD_KINDS: readonly ChildKindRow[] = [CONFIG_MAP, DEPLOYMENT, SERVICE];
+export const CHILD_KINDS: readonly ChildKindRow[] = [CONFIG_MAP, DEPLOYMENT, SERVICE, POD_DISRUPTION_BUDGET];
 
 /** The kinds written by server-side apply: a WebService's workload. */
 export const APPLIED_KINDS: readonly ChildKindRow[] = CHILD_KINDS.filter((row) => row.write === 'apply');

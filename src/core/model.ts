@@ -129,6 +129,13 @@ export interface WorkloadSpec {
   files?: FileMount[];
   podLabels?: Record<string, string>;
   podAnnotations?: Record<string, string>;
+  /** A PodDisruptionBudget over the pods: one of the two, a count or a percentage ("25%"). */
+  disruption?: Disruption;
+}
+
+export interface Disruption {
+  maxUnavailable?: number | string;
+  minAvailable?: number | string;
 }
 
 interface WebServiceSpec {

@@ -125,12 +125,31 @@ function checkPodFields(workload: Json, where: string): void {
     workload.serviceAccountName === undefined || typeof workload.serviceAccountName === 'string',
     `${where}.serviceAccountName must be a string`,
   );
+  checkDisruption(workload.disruption, `${where}.disruption`);
   for (const [i, file] of ((workload.files as Json[] | undefined) ?? []).entries()) {
     need(typeof file.mountPath === 'string', `${where}.files[${i}].mountPath must be a string`);
     need(
       (typeof file.configMap === 'string') !== (typeof file.secret === 'string'),
       `${where}.files[${i}] must name one configMap or one secret`,
     );
+  }
+}
+
+/** A count of pods (0 or more) or a percentage of them ("25%"): the PodDisruptionBudget's intstr. */
+function isPodCount(value: unknown): boolean {
+  return (Number.isInteger(value) && (value as number) >= 0) || (typeof value === 'string' && /^[0-9]+%$/.test(value));
+}
+
+function checkDisruption(disruption: unknown, where: string): void {
+  if (disruption === undefined) return;
+  need(isObject(disruption), `${where} must be an object`);
+  const { maxUnavailable, minAvailable } = disruption as Json;
+  need(
+    (maxUnavailable === undefined) !== (minAvailable === undefined),
+    `${where} must set one of maxUnavailable or minAvailable`,
+  );
+  for (const [field, value] of Object.entries({ maxUnavailable, minAvailable })) {
+    need(value === undefined || isPodCount(value), `${where}.${field} must be a count of pods or a percentage`);
   }
 }
 

@@ -1,6 +1,7 @@
-// The workload children of a WebService with spec.workload: a Deployment and, with a port,
-// a ClusterIP Service, both named after the WebService. Pure: their desired objects, whole,
-// as server-side apply sends them; and where a rollout stands.
+// The workload children of a WebService with spec.workload: a Deployment, with a port a
+// ClusterIP Service, with a disruption budget a PodDisruptionBudget, all named after the
+// WebService. Pure: their desired objects, whole, as server-side apply sends them; and where
+// a rollout stands.
 import { Deployment, ObjectMeta, childName, fnv1a32 } from './model';
 import type { DesiredState } from './observe';
 import { podTemplate, selectorLabels } from './pod';
@@ -89,6 +90,19 @@ export function desiredService(metadata: ObjectMeta, want: WorkloadWanted): Desi
       ports: [{ port, targetPort: port, protocol: 'TCP' }],
     },
   };
+}
+
+/**
+ * A PodDisruptionBudget over the workload's pods (the Deployment's selector), so that a node
+ * drain leaves as many running as the spec asks; null without spec.workload.disruption.
+ */
+export function desiredPodDisruptionBudget(metadata: ObjectMeta, want: WorkloadWanted): DesiredObject | null {
+  const { disruption } = want.workload;
+  if (!disruption) return null;
+  const spec: Json = { selector: { matchLabels: selectorLabels(want.name) } };
+  if (disruption.maxUnavailable !== undefined) spec.maxUnavailable = disruption.maxUnavailable;
+  if (disruption.minAvailable !== undefined) spec.minAvailable = disruption.minAvailable;
+  return { apiVersion: 'policy/v1', kind: 'PodDisruptionBudget', metadata, spec };
 }
 
 function listOf<T>(value: T[] | undefined): T[] {

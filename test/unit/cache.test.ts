@@ -102,16 +102,18 @@ describe('WebServiceCache', () => {
     expect(calls()).toEqual(['list webservices in ns']);
     expect(cache.synced()).toBe(false);
     answer();
-    await until(() => cache.synced() && calls().length === 8);
+    await until(() => cache.synced() && calls().length === 10);
     expect(calls().slice(0, 2)).toEqual(['list webservices in ns', 'watch webservices']);
     expect(calls().slice(2).sort()).toEqual(
       [
         `list configmaps in ns ${JSON.stringify(OWNED)}`,
         `list deployments in ns ${JSON.stringify(OWNED)}`,
         `list services in ns ${JSON.stringify(OWNED)}`,
+        `list poddisruptionbudgets in ns ${JSON.stringify(OWNED)}`,
         'watch configmaps',
         'watch deployments',
         'watch services',
+        'watch poddisruptionbudgets',
       ].sort(),
     );
     expect(heard.slice(0, 3)).toEqual([
@@ -126,6 +128,7 @@ describe('WebServiceCache', () => {
         'Service web listed indexed=true',
         'synced ConfigMap',
         'synced Deployment',
+        'synced PodDisruptionBudget',
         'synced Service',
       ].sort(),
     );
@@ -135,6 +138,7 @@ describe('WebServiceCache', () => {
       ['configmaps', 1, 1],
       ['deployments', 1, 1],
       ['services', 1, 1],
+      ['poddisruptionbudgets', 1, 1],
     ]);
     abort.abort();
     await running;

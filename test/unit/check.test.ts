@@ -298,7 +298,7 @@ describe('orphans, conflicts, readiness', () => {
     expect(orphanVerdict([owned('a-desired', 'uid-a')], [ws('a')], 'ns')).toEqual({
       check: 'orphans',
       status: 'ok',
-      message: 'no orphaned ConfigMaps, Deployments or Services in namespace ns',
+      message: 'no orphaned ConfigMaps, Deployments, Services or PodDisruptionBudgets in namespace ns',
     });
   });
 
@@ -345,7 +345,8 @@ describe('orphans, conflicts, readiness', () => {
     const verdict = orphanVerdict([], [], 'ns', { kinds: ['Deployment', 'Service'], reason: 'forbidden: no list' });
     expect(verdict).toMatchObject({
       status: 'warn',
-      message: 'no orphaned ConfigMaps in namespace ns; Deployments and Services not checked: forbidden: no list',
+      message:
+        'no orphaned ConfigMaps or PodDisruptionBudgets in namespace ns; Deployments and Services not checked: forbidden: no list',
     });
     // An orphan found is still a failure.
     expect(orphanVerdict([unowned('lost-desired')], [], 'ns', { kinds: ['Deployment'], reason: 'x' }).status).toBe(

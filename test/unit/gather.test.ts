@@ -35,19 +35,31 @@ describe('gather and workloads', () => {
     expect(client.calls.sort()).toEqual(['get configmaps', 'get webservices']);
   });
 
-  it('a converged workload: two more LISTs, by our label, and the decision is a noop', async () => {
+  it('a converged workload: a LIST more per kind of workload child, by our label, and the decision is a noop', async () => {
     const input = fixture('noop-workload-converged');
     const client = fakeClient([input.parent], input.children);
     const [gathered] = await gatherAll(client, 'crd-lab');
-    expect(client.calls.sort()).toEqual(['list configmaps', 'list deployments', 'list services', 'list webservices']);
+    expect(client.calls.sort()).toEqual([
+      'list configmaps',
+      'list deployments',
+      'list poddisruptionbudgets',
+      'list services',
+      'list webservices',
+    ]);
     expect(decide(observe(gathered)).action).toBe('noop');
   });
 
-  it('one WebService with a workload: GETs its Deployment and Service by name', async () => {
+  it('one WebService with a workload: GETs each kind of workload child by name', async () => {
     const input = fixture('noop-workload-converged');
     const client = fakeClient([input.parent], input.children);
     const gathered = await gatherOne(client, 'crd-lab', 'checkout');
-    expect(client.calls.sort()).toEqual(['get configmaps', 'get deployments', 'get services', 'get webservices']);
+    expect(client.calls.sort()).toEqual([
+      'get configmaps',
+      'get deployments',
+      'get poddisruptionbudgets',
+      'get services',
+      'get webservices',
+    ]);
     expect(decide(observe(gathered)).action).toBe('noop');
   });
 
