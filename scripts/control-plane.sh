@@ -295,7 +295,8 @@ start_apiserver() {
   local api_port="$1" etcd_port="$2" data="$3"
   local pki="${STATE_DIR}/pki"
   # The audit log must never rotate (a maxsize of 0 means 100 MB): tests and the bench
-  # count requests in it by byte offset.
+  # count requests in it by byte offset. Services get a /16, room for the bench's 1000
+  # workload WebServices with a ClusterIP each (a /24 is full at 254).
   start kube-apiserver "$(binary kube-apiserver)" \
     --bind-address 127.0.0.1 --advertise-address 127.0.0.1 --secure-port "${api_port}" \
     --etcd-servers "http://127.0.0.1:${etcd_port}" \
@@ -303,7 +304,7 @@ start_apiserver() {
     --client-ca-file "${pki}/ca.crt" --token-auth-file "${pki}/tokens.csv" \
     --authorization-mode RBAC \
     --service-account-issuer https://kubernetes.default.svc --service-account-key-file "${pki}/sa.pub" \
-    --service-account-signing-key-file "${pki}/sa.key" --service-cluster-ip-range 10.96.0.0/24 \
+    --service-account-signing-key-file "${pki}/sa.key" --service-cluster-ip-range 10.96.0.0/16 \
     --audit-policy-file "${STATE_DIR}/audit-policy.yaml" --audit-log-path "${STATE_DIR}/audit.log" \
     --audit-log-format json --audit-log-mode blocking \
     --audit-log-maxsize 1000000 \

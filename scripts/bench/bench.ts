@@ -276,20 +276,34 @@ async function measureAll(options: Options): Promise<Results> {
     );
   }
 
+  // The workload bursts come last and depend most on the plane (its Nodes, its Service range):
+  // one that fails is recorded, and the run's other measurements are still written.
+  const steady = options.quick ? 15 : 60;
   if (wants('workload')) {
-    const n = caseSize(options, 200);
-    results.workloadBurst = await workloadBurst(audit, `bench-workload-${tag}`, n, options.quick ? 15 : 60);
+    await recordFailure(results, 'workload', async () => {
+      const n = caseSize(options, 200);
+      results.workloadBurst = await workloadBurst(audit, `bench-workload-${tag}`, n, steady);
+    });
   }
-
   if (wants('every-field')) {
-    const n = caseSize(options, 1000);
-    const steady = options.quick ? 15 : 60;
-    results.everyFieldBurst = await workloadBurst(audit, `bench-every-field-${tag}`, n, steady, 'every field');
+    await recordFailure(results, 'every-field', async () => {
+      const n = caseSize(options, 1000);
+      results.everyFieldBurst = await workloadBurst(audit, `bench-every-field-${tag}`, n, steady, 'every field');
+    });
   }
 
   results.finishedAt = stamp();
   results.loadAverage.end = loadAverage();
   return results;
+}
+
+async function recordFailure(results: Results, name: Case, body: () => Promise<void>): Promise<void> {
+  try {
+    await body();
+  } catch (err) {
+    progress(`${name}: failed: ${(err as Error).message}`);
+    (results.failed ??= []).push({ case: name, error: (err as Error).message });
+  }
 }
 
 /** Runs a case in a fresh namespace, deleted afterwards whatever becomes of the case. */
@@ -339,6 +353,7 @@ async function main(): Promise<void> {
   const results = await measureAll(options);
   writeOutputs(results, options.out);
   printSummary(results, options.out, readJson<ScaleRun>(path.join(options.out, 'scale.json')));
+  if (results.failed) throw new Error(`case(s) failed: ${results.failed.map((f) => f.case).join(', ')}`);
 }
 
 main().catch((err: Error) => {

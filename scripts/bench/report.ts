@@ -438,6 +438,7 @@ export function resultsMarkdown(results: Results, previous?: string, scale?: Sca
     '',
     table(['issue', 'target', 'measured', 'standing'], targetRows),
     '',
+    ...(results.failed ?? []).map((f) => `**The ${f.case} case failed:** ${f.error}\n`),
     '## Analysis',
     '',
     analysisBlock(results, previous),

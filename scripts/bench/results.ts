@@ -167,6 +167,8 @@ export interface Results {
   };
   /** The cases a run was asked for (--only); absent: every case. */
   only?: string[];
+  /** Cases that failed, with why: the rest of the run is still written. */
+  failed?: { case: string; error: string }[];
   runtimes?: Runtimes;
   /** At 16 and at 4 in flight, with `run`'s burst of the same N in the same run (controller.bursts). */
   writeFloor?: WriteFloor[];
