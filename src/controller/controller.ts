@@ -17,7 +17,7 @@ import {
 import { EQUAL_JITTER, ItemExponentialFailureRateLimiter } from '../core/retry';
 import { readyOf } from '../core/status';
 import { ReconcileResult, reconcile } from '../engine/reconcile';
-import type { KubeClient } from '../kube/client';
+import type { KubeApi } from '../kube/client';
 import { NotLeaderError } from '../kube/errors';
 import { WebServiceCache } from './cache';
 import { EventRecorder } from './event-recorder';
@@ -64,7 +64,7 @@ export class Controller {
   private readonly events: EventRecorder;
 
   constructor(
-    private readonly client: KubeClient,
+    private readonly client: KubeApi,
     private readonly options: ControllerOptions,
   ) {
     this.queue = new WorkQueue({

@@ -304,10 +304,15 @@ const leasePath = (namespace: string, name?: string) =>
 
 /**
  * What reading and reconciling WebServices asks of the API server: the WebServices, and their
- * children through the kind table. gather, the engine and the watch cache take this, and the
- * unit tests fake it (test/support/fake-api.ts); KubeClient is the real one.
+ * children through the kind table. gather, the engine, the watch cache and the controller take
+ * this, and the unit tests fake it (test/support/fake-api.ts); KubeClient is the real one.
  */
-export type KubeApi = Pick<
+export interface KubeApi extends KubeVerbs {
+  /** This API with every request cut off once signal aborts (a reconcile past its deadline). */
+  withSignal(signal: AbortSignal): KubeApi;
+}
+
+type KubeVerbs = Pick<
   KubeClient,
   | 'dryRun'
   | 'getWebService'

@@ -62,6 +62,11 @@ export class FakeApi implements KubeApi {
     this.dryRun = options.dryRun ?? 'none';
   }
 
+  /** The fake answers at once: there is nothing for a signal to cut off. */
+  withSignal(): FakeApi {
+    return this;
+  }
+
   /** `verb resource` of each request, in order: `get configmaps`, `list deployments metadata`. */
   get calls(): string[] {
     return this.requests.map((r) => `${r.verb} ${r.resource}`);

@@ -9,8 +9,9 @@ import { createMetrics } from '../../src/controller/metrics';
 import { LOW_PRIORITY, NORMAL_PRIORITY } from '../../src/controller/queue';
 import type { WebService } from '../../src/core/model';
 import type { KubeConfig } from '@kubernetes/client-node/dist/config.js';
-import type { KubeClient } from '../../src/kube/client';
-import { Request, Transport, WatchEvent, WatchOptions } from '../../src/kube/transport';
+import type { KubeApi } from '../../src/kube/client';
+import { Request, Transport, WatchOptions } from '../../src/kube/transport';
+import { FakeApi } from '../support/fake-api';
 
 const WEB: WebService = {
   apiVersion: 'apps.labhub.io/v1',
@@ -23,30 +24,12 @@ const WEB: WebService = {
 const silentWatch = (options: WatchOptions) =>
   new Promise<void>((resolve) => options.signal?.addEventListener('abort', () => resolve()));
 
-/**
- * Lists `items` (WEB by default) and no ConfigMaps; a client dry run, so a reconcile that gets
- * through writes nothing. events.push sends a watch event on WebServices.
- */
-function fakeClient(items: WebService[] = [WEB], events: { push?: (event: WatchEvent<WebService>) => void } = {}) {
-  return {
-    dryRun: 'client',
-    listWebServices: () => Promise.resolve({ items: structuredClone(items), resourceVersion: '1' }),
-    watchWebServices: (
-      _ns: unknown,
-      _rv: unknown,
-      _t: unknown,
-      onEvent: (event: WatchEvent<WebService>) => void,
-      options: WatchOptions,
-    ) => {
-      events.push = onEvent;
-      return silentWatch(options);
-    },
-    listChildren: () => Promise.resolve({ items: [], resourceVersion: '1' }),
-    watchChildren: (...args: unknown[]) => silentWatch(args[6] as WatchOptions),
-  } as unknown as KubeClient;
+/** Lists `items` (WEB by default) and no children; a client dry run, so a reconcile that gets through writes nothing. */
+function fakeClient(items: WebService[] = [WEB]): FakeApi {
+  return new FakeApi({ webServices: items, dryRun: 'client' });
 }
 
-function controllerFor(client: KubeClient, options: Partial<ControllerOptions> = {}) {
+function controllerFor(client: KubeApi, options: Partial<ControllerOptions> = {}) {
   const metrics = createMetrics();
   const logs: string[] = [];
   const controller = new Controller(client, {
@@ -97,15 +80,15 @@ describe('Controller priorities', () => {
     [true, LOW_PRIORITY],
     [false, NORMAL_PRIORITY],
   ])('queues the initial list low and a watch event normal (priority queue %s)', async (on, listed) => {
-    const events: { push?: (event: WatchEvent<WebService>) => void } = {};
-    const { controller } = controllerFor(fakeClient([named('a'), named('b')], events), { priorityQueue: on });
+    const client = fakeClient([named('a'), named('b')]);
+    const { controller } = controllerFor(client, { priorityQueue: on });
     controller.startCaches();
     try {
-      await until(() => Promise.resolve(controller.synced() && events.push !== undefined));
+      await until(() => Promise.resolve(controller.synced() && 'webservices' in client.watchers));
       expect(controller.queue.priorityOf('ns/a')).toBe(listed);
       expect(controller.queue.priorityOf('ns/b')).toBe(listed);
-      events.push?.({ type: 'MODIFIED', object: named('b', '2') });
-      events.push?.({ type: 'ADDED', object: named('c', '3') });
+      client.watchers.webservices({ type: 'MODIFIED', object: named('b', '2') });
+      client.watchers.webservices({ type: 'ADDED', object: named('c', '3') });
       expect(controller.queue.priorityOf('ns/a')).toBe(listed);
       expect(controller.queue.priorityOf('ns/b')).toBe(NORMAL_PRIORITY);
       expect(controller.queue.priorityOf('ns/c')).toBe(NORMAL_PRIORITY);
@@ -149,7 +132,7 @@ describe('Controller workers', () => {
  * client-node, which these tests cannot): lists are GETs, each other method the engine calls
  * is a write, POST /<method>, with a gate; withSignal's copy passes its signal with each.
  */
-function transportClient(transport: Transport, signal?: AbortSignal): KubeClient {
+function transportClient(transport: Transport, signal?: AbortSignal): KubeApi {
   const send = (req: Request) =>
     transport.request<{ items: unknown[]; metadata: { resourceVersion: string } }>({ ...req, signal });
   const list = (path: string) =>
@@ -172,7 +155,7 @@ function transportClient(transport: Transport, signal?: AbortSignal): KubeClient
         ? target[prop as string]
         : (...args: unknown[]) =>
             send({ method: 'POST', path: `/${prop}`, body: args, what: prop, gate: () => undefined }),
-  }) as unknown as KubeClient;
+  }) as unknown as KubeApi;
 }
 
 describe('Controller reconcile timeout', () => {
