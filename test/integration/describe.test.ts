@@ -3,6 +3,7 @@
 // of it all, the decision plan makes, -o json and -o yaml as data, and not one write.
 import * as path from 'node:path';
 import * as yaml from 'js-yaml';
+import { CHILD_KINDS, resourceName } from '../../src/core/kinds';
 import {
   ROOT,
   AuditWindow,
@@ -130,7 +131,7 @@ describeWorkloads('describe', () => {
       expect(full.unread).toBeUndefined();
       expect(childOf(childOf(full.tree, 'Deployment')!, 'ReplicaSet')!.children).toHaveLength(2);
       expect(full.events.length).toBeGreaterThan(0);
-      // Enough for plan, not for what the cluster made of the children.
+      // Enough for plan (every kind of child), not for what the cluster made of the children.
       kubectl([
         'create',
         'role',
@@ -138,7 +139,7 @@ describeWorkloads('describe', () => {
         '-n',
         ns(),
         '--verb=get,list',
-        '--resource=webservices.apps.labhub.io,configmaps,deployments.apps,services',
+        `--resource=webservices.apps.labhub.io,${CHILD_KINDS.map(resourceName).join(',')}`,
       ]);
       const planner = serviceAccountKubeconfig(ns(), 'planner', ['--role=planner']);
       const partial = plugin(['describe', 'web', '--kubeconfig', planner], { env: { NO_COLOR: '1' } });
