@@ -82,7 +82,9 @@ describe('on a good setup', () => {
         'to keep WebServices reconciled, kubectl webservice install --controller\n',
     );
     expect(lines).toContain(`✓ no WebService has been terminating for longer than 5m in namespace ${ns}`);
-    expect(lines).toContain(`✓ no orphaned ConfigMaps, Deployments or Services in namespace ${ns}`);
+    expect(lines).toContain(
+      `✓ no orphaned ConfigMaps, Deployments, Services or PodDisruptionBudgets in namespace ${ns}`,
+    );
     expect(lines).toContain(`✓ no WebService conflicts with a foreign ConfigMap in namespace ${ns}`);
     expect(lines).toContain(`✓ every WebService is Ready (1) in namespace ${ns}`);
     expect(result.stdout.endsWith('\n12 passed, 1 warning, 0 failed\n')).toBe(true);
@@ -225,11 +227,13 @@ describe('fails with the right hint', () => {
     const hint =
       '    hint: bind the ClusterRole webservice-reconciler (kubectl webservice install --rbac makes it): ' +
       `kubectl create rolebinding webservice-reconciler -n ${ns} --clusterrole=webservice-reconciler --user=<you>\n`;
-    // run also watches Deployments and Services, the children of a workload: its caches need them.
+    // run also watches the children of a workload (Deployments, Services, PodDisruptionBudgets): its caches need them.
     const missing: Record<string, string> = {
       apply: 'delete configmaps',
       finalize: 'delete configmaps',
-      run: 'list deployments.apps, list services, watch deployments.apps, watch services, delete configmaps',
+      run:
+        'list deployments.apps, list services, list poddisruptionbudgets.policy, ' +
+        'watch deployments.apps, watch services, watch poddisruptionbudgets.policy, delete configmaps',
     };
     for (const [command, verbs] of Object.entries(missing)) {
       expect(result.stdout).toContain(`✗ ${command} is not allowed in namespace ${ns}: missing ${verbs}\n${hint}`);
