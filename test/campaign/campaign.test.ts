@@ -12,6 +12,8 @@ const replay = process.env.CAMPAIGN_REPLAY;
 const seeds = (process.env.CAMPAIGN_SEEDS ?? String(Date.now() % 1_000_000)).split(',').map(Number);
 const steps = Number(process.env.CAMPAIGN_STEPS ?? 30);
 const shrinkTries = Number(process.env.CAMPAIGN_SHRINK ?? 0);
+/** CAMPAIGN_PERTURB=P,MS (--perturb P,MS): a share P of watch events hold the stream up to MS ms. */
+const perturb = process.env.CAMPAIGN_PERTURB?.split(',').map(Number);
 const log = (line: string) => process.stderr.write(`${line}\n`);
 
 const runs = replay
@@ -22,18 +24,19 @@ describe('correctness campaign', () => {
   for (const { seed, history } of runs) {
     const title = history ? `replay of ${replay} (${history.length} steps)` : `seed ${seed}, ${steps} steps`;
     it(title, async () => {
-      const result = await runCampaign({ seed, history, steps, log });
+      const perturbation = perturb && { delayP: perturb[0], delayMs: perturb[1], seed };
+      const result = await runCampaign({ seed, history, steps, perturbation, log });
       log(`campaign ${title}: ${JSON.stringify(result.figures)}`);
       if (result.violations.length > 0) {
         log(failureReport(result, historyFile(seed)));
         if (shrinkTries > 0) {
           const smallest = await shrink(
             result.history,
-            async (candidate) => (await runCampaign({ seed, history: candidate })).violations.length > 0,
+            async (candidate) => (await runCampaign({ seed, history: candidate, perturbation })).violations.length > 0,
             shrinkTries,
             (smaller) => log(`shrinking: ${smaller.length} steps still fail`),
           );
-          const last = await runCampaign({ seed, history: smallest.items });
+          const last = await runCampaign({ seed, history: smallest.items, perturbation });
           log(`shrunk in ${smallest.tries} runs:\n${failureReport(last, historyFile(seed, '-min'))}`);
         }
       }

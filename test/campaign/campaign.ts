@@ -6,6 +6,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { ROOT, deleteNamespace } from '../support/cluster';
 import { generate } from './generate';
+import type { Perturbation } from './proxy';
 import { crashViolations, quiesce, readState, stateViolations, steadyStateWrites } from './oracles';
 import { describeStep, type Step } from './steps';
 import { World } from './world';
@@ -19,6 +20,8 @@ export interface CampaignOptions {
   convergeWithinMs?: number;
   /** The quiet window in which the controller may not write. */
   steadyWindowMs?: number;
+  /** Sieve's stale and unobserved states: the controller's watches go through the proxy. */
+  perturbation?: Perturbation;
   log?: (line: string) => void;
 }
 
@@ -33,6 +36,8 @@ export interface CampaignResult {
     controllers: number;
     counts: World['counts'];
     fired: World['fired'];
+    /** The watch proxy's counts: watches, events, delayed, coalesced. */
+    proxy: Record<string, number>;
     webServices: number;
   };
 }
@@ -41,17 +46,40 @@ export async function runCampaign(options: CampaignOptions): Promise<CampaignRes
   const history = options.history ?? generate(options.seed, options.steps ?? 30);
   const log = options.log ?? (() => undefined);
   const started = Date.now();
-  const world = new World();
+  const world = new World('campaign', options.perturbation);
   const violations: string[] = [];
   const times = { stepsMs: 0, convergedMs: 0, webServices: 0 };
+  /** The steps carried out: all of them, unless a check in the middle failed. */
+  let ran = history;
   try {
     await world.startController();
     for (const [i, step] of history.entries()) {
       log(`step ${i + 1}/${history.length}: ${describeStep(step)}`);
       await world.step(step);
+      if (step.step !== 'check') continue;
+      const checked = await quiesce(world, options.convergeWithinMs ?? 120_000);
+      if (checked.violations.length > 0) {
+        // The history stops here: what follows would only hide or repeat it.
+        violations.push(...checked.violations.map((v) => `at step ${i + 1}: ${v}`));
+        ran = history.slice(0, i + 1);
+        break;
+      }
     }
     times.stepsMs = Date.now() - started;
-    // Quiescence: the controller runs, and nothing else changes anything any more.
+    // Quiescence at the end, unless a check in the middle failed already.
+    if (ran === history) await finalChecks();
+    times.webServices = readState(world.ns).webServices.length;
+  } finally {
+    await world.stop();
+    violations.unshift(...world.violations);
+    violations.push(...crashViolations(world));
+    if (violations.length === 0 || process.env.CAMPAIGN_KEEP_NAMESPACE !== 'true') deleteNamespace(world.ns);
+    else log(`namespace ${world.ns} kept for a look`);
+  }
+  return finish();
+
+  /** Quiescence: the controller runs, and nothing else changes anything any more. */
+  async function finalChecks(): Promise<void> {
     await world.startController();
     await world.settleApplies();
     const converged = await quiesce(world, options.convergeWithinMs ?? 120_000);
@@ -66,28 +94,25 @@ export async function runCampaign(options: CampaignOptions): Promise<CampaignRes
       // And it still holds after the window.
       violations.push(...stateViolations(readState(world.ns), world));
     }
-    times.webServices = readState(world.ns).webServices.length;
-  } finally {
-    await world.stop();
-    violations.unshift(...world.violations);
-    violations.push(...crashViolations(world));
-    if (violations.length === 0 || process.env.CAMPAIGN_KEEP_NAMESPACE !== 'true') deleteNamespace(world.ns);
-    else log(`namespace ${world.ns} kept for a look`);
   }
-  return {
-    seed: options.seed,
-    history,
-    violations,
-    figures: {
-      stepsMs: times.stepsMs,
-      convergedMs: times.convergedMs,
-      totalMs: Date.now() - started,
-      controllers: world.controllers.length,
-      counts: world.counts,
-      fired: world.fired,
-      webServices: times.webServices,
-    },
-  };
+
+  function finish(): CampaignResult {
+    return {
+      seed: options.seed,
+      history: ran,
+      violations,
+      figures: {
+        stepsMs: times.stepsMs,
+        convergedMs: times.convergedMs,
+        totalMs: Date.now() - started,
+        controllers: world.controllers.length,
+        counts: world.counts,
+        fired: world.fired,
+        proxy: world.proxyCounts(),
+        webServices: times.webServices,
+      },
+    };
+  }
 }
 
 /** Where a failing history is written, for --replay. */

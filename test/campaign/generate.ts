@@ -61,6 +61,7 @@ function track(model: Model, step: Step, rng: Random): void {
       model.foreign.delete(`${step.child}/${step.name}`);
       break;
     case 'start':
+    case 'check':
       model.controllerUp = true;
       break;
     case 'kill':
@@ -100,6 +101,7 @@ function nextStep(rng: Random, model: Model): Step | null {
     [live.length > 0 ? 2 : 0, () => invalid(rng, rng.pick(live))],
     [1, () => invalidCreate(rng, free)],
     [3, () => ({ step: 'pause', ms: rng.pick([200, 500, 1000, 2000]) })],
+    [2, () => ({ step: 'check' })],
   ];
   return rng.weighted(choices)();
 }

@@ -49,7 +49,9 @@ export type Step =
   /** A change the API server must refuse: a JSON patch on the spec, or a create. Nothing may change. */
   | { step: 'invalid'; name: string; patch: Json[]; what: string }
   | { step: 'invalidCreate'; name: string; spec: Json; what: string }
-  | { step: 'pause'; ms: number };
+  | { step: 'pause'; ms: number }
+  /** Quiescence in the middle of a history: the controller runs, and the oracles are checked. */
+  | { step: 'check' };
 
 /** One line for a person: what the step does. */
 export function describeStep(step: Step): string {
@@ -84,5 +86,7 @@ export function describeStep(step: Step): string {
       return `invalid create of ${step.name} (${step.what})`;
     case 'pause':
       return `pause ${step.ms}ms`;
+    case 'check':
+      return 'start the controller if it is down, wait for quiescence and check the oracles';
   }
 }

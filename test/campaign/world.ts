@@ -11,6 +11,7 @@ import { API_VERSION, FINALIZER, KIND, MANAGED_BY_LABEL, MANAGED_BY_VALUE } from
 import { Background, PLUGIN, ROOT, createNamespace, run, sleep, type RunResult } from '../support/cluster';
 import { ControllerProcess, controllerKubeconfig } from '../support/controller';
 import { podFieldsPrerequisites } from '../support/pod-fields';
+import { WatchProxy, type Perturbation } from './proxy';
 import type { ChildKind, Step, WritePoint } from './steps';
 
 type Json = Record<string, any>;
@@ -60,14 +61,24 @@ export class World {
   readonly counts: Record<string, { ran: number; skipped: number }> = {};
   /** How often each perturbation fired (a killInWrite whose write came, or did not). */
   readonly fired: Record<string, number> = {};
-  private readonly kubeconfig: string;
+  private kubeconfig: string;
   private readonly trigger: string;
+  private proxy: WatchProxy | null = null;
 
-  constructor(prefix = 'campaign') {
+  /** With a perturbation, the controller sees the API server through the watch proxy. */
+  constructor(
+    prefix = 'campaign',
+    private readonly perturbation?: Perturbation,
+  ) {
     this.ns = createNamespace(prefix);
     podFieldsPrerequisites(this.ns);
     this.kubeconfig = controllerKubeconfig();
     this.trigger = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'campaign-')), 'stop');
+  }
+
+  /** How often the proxy's perturbations fired, by kind; {} without a proxy. */
+  proxyCounts(): Record<string, number> {
+    return this.proxy?.counts() ?? {};
   }
 
   get controller(): ControllerProcess | null {
@@ -77,6 +88,10 @@ export class World {
 
   async startController(): Promise<boolean> {
     if (this.controller) return false;
+    if (this.perturbation && !this.proxy) {
+      this.proxy = await WatchProxy.start(this.kubeconfig, this.perturbation);
+      this.kubeconfig = this.proxy.kubeconfig;
+    }
     const started = new ControllerProcess([
       '-n',
       this.ns,
@@ -107,6 +122,7 @@ export class World {
       await last.process.stop();
     }
     await this.settleApplies();
+    await this.proxy?.stop();
   }
 
   async settleApplies(timeoutMs = 120_000): Promise<void> {
@@ -169,6 +185,11 @@ export class World {
       case 'pause':
         await sleep(step.ms);
         return true;
+      case 'check':
+        // The runner checks the oracles (campaign.ts): here, only what quiescence needs.
+        await this.startController();
+        await this.settleApplies();
+        return true;
     }
   }
 
@@ -206,16 +227,24 @@ export class World {
     return this.kubectlOk(['patch', 'webservice', name, '--type=json', '-p', patch]);
   }
 
-  /** The child of ours a tamper step works on; null if there is none now (or it is someone else's). */
-  private ours(kind: ChildKind, name: string): Json | null {
-    const object = this.get(kind, childName(kind, name));
-    return object?.metadata.labels?.[MANAGED_BY_LABEL] === MANAGED_BY_VALUE ? object : null;
+  /**
+   * The child of ours a tamper step works on; null if there is none (or it is someone
+   * else's). A running controller is given a moment to make it.
+   */
+  private async ours(kind: ChildKind, name: string): Promise<Json | null> {
+    const deadline = Date.now() + (this.controller && this.get('webservice', name) ? 5_000 : 0);
+    for (;;) {
+      const object = this.get(kind, childName(kind, name));
+      if (object?.metadata.labels?.[MANAGED_BY_LABEL] === MANAGED_BY_VALUE) return object;
+      if (Date.now() >= deadline) return null;
+      await sleep(250);
+    }
   }
 
-  private tamper(step: Extract<Step, { step: 'tamper' }>): boolean {
+  private async tamper(step: Extract<Step, { step: 'tamper' }>): Promise<boolean> {
     const { child: kind, how, value } = step;
     const name = childName(kind, step.name);
-    const object = this.ours(kind, step.name);
+    const object = await this.ours(kind, step.name);
     if (!object) return false;
     const uid = object.metadata.uid as string;
     const ref = `${kind}/${name}`;

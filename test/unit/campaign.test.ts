@@ -19,6 +19,7 @@ describe('the campaign generator', () => {
     expect([...kinds].sort()).toEqual(
       [
         'applyAll',
+        'check',
         'create',
         'delete',
         'foreign',
