@@ -2,7 +2,6 @@
 // every kind (by our label), its events become keys, workers reconcile keys from the cache
 // through the same engine and core as `apply`. Only the engine decides and writes; this file
 // only schedules. A converged key makes no request at all.
-import { CHILD_KINDS } from '../core/kinds';
 import { Child, WebService } from '../core/model';
 import {
   ObjectIndex,
@@ -56,10 +55,7 @@ export class Controller {
   readonly queue: WorkQueue;
   private readonly cache: WebServiceCache;
   private readonly index: ObjectIndex;
-  /**
-   * Foreign children on a child's name (child keys), learnt from a refused create: not
-   * watched, so looked at again before each reconcile of their WebService, and forgotten at resync.
-   */
+  /** Foreign children on a child's name (child keys), learnt from a refused create: not watched, forgotten at resync. */
   private readonly foreign = new Set<string>();
   private readonly abort = new AbortController();
   private caches: Promise<void> = Promise.resolve();
@@ -226,7 +222,6 @@ export class Controller {
       this.queue.forget(key); // deleted: nothing left to reconcile
       return;
     }
-    await this.forgetRemovedForeign(parent);
     const started = process.hrtime.bigint();
     // Past the deadline, every request of this reconcile is cut off or refused unsent, so it
     // ends at once and writes nothing more (no status, no Event) once its worker moves on.
@@ -278,12 +273,7 @@ export class Controller {
     }
     if (result.eventError)
       this.options.log('error', 'recording an Event failed', { key, error: result.eventError.message });
-    if (decision.action === 'conflict') {
-      // Only its owner can move a foreign object, and its removal is no event we see: look
-      // again with backoff (a GET each time, forgetRemovedForeign), as apply --wait does.
-      this.options.metrics?.reconciled('success', seconds);
-      this.queue.addRateLimited(key);
-    } else if (decision.action === 'requeue') {
+    if (decision.action === 'requeue') {
       this.options.metrics?.reconciled('requeue_after', seconds);
       this.queue.forget(key);
       // No after_seconds (a dependency cycle): only a spec change resolves it, and that is an event.
@@ -296,19 +286,6 @@ export class Controller {
     // written to status (a steady cycle writes nothing, so logs nothing above debug).
     const level = writes.length === 0 ? 'debug' : decision.cycle ? 'warn' : 'info';
     this.options.log(level, 'reconciled', fields);
-  }
-
-  /** Drops from the cache the foreign children of this WebService that are gone (one GET each). */
-  private async forgetRemovedForeign(parent: WebService): Promise<void> {
-    const { namespace = '', name } = parent.metadata;
-    for (const row of CHILD_KINDS) {
-      const child = { kind: row.kind, metadata: { namespace, name: row.nameFor(name) } } as Child;
-      const key = childKeyOf(child);
-      if (!this.foreign.has(key) || (await this.client.getChild(row, namespace, child.metadata.name))) continue;
-      this.foreign.delete(key);
-      const cached = this.index.childrenByKey.get(key);
-      if (cached) removeChild(this.index, cached);
-    }
   }
 
   private timedOut(key: string, started: bigint, error: Error): void {
