@@ -1,0 +1,370 @@
+// The seeded generator of campaign histories. Pure: a seed and a step count in, a list of steps
+// out, the same list every time. A small model of what the steps have made so far (which
+// WebServices exist, with which spec; which names carry a foreign object; whether the
+// controller runs) lets each step be one that makes sense now: an edit of something that
+// exists, a foreign object on a name nobody uses yet. The model says nothing about what the
+// controller should do: the oracles read that from the cluster at the end.
+import { EVERY_POD_FIELD } from '../support/pod-fields';
+import { Random } from './random';
+import type { ChildKind, Step, Tamper } from './steps';
+
+type Json = Record<string, unknown>;
+
+/** The WebServices' names: few, so that steps meet (dependencies, recreations, foreign objects). */
+export const NAMES = ['alpha', 'bravo', 'charlie', 'delta', 'echo'] as const;
+
+interface Model {
+  live: Map<string, Json>;
+  foreign: Set<string>;
+  controllerUp: boolean;
+  /** Steps left until the controller is started again, while it is down. */
+  startIn: number;
+}
+
+export function generate(seed: number, steps: number): Step[] {
+  const rng = new Random(seed);
+  const model: Model = { live: new Map(), foreign: new Set(), controllerUp: true, startIn: 0 };
+  const history: Step[] = [];
+  while (history.length < steps) {
+    if (!model.controllerUp && model.startIn-- <= 0) {
+      history.push({ step: 'start' });
+      model.controllerUp = true;
+      continue;
+    }
+    const step = nextStep(rng, model);
+    if (step === null) continue;
+    history.push(step);
+    track(model, step, rng);
+  }
+  return history;
+}
+
+/** How the model follows a step. */
+function track(model: Model, step: Step, rng: Random): void {
+  switch (step.step) {
+    case 'create':
+    case 'recreate':
+    case 'setSpec':
+    case 'killInWrite':
+      model.live.set(step.name, step.spec);
+      break;
+    case 'delete':
+      model.live.delete(step.name);
+      break;
+    case 'scale':
+      model.live.set(step.name, { ...model.live.get(step.name), replicas: step.replicas });
+      break;
+    case 'foreign':
+      model.foreign.add(`${step.child}/${step.name}`);
+      break;
+    case 'unforeign':
+      model.foreign.delete(`${step.child}/${step.name}`);
+      break;
+    case 'start':
+    case 'check':
+      model.controllerUp = true;
+      break;
+    case 'kill':
+    case 'tamper':
+    case 'applyAll':
+    case 'invalid':
+    case 'invalidCreate':
+    case 'pause':
+      break;
+  }
+  if (step.step === 'kill' || step.step === 'killInWrite') {
+    model.controllerUp = false;
+    model.startIn = rng.int(0, 3);
+  }
+}
+
+type Maker = () => Step | null;
+
+const CHILD_KINDS: readonly ChildKind[] = ['configmap', 'deployment', 'service'];
+
+function nextStep(rng: Random, model: Model): Step | null {
+  const live = [...model.live.keys()];
+  const free = NAMES.filter((name) => !model.live.has(name));
+  const choices: [number, Maker][] = [
+    [free.length > 0 ? 6 : 0, () => create(rng, rng.pick(free))],
+    [live.length > 0 ? 8 : 0, () => edit(rng, rng.pick(live), model)],
+    [live.length > 0 ? 3 : 0, () => dependsOnEdit(rng, rng.pick(live), model)],
+    [live.length > 0 ? 2 : 0, () => ({ step: 'delete', name: rng.pick(live) })],
+    [live.length > 0 ? 2 : 0, () => recreate(rng, rng.pick(live))],
+    [live.length > 0 ? 7 : 0, () => tamper(rng, rng.pick(live), model)],
+    [free.length > 0 ? 2 : 0, () => foreign(rng, rng.pick(free), model)],
+    [model.foreign.size > 0 ? 2 : 0, () => unforeign(rng, model)],
+    [live.length > 0 ? 3 : 0, () => scale(rng, rng.pick(live))],
+    [model.controllerUp ? 2 : 0, () => ({ step: 'kill' })],
+    [model.controllerUp && live.length > 0 ? 1 : 0, () => killInWrite(rng, rng.pick(live), model)],
+    [1, () => ({ step: 'applyAll' })],
+    [live.length > 0 ? 2 : 0, () => invalid(rng, rng.pick(live))],
+    [1, () => invalidCreate(rng, free)],
+    [3, () => ({ step: 'pause', ms: rng.pick([200, 500, 1000, 2000]) })],
+    [2, () => ({ step: 'check' })],
+  ];
+  return rng.weighted(choices)();
+}
+
+function create(rng: Random, name: string): Step {
+  const step: Step = { step: 'create', name, spec: randomSpec(rng, name) };
+  if (rng.chance(0.3)) step.labels = { team: rng.pick(['payments', 'search', 'web']) };
+  if (rng.chance(0.2)) step.finalizer = true;
+  return step;
+}
+
+function recreate(rng: Random, name: string): Step {
+  return { step: 'recreate', name, spec: randomSpec(rng, name) };
+}
+
+/** An edit of one field or several, or an optional section removed. */
+function edit(rng: Random, name: string, model: Model): Step {
+  const spec: Json = structuredClone(model.live.get(name)!);
+  const what = rng.weighted<() => string>([
+    [3, () => ((spec.image = rng.pick(IMAGES)), 'image')],
+    [2, () => ((spec.replicas = rng.int(0, 3)), 'replicas')],
+    [1, () => ((spec.tier = rng.pick(TIERS)), 'tier')],
+    [1, () => (delete spec.tier, delete spec.replicas, 'tier and replicas removed')],
+    [3, () => ((spec.workload = randomWorkload(rng)), 'workload replaced')],
+    [
+      3,
+      () => {
+        const workload = (spec.workload ?? {}) as Json;
+        const field = rng.pick(Object.keys(WORKLOAD_FIELDS));
+        workload[field] = WORKLOAD_FIELDS[field](rng);
+        spec.workload = workload;
+        return `workload.${field}`;
+      },
+    ],
+    [
+      2,
+      () => {
+        const workload = spec.workload as Json | undefined;
+        const fields = Object.keys(workload ?? {});
+        if (!workload || fields.length === 0) return (delete spec.workload, 'workload removed');
+        const field = rng.pick(fields);
+        delete workload[field];
+        return `workload.${field} removed`;
+      },
+    ],
+    [1, () => (delete spec.workload, 'workload removed')],
+    [
+      1,
+      () => {
+        spec.image = rng.pick(IMAGES);
+        spec.replicas = rng.int(0, 3);
+        spec.workload = randomWorkload(rng);
+        return 'image, replicas and workload';
+      },
+    ],
+  ])();
+  return { step: 'setSpec', name, spec, what };
+}
+
+/** dependsOn set to other names, live or not: chains, missing dependencies and cycles. */
+function dependsOnEdit(rng: Random, name: string, model: Model): Step {
+  const spec: Json = structuredClone(model.live.get(name)!);
+  const deps = rng.subset(
+    NAMES.filter((other) => other !== name),
+    0.3,
+  );
+  if (deps.length === 0) delete spec.dependsOn;
+  else spec.dependsOn = deps;
+  return { step: 'setSpec', name, spec, what: deps.length === 0 ? 'dependsOn removed' : 'dependsOn' };
+}
+
+function tamper(rng: Random, name: string, model: Model): Step {
+  const spec = model.live.get(name)!;
+  const workload = spec.workload as Json | undefined;
+  const kinds: ChildKind[] = ['configmap'];
+  if (workload) kinds.push('deployment');
+  if (workload?.port !== undefined) kinds.push('service');
+  const child = rng.pick(kinds);
+  const hows: Tamper[] = ['edit', 'delete', 'label', 'annotation'];
+  if (child === 'deployment') hows.push('env', 'container', 'restart', 'scale');
+  const how = rng.pick(hows);
+  return { step: 'tamper', name, child, how, value: `v${rng.int(1, 99)}` };
+}
+
+function foreign(rng: Random, name: string, model: Model): Step | null {
+  const kinds = CHILD_KINDS.filter((kind) => !model.foreign.has(`${kind}/${name}`));
+  return kinds.length === 0 ? null : { step: 'foreign', name, child: rng.pick(kinds) };
+}
+
+function unforeign(rng: Random, model: Model): Step {
+  const [child, name] = rng.pick([...model.foreign].sort()).split('/');
+  return { step: 'unforeign', name, child: child as ChildKind };
+}
+
+function scale(rng: Random, name: string): Step {
+  return { step: 'scale', name, replicas: rng.int(0, 3), via: rng.pick(['kubectl', 'hpa'] as const) };
+}
+
+function killInWrite(rng: Random, name: string, model: Model): Step {
+  const spec: Json = { ...structuredClone(model.live.get(name)!), image: rng.pick(IMAGES) };
+  return { step: 'killInWrite', name, spec, at: rng.pick(['child', 'status', 'event'] as const) };
+}
+
+/** Changes the CRD's schema refuses. */
+const INVALID: readonly { what: string; patch: (name: string) => Json[] }[] = [
+  { what: 'replicas -1', patch: () => [{ op: 'add', path: '/spec/replicas', value: -1 }] },
+  { what: 'replicas 1001', patch: () => [{ op: 'add', path: '/spec/replicas', value: 1001 }] },
+  { what: 'an image with a space', patch: () => [{ op: 'replace', path: '/spec/image', value: 'nginx 1.27' }] },
+  { what: 'an empty image', patch: () => [{ op: 'replace', path: '/spec/image', value: '' }] },
+  { what: 'tier in capitals', patch: () => [{ op: 'add', path: '/spec/tier', value: 'Prod' }] },
+  { what: 'depends on itself', patch: (name) => [{ op: 'add', path: '/spec/dependsOn', value: [name] }] },
+  { what: 'port 70000', patch: () => [{ op: 'add', path: '/spec/workload', value: { port: 70000 } }] },
+  {
+    what: 'podSecurity privileged',
+    patch: () => [{ op: 'add', path: '/spec/workload', value: { podSecurity: 'privileged' } }],
+  },
+  {
+    what: 'a file mount naming a ConfigMap and a Secret',
+    patch: () => [
+      {
+        op: 'add',
+        path: '/spec/workload',
+        value: { files: [{ mountPath: '/etc/x', configMap: 'features', secret: 'db' }] },
+      },
+    ],
+  },
+  {
+    what: 'a relative mount path',
+    patch: () => [{ op: 'add', path: '/spec/workload', value: { files: [{ mountPath: 'etc', secret: 'db' }] } }],
+  },
+  { what: 'no image', patch: () => [{ op: 'remove', path: '/spec/image' }] },
+];
+
+function invalid(rng: Random, name: string): Step {
+  const choice = rng.pick(INVALID);
+  return { step: 'invalid', name, patch: choice.patch(name), what: choice.what };
+}
+
+function invalidCreate(rng: Random, free: string[]): Step {
+  return rng.weighted<Step>([
+    [
+      1,
+      {
+        step: 'invalidCreate',
+        // A Deployment's name must be a DNS label: at most 63 characters.
+        name: `${'x'.repeat(64)}`,
+        spec: { image: 'nginx:1.27', workload: {} },
+        what: 'a 64-character name with a workload',
+      },
+    ],
+    [
+      1,
+      {
+        step: 'invalidCreate',
+        name: free.length > 0 ? rng.pick(free) : 'foxtrot',
+        spec: { image: 'nginx:1.27', workload: { port: 0 } },
+        what: 'port 0',
+      },
+    ],
+    [
+      1,
+      {
+        step: 'invalidCreate',
+        name: free.length > 0 ? rng.pick(free) : 'foxtrot',
+        spec: { image: 'nginx:1.27', replicas: 2000 },
+        what: 'replicas 2000',
+      },
+    ],
+  ]);
+}
+
+const IMAGES = ['nginx:1.27', 'nginx:1.28', 'registry.example.com/team/app:v2', 'busybox:1.36'];
+const TIERS = ['dev', 'prod', 'staging'];
+
+/** A random valid spec: every field the CRD has may appear. */
+function randomSpec(rng: Random, name: string): Json {
+  const spec: Json = { image: rng.pick(IMAGES) };
+  if (rng.chance(0.7)) spec.replicas = rng.int(0, 3);
+  if (rng.chance(0.4)) spec.tier = rng.pick(TIERS);
+  if (rng.chance(0.25)) {
+    const deps = rng.subset(
+      NAMES.filter((other) => other !== name),
+      0.25,
+    );
+    if (deps.length > 0) spec.dependsOn = deps;
+  }
+  if (rng.chance(0.65)) spec.workload = randomWorkload(rng);
+  return spec;
+}
+
+/** A random subset of the pod's fields, in the spellings the server rewrites too. */
+function randomWorkload(rng: Random): Json {
+  const workload: Json = {};
+  for (const field of rng.subset(Object.keys(WORKLOAD_FIELDS), 0.35)) workload[field] = WORKLOAD_FIELDS[field](rng);
+  return workload;
+}
+
+/** CPU in millicores and memory in bytes, each with the spellings that mean it. */
+const CPU: readonly (readonly [number, readonly (string | number)[]])[] = [
+  [250, ['250m', '0.25']],
+  [500, ['500m', '0.5']],
+  [1000, ['1', 1, '1000m']],
+  [1500, ['1.5', '1500m']],
+];
+const MEMORY: readonly (readonly [number, readonly (string | number)[]])[] = [
+  [100_000_000, ['100M', '100000k']],
+  [134_217_728, ['128Mi', '134217728']],
+  [1_610_612_736, ['1.5Gi', '1536Mi']],
+  [2_147_483_648, ['2Gi', '2048Mi']],
+];
+
+/** Requests and limits that the server accepts: a limit is never below its request. */
+function resources(rng: Random): Json {
+  const pair = (table: typeof CPU) => {
+    const request = rng.int(0, table.length - 1);
+    const limit = rng.int(request, table.length - 1);
+    return [rng.pick(table[request][1]), rng.pick(table[limit][1])] as const;
+  };
+  const [cpuRequest, cpuLimit] = pair(CPU);
+  const [memoryRequest, memoryLimit] = pair(MEMORY);
+  const result: Json = {};
+  if (rng.chance(0.8)) result.requests = { cpu: cpuRequest, memory: memoryRequest };
+  if (rng.chance(0.6)) result.limits = { cpu: cpuLimit, memory: memoryLimit };
+  return result;
+}
+
+/** Each pod field, with values drawn around the ones of EVERY_POD_FIELD. */
+const WORKLOAD_FIELDS: Record<string, (rng: Random) => unknown> = {
+  port: (rng) => rng.pick([8080, 80, 9090]),
+  progressDeadlineSeconds: (rng) => rng.pick([60, EVERY_POD_FIELD.progressDeadlineSeconds, 600]),
+  command: (rng) => rng.pick([EVERY_POD_FIELD.command, ['/bin/sh', '-c', 'exec server']]),
+  args: (rng) => rng.pick([EVERY_POD_FIELD.args, ['--verbose']]),
+  env: (rng) => {
+    const env = rng.subset(EVERY_POD_FIELD.env, 0.6).map((e) => structuredClone(e) as Json);
+    for (const e of env) if (e.name === 'LOG_LEVEL') e.value = rng.pick(['debug', 'info', 'warn']);
+    return env;
+  },
+  envFrom: (rng) => rng.subset(EVERY_POD_FIELD.envFrom, 0.6),
+  resources,
+  readinessProbe: (rng) => ({ httpGet: { path: rng.pick(['/ready', '/healthz']), port: 8080 } }),
+  // 0 is how the server spells its default period: it stores 10.
+  livenessProbe: (rng) => ({ tcpSocket: { port: 8080 }, periodSeconds: rng.pick([0, 5, 10]) }),
+  startupProbe: (rng) => ({ exec: { command: ['true'] }, failureThreshold: rng.pick([3, 30]) }),
+  securityContext: (rng) => rng.pick([{ readOnlyRootFilesystem: true }, { runAsUser: 1000 }]),
+  podSecurityContext: (rng) => ({ fsGroup: rng.pick([2000, 3000]) }),
+  podSecurity: (rng) => rng.pick(['baseline', 'restricted']),
+  serviceAccountName: () => EVERY_POD_FIELD.serviceAccountName,
+  imagePullSecrets: () => EVERY_POD_FIELD.imagePullSecrets,
+  strategy: (rng) =>
+    rng.pick([
+      EVERY_POD_FIELD.strategy,
+      { type: 'RollingUpdate', rollingUpdate: { maxSurge: '50%', maxUnavailable: '25%' } },
+      { type: 'Recreate' },
+    ]),
+  files: (rng) =>
+    rng.pick([
+      EVERY_POD_FIELD.files,
+      [{ mountPath: '/etc/secret', secret: 'db', optional: true }],
+      [
+        { mountPath: '/etc/shop', configMap: 'features' },
+        { mountPath: '/etc/secret', secret: 'db' },
+      ],
+    ]),
+  podLabels: (rng) => ({ team: rng.pick(['payments', 'search']) }),
+  podAnnotations: (rng) => rng.pick([EVERY_POD_FIELD.podAnnotations, { 'example.com/note': 'campaign' }]),
+};

@@ -1,0 +1,294 @@
+// The campaign's oracles: properties checked at quiescence that need no expected output. What
+// each WebService should come to is read from its current spec, through the core itself
+// (observe, decide, computeStatus: at quiescence a pass must have nothing to do and nothing
+// to say), and from the few facts the campaign alone knows (which objects are someone else's,
+// what others added to our children). Each check returns violations as sentences, so a
+// failing run reports everything at once.
+import { decide } from '../../src/core/decide';
+import { CHILD_KINDS, resourceName } from '../../src/core/kinds';
+import { MANAGED_BY_LABEL, MANAGED_BY_VALUE, READY, type Child, type WebService } from '../../src/core/model';
+import { observe } from '../../src/core/observe';
+import { computeStatus } from '../../src/core/status';
+import { AuditWindow, MUTATING, describeEvent, fromPlugin, getJson, sleep } from '../support/cluster';
+import type { ChildKind } from './steps';
+import { childName, type World } from './world';
+
+type Json = Record<string, any>;
+
+export interface ClusterState {
+  webServices: Json[];
+  /** ConfigMaps, Deployments and Services, each with its kind. */
+  children: Json[];
+}
+
+export function readState(ns: string): ClusterState {
+  const kinds = ['webservices', ...CHILD_KINDS.map(resourceName)].join(',');
+  const items = getJson<{ items: Json[] }>(['get', kinds, '-n', ns]).items;
+  return {
+    webServices: items.filter((item) => item.kind === 'WebService'),
+    children: items.filter((item) => item.kind !== 'WebService'),
+  };
+}
+
+const KIND_OF: Record<ChildKind, string> = { configmap: 'ConfigMap', deployment: 'Deployment', service: 'Service' };
+
+/**
+ * Why a WebService cannot converge, as the reason its Ready condition must give; null when
+ * it can. From its spec and the others' only: a cycle through it, a dependency that is
+ * missing or cannot converge itself, or a foreign object on the name of a child it wants.
+ */
+export function blockers(state: ClusterState, world: Pick<World, 'foreign'>): Map<string, string | null> {
+  const byName = new Map(
+    state.webServices.filter((ws) => !ws.metadata.deletionTimestamp).map((ws) => [ws.metadata.name as string, ws]),
+  );
+  const depsOf = (name: string): string[] => byName.get(name)?.spec.dependsOn ?? [];
+  const reaches = (from: string, target: string): boolean => {
+    const seen = new Set<string>();
+    const stack = [...depsOf(from)];
+    while (stack.length > 0) {
+      const next = stack.pop()!;
+      if (next === target) return true;
+      if (seen.has(next) || !byName.has(next)) continue;
+      seen.add(next);
+      stack.push(...depsOf(next));
+    }
+    return false;
+  };
+  const result = new Map<string, string | null>();
+  const blockOf = (name: string): string | null => {
+    if (result.has(name)) return result.get(name)!;
+    let block: string | null = null;
+    if (reaches(name, name)) block = 'DependencyCycle';
+    else if (depsOf(name).some((dep) => !byName.has(dep) || blockOf(dep) !== null)) block = 'DependencyNotReady';
+    else if (wantedKinds(byName.get(name)!).some((kind) => world.foreign.has(`${kind}/${childName(kind, name)}`)))
+      block = 'ChildConflict';
+    result.set(name, block);
+    return block;
+  };
+  for (const name of byName.keys()) blockOf(name);
+  return result;
+}
+
+function wantedKinds(ws: Json): ChildKind[] {
+  const kinds: ChildKind[] = ['configmap'];
+  if (ws.spec.workload) kinds.push('deployment');
+  if (ws.spec.workload?.port !== undefined) kinds.push('service');
+  return kinds;
+}
+
+const readyOf = (ws: Json): Json | undefined => (ws.status?.conditions ?? []).find((c: Json) => c.type === READY);
+
+/** Everything that must hold of the namespace at quiescence, but the steady state. */
+export function stateViolations(state: ClusterState, world: Pick<World, 'foreign' | 'marks'>): string[] {
+  const violations: string[] = [];
+  const blocked = blockers(state, world);
+  const live = state.webServices.filter((ws) => !ws.metadata.deletionTimestamp);
+  for (const ws of state.webServices) {
+    if (ws.metadata.deletionTimestamp) {
+      violations.push(
+        `webservice/${ws.metadata.name} is stuck terminating (finalizers: ${ws.metadata.finalizers?.join(', ') ?? 'none'})`,
+      );
+    }
+  }
+  for (const ws of live) violations.push(...webServiceViolations(ws, state, blocked.get(ws.metadata.name) ?? null));
+  violations.push(...orphans(state, live), ...foreignViolations(state, world), ...markViolations(state, world));
+  return violations;
+}
+
+function webServiceViolations(ws: Json, state: ClusterState, block: string | null): string[] {
+  const name = ws.metadata.name as string;
+  const at = `webservice/${name}`;
+  const violations: string[] = [];
+  const ready = readyOf(ws);
+  const generation = ws.metadata.generation as number;
+  if (ws.status?.observedGeneration !== generation || ready?.observedGeneration !== generation) {
+    violations.push(
+      `${at}: generation ${generation} not observed (status ${ws.status?.observedGeneration}, Ready ${ready?.observedGeneration})`,
+    );
+  }
+  const obs = observe({
+    parent: ws as WebService,
+    children: state.children as Child[],
+    related: state.webServices as WebService[],
+  });
+  const decision = decide(obs);
+  if (block === null) {
+    if (ready?.status !== 'True')
+      violations.push(`${at}: can converge but is not Ready (${ready?.reason}: ${ready?.message})`);
+    if (decision.action !== 'noop') violations.push(`${at}: a pass would ${decision.action}: ${decision.reason}`);
+    violations.push(...ownedChildren(ws, state));
+    violations.push(...truthfulStatus(ws, state));
+  } else {
+    if (ready?.status !== 'False' || ready.reason !== block) {
+      violations.push(
+        `${at}: cannot converge (${block}) but Ready is ${ready?.status} (${ready?.reason}: ${ready?.message})`,
+      );
+    }
+    const expected = block === 'ChildConflict' ? 'conflict' : 'requeue';
+    if (decision.action !== expected)
+      violations.push(`${at}: cannot converge (${block}) but a pass would ${decision.action}`);
+  }
+  const status = computeStatus(obs, decision, { kind: 'applied' }, new Date().toISOString());
+  if (status.changed) {
+    violations.push(
+      `${at}: the stored status is not what a pass computes: ${JSON.stringify(ws.status)} vs ${JSON.stringify(status.status)}`,
+    );
+  }
+  return violations;
+}
+
+/** Each child the spec wants exists, carries our label, and is controlled by this WebService's uid. */
+function ownedChildren(ws: Json, state: ClusterState): string[] {
+  const violations: string[] = [];
+  for (const kind of wantedKinds(ws)) {
+    const name = childName(kind, ws.metadata.name);
+    const child = state.children.find((c) => c.kind === KIND_OF[kind] && c.metadata.name === name);
+    if (!child) {
+      violations.push(`${kind}/${name} is missing`);
+      continue;
+    }
+    const controller = (child.metadata.ownerReferences ?? []).find((ref: Json) => ref.controller);
+    if (controller?.uid !== ws.metadata.uid) {
+      violations.push(
+        `${kind}/${name} is controlled by ${controller?.uid ?? 'nothing'}, not webservice uid ${ws.metadata.uid}`,
+      );
+    }
+    if (child.metadata.labels?.[MANAGED_BY_LABEL] !== MANAGED_BY_VALUE)
+      violations.push(`${kind}/${name} lacks our label`);
+  }
+  return violations;
+}
+
+/** status.replicas and ready are the Deployment's counts, and Ready only once its rollout is complete. */
+function truthfulStatus(ws: Json, state: ClusterState): string[] {
+  const at = `webservice/${ws.metadata.name}`;
+  const desired = (ws.spec.replicas ?? 1) as number;
+  if (!ws.spec.workload) {
+    return ws.status?.replicas === desired ? [] : [`${at}: status.replicas ${ws.status?.replicas}, spec ${desired}`];
+  }
+  const deployment = state.children.find((c) => c.kind === 'Deployment' && c.metadata.name === ws.metadata.name);
+  const s = deployment?.status ?? {};
+  const readyPods = s.readyReplicas ?? 0;
+  const violations: string[] = [];
+  if (ws.status?.replicas !== readyPods)
+    violations.push(`${at}: status.replicas ${ws.status?.replicas}, Deployment ready ${readyPods}`);
+  if (ws.status?.ready !== `${readyPods}/${desired}`)
+    violations.push(`${at}: status.ready ${ws.status?.ready}, Deployment ${readyPods}/${desired}`);
+  const complete =
+    deployment !== undefined &&
+    (s.observedGeneration ?? 0) >= deployment.metadata.generation &&
+    [s.updatedReplicas, s.availableReplicas, s.readyReplicas, s.replicas].every((n) => (n ?? 0) === desired);
+  if (readyOf(ws)?.status === 'True' && !complete)
+    violations.push(`${at}: Ready while the rollout is not complete: ${JSON.stringify(s)}`);
+  return violations;
+}
+
+function orphans(state: ClusterState, live: Json[]): string[] {
+  const uids = new Set(live.map((ws) => ws.metadata.uid));
+  return state.children
+    .filter((c) => c.metadata.labels?.[MANAGED_BY_LABEL] === MANAGED_BY_VALUE)
+    .filter((c) => !(c.metadata.ownerReferences ?? []).some((ref: Json) => ref.controller && uids.has(ref.uid)))
+    .map((c) => `${c.kind.toLowerCase()}/${c.metadata.name} carries our label but has no live owner`);
+}
+
+/** Foreign objects keep their resourceVersion (a Deployment, whose status its controller writes: its generation). */
+function foreignViolations(state: ClusterState, world: Pick<World, 'foreign'>): string[] {
+  const violations: string[] = [];
+  for (const foreign of world.foreign.values()) {
+    const now = state.children.find((c) => c.kind === KIND_OF[foreign.kind] && c.metadata.name === foreign.name);
+    const at = `foreign ${foreign.kind}/${foreign.name}`;
+    if (now?.metadata.uid !== foreign.uid) {
+      violations.push(`${at} is gone`);
+      continue;
+    }
+    if (foreign.kind === 'deployment') {
+      if (now.metadata.generation !== foreign.generation)
+        violations.push(`${at}: generation ${foreign.generation} -> ${now.metadata.generation}`);
+    } else if (now.metadata.resourceVersion !== foreign.resourceVersion) {
+      violations.push(`${at}: resourceVersion ${foreign.resourceVersion} -> ${now.metadata.resourceVersion}`);
+    }
+    const ours = (now.metadata.managedFields ?? []).filter((f: Json) => String(f.manager).includes('webservice'));
+    if (ours.length > 0) violations.push(`${at} has fields managed by ${ours.map((f: Json) => f.manager).join(', ')}`);
+  }
+  return violations;
+}
+
+/** What others added to a child of ours is still there, for as long as that object is. */
+function markViolations(state: ClusterState, world: Pick<World, 'marks'>): string[] {
+  const latest = new Map<string, World['marks'][number]>();
+  for (const mark of world.marks) latest.set(`${mark.uid}/${mark.type}/${mark.key}`, mark);
+  const violations: string[] = [];
+  for (const mark of latest.values()) {
+    const object = state.children.find((c) => c.metadata.uid === mark.uid);
+    if (!object) continue;
+    const web = (object.spec?.template?.spec?.containers ?? []).find((c: Json) => c.name === 'web');
+    const found: Record<typeof mark.type, () => unknown> = {
+      label: () => object.metadata.labels?.[mark.key],
+      annotation: () => object.metadata.annotations?.[mark.key],
+      env: () => (web?.env ?? []).find((e: Json) => e.name === mark.key)?.value,
+      container: () => (object.spec?.template?.spec?.containers ?? []).find((c: Json) => c.name === mark.key)?.image,
+      templateAnnotation: () => object.spec?.template?.metadata?.annotations?.[mark.key],
+    };
+    const value = found[mark.type]();
+    if (value !== mark.value) {
+      violations.push(
+        `${mark.kind}/${mark.name}: the ${mark.type} ${mark.key}=${mark.value} that others added is ${value === undefined ? 'gone' : `now ${JSON.stringify(value)}`}`,
+      );
+    }
+  }
+  return violations;
+}
+
+/** Polls until the namespace holds every state property, or the bound passes: the last violations, and how long. */
+export async function quiesce(world: World, boundMs: number): Promise<{ violations: string[]; ms: number }> {
+  const started = Date.now();
+  for (;;) {
+    const violations = stateViolations(readState(world.ns), world);
+    if (violations.length === 0 || Date.now() - started > boundMs) return { violations, ms: Date.now() - started };
+    await sleep(1000);
+  }
+}
+
+/**
+ * The steady state: once the plugin has been quiet for a moment, it makes no mutating
+ * request at all (Events included) over the window. Returns those it made.
+ */
+export async function steadyStateWrites(ns: string, windowMs: number, boundMs: number): Promise<string[]> {
+  const audit = new AuditWindow(ns);
+  const writes = async (ms: number) => {
+    audit.mark();
+    await sleep(ms);
+    return (await audit.events()).filter((e) => fromPlugin(e) && MUTATING.has(e.verb)).map(describeEvent);
+  };
+  const deadline = Date.now() + boundMs;
+  while (Date.now() < deadline && (await writes(3000)).length > 0) {
+    // still settling
+  }
+  return writes(windowMs);
+}
+
+/** The controller never exits by itself, and logs no programming error. */
+export function crashViolations(world: World): string[] {
+  const violations: string[] = [];
+  for (const [i, run] of world.controllers.entries()) {
+    const proc = run.process;
+    if (proc.exit && !run.endedBy)
+      violations.push(`controller #${i} exited by itself: ${JSON.stringify(proc.exit)}: ${proc.stderr.slice(-1000)}`);
+    const unstructured = proc.stderr.split('\n').filter((line) => line.trim() !== '' && !line.startsWith('{'));
+    if (unstructured.length > 0)
+      violations.push(`controller #${i} wrote outside its log: ${unstructured.slice(0, 5).join(' | ')}`);
+    for (const entry of proc.entries) {
+      if (entry.level === 'error' && PROGRAMMING_ERROR.test(JSON.stringify(entry))) {
+        violations.push(`controller #${i} logged a programming error: ${JSON.stringify(entry)}`);
+      }
+    }
+  }
+  for (const [i, apply] of world.applies.entries()) {
+    if (/\n\s+at /.test(apply.stderr))
+      violations.push(`apply --all #${i} printed a stack trace: ${apply.stderr.slice(0, 1000)}`);
+  }
+  return violations;
+}
+
+const PROGRAMMING_ERROR =
+  /TypeError|ReferenceError|RangeError|SyntaxError|Cannot read prop|is not a function|is not iterable/;

@@ -1,0 +1,61 @@
+// Sieve's perturbations of what the controller sees: test/support/watch-proxy.cjs between it
+// and the API server, and a kubeconfig that sends it there. Only the controller goes through
+// it; kubectl and the oracles see the API server as it is.
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { Background, ROOT } from '../support/cluster';
+
+export interface Perturbation {
+  /** The share of watch events that hold the stream behind them (stale state). */
+  delayP: number;
+  /** How long at most. Meanwhile newer events for the same object replace waiting ones (unobserved state). */
+  delayMs: number;
+  seed: number;
+}
+
+type Json = Record<string, any>;
+
+export class WatchProxy {
+  private constructor(
+    private readonly process: Background,
+    /** A copy of the controller's kubeconfig that points at the proxy. */
+    readonly kubeconfig: string,
+  ) {}
+
+  static async start(kubeconfig: string, perturbation: Perturbation): Promise<WatchProxy> {
+    const config = JSON.parse(fs.readFileSync(kubeconfig, 'utf8')) as Json;
+    const cluster = config.clusters[0].cluster as Json;
+    const dir = path.dirname(kubeconfig);
+    const ca = path.join(dir, 'proxy-ca.crt');
+    if (cluster['certificate-authority-data']) {
+      fs.writeFileSync(ca, Buffer.from(cluster['certificate-authority-data'] as string, 'base64'));
+    } else {
+      fs.copyFileSync(cluster['certificate-authority'] as string, ca);
+    }
+    const proxy = new Background('node', [path.join(ROOT, 'test/support/watch-proxy.cjs'), cluster.server, ca], {
+      env: {
+        WATCH_DELAY_P: String(perturbation.delayP),
+        WATCH_DELAY_MS: String(perturbation.delayMs),
+        WATCH_SEED: String(perturbation.seed),
+      },
+    });
+    const port = (await proxy.waitFor(/^(\d+)\n/))[1];
+    const proxied = path.join(dir, 'proxied-config');
+    config.clusters[0].cluster = { server: `http://127.0.0.1:${port}` };
+    fs.writeFileSync(proxied, JSON.stringify(config));
+    return new WatchProxy(proxy, proxied);
+  }
+
+  /** How often each perturbation fired so far: the proxy's last report. */
+  counts(): Record<string, number> {
+    const lines = this.process.stdout
+      .trim()
+      .split('\n')
+      .filter((line) => line.startsWith('{'));
+    return lines.length > 0 ? (JSON.parse(lines[lines.length - 1]) as Record<string, number>) : {};
+  }
+
+  async stop(): Promise<void> {
+    await this.process.end('SIGTERM', 5_000);
+  }
+}

@@ -1,0 +1,92 @@
+// The steps of a campaign history, as plain data: a history is printed as JSON, written to a
+// file and replayed from it (--replay), so every step says exactly what it does, with no
+// randomness left to draw when it runs.
+
+type Json = Record<string, unknown>;
+
+/** The kinds of child a WebService has, as kubectl names them. */
+export type ChildKind = 'configmap' | 'deployment' | 'service';
+
+/** What a tamper does to one child of ours. */
+export type Tamper =
+  | 'edit' // one of our fields, to a value the spec does not say
+  | 'delete'
+  | 'label' // a foreign label
+  | 'annotation' // a foreign annotation
+  | 'env' // a foreign env var (Deployment)
+  | 'container' // a foreign sidecar container (Deployment)
+  | 'restart' // kubectl rollout restart (Deployment)
+  | 'scale'; // kubectl scale of the Deployment itself
+
+/** Where killInWrite stops the controller: before a write to a child, the status, or an Event. */
+export type WritePoint = 'child' | 'status' | 'event';
+
+export type Step =
+  /** kubectl create of a WebService; with `finalizer`, ours, which the controller must take off on deletion. */
+  | { step: 'create'; name: string; spec: Json; labels?: Record<string, string>; finalizer?: boolean }
+  /** The whole spec replaced (one JSON patch): an edit of one field or several, or optional sections removed. */
+  | { step: 'setSpec'; name: string; spec: Json; what: string }
+  | { step: 'delete'; name: string }
+  /** Deleted, waited for, and created again at once: the same name with a new uid. */
+  | { step: 'recreate'; name: string; spec: Json }
+  | { step: 'tamper'; name: string; child: ChildKind; how: Tamper; value: string }
+  /** A foreign object (no owner, not our label) on the name a child of `name` would have. */
+  | { step: 'foreign'; name: string; child: ChildKind }
+  | { step: 'unforeign'; name: string; child: ChildKind }
+  /** spec.replicas through the scale subresource: `kubectl scale`, or a merge patch as an HPA writes it. */
+  | { step: 'scale'; name: string; replicas: number; via: 'kubectl' | 'hpa' }
+  /** SIGKILL the controller; a later `start` step (or quiescence) starts it again. */
+  | { step: 'kill' }
+  /**
+   * The spec replaced, and the controller stopped before its next write of that kind goes
+   * out (stop-in-write): a child's, the status', or an Event's; then SIGKILLed. A reconcile
+   * cut between two of its writes.
+   */
+  | { step: 'killInWrite'; name: string; spec: Json; at: WritePoint }
+  | { step: 'start' }
+  /** `kubectl webservice apply --all` in the background, racing the controller. */
+  | { step: 'applyAll' }
+  /** A change the API server must refuse: a JSON patch on the spec, or a create. Nothing may change. */
+  | { step: 'invalid'; name: string; patch: Json[]; what: string }
+  | { step: 'invalidCreate'; name: string; spec: Json; what: string }
+  | { step: 'pause'; ms: number }
+  /** Quiescence in the middle of a history: the controller runs, and the oracles are checked. */
+  | { step: 'check' };
+
+/** One line for a person: what the step does. */
+export function describeStep(step: Step): string {
+  switch (step.step) {
+    case 'create':
+      return `create ${step.name}${step.finalizer ? ' (with our finalizer)' : ''} ${JSON.stringify(step.spec)}`;
+    case 'setSpec':
+      return `edit ${step.name} (${step.what}) ${JSON.stringify(step.spec)}`;
+    case 'delete':
+      return `delete ${step.name}`;
+    case 'recreate':
+      return `delete ${step.name} and create it again ${JSON.stringify(step.spec)}`;
+    case 'tamper':
+      return `tamper with ${step.child}/${step.name}: ${step.how} ${step.value}`;
+    case 'foreign':
+      return `a foreign ${step.child} on ${step.name}'s child name`;
+    case 'unforeign':
+      return `remove the foreign ${step.child} on ${step.name}'s child name`;
+    case 'scale':
+      return `scale ${step.name} to ${step.replicas} (${step.via})`;
+    case 'kill':
+      return 'SIGKILL the controller';
+    case 'killInWrite':
+      return `edit ${step.name}, stop the controller before its next ${step.at} write, SIGKILL it ${JSON.stringify(step.spec)}`;
+    case 'start':
+      return 'start the controller';
+    case 'applyAll':
+      return 'apply --all in the background';
+    case 'invalid':
+      return `invalid edit of ${step.name} (${step.what})`;
+    case 'invalidCreate':
+      return `invalid create of ${step.name} (${step.what})`;
+    case 'pause':
+      return `pause ${step.ms}ms`;
+    case 'check':
+      return 'start the controller if it is down, wait for quiescence and check the oracles';
+  }
+}

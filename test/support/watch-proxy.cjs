@@ -1,0 +1,135 @@
+// An HTTP proxy between one client and the API server, for Sieve's perturbations of what a
+// controller sees (test/campaign): node watch-proxy.cjs TARGET_URL CA_FILE. It listens on
+// 127.0.0.1 in plain HTTP (a port the kernel picks, printed on stdout as its first line) and
+// forwards every request to TARGET_URL over TLS, trusting CA_FILE; the client's own
+// Authorization header goes through unchanged. Watch responses are re-cut event by event:
+// - stale state: with probability WATCH_DELAY_P an event holds the stream behind it for up
+//   to WATCH_DELAY_MS (order is kept, as the API server keeps it);
+// - unobserved state: while events wait, a newer event for the same object replaces the one
+//   still waiting, so the client never sees that intermediate state (Sieve's coalescing).
+// Randomness comes from mulberry32 seeded by WATCH_SEED. Every second, and on SIGTERM, it
+// prints a JSON line of counts: watches, events, delayed, coalesced.
+'use strict';
+const fs = require('node:fs');
+const http = require('node:http');
+const https = require('node:https');
+const { setInterval, clearTimeout } = require('node:timers');
+
+const [target, caFile] = process.argv.slice(2);
+const upstream = new URL(target);
+const agent = new https.Agent({ ca: fs.readFileSync(caFile), keepAlive: true });
+const delayP = Number(process.env.WATCH_DELAY_P ?? 0);
+const delayMs = Number(process.env.WATCH_DELAY_MS ?? 0);
+
+let seed = Number(process.env.WATCH_SEED ?? 1) >>> 0;
+function random() {
+  seed = (seed + 0x6d2b79f5) >>> 0;
+  let t = seed;
+  t = Math.imul(t ^ (t >>> 15), t | 1);
+  t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+  return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+}
+
+const counts = { watches: 0, events: 0, delayed: 0, coalesced: 0 };
+const report = () => process.stdout.write(`${JSON.stringify(counts)}\n`);
+setInterval(report, 1000).unref();
+
+function isWatch(url) {
+  const watch = new URL(url, 'http://proxy').searchParams.get('watch');
+  return watch === 'true' || watch === '1';
+}
+
+/** The object an event is about, or null (a BOOKMARK, an ERROR, a line that is not JSON). */
+function keyOf(event) {
+  if (event.type !== 'ADDED' && event.type !== 'MODIFIED' && event.type !== 'DELETED') return null;
+  const meta = event.object?.metadata ?? {};
+  return `${event.object?.kind}/${meta.namespace}/${meta.name}`;
+}
+
+/** Re-cuts one watch response: events queue, and flow once the stream is not held. */
+function perturb(upRes, res) {
+  counts.watches++;
+  const queue = [];
+  let heldUntil = 0;
+  let timer = null;
+  let ended = false;
+  let pending = '';
+  const flush = () => {
+    timer = null;
+    const wait = heldUntil - Date.now();
+    if (wait > 0) {
+      timer = setTimeout(flush, wait);
+      return;
+    }
+    while (queue.length > 0) res.write(queue.shift().line);
+    if (ended) res.end();
+  };
+  const push = (line) => {
+    counts.events++;
+    let event = null;
+    try {
+      event = JSON.parse(line);
+    } catch {
+      // not an event: passed on as it is
+    }
+    const key = event ? keyOf(event) : null;
+    if (key !== null) {
+      const waiting = queue.findIndex((item) => item.key === key);
+      if (waiting >= 0) {
+        // The client never sees the waiting state: the newer one takes its place (an object
+        // it has not seen yet stays ADDED; a deletion stays a deletion).
+        const earlier = queue[waiting].event;
+        const type = event.type === 'DELETED' || earlier.type !== 'ADDED' ? event.type : 'ADDED';
+        const merged = { ...event, type };
+        queue[waiting] = { key, event: merged, line: `${JSON.stringify(merged)}\n` };
+        counts.coalesced++;
+        return;
+      }
+    }
+    if (delayP > 0 && random() < delayP) {
+      heldUntil = Math.max(heldUntil, Date.now() + random() * delayMs);
+      counts.delayed++;
+    }
+    queue.push({ key, event, line });
+    if (timer === null) flush();
+  };
+  upRes.on('data', (chunk) => {
+    pending += chunk.toString('utf8');
+    let newline;
+    while ((newline = pending.indexOf('\n')) >= 0) {
+      push(pending.slice(0, newline + 1));
+      pending = pending.slice(newline + 1);
+    }
+  });
+  upRes.on('end', () => {
+    ended = true;
+    if (timer === null) flush();
+  });
+  res.on('close', () => {
+    if (timer !== null) clearTimeout(timer);
+    queue.length = 0;
+  });
+}
+
+const server = http.createServer((req, res) => {
+  const headers = { ...req.headers, host: upstream.host };
+  // Plain text on the way back, so the proxy can read the events.
+  delete headers['accept-encoding'];
+  const up = https.request(
+    { hostname: upstream.hostname, port: upstream.port, path: req.url, method: req.method, headers, agent },
+    (upRes) => {
+      res.writeHead(upRes.statusCode ?? 502, upRes.headers);
+      if (upRes.statusCode === 200 && isWatch(req.url)) perturb(upRes, res);
+      else upRes.pipe(res);
+    },
+  );
+  up.on('error', () => res.destroy());
+  res.on('error', () => up.destroy());
+  res.on('close', () => up.destroy());
+  req.pipe(up);
+});
+server.listen(0, '127.0.0.1', () => process.stdout.write(`${server.address().port}\n`));
+process.on('SIGTERM', () => {
+  report();
+  process.exit(0);
+});
