@@ -10,6 +10,7 @@ import {
   useNamespace,
   webService,
 } from '../support/cluster';
+import { CHILD_KINDS } from '../../src/core/kinds';
 import { ControllerProcess } from '../support/controller';
 
 const ns = useNamespace('watch-list');
@@ -38,7 +39,7 @@ it('by default syncs from streaming lists, with no LIST, and reconciles what was
   const reads = (await audit.pluginRequests()).filter((e) => e.verb === 'list' || e.verb === 'watch');
   const streaming = reads.filter((e) => e.verb === 'watch' && e.requestURI?.includes('sendInitialEvents=true'));
   expect(new Set(streaming.map((e) => e.objectRef?.resource))).toEqual(
-    new Set(['webservices', 'configmaps', 'deployments', 'services']),
+    new Set(['webservices', ...CHILD_KINDS.map((row) => row.resource)]),
   );
   expect(reads.filter((e) => e.verb === 'list')).toEqual([]);
 });
