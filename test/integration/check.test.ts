@@ -248,10 +248,12 @@ describe('fails with the right hint', () => {
       expect.stringMatching(/^‼ cannot tell whether a controller runs: the Lease .* cannot be read/),
     );
     expect(lines).toContain(`✓ every WebService is Ready (1) in namespace ${ns}`);
-    // It may not list Deployments and Services: the orphans check says what it skipped.
+    // It may not list the workload's kinds of child: the orphans check says what it skipped.
     expect(lines).toContainEqual(
       expect.stringMatching(
-        new RegExp(`^‼ no orphaned ConfigMaps in namespace ${ns}; Deployments and Services not checked: .*forbidden`),
+        new RegExp(
+          `^‼ no orphaned ConfigMaps in namespace ${ns}; Deployments, Services and PodDisruptionBudgets not checked: .*forbidden`,
+        ),
       ),
     );
     expect(result.stdout.endsWith('\n7 passed, 3 warnings, 3 failed\n')).toBe(true);
