@@ -2,10 +2,12 @@
 // every kind (by our label), its events become keys, workers reconcile keys from the cache
 // through the same engine and core as `apply`. Only the engine decides and writes; this file
 // only schedules. A converged key makes no request at all.
+import { CHILD_KINDS } from '../core/kinds';
 import { Child, WebService } from '../core/model';
 import {
   ObjectIndex,
   addChild,
+  childKey,
   childKeyOf,
   controllerKeyOf,
   dependentsOf,
@@ -55,7 +57,10 @@ export class Controller {
   readonly queue: WorkQueue;
   private readonly cache: WebServiceCache;
   private readonly index: ObjectIndex;
-  /** Foreign children on a child's name (child keys), learnt from a refused create: not watched, forgotten at resync. */
+  /**
+   * Foreign children on a child's name (child keys), learnt from a refused create: not
+   * watched, so looked at again before each reconcile of their WebService, and forgotten at resync.
+   */
   private readonly foreign = new Set<string>();
   private readonly abort = new AbortController();
   private caches: Promise<void> = Promise.resolve();
@@ -222,6 +227,7 @@ export class Controller {
       this.queue.forget(key); // deleted: nothing left to reconcile
       return;
     }
+    await this.refreshForeign(parent);
     const started = process.hrtime.bigint();
     // Past the deadline, every request of this reconcile is cut off or refused unsent, so it
     // ends at once and writes nothing more (no status, no Event) once its worker moves on.
@@ -273,7 +279,12 @@ export class Controller {
     }
     if (result.eventError)
       this.options.log('error', 'recording an Event failed', { key, error: result.eventError.message });
-    if (decision.action === 'requeue') {
+    if (decision.action === 'conflict') {
+      // Only its owner can move a foreign object, and its removal is no event we see: look
+      // again with backoff (a GET each time, refreshForeign), as apply --wait does.
+      this.options.metrics?.reconciled('success', seconds);
+      this.queue.addRateLimited(key);
+    } else if (decision.action === 'requeue') {
       this.options.metrics?.reconciled('requeue_after', seconds);
       this.queue.forget(key);
       // No after_seconds (a dependency cycle): only a spec change resolves it, and that is an event.
@@ -286,6 +297,26 @@ export class Controller {
     // written to status (a steady cycle writes nothing, so logs nothing above debug).
     const level = writes.length === 0 ? 'debug' : decision.cycle ? 'warn' : 'info';
     this.options.log(level, 'reconciled', fields);
+  }
+
+  /**
+   * Reads again the foreign children remembered for this WebService (one GET each): one that
+   * is gone leaves the cache, one that changed (an adopt annotation, say) is refreshed there.
+   */
+  private async refreshForeign(parent: WebService): Promise<void> {
+    const { namespace = '', name } = parent.metadata;
+    for (const row of CHILD_KINDS) {
+      const key = childKey(row.kind, namespace, row.nameFor(name));
+      if (!this.foreign.has(key)) continue;
+      const fresh = await this.client.getChild(row, namespace, row.nameFor(name));
+      const cached = this.index.childrenByKey.get(key);
+      if (fresh) {
+        addChild(this.index, stripManagedFields(fresh));
+      } else {
+        this.foreign.delete(key);
+        if (cached) removeChild(this.index, cached);
+      }
+    }
   }
 
   private timedOut(key: string, started: bigint, error: Error): void {

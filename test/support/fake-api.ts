@@ -203,6 +203,20 @@ export class FakeApi implements KubeApi {
     change(child);
   }
 
+  /** Removes a stored child unseen, as its owner would: the label-selected watches get no event. */
+  removeChild(kind: string, namespace: string, name: string): void {
+    const at = this.children.findIndex(
+      (c) => kindOf(c) === kind && c.metadata.name === name && inNamespace(c, namespace),
+    );
+    if (at < 0) throw new Error(`no ${kind} ${namespace}/${name} to remove`);
+    this.children.splice(at, 1);
+  }
+
+  /** Whether a child of this kind and name is stored. */
+  hasChild(kind: string, namespace: string, name: string): boolean {
+    return this.children.some((c) => kindOf(c) === kind && c.metadata.name === name && inNamespace(c, namespace));
+  }
+
   private record(request: FakeRequest): void {
     this.requests.push(request);
     if (!['get', 'list', 'watch'].includes(request.verb)) this.beforeWrite?.(request);

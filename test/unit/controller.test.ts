@@ -1,16 +1,19 @@
 // Where the controller's keys get their priority (initial list low, events normal), and its
 // workers against one WebService: a reconcile that throws (a bug) is counted
-// as a panic and the worker carries on; a reconcile whose write never gets an answer is
-// aborted at --reconcile-timeout, counted, writes no status, and is retried with backoff.
+// as a panic and the worker carries on; a conflict is retried until the foreign object goes;
+// a reconcile whose write never gets an answer is aborted at --reconcile-timeout, counted,
+// writes no status, and is retried with backoff.
 import * as http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { Controller, ControllerOptions } from '../../src/controller/controller';
 import { createMetrics } from '../../src/controller/metrics';
+import { CHILD_KINDS } from '../../src/core/kinds';
 import { LOW_PRIORITY, NORMAL_PRIORITY } from '../../src/controller/queue';
 import type { WebService } from '../../src/core/model';
 import type { KubeConfig } from '@kubernetes/client-node/dist/config.js';
 import type { KubeApi } from '../../src/kube/client';
 import { Request, Transport, WatchOptions } from '../../src/kube/transport';
+import { ConflictError } from '../../src/kube/errors';
 import { FakeApi } from '../support/fake-api';
 
 const WEB: WebService = {
@@ -124,6 +127,46 @@ describe('Controller workers', () => {
     expect(await sample(metrics, 'controller_runtime_active_workers{controller="webservice"}')).toBe(0);
     expect(await sample(metrics, 'controller_runtime_max_concurrent_reconciles{controller="webservice"}')).toBe(1);
     expect(logs).toContain('reconcile failed');
+  });
+});
+
+describe('Controller conflicts', () => {
+  const FOREIGN = {
+    apiVersion: 'v1',
+    kind: 'ConfigMap',
+    metadata: { name: 'web-desired', namespace: 'ns', uid: 'u-foreign', resourceVersion: '5' },
+    data: { theirs: 'yes' },
+  };
+
+  // Found by the correctness campaign (seed 33): the foreign object's removal is no event the
+  // label-selected watches see, so only a retry that reads it again notices it.
+  it('retries a conflict, never writes to the foreign object, and converges once it is gone', async () => {
+    const client = new FakeApi({ webServices: [WEB], children: [FOREIGN] });
+    client.beforeWrite = (request) => {
+      if (
+        request.verb === 'create' &&
+        request.resource === 'configmaps' &&
+        client.hasChild('ConfigMap', 'ns', 'web-desired')
+      )
+        throw new ConflictError('configmaps "web-desired" already exists', true);
+    };
+    const { controller } = controllerFor(client);
+    try {
+      await started(controller);
+      const rechecks = () => client.calls.filter((c) => c === 'get configmaps').length;
+      await until(() => Promise.resolve(rechecks() >= 3));
+      const beforeRemoval = client.writes.filter((w) => w.resource === 'configmaps');
+      // The one refused create; nothing else touched the foreign ConfigMap while it stood.
+      expect(beforeRemoval.map((w) => w.verb)).toEqual(['create']);
+
+      client.removeChild('ConfigMap', 'ns', 'web-desired');
+      await until(() => Promise.resolve(client.writes.filter((w) => w.resource === 'configmaps').length === 2));
+      const made = await client.getChild(CHILD_KINDS[0], 'ns', 'web-desired');
+      expect(made?.metadata.uid).not.toBe('u-foreign');
+      expect(made?.metadata.ownerReferences?.[0].uid).toBe('u-web');
+    } finally {
+      await controller.shutDown();
+    }
   });
 });
 
