@@ -194,6 +194,20 @@ describeWorkloads('autoscaling', () => {
     expect(stdout).toMatch(/HorizontalPodAutoscaler\/shop\s+Failed\s+\S+\s+\d+\/\d+ replicas, 2 to 6/);
   });
 
+  it('kubectl scale moves the floor when minReplicas is unset, and is refused above maxReplicas', () => {
+    setSpec('floor', 2, { maxReplicas: 3 });
+    converge('floor');
+    expect(autoscaler('floor').spec.minReplicas).toBe(2);
+    const scale = (replicas: number) =>
+      run('kubectl', ['scale', 'webservice', 'floor', '-n', ns, `--replicas=${replicas}`]);
+    const refused = scale(5);
+    expect(refused.status).not.toBe(0);
+    expect(refused.stderr).toMatch(/spec.replicas is the autoscaler's minimum: it must be\s+from 1 to maxReplicas/);
+    expect(scale(3).status).toBe(0);
+    converge('floor');
+    expect(autoscaler('floor').spec.minReplicas).toBe(3);
+  });
+
   it.each([
     [{ minReplicas: 5, maxReplicas: 2 }, 2, /minReplicas must not exceed maxReplicas/],
     [{ maxReplicas: 2 }, 3, /spec.replicas is the autoscaler's minimum: it must be\s+from 1 to maxReplicas/],
