@@ -324,9 +324,11 @@ plane_has_workloads() {
 # TaintNodesByCondition admission plugin puts on every new Node once kwok makes it Ready
 # (and taints it again if kwok stops renewing its lease), as on a real cluster. The resource
 # quota controller fills in a ResourceQuota's status, without which admission enforces none.
-# The EndpointSlice controller gives a Service its ready endpoints (describe shows them), and
-# the disruption controller a PodDisruptionBudget its healthy count and allowed evictions.
-readonly WORKLOAD_CONTROLLERS=deployment-controller,replicaset-controller,serviceaccount-controller,pod-garbage-collector-controller,node-lifecycle-controller,resourcequota-controller,endpointslice-controller,disruption-controller
+# The EndpointSlice controller gives a Service its ready endpoints (describe shows them),
+# the disruption controller a PodDisruptionBudget its healthy count and allowed evictions, and
+# the horizontal-pod-autoscaler controller an HPA its conditions: with no metrics server in the
+# plane it scales only into its bounds, and says it cannot get metrics.
+readonly WORKLOAD_CONTROLLERS=deployment-controller,replicaset-controller,serviceaccount-controller,pod-garbage-collector-controller,node-lifecycle-controller,resourcequota-controller,endpointslice-controller,disruption-controller,horizontal-pod-autoscaler-controller
 
 start_kcm() {
   local controllers=garbage-collector-controller,namespace-controller
@@ -334,7 +336,8 @@ start_kcm() {
   start kube-controller-manager "$(binary kube-controller-manager)" \
     --kubeconfig "${STATE_DIR}/kcm.kubeconfig" \
     --controllers "${controllers}" \
-    --leader-elect=false --secure-port 0 --use-service-account-credentials=false
+    --leader-elect=false --secure-port 0 --use-service-account-credentials=false \
+    --horizontal-pod-autoscaler-sync-period=5s
   sleep 0.5
   pid_alive kube-controller-manager || fail_start kube-controller-manager "kube-controller-manager exited at start"
 }

@@ -39,6 +39,11 @@ export interface ApplyOp {
   /** The live child's uid and resourceVersion: the apply is refused if it changed; absent, it must not exist. */
   uid?: string;
   resourceVersion?: string;
+  /**
+   * A handover (the kind table's handover column): applied by the handover's field manager,
+   * not forced, so that fields our next apply stops setting keep their values.
+   */
+  handover?: true;
 }
 
 export interface DeleteOp {
@@ -113,15 +118,17 @@ export function appliedVerdict(
   const what = adopting
     ? `adopting it (annotation ${ADOPT_ANNOTATION}=${parent.name})`
     : `differs from the spec: ${differences.map((d) => d.path).join(', ')}`;
-  return {
-    target,
-    state: 'differs',
-    reason: `${target} ${what}`,
-    differences,
-    ops: [
-      { op: 'applyChild', kind: row.kind, name, object: want, uid: have.uid, resourceVersion: have.resourceVersion },
-    ],
-  };
+  const handover = row.handover?.(have.object, { name: parent.name, desired: parent.desired }) ?? null;
+  const precondition = { uid: have.uid, resourceVersion: have.resourceVersion };
+  const ops: ApplyOp[] = handover
+    ? [
+        // The handover is made on the child we read; our apply then follows it on the same
+        // object (its uid), whose resourceVersion the handover has just moved on.
+        { op: 'applyChild', kind: row.kind, name, object: handover, ...precondition, handover: true },
+        { op: 'applyChild', kind: row.kind, name, object: want, uid: have.uid },
+      ]
+    : [{ op: 'applyChild', kind: row.kind, name, object: want, ...precondition }];
+  return { target, state: 'differs', reason: `${target} ${what}`, differences, ops };
 }
 
 /** Someone asked for this WebService to take the object over, and no other controller holds it. */

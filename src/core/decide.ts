@@ -7,7 +7,7 @@ import { describeCycle } from './cycle';
 import { ChildFacts, Observation } from './observe';
 import { ApplyOp, DeleteOp, appliedVerdict } from './applied';
 import { conflictReason, describeRef, desiredLabels, desiredOwnerReference, sameOwnerReference } from './ownership';
-import { ROLLOUT_POLL_SECONDS, WORKLOAD_ANNOTATION, desiredData, rolloutOf } from './workload';
+import { ROLLOUT_POLL_SECONDS, WORKLOAD_ANNOTATION, desiredData, podsWanted, rolloutOf } from './workload';
 
 export type Action = 'create' | 'update' | 'noop' | 'requeue' | 'conflict' | 'finalize';
 
@@ -204,7 +204,7 @@ function configMapVerdict(obs: Observation): ChildVerdict {
 function rolloutPoll(obs: Observation, verdicts: ChildVerdict[]): Pick<Partial<Decision>, 'after_seconds'> {
   if (!obs.desired.workload) return {};
   const live = obs.workloadChildren?.[DEPLOYMENT.kind]?.object ?? null;
-  const rollout = rolloutOf(live, obs.desired.replicas, writesDeployment(verdicts.flatMap((v) => v.ops)));
+  const rollout = rolloutOf(live, podsWanted(obs.desired, live), writesDeployment(verdicts.flatMap((v) => v.ops)));
   return rollout.complete ? {} : { after_seconds: ROLLOUT_POLL_SECONDS };
 }
 

@@ -104,6 +104,13 @@ export function describeWebService({
   return description;
 }
 
+/** The fields of a handover's spec, by name: spec.replicas. */
+function fieldsOf(spec: Record<string, unknown>): string {
+  return Object.keys(spec)
+    .map((key) => `spec.${key}`)
+    .join(', ');
+}
+
 /** One write of a decision, as kubectl would name it. */
 function describeOp(op: Op): string {
   switch (op.op) {
@@ -112,7 +119,7 @@ function describeOp(op: Op): string {
     case 'patchChild':
       return `patch configmap/${op.name}`;
     case 'applyChild':
-      return `apply ${op.kind.toLowerCase()}/${op.name}`;
+      return `apply ${op.kind.toLowerCase()}/${op.name}${op.handover ? ` (hand over ${fieldsOf(op.object.spec)})` : ''}`;
     case 'deleteChild':
       return `delete ${(op.kind ?? 'ConfigMap').toLowerCase()}/${op.name}`;
     case 'removeFinalizer':

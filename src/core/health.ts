@@ -1,7 +1,7 @@
 // How healthy an object of each kind is, in a word and a few facts: what describe's tree
 // shows, and the kind table's and the descendant table's health column. Pure: an object in,
 // its state out.
-import type { Deployment, ObjectMeta } from './model';
+import type { ConditionStatus, Deployment, ObjectMeta } from './model';
 import { rolloutOf } from './workload';
 
 /** A node's state in one word, which the printer colours. */
@@ -115,6 +115,46 @@ export function podDisruptionBudgetHealth(live: LiveObject): Health {
   const info = `${healthy}/${wanted} healthy, ${allowed} disruption${allowed === 1 ? '' : 's'} allowed`;
   if (!observed || status.desiredHealthy === undefined) return { state: 'Progressing', info: 'not yet counted' };
   return { state: healthy >= wanted ? 'Ready' : 'Progressing', info };
+}
+
+/** A condition a child gives its WebService (the kind table's condition column), without its type and times. */
+export interface ChildCondition {
+  status: ConditionStatus;
+  reason: string;
+  message: string;
+}
+
+/**
+ * Whether a HorizontalPodAutoscaler can do its work, in its own words: False with the reason
+ * and message of its first condition that says it cannot (AbleToScale, then ScalingActive: no
+ * metrics, say); True once it scales on a metric; Unknown before its controller has looked.
+ */
+export function autoscalerCondition(live: LiveObject): ChildCondition {
+  const conditions = conditionsOf(live);
+  const failing = ['AbleToScale', 'ScalingActive']
+    .map((type) => conditions.find((c) => c.type === type))
+    .find((c) => c !== undefined && c.status === 'False');
+  if (failing) return { status: 'False', reason: failing.reason || failing.type, message: failing.message ?? '' };
+  const active = conditions.find((c) => c.type === 'ScalingActive' && c.status === 'True');
+  if (active) return { status: 'True', reason: active.reason || active.type, message: active.message ?? '' };
+  return {
+    status: 'Unknown',
+    reason: 'NotEvaluated',
+    message: `horizontalpodautoscaler/${live.metadata.name} has not been evaluated by its controller yet`,
+  };
+}
+
+/** A HorizontalPodAutoscaler: Ready while it scales on its metrics; why not, in its own words. */
+export function horizontalPodAutoscalerHealth(live: LiveObject): Health {
+  const spec = live.spec ?? {};
+  const status = live.status ?? {};
+  const info =
+    `${Number(status.currentReplicas ?? 0)}/${Number(status.desiredReplicas ?? 0)} replicas, ` +
+    `${Number(spec.minReplicas ?? 1)} to ${Number(spec.maxReplicas ?? 0)}`;
+  const condition = autoscalerCondition(live);
+  if (condition.status === 'True') return { state: 'Ready', info };
+  if (condition.status === 'Unknown') return { state: 'Progressing', info: 'not yet evaluated' };
+  return { state: 'Failed', info, message: `${condition.reason}: ${condition.message}` };
 }
 
 export function replicaSetHealth(object: LiveObject): Health {

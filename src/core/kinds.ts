@@ -3,21 +3,26 @@
 // read this table: another kind of child is another row and its desired-object builder.
 // Pure: plain data and functions of the spec.
 import {
+  ChildCondition,
   Health,
   HealthContext,
   LiveObject,
+  autoscalerCondition,
   configMapHealth,
   deploymentHealth,
+  horizontalPodAutoscalerHealth,
   podDisruptionBudgetHealth,
   serviceHealth,
 } from './health';
-import type { ObjectMeta, WebService } from './model';
+import type { Child, ObjectMeta, WebService } from './model';
 import type { DesiredState } from './observe';
 import {
   DesiredObject,
   desiredDeployment,
+  desiredHorizontalPodAutoscaler,
   desiredPodDisruptionBudget,
   desiredService,
+  replicasHandover,
   workloadWanted,
 } from './workload';
 
@@ -52,6 +57,17 @@ export interface ChildKindRow extends ResourceType {
   build?(metadata: ObjectMeta, parent: { name: string; desired: DesiredState }): DesiredObject | null;
   /** How healthy a child of this kind is, from its status (and what lies under it). */
   health(live: LiveObject, context: HealthContext): Health;
+  /**
+   * Fields of the live child that our apply is about to stop setting and another controller
+   * takes over: them alone, at their live values, for an apply by a field manager of their
+   * own just before ours, so the server keeps them; null when nothing is to be handed over.
+   */
+  handover?(live: Child, parent: { name: string; desired: DesiredState }): DesiredObject | null;
+  /**
+   * A condition of the WebService's own that this kind's child sets, while the spec asks for
+   * one: its type, and its value from the live child. A kind without it adds no condition.
+   */
+  condition?: { type: string; of(live: LiveObject): ChildCondition };
 }
 
 /** The suffix of the lab's ConfigMap: `<name>-desired`. */
@@ -83,6 +99,10 @@ export const DEPLOYMENT: ChildKindRow = {
     return want && desiredDeployment(metadata, want);
   },
   health: deploymentHealth,
+  handover: (live, parent) => {
+    const want = workloadWanted(parent.name, parent.desired);
+    return want && replicasHandover(live, want);
+  },
 };
 
 const SERVICE: ChildKindRow = {
@@ -115,8 +135,33 @@ const POD_DISRUPTION_BUDGET: ChildKindRow = {
   health: podDisruptionBudgetHealth,
 };
 
+/** The WebService's condition that says whether its autoscaler can scale. */
+const AUTOSCALING_CONDITION = 'Autoscaling';
+
+const HORIZONTAL_POD_AUTOSCALER: ChildKindRow = {
+  kind: 'HorizontalPodAutoscaler',
+  apiVersion: 'autoscaling/v2',
+  group: 'autoscaling',
+  resource: 'horizontalpodautoscalers',
+  write: 'apply',
+  nameFor: sameName,
+  wanted: (parent) => parent.spec.workload?.autoscaling !== undefined,
+  build: (metadata, parent) => {
+    const want = workloadWanted(parent.name, parent.desired);
+    return want && desiredHorizontalPodAutoscaler(metadata, want);
+  },
+  health: horizontalPodAutoscalerHealth,
+  condition: { type: AUTOSCALING_CONDITION, of: autoscalerCondition },
+};
+
 /** Every kind of child, in the order they are read, written and listed (the ConfigMap first). */
-export const CHILD_KINDS: readonly ChildKindRow[] = [CONFIG_MAP, DEPLOYMENT, SERVICE, POD_DISRUPTION_BUDGET];
+export const CHILD_KINDS: readonly ChildKindRow[] = [
+  CONFIG_MAP,
+  DEPLOYMENT,
+  SERVICE,
+  POD_DISRUPTION_BUDGET,
+  HORIZONTAL_POD_AUTOSCALER,
+];
 
 /** The kinds written by server-side apply: a WebService's workload. */
 export const APPLIED_KINDS: readonly ChildKindRow[] = CHILD_KINDS.filter((row) => row.write === 'apply');

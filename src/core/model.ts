@@ -131,6 +131,18 @@ export interface WorkloadSpec {
   podAnnotations?: Record<string, string>;
   /** A PodDisruptionBudget over the pods: one of the two, a count or a percentage ("25%"). */
   disruption?: Disruption;
+  /**
+   * A HorizontalPodAutoscaler aimed at the Deployment: it owns the replica count, between
+   * minReplicas (unset: spec.replicas) and maxReplicas.
+   */
+  autoscaling?: Autoscaling;
+}
+
+export interface Autoscaling {
+  minReplicas?: number;
+  maxReplicas: number;
+  /** Unset: the API server's default for an HPA without metrics, 80% CPU. */
+  targetCPUUtilizationPercentage?: number;
 }
 
 export interface Disruption {

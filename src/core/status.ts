@@ -1,11 +1,12 @@
 // The status computation: observation + decision + outcome + now -> status. Pure.
 import { Decision, Op, writesDeployment } from './decide';
 import { jsonEqual } from './equal';
-import { DEPLOYMENT } from './kinds';
+import { CHILD_KINDS, ChildKindRow, DEPLOYMENT, childTarget } from './kinds';
 import { Condition, ConditionStatus, Deployment, READY, WebServiceStatus, childName } from './model';
+import type { LiveObject } from './health';
 import { Observation } from './observe';
 import { selectorString } from './pod';
-import { rolloutOf } from './workload';
+import { podsWanted, rolloutOf } from './workload';
 
 /** kstatus: True while a change is being rolled out. */
 const RECONCILING = 'Reconciling';
@@ -66,8 +67,46 @@ function hasKstatus(conditions: Condition[] | undefined): boolean {
 function withoutWorkload(status: WebServiceStatus): WebServiceStatus {
   const rest: WebServiceStatus = { ...status };
   for (const key of WORKLOAD_FIELDS) delete rest[key];
-  if (rest.conditions) rest.conditions = rest.conditions.filter((c) => c.type !== RECONCILING && c.type !== STALLED);
+  const childTypes = new Set(CONDITION_KINDS.map((row) => row.condition?.type));
+  if (rest.conditions) {
+    rest.conditions = rest.conditions.filter(
+      (c) => c.type !== RECONCILING && c.type !== STALLED && !childTypes.has(c.type),
+    );
+  }
   return rest;
+}
+
+/** The kinds whose child gives the WebService a condition of its own (the kind table's condition column). */
+const CONDITION_KINDS = CHILD_KINDS.filter((row) => row.condition !== undefined);
+
+/**
+ * The conditions the children give: for each kind with a condition column, its value from
+ * our live child while the spec asks for one (Unknown while there is none), and none once the
+ * spec stops asking. They say what a child reports and never hold Ready back.
+ */
+function childConditions(obs: Observation, conditions: Condition[], now: string): Condition[] {
+  let next = conditions;
+  for (const row of CONDITION_KINDS) {
+    const type = row.condition?.type ?? '';
+    if (!wants(row, obs)) {
+      next = next.filter((c) => c.type !== type);
+      continue;
+    }
+    const live = obs.workloadChildren?.[row.kind];
+    const target = childTarget(row, row.nameFor(obs.name));
+    const value =
+      live && live.controlledByParent && live.managedByUs
+        ? (row.condition?.of(live.object as unknown as LiveObject) ?? null)
+        : { status: 'Unknown' as const, reason: 'ChildMissing', message: `${target} does not exist yet` };
+    if (value) next = setCondition(next, { type, ...value, observedGeneration: obs.generation }, now);
+  }
+  return next;
+}
+
+/** Whether the spec asks for a child of this kind: its builder makes one. */
+function wants(row: ChildKindRow, obs: Observation): boolean {
+  const metadata = { name: row.nameFor(obs.name), namespace: obs.namespace };
+  return (row.build?.(metadata, { name: obs.name, desired: obs.desired }) ?? null) !== null;
 }
 
 /**
@@ -96,7 +135,7 @@ function workloadStatus(
   const live = obs.workloadChildren?.[DEPLOYMENT.kind];
   const deployment = live && live.controlledByParent && live.managedByUs ? (live.object as Deployment) : null;
   const specChanged = writesDeployment([...earlier, ...decision.ops]);
-  const rollout = rolloutOf(deployment, obs.desired.replicas, specChanged);
+  const rollout = rolloutOf(deployment, podsWanted(obs.desired, deployment), specChanged);
   const counts = `${rollout.ready}/${rollout.desired}`;
   let ready: ReadyCondition = base;
   let reconciling: ReadyCondition = { status: 'False', reason: base.reason, message: base.message };
@@ -135,6 +174,7 @@ function workloadStatus(
   ] as const) {
     conditions = setCondition(conditions, { type, ...condition, observedGeneration: obs.generation }, now);
   }
+  conditions = childConditions(obs, conditions, now);
   const next: WebServiceStatus = {
     ...obs.status,
     observedGeneration: obs.generation,

@@ -6,6 +6,7 @@ import { Health, LiveObject, endpointSliceHealth, podHealth, replicaSetHealth } 
 import { CHILD_KINDS, ChildKindRow, DEPLOYMENT, ResourceType, childTarget } from './kinds';
 import { OwnerReference, WebService, kindOf } from './model';
 import type { Observation } from './observe';
+import { podsWanted } from './workload';
 
 export type { LiveObject, NodeState } from './health';
 
@@ -159,7 +160,9 @@ function childNode(
   if (verdict?.state === 'unwanted') {
     return { ...base, state: 'Unwanted', info: 'the spec no longer asks for it; a pass deletes it', children };
   }
-  const health = row.health(live, { desiredReplicas: observation.desired.replicas, descendants: children });
+  const deployment = observation.workloadChildren?.[DEPLOYMENT.kind]?.object ?? null;
+  const desiredReplicas = podsWanted(observation.desired, deployment);
+  const health = row.health(live, { desiredReplicas, descendants: children });
   // Failing beats out of date: why it fails is what to fix first.
   if (verdict?.state === 'differs' && health.state !== 'Failed') {
     return { ...base, ...health, state: 'OutOfDate', message: verdict.reason, children };

@@ -71,7 +71,10 @@ function checkWebService(value: unknown, where: string): WebService {
       (Number.isInteger(deadline) && (deadline as number) >= 1 && (deadline as number) <= MAX_INT32),
     `${where}.spec.workload.progressDeadlineSeconds must be an integer from 1 to ${MAX_INT32}`,
   );
-  if (isObject(workload)) checkPodFields(workload, `${where}.spec.workload`);
+  if (isObject(workload)) {
+    checkPodFields(workload, `${where}.spec.workload`);
+    checkAutoscaling(workload.autoscaling, spec.replicas ?? 1, `${where}.spec.workload.autoscaling`);
+  }
   return value as WebService;
 }
 
@@ -151,6 +154,36 @@ function checkDisruption(disruption: unknown, where: string): void {
   for (const [field, value] of Object.entries({ maxUnavailable, minAvailable })) {
     need(value === undefined || isPodCount(value), `${where}.${field} must be a count of pods or a percentage`);
   }
+}
+
+/** A count of replicas an HorizontalPodAutoscaler accepts: 1 or more, an int32. */
+function isReplicaCount(value: unknown): boolean {
+  return Number.isInteger(value) && (value as number) >= 1 && (value as number) <= MAX_INT32;
+}
+
+/** What the CRD's rules say: 1 <= minReplicas (unset: spec.replicas) <= maxReplicas, a target of 1% or more. */
+function checkAutoscaling(autoscaling: unknown, replicas: unknown, where: string): void {
+  if (autoscaling === undefined) return;
+  need(isObject(autoscaling), `${where} must be an object`);
+  const { minReplicas, maxReplicas, targetCPUUtilizationPercentage: target } = autoscaling as Json;
+  need(isReplicaCount(maxReplicas), `${where}.maxReplicas must be an integer of 1 or more`);
+  need(
+    minReplicas === undefined || isReplicaCount(minReplicas),
+    `${where}.minReplicas must be an integer of 1 or more`,
+  );
+  const floor = minReplicas ?? replicas;
+  need(
+    isReplicaCount(floor),
+    `${where}.minReplicas is unset, so spec.replicas is the autoscaler's minimum: it must be 1 or more`,
+  );
+  need(
+    (floor as number) <= (maxReplicas as number),
+    `${where}: ${minReplicas === undefined ? 'spec.replicas' : 'minReplicas'} (${String(floor)}) must not exceed maxReplicas (${String(maxReplicas)})`,
+  );
+  need(
+    target === undefined || (Number.isInteger(target) && (target as number) >= 1 && (target as number) <= MAX_INT32),
+    `${where}.targetCPUUtilizationPercentage must be an integer of 1 or more`,
+  );
 }
 
 function checkConfigMap(value: unknown, where: string): ConfigMap {

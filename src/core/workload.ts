@@ -1,11 +1,18 @@
 // The workload children of a WebService with spec.workload: a Deployment, with a port a
-// ClusterIP Service, with a disruption budget a PodDisruptionBudget, all named after the
-// WebService. Pure: their desired objects, whole, as server-side apply sends them; and where
-// a rollout stands.
+// ClusterIP Service, with a disruption budget a PodDisruptionBudget, with autoscaling a
+// HorizontalPodAutoscaler, all named after the WebService. Pure: their desired objects, whole,
+// as server-side apply sends them; and where a rollout stands.
 import { Deployment, ObjectMeta, childName, fnv1a32 } from './model';
 import type { DesiredState } from './observe';
 import { podTemplate, selectorLabels } from './pod';
 import type { PodWanted } from './pod';
+
+/**
+ * On a Deployment whose replica count its HorizontalPodAutoscaler owns: our apply leaves
+ * spec.replicas out, and the count was handed over (see replicasHandover) before it did.
+ */
+export const REPLICAS_ANNOTATION = 'webservice.labhub.io/replicas';
+const REPLICAS_FROM_AUTOSCALER = 'autoscaler';
 
 /** On the ConfigMap: this WebService has (or had) workload children, so readers look for them. */
 export const WORKLOAD_ANNOTATION = 'webservice.labhub.io/workload';
@@ -65,9 +72,19 @@ export function workloadWanted(name: string, desired: DesiredState): WorkloadWan
   };
 }
 
+/**
+ * With autoscaling, spec.replicas is the HorizontalPodAutoscaler's: our apply leaves it out
+ * (a new Deployment starts from the server's default, 1, and the autoscaler raises it to its
+ * minimum), and the annotation says so, which is how a pass knows a handover is due.
+ */
 export function desiredDeployment(metadata: ObjectMeta, want: WorkloadWanted): DesiredObject {
   const { workload } = want;
-  const spec: Json = { replicas: want.replicas };
+  const spec: Json = {};
+  if (workload.autoscaling) {
+    metadata.annotations = { ...metadata.annotations, [REPLICAS_ANNOTATION]: REPLICAS_FROM_AUTOSCALER };
+  } else {
+    spec.replicas = want.replicas;
+  }
   // Sent only when the spec sets it: otherwise the server's default, which is the same.
   if (workload.progressDeadlineSeconds !== undefined) spec.progressDeadlineSeconds = workload.progressDeadlineSeconds;
   if (workload.strategy !== undefined) spec.strategy = workload.strategy;
@@ -103,6 +120,55 @@ export function desiredPodDisruptionBudget(metadata: ObjectMeta, want: WorkloadW
   if (disruption.maxUnavailable !== undefined) spec.maxUnavailable = disruption.maxUnavailable;
   if (disruption.minAvailable !== undefined) spec.minAvailable = disruption.minAvailable;
   return { apiVersion: 'policy/v1', kind: 'PodDisruptionBudget', metadata, spec };
+}
+
+/**
+ * The replicas handover (Kubernetes' Server-Side Apply, "Transferring ownership"): before our
+ * apply first leaves spec.replicas to the autoscaler, an apply of spec.replicas alone, at its
+ * live value, by a field manager of its own. Were we its only owner, our apply without it
+ * would make the server reset it to 1; co-owned, it keeps its value until the autoscaler's
+ * first update through /scale takes it over whole. Null when no handover is due: no
+ * autoscaling, or the live Deployment was applied for the autoscaler already.
+ */
+export function replicasHandover(live: Deployment, want: WorkloadWanted): DesiredObject | null {
+  if (!want.workload.autoscaling) return null;
+  if (live.metadata.annotations?.[REPLICAS_ANNOTATION] === REPLICAS_FROM_AUTOSCALER) return null;
+  const replicas = live.spec?.replicas;
+  if (replicas === undefined) return null;
+  const { name, namespace } = live.metadata;
+  return { apiVersion: 'apps/v1', kind: 'Deployment', metadata: { name, namespace }, spec: { replicas } };
+}
+
+/**
+ * A HorizontalPodAutoscaler aimed at the Deployment, between minReplicas (unset:
+ * spec.replicas) and maxReplicas; on CPU when the spec names a target, else the API server's
+ * default target (80% CPU). Null without spec.workload.autoscaling.
+ */
+export function desiredHorizontalPodAutoscaler(metadata: ObjectMeta, want: WorkloadWanted): DesiredObject | null {
+  const { autoscaling } = want.workload;
+  if (!autoscaling) return null;
+  const spec: Json = {
+    scaleTargetRef: { apiVersion: 'apps/v1', kind: 'Deployment', name: want.name },
+    minReplicas: autoscaling.minReplicas ?? want.replicas,
+    maxReplicas: autoscaling.maxReplicas,
+  };
+  const target = autoscaling.targetCPUUtilizationPercentage;
+  if (target !== undefined) {
+    spec.metrics = [
+      { type: 'Resource', resource: { name: 'cpu', target: { type: 'Utilization', averageUtilization: target } } },
+    ];
+  }
+  return { apiVersion: 'autoscaling/v2', kind: 'HorizontalPodAutoscaler', metadata, spec };
+}
+
+/**
+ * How many pods the Deployment should have: spec.replicas; with autoscaling, the count its
+ * autoscaler set on the live Deployment (before there is one, the autoscaler's minimum).
+ */
+export function podsWanted(desired: DesiredState, deployment: Deployment | null): number {
+  const autoscaling = desired.workload?.autoscaling;
+  if (!autoscaling) return desired.replicas;
+  return deployment?.spec?.replicas ?? autoscaling.minReplicas ?? desired.replicas;
 }
 
 function listOf<T>(value: T[] | undefined): T[] {

@@ -278,6 +278,7 @@ async function execute(client: KubeApi, decision: Decision, op: Op, applied: App
         await client.applyChild(rowOf(op.kind), namespace, op.object, {
           uid: op.uid,
           resourceVersion: op.resourceVersion,
+          ...(op.handover ? { handover: true } : {}),
         }),
       );
       return;

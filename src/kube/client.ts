@@ -261,6 +261,13 @@ const APPLY_PATCH = 'application/apply-patch+yaml';
 const FIELD_MANAGER = 'kubectl-webservice';
 /** The field manager of the children we apply, from `apply` and `run` alike: one owner of their fields. */
 const CHILD_FIELD_MANAGER = MANAGED_BY_VALUE;
+/**
+ * The field manager of a handover: fields we hand to another controller (a Deployment's
+ * replicas, to its autoscaler) are applied by it just before our apply stops setting them.
+ * The other controller's first update of a field takes it whole, and then this manager owns
+ * nothing and leaves managedFields.
+ */
+const HANDOVER_FIELD_MANAGER = `${MANAGED_BY_VALUE}-handover`;
 
 const wsPath = (namespace: string | null, name?: string) =>
   `/apis/${GROUP}/${CRD_VERSION}${namespace === null ? '' : `/namespaces/${encodeURIComponent(namespace)}`}/${PLURAL}` +
@@ -278,6 +285,8 @@ const childPath = (row: ResourceType, namespace: string | null, name?: string) =
 export interface ApplyPrecondition {
   uid?: string;
   resourceVersion?: string;
+  /** A handover (core/applied.ts): by the handover's field manager, not forced. */
+  handover?: boolean;
 }
 
 /** One manager's fields in metadata.managedFields. */
@@ -482,10 +491,14 @@ export class KubeClient {
     if (precondition.uid === undefined) return this.createApplied(row, namespace, object);
     const { name } = object.metadata;
     const metadata = { ...object.metadata, uid: precondition.uid, resourceVersion: precondition.resourceVersion };
+    // A handover is never forced: it only shares fields at the values they have.
+    const query = precondition.handover
+      ? { fieldManager: HANDOVER_FIELD_MANAGER }
+      : { fieldManager: CHILD_FIELD_MANAGER, force: true };
     const applied = await this.write<Child>('patch', row.resource, {
       method: 'PATCH',
       path: childPath(row, namespace, name),
-      query: { fieldManager: CHILD_FIELD_MANAGER, force: true },
+      query,
       body: { ...object, metadata },
       contentType: APPLY_PATCH,
       what: whatChild(row, name),

@@ -20,6 +20,7 @@ import {
   fromPlugin,
   PACKAGE_VERSION,
 } from '../support/cluster';
+import { APPLIED_KINDS, CHILD_KINDS, resourceName } from '../../src/core/kinds';
 import { FINALIZER } from '../../src/core/model';
 import { ControllerProcess } from '../support/controller';
 
@@ -83,7 +84,10 @@ describe('on a good setup', () => {
     );
     expect(lines).toContain(`✓ no WebService has been terminating for longer than 5m in namespace ${ns}`);
     expect(lines).toContain(
-      `✓ no orphaned ConfigMaps, Deployments, Services or PodDisruptionBudgets in namespace ${ns}`,
+      `✓ no orphaned ${enumerate(
+        CHILD_KINDS.map((row) => `${row.kind}s`),
+        'or',
+      )} in namespace ${ns}`,
     );
     expect(lines).toContain(`✓ no WebService conflicts with a foreign ConfigMap in namespace ${ns}`);
     expect(lines).toContain(`✓ every WebService is Ready (1) in namespace ${ns}`);
@@ -227,13 +231,16 @@ describe('fails with the right hint', () => {
     const hint =
       '    hint: bind the ClusterRole webservice-reconciler (kubectl webservice install --rbac makes it): ' +
       `kubectl create rolebinding webservice-reconciler -n ${ns} --clusterrole=webservice-reconciler --user=<you>\n`;
-    // run also watches the children of a workload (Deployments, Services, PodDisruptionBudgets): its caches need them.
+    // run also watches the children of a workload (every applied kind): its caches need them.
+    const workloadResources = APPLIED_KINDS.map(resourceName);
     const missing: Record<string, string> = {
       apply: 'delete configmaps',
       finalize: 'delete configmaps',
-      run:
-        'list deployments.apps, list services, list poddisruptionbudgets.policy, ' +
-        'watch deployments.apps, watch services, watch poddisruptionbudgets.policy, delete configmaps',
+      run: [
+        ...workloadResources.map((resource) => `list ${resource}`),
+        ...workloadResources.map((resource) => `watch ${resource}`),
+        'delete configmaps',
+      ].join(', '),
     };
     for (const [command, verbs] of Object.entries(missing)) {
       expect(result.stdout).toContain(`✗ ${command} is not allowed in namespace ${ns}: missing ${verbs}\n${hint}`);
@@ -252,7 +259,11 @@ describe('fails with the right hint', () => {
     expect(lines).toContainEqual(
       expect.stringMatching(
         new RegExp(
-          `^‼ no orphaned ConfigMaps in namespace ${ns}; Deployments, Services and PodDisruptionBudgets not checked: .*forbidden`,
+          `^‼ no orphaned ConfigMaps in namespace ${ns}; ` +
+            `${enumerate(
+              APPLIED_KINDS.map((row) => `${row.kind}s`),
+              'and',
+            )} not checked: .*forbidden`,
         ),
       ),
     );
@@ -407,3 +418,8 @@ describe('check -n on a namespace that does not exist', () => {
     expect(result.stdout).not.toMatch(/every WebService is Ready/);
   });
 });
+
+/** "A, B and C", as check's messages list kinds. */
+function enumerate(items: string[], last: 'and' | 'or'): string {
+  return items.length <= 1 ? items.join('') : `${items.slice(0, -1).join(', ')} ${last} ${items[items.length - 1]}`;
+}

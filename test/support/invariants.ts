@@ -2,7 +2,8 @@
 // - every live CR: observedGeneration == generation, and the Ready it should have;
 // - exactly one child per live CR, with the right data, controlled by that CR's uid;
 // - no ConfigMap with our label lacks a live owner (no orphans);
-// - with workloads: each live CR's own Deployment has its image and replicas, all ready,
+// - with workloads: each live CR's own Deployment has its image and replicas (with autoscaling,
+//   the autoscaler's count, within its bounds), all ready,
 //   and no Deployment or Service with our label lacks a live owner;
 // - the foreign objects given keep their resourceVersion;
 // - deleted CRs are gone within a bound (no stuck finalizer);
@@ -77,7 +78,12 @@ interface Meta {
 }
 interface WebServiceObject {
   metadata: Meta;
-  spec: { image: string; replicas?: number; tier?: string; workload?: { port?: number } };
+  spec: {
+    image: string;
+    replicas?: number;
+    tier?: string;
+    workload?: { port?: number; autoscaling?: { minReplicas?: number; maxReplicas: number } };
+  };
   status?: {
     ready?: string;
     observedGeneration?: number;
@@ -293,7 +299,15 @@ function workloadViolations(
       continue;
     }
     const [deployment] = mine;
-    const replicas = parent.spec.replicas ?? 1;
+    // With autoscaling the count is the autoscaler's, within its bounds; else spec.replicas.
+    const { autoscaling } = parent.spec.workload;
+    const replicas = autoscaling ? (deployment.spec.replicas ?? 0) : (parent.spec.replicas ?? 1);
+    const floor = autoscaling?.minReplicas ?? parent.spec.replicas ?? 1;
+    if (autoscaling && (replicas < floor || replicas > autoscaling.maxReplicas)) {
+      violations.push(
+        `webservice/${name}: deployment/${name} has ${replicas} replicas, outside its autoscaler's ${floor} to ${autoscaling.maxReplicas}`,
+      );
+    }
     const image = deployment.spec.template.spec.containers[0]?.image;
     const status = deployment.status ?? {};
     if (deployment.spec.replicas !== replicas || image !== parent.spec.image) {

@@ -4,6 +4,7 @@
 // listener hears of it.
 import { CacheListener, WebServiceCache } from '../../src/controller/cache';
 import type { Child, ConfigMap, Deployment, Service, WebService } from '../../src/core/model';
+import { CHILD_KINDS } from '../../src/core/kinds';
 import { dependentsOf, syncInputFor } from '../../src/core/object-index';
 import { FakeApi } from '../support/fake-api';
 
@@ -102,19 +103,13 @@ describe('WebServiceCache', () => {
     expect(calls()).toEqual(['list webservices in ns']);
     expect(cache.synced()).toBe(false);
     answer();
-    await until(() => cache.synced() && calls().length === 10);
+    await until(() => cache.synced() && calls().length === 2 + 2 * CHILD_KINDS.length);
     expect(calls().slice(0, 2)).toEqual(['list webservices in ns', 'watch webservices']);
     expect(calls().slice(2).sort()).toEqual(
-      [
-        `list configmaps in ns ${JSON.stringify(OWNED)}`,
-        `list deployments in ns ${JSON.stringify(OWNED)}`,
-        `list services in ns ${JSON.stringify(OWNED)}`,
-        `list poddisruptionbudgets in ns ${JSON.stringify(OWNED)}`,
-        'watch configmaps',
-        'watch deployments',
-        'watch services',
-        'watch poddisruptionbudgets',
-      ].sort(),
+      CHILD_KINDS.flatMap((row) => [
+        `list ${row.resource} in ns ${JSON.stringify(OWNED)}`,
+        `watch ${row.resource}`,
+      ]).sort(),
     );
     expect(heard.slice(0, 3)).toEqual([
       'ws web listed indexed=true',
@@ -126,19 +121,13 @@ describe('WebServiceCache', () => {
         'ConfigMap web-desired listed indexed=true',
         'Deployment web listed indexed=true',
         'Service web listed indexed=true',
-        'synced ConfigMap',
-        'synced Deployment',
-        'synced PodDisruptionBudget',
-        'synced Service',
+        ...CHILD_KINDS.map((row) => `synced ${row.kind}`),
       ].sort(),
     );
     expect([...dependentsOf(cache.index, 'ns/web')]).toEqual(['ns/api']);
     expect(Object.entries(cache.stats()).map(([name, stats]) => [name, stats.lists, stats.watches])).toEqual([
       ['webservices', 1, 1],
-      ['configmaps', 1, 1],
-      ['deployments', 1, 1],
-      ['services', 1, 1],
-      ['poddisruptionbudgets', 1, 1],
+      ...CHILD_KINDS.map((row) => [row.resource, 1, 1]),
     ]);
     abort.abort();
     await running;

@@ -298,7 +298,8 @@ describe('orphans, conflicts, readiness', () => {
     expect(orphanVerdict([owned('a-desired', 'uid-a')], [ws('a')], 'ns')).toEqual({
       check: 'orphans',
       status: 'ok',
-      message: 'no orphaned ConfigMaps, Deployments, Services or PodDisruptionBudgets in namespace ns',
+      message:
+        'no orphaned ConfigMaps, Deployments, Services, PodDisruptionBudgets or HorizontalPodAutoscalers in namespace ns',
     });
   });
 
@@ -346,7 +347,8 @@ describe('orphans, conflicts, readiness', () => {
     expect(verdict).toMatchObject({
       status: 'warn',
       message:
-        'no orphaned ConfigMaps or PodDisruptionBudgets in namespace ns; Deployments and Services not checked: forbidden: no list',
+        'no orphaned ConfigMaps, PodDisruptionBudgets or HorizontalPodAutoscalers in namespace ns; ' +
+        'Deployments and Services not checked: forbidden: no list',
     });
     // An orphan found is still a failure.
     expect(orphanVerdict([unowned('lost-desired')], [], 'ns', { kinds: ['Deployment'], reason: 'x' }).status).toBe(

@@ -1,0 +1,225 @@
+// spec.workload.autoscaling: a HorizontalPodAutoscaler named after the WebService, aimed at its
+// Deployment, a row of the kind table. On a plane that runs pods and the HPA controller (and
+// no metrics server): the autoscaler is made and owned; the Deployment's replicas are handed
+// over to it without a reset to 1, and after that the count it writes through /scale is never
+// written back, by apply or by run; the WebService shows the autoscaler's missing metrics in
+// its Autoscaling condition while Ready stays True; turning autoscaling off gives the count
+// back to spec.replicas; and admission refuses a minimum above the maximum.
+import {
+  AuditEvent,
+  AuditWindow,
+  MUTATING,
+  applyYaml,
+  createNamespace,
+  deleteNamespace,
+  describeEvent,
+  describeWorkloads,
+  eventually,
+  fromPlugin,
+  getJson,
+  plugin,
+  run,
+  sleep,
+  webService,
+} from '../support/cluster';
+import { CONTROLLER_USER, ControllerProcess, controllerKubeconfig } from '../support/controller';
+
+type Json = Record<string, any>;
+
+/** How the HPA controller writes a Deployment's replicas: an update of its /scale, as kube-controller-manager. */
+const AUTOSCALER_MANAGER = 'kube-controller-manager';
+
+/** The writes that are not a status: what must never follow an autoscaler's change of replicas. */
+const specWrites = (events: AuditEvent[]) =>
+  events.filter((e) => MUTATING.has(e.verb) && e.objectRef?.subresource !== 'status').map(describeEvent);
+
+describeWorkloads('autoscaling', () => {
+  let ns: string;
+  let audit: AuditWindow;
+  beforeAll(() => {
+    ns = createNamespace('autoscaling');
+    audit = new AuditWindow(ns);
+  });
+  afterAll(() => deleteNamespace(ns));
+
+  const deployment = (name: string) =>
+    getJson(['get', 'deployment', name, '-n', ns, '-o', 'json', '--show-managed-fields']);
+  const autoscaler = (name: string) => getJson(['get', 'horizontalpodautoscaler', name, '-n', ns]);
+  const webservice = (name: string) => getJson(['get', 'webservice', name, '-n', ns]);
+  const condition = (name: string, type: string) =>
+    (webservice(name).status?.conditions ?? []).find((c: Json) => c.type === type);
+  /** The field managers that own the Deployment's spec.replicas. */
+  const replicasOwners = (name: string): string[] =>
+    (deployment(name).metadata.managedFields as Json[])
+      .filter((entry) => entry.fieldsV1?.['f:spec']?.['f:replicas'] !== undefined)
+      .map((entry) => entry.manager as string)
+      .sort();
+  const setSpec = (name: string, replicas: number, autoscaling: Json | undefined) =>
+    applyYaml(
+      ns,
+      webService(name, {
+        image: 'nginx:1.27',
+        replicas,
+        workload: { port: 80, resources: { requests: { cpu: '100m' } }, ...(autoscaling ? { autoscaling } : {}) },
+      }),
+    );
+  const converge = (name: string) => {
+    const result = plugin(['apply', name, '-n', ns, '--wait=3m']);
+    expect(result.stderr).toBe('');
+    expect(result.status).toBe(0);
+  };
+  const scaleAsAutoscaler = (name: string, replicas: number) => {
+    const result = run('kubectl', [
+      'patch',
+      'deployment',
+      name,
+      '-n',
+      ns,
+      '--subresource=scale',
+      '--type=merge',
+      `--field-manager=${AUTOSCALER_MANAGER}`,
+      '-p',
+      JSON.stringify({ spec: { replicas } }),
+    ]);
+    expect(result.stderr).toBe('');
+    expect(result.status).toBe(0);
+  };
+  /** Apply again until the status has caught up with the children (the autoscaler's conditions, the pods). */
+  const settled = (name: string, test: () => boolean) =>
+    eventually(() => {
+      converge(name);
+      return test();
+    }, 90_000);
+
+  it('is made, owned by the WebService, aimed at the Deployment, which it raises to its minimum', async () => {
+    setSpec('shop', 2, { minReplicas: 2, maxReplicas: 6, targetCPUUtilizationPercentage: 70 });
+    converge('shop');
+    const ws = webservice('shop');
+    const hpa = autoscaler('shop');
+    expect(hpa.metadata.ownerReferences).toEqual([
+      expect.objectContaining({ kind: 'WebService', name: 'shop', uid: ws.metadata.uid, controller: true }),
+    ]);
+    expect(hpa.spec).toMatchObject({
+      scaleTargetRef: { apiVersion: 'apps/v1', kind: 'Deployment', name: 'shop' },
+      minReplicas: 2,
+      maxReplicas: 6,
+      metrics: [
+        { type: 'Resource', resource: { name: 'cpu', target: { type: 'Utilization', averageUtilization: 70 } } },
+      ],
+    });
+    // Our apply never set the Deployment's replicas: the autoscaler brings it to its minimum.
+    await eventually(() => deployment('shop').spec.replicas === 2, 60_000);
+    expect(replicasOwners('shop')).toEqual([AUTOSCALER_MANAGER]);
+  });
+
+  it('shows in Autoscaling that the autoscaler has no metrics, in its words, while Ready stays True', async () => {
+    await settled('shop', () => condition('shop', 'Autoscaling')?.reason === 'FailedGetResourceMetric');
+    const active = (autoscaler('shop').status.conditions as Json[]).find((c) => c.type === 'ScalingActive');
+    expect(active).toMatchObject({ status: 'False', reason: 'FailedGetResourceMetric' });
+    expect(condition('shop', 'Autoscaling')).toMatchObject({
+      status: 'False',
+      reason: 'FailedGetResourceMetric',
+      message: active?.message,
+    });
+    expect(condition('shop', 'Ready')).toMatchObject({ status: 'True' });
+    expect(webservice('shop').status.ready).toBe('2/2');
+  });
+
+  it('a count the autoscaler writes through /scale is never written back: apply --all twice, then 20 s of run', async () => {
+    scaleAsAutoscaler('shop', 4);
+    await settled('shop', () => webservice('shop').status.ready === '4/4');
+    audit.mark();
+    for (let pass = 0; pass < 2; pass++) {
+      const result = plugin(['apply', '--all', '-n', ns]);
+      expect(result.stdout).toMatch(/^shop\s+noop\s/m);
+    }
+    expect((await audit.events()).filter((e) => fromPlugin(e) && MUTATING.has(e.verb)).map(describeEvent)).toEqual([]);
+
+    const ctl = new ControllerProcess(['-n', ns, '--kubeconfig', controllerKubeconfig()]);
+    try {
+      await ctl.waitForLog(/controller working/);
+      audit.mark();
+      await sleep(20_000);
+      const controller = (await audit.events()).filter((e) => e.user.username === CONTROLLER_USER);
+      expect(controller.filter((e) => MUTATING.has(e.verb)).map(describeEvent)).toEqual([]);
+    } finally {
+      await ctl.stop();
+    }
+    expect(deployment('shop').spec.replicas).toBe(4);
+  });
+
+  it('turning autoscaling on hands the replicas over without a reset to 1', async () => {
+    setSpec('cart', 3, undefined);
+    converge('cart');
+    expect(replicasOwners('cart')).toEqual(['webservice-controller']);
+    // A minimum of 1 and no metrics: the autoscaler leaves any count from 1 to 5 alone, so a
+    // reset to 1 in the handover would stay for all to see.
+    setSpec('cart', 3, { minReplicas: 1, maxReplicas: 5 });
+    audit.mark();
+    converge('cart');
+    const writes = (await audit.events()).filter(
+      (e) => fromPlugin(e) && MUTATING.has(e.verb) && e.objectRef?.resource === 'deployments',
+    );
+    expect(deployment('cart').spec.replicas).toBe(3);
+    // The handover, then our apply without replicas.
+    expect(writes.map(describeEvent)).toEqual(['patch deployments/cart', 'patch deployments/cart']);
+    expect(replicasOwners('cart')).toEqual(['webservice-controller-handover']);
+    // The autoscaler has looked at it (it has conditions) and left the count alone.
+    await eventually(() => (autoscaler('cart').status?.conditions ?? []).length > 0, 60_000);
+    await sleep(6_000);
+    expect(deployment('cart').spec.replicas).toBe(3);
+    // Its first change takes the field whole, and the handover's manager is gone.
+    scaleAsAutoscaler('cart', 4);
+    expect(replicasOwners('cart')).toEqual([AUTOSCALER_MANAGER]);
+    expect(deployment('cart').metadata.managedFields.map((e: Json) => e.manager)).not.toContain(
+      'webservice-controller-handover',
+    );
+    audit.mark();
+    converge('cart');
+    expect(specWrites((await audit.events()).filter(fromPlugin))).toEqual([]);
+  });
+
+  it('turning it off gives the count back to spec.replicas and deletes the autoscaler', async () => {
+    setSpec('cart', 3, undefined);
+    converge('cart');
+    expect(run('kubectl', ['get', 'horizontalpodautoscaler', 'cart', '-n', ns]).stderr).toMatch(/NotFound|not found/);
+    expect(deployment('cart').spec.replicas).toBe(3);
+    expect(replicasOwners('cart')).toEqual(['webservice-controller']);
+    expect(condition('cart', 'Autoscaling')).toBeUndefined();
+    expect(condition('cart', 'Ready')).toMatchObject({ status: 'True' });
+  });
+
+  it('describe shows the autoscaler among the children', () => {
+    const { stdout } = plugin(['describe', 'shop', '-n', ns]);
+    expect(stdout).toMatch(/HorizontalPodAutoscaler\/shop\s+Failed\s+\S+\s+\d+\/\d+ replicas, 2 to 6/);
+  });
+
+  it('kubectl scale moves the floor when minReplicas is unset, and is refused above maxReplicas', () => {
+    setSpec('floor', 2, { maxReplicas: 3 });
+    converge('floor');
+    expect(autoscaler('floor').spec.minReplicas).toBe(2);
+    const scale = (replicas: number) =>
+      run('kubectl', ['scale', 'webservice', 'floor', '-n', ns, `--replicas=${replicas}`]);
+    const refused = scale(5);
+    expect(refused.status).not.toBe(0);
+    expect(refused.stderr).toMatch(/spec.replicas is the autoscaler's minimum: it must be\s+from 1 to maxReplicas/);
+    expect(scale(3).status).toBe(0);
+    converge('floor');
+    expect(autoscaler('floor').spec.minReplicas).toBe(3);
+  });
+
+  it.each([
+    [{ minReplicas: 5, maxReplicas: 2 }, 2, /minReplicas must not exceed maxReplicas/],
+    [{ maxReplicas: 2 }, 3, /spec.replicas is the autoscaler's minimum: it must be\s+from 1 to maxReplicas/],
+    [{ minReplicas: 0, maxReplicas: 2 }, 2, /minReplicas: Invalid value: 0: .*greater than or equal to 1/],
+    [{ minReplicas: 1 }, 2, /maxReplicas: Required value/],
+  ])('admission refuses %j with %d replicas, and nothing changes', (autoscaling, replicas, message) => {
+    const before = webservice('shop').metadata.resourceVersion;
+    const refused = run('kubectl', ['apply', '-n', ns, '-f', '-'], {
+      input: webService('shop', { image: 'nginx:1.27', replicas, workload: { port: 80, autoscaling } }),
+    });
+    expect(refused.status).not.toBe(0);
+    expect(refused.stderr).toMatch(message);
+    expect(webservice('shop').metadata.resourceVersion).toBe(before);
+  });
+});
