@@ -113,14 +113,20 @@ export function appliedVerdict(
   const what = adopting
     ? `adopting it (annotation ${ADOPT_ANNOTATION}=${parent.name})`
     : `differs from the spec: ${differences.map((d) => d.path).join(', ')}`;
+  const first = row.applyFirst?.(want, have.object) ?? null;
+  const precondition = { uid: have.uid, resourceVersion: have.resourceVersion };
   return {
     target,
     state: 'differs',
     reason: `${target} ${what}`,
     differences,
-    ops: [
-      { op: 'applyChild', kind: row.kind, name, object: want, uid: have.uid, resourceVersion: have.resourceVersion },
-    ],
+    // After a first apply the resourceVersion has moved: the second holds to the uid alone.
+    ops: first
+      ? [
+          { op: 'applyChild', kind: row.kind, name, object: first, ...precondition },
+          { op: 'applyChild', kind: row.kind, name, object: want, uid: have.uid },
+        ]
+      : [{ op: 'applyChild', kind: row.kind, name, object: want, ...precondition }],
   };
 }
 

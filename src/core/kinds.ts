@@ -11,13 +11,14 @@ import {
   podDisruptionBudgetHealth,
   serviceHealth,
 } from './health';
-import type { ObjectMeta, WebService } from './model';
+import type { Child, ObjectMeta, WebService } from './model';
 import type { DesiredState } from './observe';
 import {
   DesiredObject,
   desiredDeployment,
   desiredPodDisruptionBudget,
   desiredService,
+  rollingUpdateTakeover,
   workloadWanted,
 } from './workload';
 
@@ -50,6 +51,12 @@ export interface ChildKindRow extends ResourceType {
    * ask for it.
    */
   build?(metadata: ObjectMeta, parent: { name: string; desired: DesiredState }): DesiredObject | null;
+  /**
+   * An object to apply just before the desired one, when an apply of the desired one alone
+   * cannot remove a field the live object holds (a server default no field manager owns);
+   * null when it alone will do.
+   */
+  applyFirst?(want: DesiredObject, live: Child): DesiredObject | null;
   /** How healthy a child of this kind is, from its status (and what lies under it). */
   health(live: LiveObject, context: HealthContext): Health;
 }
@@ -82,6 +89,7 @@ export const DEPLOYMENT: ChildKindRow = {
     const want = workloadWanted(parent.name, parent.desired);
     return want && desiredDeployment(metadata, want);
   },
+  applyFirst: rollingUpdateTakeover,
   health: deploymentHealth,
 };
 

@@ -74,6 +74,34 @@ describeWorkloads('the correctness campaign', () => {
     }
   }, 240_000);
 
+  // Found by seed 13 (its step 78); minimal history test/campaign/histories/seed-13-recreate-strategy-min.json.
+  // A Deployment made without a strategy gets the server's default rollingUpdate; once an
+  // apply of ours leaves it out (here the scale's), no field manager owns it, and server-side
+  // apply never removes a field it does not own: every apply of {type: Recreate} was refused,
+  // "spec.strategy.rollingUpdate: Forbidden", and the WebService stayed ReconcileError.
+  it('a switch to the Recreate strategy after the Deployment was applied again converges', async () => {
+    const world = new World('campaign-recreate');
+    try {
+      await world.startController();
+      await world.step({ step: 'create', name: 'alpha', spec: { image: 'nginx:1.27', workload: {} } });
+      expect((await quiesce(world, 60_000)).violations).toEqual([]);
+      await world.step({ step: 'scale', name: 'alpha', replicas: 2, via: 'kubectl' });
+      expect((await quiesce(world, 60_000)).violations).toEqual([]);
+      const recreate = { image: 'nginx:1.27', replicas: 2, workload: { strategy: { type: 'Recreate' } } };
+      await world.step({ step: 'setSpec', name: 'alpha', spec: recreate, what: 'workload.strategy' });
+      expect((await quiesce(world, 60_000)).violations).toEqual([]);
+      expect(world.get('deployment', 'alpha')?.spec.strategy).toEqual({ type: 'Recreate' });
+      // And back: the server's default again, which the apply leaves to it.
+      await world.step({ step: 'setSpec', name: 'alpha', spec: { ...recreate, workload: {} }, what: 'workload' });
+      expect((await quiesce(world, 60_000)).violations).toEqual([]);
+      expect(world.get('deployment', 'alpha')?.spec.strategy.type).toBe('RollingUpdate');
+      expect(world.violations).toEqual([]);
+    } finally {
+      await world.stop();
+      deleteNamespace(world.ns);
+    }
+  }, 300_000);
+
   for (const seed of SEEDS) {
     it(`seed ${seed}, ${STEPS} steps: every oracle holds at quiescence`, async () => {
       const result = await runCampaign({ seed, steps: STEPS, steadyWindowMs: 10_000 });
