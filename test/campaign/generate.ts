@@ -233,6 +233,22 @@ const INVALID: readonly { what: string; patch: (name: string) => Json[] }[] = [
     patch: () => [{ op: 'add', path: '/spec/workload', value: { files: [{ mountPath: 'etc', secret: 'db' }] } }],
   },
   { what: 'no image', patch: () => [{ op: 'remove', path: '/spec/image' }] },
+  {
+    what: 'a disruption budget with both bounds',
+    patch: () => [{ op: 'add', path: '/spec/workload', value: { disruption: { maxUnavailable: 1, minAvailable: 1 } } }],
+  },
+  {
+    what: 'a disruption budget with neither bound',
+    patch: () => [{ op: 'add', path: '/spec/workload', value: { disruption: {} } }],
+  },
+  {
+    what: 'maxUnavailable -1',
+    patch: () => [{ op: 'add', path: '/spec/workload', value: { disruption: { maxUnavailable: -1 } } }],
+  },
+  {
+    what: 'minAvailable "half"',
+    patch: () => [{ op: 'add', path: '/spec/workload', value: { disruption: { minAvailable: 'half' } } }],
+  },
 ];
 
 function invalid(rng: Random, name: string): Step {
@@ -367,4 +383,8 @@ const WORKLOAD_FIELDS: Record<string, (rng: Random) => unknown> = {
     ]),
   podLabels: (rng) => ({ team: rng.pick(['payments', 'search']) }),
   podAnnotations: (rng) => rng.pick([EVERY_POD_FIELD.podAnnotations, { 'example.com/note': 'campaign' }]),
+  // A PodDisruptionBudget: one of its two bounds, a count of pods (0 too) or a share of them.
+  disruption: (rng) => ({
+    [rng.pick(['maxUnavailable', 'minAvailable'])]: rng.pick([0, 1, 2, '0%', '25%', '50%', '100%']),
+  }),
 };

@@ -1,47 +1,128 @@
 // The correctness campaign's pure parts: its histories are a function of the seed, its
 // shrinking finds a minimal failing list, and its oracle says why a WebService cannot converge.
+import { embeddedFieldPaths } from '../../scripts/crd/schema';
+import { isValidName, parseSyncInput } from '../../src/core/validate';
 import { generate, NAMES } from '../campaign/generate';
 import { blockers } from '../campaign/oracles';
 import { Random } from '../campaign/random';
 import { shrink } from '../campaign/shrink';
-import type { Step } from '../campaign/steps';
+import { STEP_KINDS, type Step } from '../campaign/steps';
+import { ownFieldPaths, schemaViolations, setFieldPaths, webServiceSpecSchema } from '../support/crd-schema';
+
+/** Every spec a step of these histories writes, whole: creates, edits, recreations, kills in a write. */
+function drawnSpecs(history: Step[]): { name: string; spec: Record<string, unknown> }[] {
+  return history.flatMap((step) =>
+    step.step === 'create' || step.step === 'setSpec' || step.step === 'recreate' || step.step === 'killInWrite'
+      ? [{ name: step.name, spec: step.spec }]
+      : [],
+  );
+}
+
+/** Properties of the generator, over many seeds: no test here depends on what one seed draws. */
+const SEEDS = Array.from({ length: 30 }, (_, i) => i + 1);
+const histories = new Map(SEEDS.map((seed) => [seed, generate(seed, 150)]));
+const everyHistory = () => [...histories.values()];
 
 describe('the campaign generator', () => {
-  it('gives the same history for the same seed, and another for another seed', () => {
-    expect(generate(42, 60)).toEqual(generate(42, 60));
-    expect(generate(42, 60)).not.toEqual(generate(43, 60));
-    // A prefix: the first steps of a longer run are the shorter run.
-    expect(generate(7, 80).slice(0, 40)).toEqual(generate(7, 40));
+  it('gives the same history for the same seed, and a longer run starts with the shorter one', () => {
+    for (const seed of SEEDS.slice(0, 10)) {
+      expect(generate(seed, 150)).toEqual(histories.get(seed));
+      expect(histories.get(seed)!.slice(0, 60)).toEqual(generate(seed, 60));
+      expect(generate(seed, 150)).toHaveLength(150);
+    }
+    // Seeds differ: no two of these histories are the same.
+    expect(new Set(everyHistory().map((h) => JSON.stringify(h))).size).toBe(SEEDS.length);
   });
 
-  it('draws every kind of step over a few long histories', () => {
-    const kinds = new Set([1, 2, 3, 4, 5].flatMap((seed) => generate(seed, 300).map((s) => s.step)));
-    expect([...kinds].sort()).toEqual(
-      [
-        'applyAll',
-        'check',
-        'create',
-        'delete',
-        'foreign',
-        'invalid',
-        'invalidCreate',
-        'kill',
-        'killInWrite',
-        'pause',
-        'recreate',
-        'scale',
-        'setSpec',
-        'start',
-        'tamper',
-        'unforeign',
-      ].sort(),
+  it('draws only specs that the core validates and the CRD schema takes', () => {
+    const schema = webServiceSpecSchema();
+    const specs = everyHistory().flatMap(drawnSpecs);
+    expect(specs.length).toBeGreaterThan(500);
+    for (const { name, spec } of specs) {
+      expect(() => parseSyncInput({ parent: { metadata: { name }, spec } })).not.toThrow();
+      expect(schemaViolations(schema, spec)).toEqual([]);
+    }
+  });
+
+  it('draws every field the CRD defines', () => {
+    const wanted = ownFieldPaths(webServiceSpecSchema(), new Set(embeddedFieldPaths()));
+    const drawn = new Set(
+      everyHistory()
+        .flatMap(drawnSpecs)
+        .flatMap(({ spec }) => setFieldPaths(spec)),
     );
+    expect(wanted.filter((field) => !drawn.has(field))).toEqual([]);
+  });
+
+  it('draws the values the server rewrites in more than one spelling: quantities, disruption bounds', () => {
+    const specs = everyHistory().flatMap(drawnSpecs);
+    const workloads = specs.flatMap(({ spec }) => (spec.workload ? [spec.workload as Record<string, any>] : []));
+    // One quantity, several spellings: a number and strings for CPU, suffixes for memory.
+    const byValue = new Map<number, Set<string>>();
+    for (const w of workloads) {
+      for (const list of [w.resources?.requests, w.resources?.limits]) {
+        if (list?.cpu === undefined) continue;
+        const millis = cpuMillis(list.cpu);
+        byValue.set(millis, (byValue.get(millis) ?? new Set()).add(JSON.stringify(list.cpu)));
+      }
+    }
+    expect([...byValue.values()].some((spellings) => spellings.size > 1)).toBe(true);
+    // Disruption bounds: counts and percentages, each bound.
+    const bounds = workloads.flatMap((w) => Object.entries((w.disruption ?? {}) as Record<string, unknown>));
+    for (const field of ['maxUnavailable', 'minAvailable']) {
+      const values = bounds.filter(([key]) => key === field).map(([, value]) => value);
+      expect(values.some((v) => typeof v === 'number')).toBe(true);
+      expect(values.some((v) => typeof v === 'string' && v.endsWith('%'))).toBe(true);
+    }
+  });
+
+  it('never draws a limit below its request', () => {
+    for (const { spec } of everyHistory().flatMap(drawnSpecs)) {
+      const resources = (spec.workload as { resources?: Record<string, Record<string, string | number>> } | undefined)
+        ?.resources;
+      const [requests, limits] = [resources?.requests, resources?.limits];
+      if (requests?.cpu !== undefined && limits?.cpu !== undefined)
+        expect(cpuMillis(limits.cpu)).toBeGreaterThanOrEqual(cpuMillis(requests.cpu));
+    }
+  });
+
+  it('draws, for its invalid steps, changes that admission refuses', () => {
+    const schema = webServiceSpecSchema();
+    const invalid = everyHistory().flatMap((history) => {
+      const live = new Map<string, Record<string, unknown>>();
+      return history.flatMap((step) => {
+        if (step.step === 'delete') live.delete(step.name);
+        if (step.step === 'scale') live.set(step.name, { ...live.get(step.name), replicas: step.replicas });
+        for (const { name, spec } of drawnSpecs([step])) live.set(name, spec);
+        if (step.step === 'invalidCreate') return [{ what: step.what, name: step.name, spec: step.spec }];
+        if (step.step !== 'invalid') return [];
+        return [{ what: step.what, name: step.name, spec: patched(live.get(step.name)!, step.patch) }];
+      });
+    });
+    const whats = new Set(invalid.map((i) => i.what));
+    expect(whats.size).toBeGreaterThan(10);
+    for (const { what, name, spec } of invalid) {
+      const refusals = [
+        ...schemaViolations(schema, spec),
+        ...refused(() => parseSyncInput({ parent: { metadata: { name }, spec } })),
+        ...(isValidName(name) ? [] : ['an invalid name']),
+        // The CRD's CEL rules, which only the API server runs (the integration run checks them there).
+        ...(celOnly(name, spec) ? ['a CEL rule of the CRD'] : []),
+      ];
+      expect({ what, refusals: refusals.length > 0 }).toEqual({ what, refusals: true });
+    }
+  });
+
+  it('draws every kind of step over the seeds', () => {
+    // Every kind of step there is (steps.ts, checked by the compiler): one the generator stopped drawing shows here.
+    const kinds = new Set(everyHistory().flatMap((history) => history.map((s) => s.step)));
+    expect(STEP_KINDS.filter((kind) => !kinds.has(kind))).toEqual([]);
   });
 
   it('edits only what the history has made, and never makes a name twice', () => {
-    for (const seed of [11, 12, 13]) {
+    for (const history of everyHistory()) {
       const live = new Set<string>();
-      for (const step of generate(seed, 200)) {
+      for (const step of history) {
         if (step.step === 'create') {
           expect(live.has(step.name)).toBe(false);
           live.add(step.name);
@@ -50,26 +131,6 @@ describe('the campaign generator', () => {
         } else if (['setSpec', 'recreate', 'tamper', 'scale', 'invalid', 'killInWrite'].includes(step.step)) {
           expect(live.has((step as { name: string }).name)).toBe(true);
         }
-      }
-    }
-  });
-
-  it('writes quantities in several spellings, limits never below requests', () => {
-    const specs = generate(5, 400).flatMap((s) => ('spec' in s && s.step !== 'invalidCreate' ? [s.spec] : []));
-    type Quantities = Partial<Record<'cpu' | 'memory', string | number>>;
-    type Resources = { requests?: Quantities; limits?: Quantities };
-    const resources = specs.flatMap((spec) => {
-      const r = (spec.workload as { resources?: Resources } | undefined)?.resources;
-      return r ? [r] : [];
-    });
-    const cpus = new Set(resources.flatMap((r) => [r.requests?.cpu, r.limits?.cpu]).filter((v) => v !== undefined));
-    expect(cpus).toContain('0.5');
-    expect(cpus).toContain('500m');
-    const millis = (cpu: string | number) =>
-      typeof cpu === 'number' ? cpu * 1000 : cpu.endsWith('m') ? Number(cpu.slice(0, -1)) : Number(cpu) * 1000;
-    for (const r of resources) {
-      if (r.requests?.cpu !== undefined && r.limits?.cpu !== undefined) {
-        expect(millis(r.limits.cpu)).toBeGreaterThanOrEqual(millis(r.requests.cpu));
       }
     }
   });
@@ -85,6 +146,37 @@ describe('the campaign generator', () => {
     }
   });
 });
+
+function cpuMillis(cpu: string | number): number {
+  if (typeof cpu === 'number') return cpu * 1000;
+  return cpu.endsWith('m') ? Number(cpu.slice(0, -1)) : Number(cpu) * 1000;
+}
+
+/** A JSON patch of add, replace and remove at /spec/FIELD, on a spec: what the server would store. */
+function patched(spec: Record<string, unknown>, patch: Record<string, unknown>[]): Record<string, unknown> {
+  const result = structuredClone(spec);
+  for (const op of patch) {
+    const field = String(op.path).replace(/^\/spec\//, '');
+    if (op.op === 'remove') delete result[field];
+    else result[field] = op.value;
+  }
+  return result;
+}
+
+function refused(check: () => unknown): string[] {
+  try {
+    check();
+    return [];
+  } catch (err) {
+    return [(err as Error).message];
+  }
+}
+
+/** The refusals only the CRD's CEL rules make: a dependency on itself, a name too long for its workload's children. */
+function celOnly(name: string, spec: Record<string, unknown>): boolean {
+  const deps = spec.dependsOn as string[] | undefined;
+  return (deps?.includes(name) ?? false) || (spec.workload !== undefined && name.length > 63);
+}
 
 describe('shrinking', () => {
   it('finds the two steps that fail together, in order', async () => {
