@@ -1,9 +1,10 @@
 // The correctness campaign's pure parts: its histories are a function of the seed, its
 // shrinking finds a minimal failing list, and its oracle says why a WebService cannot converge.
 import { embeddedFieldPaths } from '../../scripts/crd/schema';
+import { MANAGED_BY_VALUE } from '../../src/core/model';
 import { isValidName, parseSyncInput } from '../../src/core/validate';
 import { generate, NAMES } from '../campaign/generate';
-import { blockers } from '../campaign/oracles';
+import { Reversibility, blockers, ownedFields, statusRegressions } from '../campaign/oracles';
 import { Random } from '../campaign/random';
 import { shrink } from '../campaign/shrink';
 import { STEP_KINDS, type Step } from '../campaign/steps';
@@ -113,6 +114,28 @@ describe('the campaign generator', () => {
     }
   });
 
+  it('sets specs back to ones they had (reversibility), within the same object', () => {
+    let reverts = 0;
+    for (const history of everyHistory()) {
+      const past = new Map<string, string[]>();
+      for (const step of history) {
+        if (step.step === 'create' || step.step === 'recreate') past.set(step.name, []);
+        if (step.step === 'delete') past.delete(step.name);
+        if (step.step === 'setSpec' && step.what.startsWith('back to')) {
+          reverts++;
+          expect(past.get(step.name)).toContain(JSON.stringify(step.spec));
+          expect(past.get(step.name)!.at(-1)).not.toEqual(JSON.stringify(step.spec));
+        }
+        for (const { name, spec } of drawnSpecs([step])) past.get(name)?.push(JSON.stringify(spec));
+        if (step.step === 'scale' && past.has(step.name)) {
+          const last = JSON.parse(past.get(step.name)!.at(-1)!) as Record<string, unknown>;
+          past.get(step.name)!.push(JSON.stringify({ ...last, replicas: step.replicas }));
+        }
+      }
+    }
+    expect(reverts).toBeGreaterThan(20);
+  });
+
   it('draws every kind of step over the seeds', () => {
     // Every kind of step there is (steps.ts, checked by the compiler): one the generator stopped drawing shows here.
     const kinds = new Set(everyHistory().flatMap((history) => history.map((s) => s.step)));
@@ -193,6 +216,103 @@ describe('shrinking', () => {
     expect(tries).toBe(3);
     expect(items).toContain(3);
     expect(items.length).toBeLessThan(40);
+  });
+});
+
+describe('reversibility', () => {
+  const deployment = (uid: string, image: string, foreignEnv: string) => ({
+    kind: 'Deployment',
+    metadata: {
+      name: 'alpha',
+      ownerReferences: [{ controller: true, uid }],
+      managedFields: [
+        {
+          manager: MANAGED_BY_VALUE,
+          operation: 'Apply',
+          fieldsV1: {
+            'f:spec': {
+              'f:template': {
+                'f:spec': { 'f:containers': { 'k:{"name":"web"}': { '.': {}, 'f:image': {}, 'f:name': {} } } },
+              },
+            },
+          },
+        },
+        {
+          manager: 'kubectl-set',
+          operation: 'Update',
+          fieldsV1: {
+            'f:spec': { 'f:template': { 'f:spec': { 'f:containers': { 'k:{"name":"web"}': { 'f:env': {} } } } } },
+          },
+        },
+      ],
+    },
+    spec: {
+      replicas: 1,
+      template: { spec: { containers: [{ name: 'web', image, env: [{ name: 'X', value: foreignEnv }] }] } },
+    },
+  });
+  const state = (spec: Record<string, unknown>, image: string, foreignEnv = 'a', ready = true) => ({
+    webServices: [
+      {
+        metadata: { name: 'alpha', uid: 'u1', generation: 2 },
+        spec,
+        status: { conditions: [{ type: 'Ready', status: ready ? 'True' : 'False', observedGeneration: 2 }] },
+      },
+    ],
+    children: [deployment('u1', image, foreignEnv)],
+  });
+
+  it('takes only the fields our managers own', () => {
+    expect(ownedFields(deployment('u1', 'nginx:1', 'a'))).toEqual({
+      spec: { template: { spec: { containers: [{ name: 'web', image: 'nginx:1' }] } } },
+    });
+    expect(ownedFields({ metadata: { managedFields: [] }, data: { owner: 'someone-else' } })).toEqual({});
+  });
+
+  it("a spec set back whose children are not as they were: reported; others' fields make no difference", () => {
+    const oracle = new Reversibility();
+    const a = { image: 'nginx:1' };
+    const b = { image: 'nginx:2' };
+    expect(oracle.check(state(a, 'nginx:1'), 3)).toEqual([]);
+    expect(oracle.check(state(b, 'nginx:2'), 7)).toEqual([]);
+    // Back to a, and the world holds what a made: nothing to say, though someone else's env moved.
+    expect(oracle.check(state(a, 'nginx:1', 'b'), 9)).toEqual([]);
+    expect(oracle.compared).toBe(1);
+    // Back to a, but the Deployment kept b's image: a broken world.
+    expect(oracle.check(state(a, 'nginx:2'), 12)).toEqual([
+      expect.stringMatching(
+        /^webservice\/alpha: its spec is back to the one it had at step 3, but deployment\/alpha is not as it was then/,
+      ),
+    ]);
+    // One that cannot converge (Ready False) keeps what it had: not compared.
+    expect(oracle.check(state(a, 'nginx:2', 'a', false), 13)).toEqual([]);
+    // Another object of that name (a new uid) starts afresh.
+    const recreated = state(a, 'nginx:2');
+    recreated.webServices[0].metadata.uid = 'u2';
+    recreated.children[0].metadata.ownerReferences[0].uid = 'u2';
+    expect(oracle.check(recreated, 14)).toEqual([]);
+  });
+});
+
+describe('status never moves backwards', () => {
+  const line = (uid: string, rv: number, observed: string, gens: string) =>
+    `${uid}   alpha   ${rv}   ${observed}   ${gens === '<none>' ? '<none>' : 'Ready,Reconciling'}   ${gens}`;
+
+  it('a status for an older generation after a newer one: reported', () => {
+    expect(
+      statusRegressions([
+        line('u1', 10, '<none>', '<none>'),
+        line('u1', 11, '1', '1,1'),
+        line('u1', 14, '2', '2,2'),
+        line('u1', 15, '2', '2,2'),
+        // A new object of the same name starts again at 1.
+        line('u2', 20, '1', '1,1'),
+      ]),
+    ).toEqual([]);
+    expect(statusRegressions([line('u1', 11, '3', '3,3'), line('u1', 12, '2', '3,2')])).toEqual([
+      'webservice/alpha: status.observedGeneration went back from 3 (resourceVersion 11) to 2 (resourceVersion 12)',
+      'webservice/alpha: condition Reconciling went back from 3 (resourceVersion 11) to 2 (resourceVersion 12)',
+    ]);
   });
 });
 
