@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Usage: scripts/campaign.sh [--seed N[,N...]] [--steps M] [--replay FILE] [--shrink TRIES]
-#                            [--perturb P,MS] [JEST ARGS...]
+#                            [--perturb P,MS[,S]] [JEST ARGS...]
 #        (npm run test:campaign -- --seed N --steps M)
 #
 # The correctness campaign: seeded random histories against a control plane that runs pods,
@@ -10,7 +10,8 @@
 # --shrink TRIES then looks for a smaller failing history in at most TRIES more runs.
 # --perturb P,MS puts a proxy between the controller and the API server: a share P of watch
 # events hold the stream up to MS ms (stale state), and events for one object that wait
-# together reach it as the last one only (unobserved state).
+# together reach it as the last one only (unobserved state); with S, a share S of its lists
+# are answered from a lagging copy, the first list the proxy saw (stale state).
 # Builds the plugin and the plane's binaries first, as npm test does.
 set -euo pipefail
 

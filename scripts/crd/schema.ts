@@ -61,6 +61,11 @@ const WORKLOAD_PROPERTIES: (string | number)[] = [
   'properties',
 ];
 
+/** Where the embedded Kubernetes types are, as paths of a WebService: spec.workload.env, a file's items. */
+export function embeddedFieldPaths(): string[] {
+  return [...EMBEDDED.map(([name]) => `spec.workload.${name}`), 'spec.workload.files[].items'];
+}
+
 /** Where a generated field goes in the CRD: spec.workload's own fields, or a file's items. */
 export function fieldPath(name: string): (string | number)[] {
   return name === 'fileItems'

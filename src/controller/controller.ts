@@ -62,6 +62,11 @@ export class Controller {
    * watched, so looked at again before each reconcile of their WebService, and forgotten at resync.
    */
   private readonly foreign = new Set<string>();
+  /**
+   * Read your own writes (KEP-5647): per WebService key, the resourceVersion of our last write
+   * to it (its status, its finalizers), until the cache holds that version or a newer one.
+   */
+  private readonly lastWritten = new Map<string, number>();
   private readonly abort = new AbortController();
   private caches: Promise<void> = Promise.resolve();
   private workers: Promise<void>[] = [];
@@ -169,6 +174,9 @@ export class Controller {
 
   private webServiceRemoved(ws: WebService): void {
     const key = keyOf(ws);
+    // A deletion at or past our last write: nothing older can come back. (A relist from a
+    // lagging copy that lacks it removes an older version: that proves nothing.)
+    if (!isOlderThan(ws, this.lastWritten.get(key))) this.lastWritten.delete(key);
     this.queue.add(key);
     this.enqueueDependents(key);
   }
@@ -227,6 +235,19 @@ export class Controller {
       this.queue.forget(key); // deleted: nothing left to reconcile
       return;
     }
+    // A cache older than our own last write of this WebService (a relist from an API server
+    // that lags): acting on it would apply a spec we have moved past, or delete what the
+    // current spec keeps. Wait for the watch to bring our write, which queues the key again.
+    const written = this.lastWritten.get(key);
+    if (isOlderThan(parent, written)) {
+      this.options.log('debug', 'the cache is older than our last write; waiting for it', {
+        key,
+        cached: parent.metadata.resourceVersion,
+        written,
+      });
+      return;
+    }
+    this.lastWritten.delete(key);
     await this.refreshForeign(parent);
     const started = process.hrtime.bigint();
     // Past the deadline, every request of this reconcile is cut off or refused unsent, so it
@@ -339,6 +360,8 @@ export class Controller {
    */
   private remember(result: ReconcileResult): void {
     const { written, decision } = result;
+    const writtenVersion = Number(written.parent?.metadata.resourceVersion);
+    if (written.parent && Number.isFinite(writtenVersion)) this.lastWritten.set(keyOf(written.parent), writtenVersion);
     if (written.parent && decision.action !== 'finalize') {
       const key = keyOf(written.parent);
       const cached = this.index.parentsByKey.get(key);
@@ -380,6 +403,12 @@ function dependencyState(ws: WebService): string {
 /** Keys from the initial list wait behind keys from events. */
 function priorityFor(initialList: boolean): number {
   return initialList ? LOW_PRIORITY : NORMAL_PRIORITY;
+}
+
+/** Whether an object's resourceVersion is below a version we wrote (false where either is unknown). */
+function isOlderThan(object: { metadata: { resourceVersion?: string } }, written: number | undefined): boolean {
+  const version = Number(object.metadata.resourceVersion);
+  return written !== undefined && Number.isFinite(version) && version < written;
 }
 
 /**

@@ -119,15 +119,19 @@ export function appliedVerdict(
     ? `adopting it (annotation ${ADOPT_ANNOTATION}=${parent.name})`
     : `differs from the spec: ${differences.map((d) => d.path).join(', ')}`;
   const handover = row.handover?.(have.object, { name: parent.name, desired: parent.desired }) ?? null;
-  const precondition = { uid: have.uid, resourceVersion: have.resourceVersion };
-  const ops: ApplyOp[] = handover
-    ? [
-        // The handover is made on the child we read; our apply then follows it on the same
-        // object (its uid), whose resourceVersion the handover has just moved on.
-        { op: 'applyChild', kind: row.kind, name, object: handover, ...precondition, handover: true },
-        { op: 'applyChild', kind: row.kind, name, object: want, uid: have.uid },
-      ]
-    : [{ op: 'applyChild', kind: row.kind, name, object: want, ...precondition }];
+  const first = row.applyFirst?.(want, have.object) ?? null;
+  // The first write is made on the child we read; the ones after it follow on the same object
+  // (its uid), whose resourceVersion the first has just moved on.
+  const steps: Omit<ApplyOp, 'uid' | 'resourceVersion'>[] = [
+    ...(handover
+      ? [{ op: 'applyChild' as const, kind: row.kind, name, object: handover, handover: true as const }]
+      : []),
+    ...(first ? [{ op: 'applyChild' as const, kind: row.kind, name, object: first }] : []),
+    { op: 'applyChild', kind: row.kind, name, object: want },
+  ];
+  const ops: ApplyOp[] = steps.map((step, at) =>
+    at === 0 ? { ...step, uid: have.uid, resourceVersion: have.resourceVersion } : { ...step, uid: have.uid },
+  );
   return { target, state: 'differs', reason: `${target} ${what}`, differences, ops };
 }
 

@@ -23,6 +23,7 @@ import {
   desiredPodDisruptionBudget,
   desiredService,
   replicasHandover,
+  rollingUpdateTakeover,
   workloadWanted,
 } from './workload';
 
@@ -55,6 +56,12 @@ export interface ChildKindRow extends ResourceType {
    * ask for it.
    */
   build?(metadata: ObjectMeta, parent: { name: string; desired: DesiredState }): DesiredObject | null;
+  /**
+   * An object to apply just before the desired one, when an apply of the desired one alone
+   * cannot remove a field the live object holds (a server default no field manager owns);
+   * null when it alone will do.
+   */
+  applyFirst?(want: DesiredObject, live: Child): DesiredObject | null;
   /** How healthy a child of this kind is, from its status (and what lies under it). */
   health(live: LiveObject, context: HealthContext): Health;
   /**
@@ -98,6 +105,7 @@ export const DEPLOYMENT: ChildKindRow = {
     const want = workloadWanted(parent.name, parent.desired);
     return want && desiredDeployment(metadata, want);
   },
+  applyFirst: rollingUpdateTakeover,
   health: deploymentHealth,
   handover: (live, parent) => {
     const want = workloadWanted(parent.name, parent.desired);

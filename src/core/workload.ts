@@ -2,7 +2,7 @@
 // ClusterIP Service, with a disruption budget a PodDisruptionBudget, with autoscaling a
 // HorizontalPodAutoscaler, all named after the WebService. Pure: their desired objects, whole,
 // as server-side apply sends them; and where a rollout stands.
-import { Deployment, ObjectMeta, childName, fnv1a32 } from './model';
+import { Child, Deployment, ObjectMeta, childName, fnv1a32 } from './model';
 import type { DesiredState } from './observe';
 import { podTemplate, selectorLabels } from './pod';
 import type { PodWanted } from './pod';
@@ -91,6 +91,26 @@ export function desiredDeployment(metadata: ObjectMeta, want: WorkloadWanted): D
   spec.selector = { matchLabels: selectorLabels(want.name) };
   spec.template = podTemplate(want);
   return { apiVersion: 'apps/v1', kind: 'Deployment', metadata, spec };
+}
+
+/**
+ * The Deployment to apply first when the desired one switches to the Recreate strategy and the
+ * live one still holds `spec.strategy.rollingUpdate`; null otherwise. The server defaults
+ * rollingUpdate, and the default belongs to no field manager once an apply of ours has left
+ * it out; server-side apply never removes a field it does not own, so an apply of
+ * `{type: Recreate}` alone keeps it, and is refused ("may not be specified when strategy type
+ * is 'Recreate'") for as long as it stays. Applying the live rollingUpdate as ours first makes
+ * it ours; the apply that follows, without it, then removes it. A rollingUpdate that another
+ * field manager set stays theirs: that apply is still refused, and says so.
+ */
+export function rollingUpdateTakeover(want: DesiredObject, live: Child): DesiredObject | null {
+  const strategy = want.spec.strategy as { type?: string } | undefined;
+  const liveStrategy = (live as { spec?: { strategy?: { rollingUpdate?: unknown } } }).spec?.strategy;
+  if (strategy?.type !== 'Recreate' || liveStrategy?.rollingUpdate === undefined) return null;
+  return {
+    ...want,
+    spec: { ...want.spec, strategy: { type: 'RollingUpdate', rollingUpdate: liveStrategy.rollingUpdate } },
+  };
 }
 
 /** A ClusterIP Service on the container's port; null without one. */

@@ -12,7 +12,10 @@ const replay = process.env.CAMPAIGN_REPLAY;
 const seeds = (process.env.CAMPAIGN_SEEDS ?? String(Date.now() % 1_000_000)).split(',').map(Number);
 const steps = Number(process.env.CAMPAIGN_STEPS ?? 30);
 const shrinkTries = Number(process.env.CAMPAIGN_SHRINK ?? 0);
-/** CAMPAIGN_PERTURB=P,MS (--perturb P,MS): a share P of watch events hold the stream up to MS ms. */
+/**
+ * CAMPAIGN_PERTURB=P,MS[,S] (--perturb P,MS[,S]): a share P of watch events hold the stream up
+ * to MS ms; a share S of lists are answered from a lagging copy.
+ */
 const perturb = process.env.CAMPAIGN_PERTURB?.split(',').map(Number);
 const log = (line: string) => process.stderr.write(`${line}\n`);
 
@@ -24,7 +27,7 @@ describe('correctness campaign', () => {
   for (const { seed, history } of runs) {
     const title = history ? `replay of ${replay} (${history.length} steps)` : `seed ${seed}, ${steps} steps`;
     it(title, async () => {
-      const perturbation = perturb && { delayP: perturb[0], delayMs: perturb[1], seed };
+      const perturbation = perturb && { delayP: perturb[0], delayMs: perturb[1], staleListP: perturb[2], seed };
       const result = await runCampaign({ seed, history, steps, perturbation, log });
       log(`campaign ${title}: ${JSON.stringify(result.figures)}`);
       if (result.violations.length > 0) {

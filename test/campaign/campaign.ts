@@ -7,7 +7,15 @@ import * as path from 'node:path';
 import { ROOT, deleteNamespace } from '../support/cluster';
 import { generate } from './generate';
 import type { Perturbation } from './proxy';
-import { crashViolations, quiesce, readState, stateViolations, steadyStateWrites } from './oracles';
+import {
+  Reversibility,
+  crashViolations,
+  quiesce,
+  readState,
+  stateViolations,
+  statusRegressions,
+  steadyStateWrites,
+} from './oracles';
 import { describeStep, type Step } from './steps';
 import { World } from './world';
 
@@ -39,6 +47,10 @@ export interface CampaignResult {
     /** The watch proxy's counts: watches, events, delayed, coalesced. */
     proxy: Record<string, number>;
     webServices: number;
+    /** How often a spec came back to one seen at a quiescence, and its children were compared. */
+    reverted: number;
+    /** Status writes the watch sampled. */
+    statusSamples: number;
   };
 }
 
@@ -48,6 +60,7 @@ export async function runCampaign(options: CampaignOptions): Promise<CampaignRes
   const started = Date.now();
   const world = new World('campaign', options.perturbation);
   const violations: string[] = [];
+  const reversibility = new Reversibility();
   const times = { stepsMs: 0, convergedMs: 0, webServices: 0 };
   /** The steps carried out: all of them, unless a check in the middle failed. */
   let ran = history;
@@ -58,6 +71,7 @@ export async function runCampaign(options: CampaignOptions): Promise<CampaignRes
       await world.step(step);
       if (step.step !== 'check') continue;
       const checked = await quiesce(world, options.convergeWithinMs ?? 120_000);
+      if (checked.violations.length === 0) checked.violations.push(...reversibility.check(readState(world.ns), i + 1));
       if (checked.violations.length > 0) {
         // The history stops here: what follows would only hide or repeat it.
         violations.push(...checked.violations.map((v) => `at step ${i + 1}: ${v}`));
@@ -72,7 +86,7 @@ export async function runCampaign(options: CampaignOptions): Promise<CampaignRes
   } finally {
     await world.stop();
     violations.unshift(...world.violations);
-    violations.push(...crashViolations(world));
+    violations.push(...crashViolations(world), ...statusRegressions(world.statusSamples));
     if (violations.length === 0 || process.env.CAMPAIGN_KEEP_NAMESPACE !== 'true') deleteNamespace(world.ns);
     else log(`namespace ${world.ns} kept for a look`);
   }
@@ -85,6 +99,7 @@ export async function runCampaign(options: CampaignOptions): Promise<CampaignRes
     const converged = await quiesce(world, options.convergeWithinMs ?? 120_000);
     times.convergedMs = converged.ms;
     violations.push(...converged.violations);
+    if (converged.violations.length === 0) violations.push(...reversibility.check(readState(world.ns), history.length));
     if (converged.violations.length === 0) {
       const writes = await steadyStateWrites(world.ns, options.steadyWindowMs ?? 20_000, 60_000);
       if (writes.length > 0)
@@ -110,6 +125,8 @@ export async function runCampaign(options: CampaignOptions): Promise<CampaignRes
         fired: world.fired,
         proxy: world.proxyCounts(),
         webServices: times.webServices,
+        reverted: reversibility.compared,
+        statusSamples: world.statusSamples.length,
       },
     };
   }

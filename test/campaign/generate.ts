@@ -15,6 +15,8 @@ export const NAMES = ['alpha', 'bravo', 'charlie', 'delta', 'echo'] as const;
 
 interface Model {
   live: Map<string, Json>;
+  /** Each live WebService's specs since it was made, oldest first: what a revert goes back to. */
+  past: Map<string, Json[]>;
   foreign: Set<string>;
   controllerUp: boolean;
   /** Steps left until the controller is started again, while it is down. */
@@ -23,7 +25,7 @@ interface Model {
 
 export function generate(seed: number, steps: number): Step[] {
   const rng = new Random(seed);
-  const model: Model = { live: new Map(), foreign: new Set(), controllerUp: true, startIn: 0 };
+  const model: Model = { live: new Map(), past: new Map(), foreign: new Set(), controllerUp: true, startIn: 0 };
   const history: Step[] = [];
   while (history.length < steps) {
     if (!model.controllerUp && model.startIn-- <= 0) {
@@ -44,16 +46,24 @@ function track(model: Model, step: Step, rng: Random): void {
   switch (step.step) {
     case 'create':
     case 'recreate':
+      model.live.set(step.name, step.spec);
+      model.past.set(step.name, [step.spec]);
+      break;
     case 'setSpec':
     case 'killInWrite':
       model.live.set(step.name, step.spec);
+      model.past.get(step.name)?.push(step.spec);
       break;
     case 'delete':
       model.live.delete(step.name);
+      model.past.delete(step.name);
       break;
-    case 'scale':
-      model.live.set(step.name, { ...model.live.get(step.name), replicas: step.replicas });
+    case 'scale': {
+      const spec = { ...model.live.get(step.name), replicas: step.replicas };
+      model.live.set(step.name, spec);
+      model.past.get(step.name)?.push(spec);
       break;
+    }
     case 'foreign':
       model.foreign.add(`${step.child}/${step.name}`);
       break;
@@ -85,10 +95,12 @@ const CHILD_KINDS: readonly ChildKind[] = ['configmap', 'deployment', 'service']
 function nextStep(rng: Random, model: Model): Step | null {
   const live = [...model.live.keys()];
   const free = NAMES.filter((name) => !model.live.has(name));
+  const revertible = live.filter((name) => earlierSpecs(model, name).length > 0);
   const choices: [number, Maker][] = [
     [free.length > 0 ? 6 : 0, () => create(rng, rng.pick(free))],
     [live.length > 0 ? 8 : 0, () => edit(rng, rng.pick(live), model)],
     [live.length > 0 ? 3 : 0, () => dependsOnEdit(rng, rng.pick(live), model)],
+    [revertible.length > 0 ? 3 : 0, () => revert(rng, rng.pick(revertible), model)],
     [live.length > 0 ? 2 : 0, () => ({ step: 'delete', name: rng.pick(live) })],
     [live.length > 0 ? 2 : 0, () => recreate(rng, rng.pick(live))],
     [live.length > 0 ? 7 : 0, () => tamper(rng, rng.pick(live), model)],
@@ -159,6 +171,23 @@ function edit(rng: Random, name: string, model: Model): Step {
     ],
   ])();
   return { step: 'setSpec', name, spec, what };
+}
+
+/** The specs a WebService had before, other than the one it has: [k edits ago, spec], nearest first. */
+function earlierSpecs(model: Model, name: string): [number, Json][] {
+  const past = model.past.get(name) ?? [];
+  const now = JSON.stringify(model.live.get(name));
+  return past
+    .slice(0, -1)
+    .map((spec, i): [number, Json] => [past.length - 1 - i, spec])
+    .reverse()
+    .filter(([, spec]) => JSON.stringify(spec) !== now);
+}
+
+/** The spec set back to one it had k edits ago (Acto's reversibility): its children must be as they were then. */
+function revert(rng: Random, name: string, model: Model): Step {
+  const [k, spec] = rng.pick(earlierSpecs(model, name).slice(0, 5));
+  return { step: 'setSpec', name, spec: structuredClone(spec), what: `back to its spec of ${k} edits ago` };
 }
 
 /** dependsOn set to other names, live or not: chains, missing dependencies and cycles. */
@@ -233,6 +262,22 @@ const INVALID: readonly { what: string; patch: (name: string) => Json[] }[] = [
     patch: () => [{ op: 'add', path: '/spec/workload', value: { files: [{ mountPath: 'etc', secret: 'db' }] } }],
   },
   { what: 'no image', patch: () => [{ op: 'remove', path: '/spec/image' }] },
+  {
+    what: 'a disruption budget with both bounds',
+    patch: () => [{ op: 'add', path: '/spec/workload', value: { disruption: { maxUnavailable: 1, minAvailable: 1 } } }],
+  },
+  {
+    what: 'a disruption budget with neither bound',
+    patch: () => [{ op: 'add', path: '/spec/workload', value: { disruption: {} } }],
+  },
+  {
+    what: 'maxUnavailable -1',
+    patch: () => [{ op: 'add', path: '/spec/workload', value: { disruption: { maxUnavailable: -1 } } }],
+  },
+  {
+    what: 'minAvailable "half"',
+    patch: () => [{ op: 'add', path: '/spec/workload', value: { disruption: { minAvailable: 'half' } } }],
+  },
 ];
 
 function invalid(rng: Random, name: string): Step {
@@ -367,4 +412,15 @@ const WORKLOAD_FIELDS: Record<string, (rng: Random) => unknown> = {
     ]),
   podLabels: (rng) => ({ team: rng.pick(['payments', 'search']) }),
   podAnnotations: (rng) => rng.pick([EVERY_POD_FIELD.podAnnotations, { 'example.com/note': 'campaign' }]),
+  // A PodDisruptionBudget: one of its two bounds, a count of pods (0 too) or a share of them.
+  disruption: (rng) => ({
+    [rng.pick(['maxUnavailable', 'minAvailable'])]: rng.pick([0, 1, 2, '0%', '25%', '50%', '100%']),
+  }),
+  // A HorizontalPodAutoscaler. Its floor is always set, so that spec.replicas (0 among the
+  // values drawn) need not lie within its bounds, as it must when the floor is left out.
+  autoscaling: (rng) => {
+    const minReplicas = rng.int(1, 2);
+    const target = rng.chance(0.5) ? { targetCPUUtilizationPercentage: rng.pick([50, 70, 90]) } : {};
+    return { minReplicas, maxReplicas: rng.int(minReplicas, 4), ...target };
+  },
 };

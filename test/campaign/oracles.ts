@@ -239,6 +239,147 @@ function markViolations(state: ClusterState, world: Pick<World, 'marks'>): strin
   return violations;
 }
 
+/** Whether a field manager is one of ours: the controller's server-side applies, and the plugin's own writes. */
+const isOurManager = (manager: unknown) => String(manager).includes('webservice');
+
+/**
+ * The part of an object that our field managers own, per its managedFields: the fields we
+ * set, as the server stores them; everything others or the server set is left out.
+ */
+export function ownedFields(object: Json): Json {
+  const owned: Json = {};
+  for (const entry of object.metadata?.managedFields ?? []) {
+    if (isOurManager(entry.manager) && entry.fieldsV1) mergeFieldSets(owned, entry.fieldsV1);
+  }
+  return Object.keys(owned).length === 0 ? {} : (project(object, owned) as Json);
+}
+
+function mergeFieldSets(into: Json, from: Json): void {
+  for (const [key, sub] of Object.entries(from)) mergeFieldSets((into[key] ??= {}), sub as Json);
+}
+
+/** The value restricted to a fieldsV1 set: `f:name` a field, `k:{...}` a list item by its keys, `v:...` a set's value. */
+function project(value: unknown, fields: Json): unknown {
+  const keys = Object.keys(fields).filter((key) => key !== '.');
+  if (keys.length === 0) return value;
+  if (Array.isArray(value)) {
+    const items: unknown[] = [];
+    for (const item of value) {
+      const key = keys.find((k) => matchesListKey(k, item));
+      if (key !== undefined) items.push(key.startsWith('v:') ? item : project(item, fields[key]));
+    }
+    return items;
+  }
+  if (typeof value !== 'object' || value === null) return value;
+  const result: Json = {};
+  for (const key of keys) {
+    if (!key.startsWith('f:')) continue;
+    const name = key.slice(2);
+    if (name in (value as Json)) result[name] = project((value as Json)[name], fields[key]);
+  }
+  return result;
+}
+
+function matchesListKey(key: string, item: unknown): boolean {
+  if (key.startsWith('v:')) return JSON.stringify(JSON.parse(key.slice(2))) === JSON.stringify(item);
+  if (!key.startsWith('k:') || typeof item !== 'object' || item === null) return false;
+  const wanted = JSON.parse(key.slice(2)) as Json;
+  return Object.entries(wanted).every(([field, v]) => (item as Json)[field] === v);
+}
+
+/** JSON with sorted keys: equal values, equal text. */
+function stable(value: unknown): string {
+  if (Array.isArray(value)) return `[${value.map(stable).join(',')}]`;
+  if (typeof value === 'object' && value !== null) {
+    const entries = Object.entries(value as Json).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+    return `{${entries.map(([k, v]) => `${JSON.stringify(k)}:${stable(v)}`).join(',')}}`;
+  }
+  return JSON.stringify(value);
+}
+
+/**
+ * Reversibility (Acto): a WebService whose spec (and labels) is back to a value it had at an
+ * earlier quiescence has the children it had then, compared as the server stores them, our
+ * fields only. Remembers, per WebService (its uid), the children of each spec it converged on:
+ * only a converged one (Ready for its generation); one that cannot converge (a missing
+ * dependency, a cycle, a conflict) keeps whatever children it had, by design.
+ */
+export class Reversibility {
+  private readonly seen = new Map<string, Map<string, { children: Json; at: number }>>();
+  /** How often a spec came back and its children were compared. */
+  compared = 0;
+
+  /** At a quiescence that held every state property: the violations, and what it remembers now. */
+  check(state: ClusterState, at: number): string[] {
+    const violations: string[] = [];
+    for (const ws of state.webServices) {
+      const ready = readyOf(ws);
+      if (ws.metadata.deletionTimestamp || ready?.status !== 'True') continue;
+      if (ready.observedGeneration !== ws.metadata.generation) continue;
+      const uid = ws.metadata.uid as string;
+      const key = stable({ spec: ws.spec, labels: ws.metadata.labels ?? {} });
+      const children: Json = {};
+      for (const child of state.children) {
+        if ((child.metadata.ownerReferences ?? []).some((ref: Json) => ref.controller && ref.uid === uid))
+          children[`${String(child.kind).toLowerCase()}/${child.metadata.name}`] = ownedFields(child);
+      }
+      const specs = this.seen.get(uid) ?? new Map<string, { children: Json; at: number }>();
+      this.seen.set(uid, specs);
+      const before = specs.get(key);
+      if (!before) {
+        specs.set(key, { children, at });
+        continue;
+      }
+      this.compared++;
+      const names = [...new Set([...Object.keys(before.children), ...Object.keys(children)])].sort();
+      const differ = names.filter((name) => stable(before.children[name]) !== stable(children[name]));
+      for (const name of differ) {
+        violations.push(
+          `webservice/${ws.metadata.name}: its spec is back to the one it had at step ${before.at}, but ${name} ` +
+            `is not as it was then: ${stable(before.children[name] ?? null).slice(0, 400)} vs ${stable(children[name] ?? null).slice(0, 400)}`,
+        );
+      }
+    }
+    return violations;
+  }
+}
+
+/**
+ * Status never moves backwards: over the samples of a watch, in order (World's lines: uid,
+ * name, resourceVersion, status.observedGeneration, the conditions' types and their
+ * observedGenerations, comma-separated; `<none>` where there is none), a WebService's
+ * status.observedGeneration never decreases, nor does any condition's: a status written for
+ * generation g is never replaced by one for an older generation.
+ */
+export function statusRegressions(samples: string[]): string[] {
+  const highest = new Map<string, { value: number; rv: string }>();
+  const violations: string[] = [];
+  for (const line of samples) {
+    const fields = line.trim().split(/\s+/);
+    if (fields.length < 6) continue;
+    const [uid, name, rv, observed, types, generations] = fields;
+    const list = (text: string) => (text === '<none>' ? [] : text.split(','));
+    const typeList = list(types);
+    const seen: [string, string][] = [
+      ['status.observedGeneration', observed],
+      ...list(generations).map((g, i): [string, string] => [`condition ${typeList[i]}`, g]),
+    ];
+    for (const [what, text] of seen) {
+      if (text === '<none>' || text === '') continue;
+      const value = Number(text);
+      const key = `${uid}/${what}`;
+      const before = highest.get(key);
+      if (before && value < before.value) {
+        violations.push(
+          `webservice/${name}: ${what} went back from ${before.value} (resourceVersion ${before.rv}) to ${value} (resourceVersion ${rv})`,
+        );
+      }
+      if (!before || value > before.value) highest.set(key, { value, rv });
+    }
+  }
+  return violations;
+}
+
 /** Polls until the namespace holds every state property, or the bound passes: the last violations, and how long. */
 export async function quiesce(world: World, boundMs: number): Promise<{ violations: string[]; ms: number }> {
   const started = Date.now();

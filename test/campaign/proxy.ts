@@ -10,6 +10,8 @@ export interface Perturbation {
   delayP: number;
   /** How long at most. Meanwhile newer events for the same object replace waiting ones (unobserved state). */
   delayMs: number;
+  /** The share of lists (LIST or streaming) answered from a lagging copy: the collection's first list. */
+  staleListP?: number;
   seed: number;
 }
 
@@ -37,6 +39,7 @@ export class WatchProxy {
         WATCH_DELAY_P: String(perturbation.delayP),
         WATCH_DELAY_MS: String(perturbation.delayMs),
         WATCH_SEED: String(perturbation.seed),
+        STALE_LIST_P: String(perturbation.staleListP ?? 0),
       },
     });
     const port = (await proxy.waitFor(/^(\d+)\n/))[1];

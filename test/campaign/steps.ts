@@ -53,6 +53,27 @@ export type Step =
   /** Quiescence in the middle of a history: the controller runs, and the oracles are checked. */
   | { step: 'check' };
 
+/** Every kind of step: the compiler holds this to the Step type, so none can be left out. */
+const KINDS: Record<Step['step'], true> = {
+  create: true,
+  setSpec: true,
+  delete: true,
+  recreate: true,
+  tamper: true,
+  foreign: true,
+  unforeign: true,
+  scale: true,
+  kill: true,
+  killInWrite: true,
+  start: true,
+  applyAll: true,
+  invalid: true,
+  invalidCreate: true,
+  pause: true,
+  check: true,
+};
+export const STEP_KINDS = Object.keys(KINDS) as Step['step'][];
+
 /** One line for a person: what the step does. */
 export function describeStep(step: Step): string {
   switch (step.step) {

@@ -45,6 +45,20 @@ const FOREIGN_KEY = 'campaign.example.com/foreign';
 /** The controller's retry delays are capped low: a conflict whose cause goes away is retried within it. */
 const BACKOFF_MAX = '20s';
 
+/**
+ * One WebService's status as the watch sees it, one line each (custom columns: a jsonpath
+ * cannot range over conditions a new object does not have yet): uid, name, resourceVersion,
+ * status.observedGeneration, the conditions' types and their observedGenerations.
+ */
+const STATUS_SAMPLE = [
+  'UID:.metadata.uid',
+  'NAME:.metadata.name',
+  'RV:.metadata.resourceVersion',
+  'OBSERVED:.status.observedGeneration',
+  'TYPES:.status.conditions[*].type',
+  'GENERATIONS:.status.conditions[*].observedGeneration',
+].join(',');
+
 export function childName(kind: ChildKind, name: string): string {
   return kind === 'configmap' ? `${name}-desired` : name;
 }
@@ -61,9 +75,13 @@ export class World {
   readonly counts: Record<string, { ran: number; skipped: number }> = {};
   /** How often each perturbation fired (a killInWrite whose write came, or did not). */
   readonly fired: Record<string, number> = {};
+  /** The WebServices' statuses, in the order a watch saw them (statusRegressions reads them). */
+  readonly statusSamples: string[] = [];
   private kubeconfig: string;
   private readonly trigger: string;
   private proxy: WatchProxy | null = null;
+  private statusWatch: Background | null = null;
+  private stopped = false;
 
   /** With a perturbation, the controller sees the API server through the watch proxy. */
   constructor(
@@ -74,6 +92,30 @@ export class World {
     podFieldsPrerequisites(this.ns);
     this.kubeconfig = controllerKubeconfig();
     this.trigger = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'campaign-')), 'stop');
+    this.watchStatus();
+  }
+
+  /** Samples every status write through a watch, for the whole run; a watch the server ends is started again. */
+  private watchStatus(): void {
+    if (this.stopped) return;
+    const args = [
+      'get',
+      'webservices',
+      '-n',
+      this.ns,
+      '--watch',
+      '--no-headers',
+      '-o',
+      `custom-columns=${STATUS_SAMPLE}`,
+    ];
+    const watch = new Background('kubectl', args, { onStdoutLine: (line) => this.statusSamples.push(line) });
+    this.statusWatch = watch;
+    void watch.exited.then(async (exit) => {
+      if (this.stopped) return;
+      // Its end is the server's (a watch's timeout): a refusal is the campaign's own mistake.
+      if (exit.code !== 0) this.violations.push(`the status watch failed: ${watch.stderr.trim().slice(0, 500)}`);
+      else this.watchStatus();
+    });
   }
 
   /** How often the proxy's perturbations fired, by kind; {} without a proxy. */
@@ -123,6 +165,9 @@ export class World {
     }
     await this.settleApplies();
     await this.proxy?.stop();
+    this.stopped = true;
+    this.statusWatch?.signal('SIGTERM');
+    await this.statusWatch?.exited;
   }
 
   async settleApplies(timeoutMs = 120_000): Promise<void> {

@@ -4,12 +4,11 @@
 import { failureReport, historyFile, runCampaign } from '../campaign/campaign';
 import { quiesce } from '../campaign/oracles';
 import { World } from '../campaign/world';
-import { deleteNamespace, describeWorkloads, kubectl } from '../support/cluster';
+import { deleteNamespace, describeWorkloads, eventually, kubectl } from '../support/cluster';
 
 /**
- * Fixed: the same histories on every run. Not seed 2: its step 16 removes a foreign object
- * from a conflicted WebService's child name, which run notices only at its resync (see
- * docs/RELIABILITY.md, what the campaign found).
+ * Fixed: the same histories on every run. Seed 2's step 16 removes a foreign object from a
+ * conflicted WebService's child name (docs/RELIABILITY.md, what the campaign found).
  */
 const SEEDS = [1, 2, 3, 4, 5];
 const STEPS = 20;
@@ -73,6 +72,63 @@ describeWorkloads('the correctness campaign', () => {
       deleteNamespace(world.ns);
     }
   }, 240_000);
+
+  // Found by seed 13 (its step 78); minimal history test/campaign/histories/seed-13-recreate-strategy-min.json.
+  // A Deployment made without a strategy gets the server's default rollingUpdate; once an
+  // apply of ours leaves it out (here the scale's), no field manager owns it, and server-side
+  // apply never removes a field it does not own: every apply of {type: Recreate} was refused,
+  // "spec.strategy.rollingUpdate: Forbidden", and the WebService stayed ReconcileError.
+  it('a switch to the Recreate strategy after the Deployment was applied again converges', async () => {
+    const world = new World('campaign-recreate');
+    try {
+      await world.startController();
+      await world.step({ step: 'create', name: 'alpha', spec: { image: 'nginx:1.27', workload: {} } });
+      expect((await quiesce(world, 60_000)).violations).toEqual([]);
+      await world.step({ step: 'scale', name: 'alpha', replicas: 2, via: 'kubectl' });
+      expect((await quiesce(world, 60_000)).violations).toEqual([]);
+      const recreate = { image: 'nginx:1.27', replicas: 2, workload: { strategy: { type: 'Recreate' } } };
+      await world.step({ step: 'setSpec', name: 'alpha', spec: recreate, what: 'workload.strategy' });
+      expect((await quiesce(world, 60_000)).violations).toEqual([]);
+      expect(world.get('deployment', 'alpha')?.spec.strategy).toEqual({ type: 'Recreate' });
+      // And back: the server's default again, which the apply leaves to it.
+      await world.step({ step: 'setSpec', name: 'alpha', spec: { ...recreate, workload: {} }, what: 'workload' });
+      expect((await quiesce(world, 60_000)).violations).toEqual([]);
+      expect(world.get('deployment', 'alpha')?.spec.strategy.type).toBe('RollingUpdate');
+      expect(world.violations).toEqual([]);
+    } finally {
+      await world.stop();
+      deleteNamespace(world.ns);
+    }
+  }, 300_000);
+
+  // Sieve's stale state: every list after the first of its collection is answered from the
+  // lagging copy (the empty namespace), and goes on as a watch from there. A controller
+  // restarted onto it must neither undo nor repeat what the one before it did.
+  it('a controller restarted onto a lagging copy converges, and undoes nothing', async () => {
+    const world = new World('campaign-stale', { delayP: 0, delayMs: 0, staleListP: 1, seed: 1 });
+    try {
+      await world.startController();
+      const spec = { image: 'nginx:1.27', workload: { port: 8080 } };
+      await world.step({ step: 'create', name: 'alpha', spec });
+      expect((await quiesce(world, 60_000)).violations).toEqual([]);
+      await world.step({ step: 'setSpec', name: 'alpha', spec: { ...spec, image: 'nginx:1.28' }, what: 'image' });
+      expect((await quiesce(world, 60_000)).violations).toEqual([]);
+      const deployment = world.get('deployment', 'alpha');
+      await world.step({ step: 'kill' });
+      await world.step({ step: 'start' });
+      expect((await quiesce(world, 60_000)).violations).toEqual([]);
+      // Every list of the second controller came from the old snapshot (the proxy reports each second), and it changed nothing.
+      const counts = await eventually(() => (world.proxyCounts().lists >= 10 ? world.proxyCounts() : null), 10_000);
+      expect(counts).toMatchObject({ lists: 10, staleLists: 5 });
+      const after = world.get('deployment', 'alpha');
+      expect(after?.metadata.uid).toBe(deployment?.metadata.uid);
+      expect(after?.metadata.generation).toBe(deployment?.metadata.generation);
+      expect(world.violations).toEqual([]);
+    } finally {
+      await world.stop();
+      deleteNamespace(world.ns);
+    }
+  }, 300_000);
 
   for (const seed of SEEDS) {
     it(`seed ${seed}, ${STEPS} steps: every oracle holds at quiescence`, async () => {

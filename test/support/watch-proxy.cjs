@@ -7,8 +7,14 @@
 //   to WATCH_DELAY_MS (order is kept, as the API server keeps it);
 // - unobserved state: while events wait, a newer event for the same object replaces the one
 //   still waiting, so the client never sees that intermediate state (Sieve's coalescing).
+// - stale state, a lagging copy: the first list of each collection (a LIST, or a streaming
+//   list's initial events up to its initial-events-end bookmark) is kept; with probability
+//   STALE_LIST_P a later one is answered with that old snapshot instead, and a streaming
+//   list then goes on as a watch from the snapshot's resourceVersion, so the client catches
+//   up through the events since, as from an API server that lagged (or gets 410 Gone if
+//   they were compacted, and lists again).
 // Randomness comes from mulberry32 seeded by WATCH_SEED. Every second, and on SIGTERM, it
-// prints a JSON line of counts: watches, events, delayed, coalesced.
+// prints a JSON line of counts: watches, events, delayed, coalesced, lists, staleLists.
 'use strict';
 const fs = require('node:fs');
 const http = require('node:http');
@@ -20,6 +26,8 @@ const upstream = new URL(target);
 const agent = new https.Agent({ ca: fs.readFileSync(caFile), keepAlive: true });
 const delayP = Number(process.env.WATCH_DELAY_P ?? 0);
 const delayMs = Number(process.env.WATCH_DELAY_MS ?? 0);
+const staleListP = Number(process.env.STALE_LIST_P ?? 0);
+const INITIAL_EVENTS_END = 'k8s.io/initial-events-end';
 
 let seed = Number(process.env.WATCH_SEED ?? 1) >>> 0;
 function random() {
@@ -30,13 +38,30 @@ function random() {
   return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
 }
 
-const counts = { watches: 0, events: 0, delayed: 0, coalesced: 0 };
+const counts = { watches: 0, events: 0, delayed: 0, coalesced: 0, lists: 0, staleLists: 0 };
+/** Per collection (path and label selector): the first list served, kept to be served again. */
+const snapshots = new Map();
 const report = () => process.stdout.write(`${JSON.stringify(counts)}\n`);
 setInterval(report, 1000).unref();
 
 function isWatch(url) {
   const watch = new URL(url, 'http://proxy').searchParams.get('watch');
   return watch === 'true' || watch === '1';
+}
+
+function isStreamingList(url) {
+  return isWatch(url) && new URL(url, 'http://proxy').searchParams.get('sendInitialEvents') === 'true';
+}
+
+/** A collection as a list reads it: its path, label selector and the form asked for (full or metadata only). */
+function collectionOf(req) {
+  const parsed = new URL(req.url, 'http://proxy');
+  return `${parsed.pathname}?${parsed.searchParams.get('labelSelector') ?? ''} ${req.headers.accept ?? ''}`;
+}
+
+/** Whether to answer this list from the old snapshot: only once there is one, with probability STALE_LIST_P. */
+function servesStale(collection) {
+  return staleListP > 0 && snapshots.has(collection) && random() < staleListP;
 }
 
 /** The object an event is about, or null (a BOOKMARK, an ERROR, a line that is not JSON). */
@@ -46,9 +71,13 @@ function keyOf(event) {
   return `${event.object?.kind}/${meta.namespace}/${meta.name}`;
 }
 
-/** Re-cuts one watch response: events queue, and flow once the stream is not held. */
-function perturb(upRes, res) {
+/**
+ * Re-cuts one watch response: events queue, and flow once the stream is not held. A streaming
+ * list's initial events, up to their end, become its collection's snapshot if it has none.
+ */
+function perturb(upRes, res, collection = null) {
   counts.watches++;
+  let capture = collection !== null && !snapshots.has(collection) ? [] : null;
   const queue = [];
   let heldUntil = 0;
   let timer = null;
@@ -71,6 +100,13 @@ function perturb(upRes, res) {
       event = JSON.parse(line);
     } catch {
       // not an event: passed on as it is
+    }
+    if (capture !== null) {
+      capture.push(line);
+      if (event?.type === 'BOOKMARK' && event.object?.metadata?.annotations?.[INITIAL_EVENTS_END] === 'true') {
+        snapshots.set(collection, { lines: capture, resourceVersion: event.object.metadata.resourceVersion });
+        capture = null;
+      }
     }
     const key = event ? keyOf(event) : null;
     if (key !== null) {
@@ -111,16 +147,91 @@ function perturb(upRes, res) {
   });
 }
 
+/** A list's body: kept as the collection's snapshot if it has none, or answered with the snapshot. */
+function list(req, upRes, res) {
+  const chunks = [];
+  upRes.on('data', (chunk) => chunks.push(chunk));
+  upRes.on('end', () => {
+    let body = Buffer.concat(chunks);
+    let parsed = null;
+    try {
+      parsed = JSON.parse(body.toString('utf8'));
+    } catch {
+      // not JSON (a protobuf or table answer): passed on as it is
+    }
+    const collection = collectionOf(req);
+    if (typeof parsed?.kind === 'string' && parsed.kind.endsWith('List')) {
+      counts.lists++;
+      if (servesStale(collection)) {
+        body = snapshots.get(collection).body;
+        counts.staleLists++;
+      } else if (!snapshots.has(collection)) {
+        snapshots.set(collection, { body });
+      }
+    }
+    const headers = { ...upRes.headers, 'content-length': String(body.length) };
+    delete headers['transfer-encoding'];
+    res.writeHead(upRes.statusCode ?? 502, headers);
+    res.end(body);
+  });
+}
+
+/**
+ * A streaming list answered from the lagging copy: the snapshot's initial events and their
+ * end, then a watch from the snapshot's resourceVersion, which brings what changed since.
+ */
+function staleStreamingList(req, res, headers) {
+  const collection = collectionOf(req);
+  const snapshot = snapshots.get(collection);
+  const url = new URL(req.url, 'http://proxy');
+  url.searchParams.delete('sendInitialEvents');
+  url.searchParams.delete('resourceVersionMatch');
+  url.searchParams.set('resourceVersion', snapshot.resourceVersion);
+  counts.lists++;
+  counts.staleLists++;
+  const up = https.request(
+    {
+      hostname: upstream.hostname,
+      port: upstream.port,
+      path: `${url.pathname}${url.search}`,
+      method: 'GET',
+      headers,
+      agent,
+    },
+    (upRes) => {
+      res.writeHead(upRes.statusCode ?? 502, upRes.headers);
+      if (upRes.statusCode !== 200) return upRes.pipe(res);
+      for (const line of snapshot.lines) res.write(line);
+      perturb(upRes, res);
+    },
+  );
+  up.on('error', () => res.destroy());
+  res.on('close', () => up.destroy());
+  up.end();
+}
+
 const server = http.createServer((req, res) => {
   const headers = { ...req.headers, host: upstream.host };
   // Plain text on the way back, so the proxy can read the events.
   delete headers['accept-encoding'];
+  const streaming = isStreamingList(req.url);
+  if (req.method === 'GET' && streaming && servesStale(collectionOf(req))) {
+    staleStreamingList(req, res, headers);
+    return;
+  }
+  if (streaming) counts.lists++;
   const up = https.request(
     { hostname: upstream.hostname, port: upstream.port, path: req.url, method: req.method, headers, agent },
     (upRes) => {
-      res.writeHead(upRes.statusCode ?? 502, upRes.headers);
-      if (upRes.statusCode === 200 && isWatch(req.url)) perturb(upRes, res);
-      else upRes.pipe(res);
+      if (upRes.statusCode === 200 && isWatch(req.url)) {
+        res.writeHead(200, upRes.headers);
+        perturb(upRes, res, streaming ? collectionOf(req) : null);
+      } else if (upRes.statusCode === 200 && req.method === 'GET') {
+        list(req, upRes, res);
+      } else {
+        res.writeHead(upRes.statusCode ?? 502, upRes.headers);
+        upRes.pipe(res);
+      }
     },
   );
   up.on('error', () => res.destroy());

@@ -170,6 +170,51 @@ describe('Controller conflicts', () => {
   });
 });
 
+describe('Controller read-your-writes', () => {
+  // KEP-5647: a relist from an API server that lags can hand the cache a WebService older than
+  // the controller's own last write of it. Acting on that old spec (here: before its workload)
+  // would delete the Deployment the current spec keeps.
+  it('does not act on a WebService older than its own last write of it, and acts once the cache catches up', async () => {
+    const before: WebService = structuredClone(WEB);
+    const now: WebService = {
+      ...structuredClone(WEB),
+      metadata: { ...WEB.metadata, resourceVersion: '5', generation: 2 },
+      spec: { image: 'nginx:1.27', workload: {} },
+    };
+    const client = new FakeApi({ webServices: [now] });
+    const patchStatus = client.patchWebServiceStatus.bind(client);
+    // As the API server answers a write: with a new resourceVersion.
+    client.patchWebServiceStatus = async (namespace, name, patch) => {
+      const written = await patchStatus(namespace, name, patch);
+      written.metadata.resourceVersion = '9';
+      return written;
+    };
+    const { controller, logs } = controllerFor(client);
+    try {
+      await started(controller);
+      await until(() => Promise.resolve(client.writes.some((w) => w.resource === 'webservices/status')));
+      expect(client.hasChild('Deployment', 'ns', 'web')).toBe(true);
+      const writes = client.writes.length;
+
+      // The lagging copy: the WebService at version 1, before its workload, after we wrote version 9.
+      client.watchers.webservices({ type: 'MODIFIED', object: before });
+      await new Promise((resolve) => setTimeout(resolve, 200));
+      expect(client.writes.slice(writes).map((w) => `${w.verb} ${w.resource}`)).toEqual([]);
+      expect(client.hasChild('Deployment', 'ns', 'web')).toBe(true);
+      expect(logs).toContain('the cache is older than our last write; waiting for it');
+
+      // Caught up, with a newer version than ours: the controller acts on it again.
+      const newer = { ...structuredClone(now), metadata: { ...now.metadata, resourceVersion: '12', generation: 3 } };
+      newer.spec.image = 'nginx:1.28';
+      client.watchers.webservices({ type: 'MODIFIED', object: newer });
+      await until(() => Promise.resolve(client.writes.slice(writes).some((w) => w.verb === 'apply')));
+      expect(client.writes.slice(writes).filter((w) => w.verb === 'delete')).toEqual([]);
+    } finally {
+      await controller.shutDown();
+    }
+  });
+});
+
 /**
  * A client that sends through a real Transport, as KubeClient does (KubeClient itself loads
  * client-node, which these tests cannot): lists are GETs, each other method the engine calls

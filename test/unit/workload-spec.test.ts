@@ -146,6 +146,39 @@ describe('the pod spec from spec.workload', () => {
     expect(web.env).toBeUndefined();
   });
 
+  it("a switch to Recreate first takes over the server's rollingUpdate, then applies without it", () => {
+    const { strategy: _unset, ...rest } = EVERY_FIELD;
+    const defaults = { maxSurge: '25%', maxUnavailable: '25%' };
+    // Made without a strategy: the server defaults RollingUpdate and its rollingUpdate, which no one owns.
+    const live = convergedWith(
+      rest,
+      (d) => (d.spec!.strategy = { type: 'RollingUpdate', rollingUpdate: defaults }),
+    ).children.find((c) => c.kind === 'Deployment')!;
+    const input = convergedWith({ ...rest, strategy: { type: 'Recreate' } });
+    input.children = input.children.map((c) => (c.kind === 'Deployment' ? live : c));
+    const decision = decisionOf(input);
+    const applies = decision.ops.filter((op) => op.op === 'applyChild' && op.kind === 'Deployment');
+    expect(applies).toEqual([
+      expect.objectContaining({ uid: live.metadata.uid, resourceVersion: live.metadata.resourceVersion }),
+      expect.objectContaining({ uid: live.metadata.uid }),
+    ]);
+    const [first, second] = applies.map((op) => (op.op === 'applyChild' ? op.object.spec : {}));
+    expect(first.strategy).toEqual({ type: 'RollingUpdate', rollingUpdate: defaults });
+    expect(second.strategy).toEqual({ type: 'Recreate' });
+    // The second holds to the uid alone: the first has moved the resourceVersion.
+    expect(applies[1]).not.toHaveProperty('resourceVersion');
+    // Everything else in the first is the desired object: nothing of ours is dropped between the two.
+    expect({ ...first, strategy: undefined }).toEqual({ ...second, strategy: undefined });
+
+    // Once the server stores Recreate, with no rollingUpdate left: nothing to do.
+    const converged = convergedWith({ ...rest, strategy: { type: 'Recreate' } });
+    expect(decisionOf(converged).action).toBe('noop');
+    // Any other strategy, or a Recreate already stored, is one apply as ever.
+    const rolling = convergedWith(rest, (d) => (d.spec!.strategy = { type: 'RollingUpdate', rollingUpdate: defaults }));
+    rolling.parent.spec.image = 'nginx:1.28';
+    expect(decisionOf(rolling).ops.filter((op) => op.op === 'applyChild')).toHaveLength(1);
+  });
+
   it('progressDeadlineSeconds unset sends none: the server keeps its default', () => {
     const { progressDeadlineSeconds: _unset, ...rest } = EVERY_FIELD;
     const input = convergedWith(rest, (live) => (live.spec!.progressDeadlineSeconds = 600));
