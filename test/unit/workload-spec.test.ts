@@ -179,6 +179,36 @@ describe('the pod spec from spec.workload', () => {
     expect(decisionOf(rolling).ops.filter((op) => op.op === 'applyChild')).toHaveLength(1);
   });
 
+  it('autoscaling turned on with a switch to Recreate: the handover, the takeover, then our apply', () => {
+    const { strategy: _unset, ...rest } = EVERY_FIELD;
+    const defaults = { maxSurge: '25%', maxUnavailable: '25%' };
+    const live = convergedWith(
+      rest,
+      (d) => (d.spec!.strategy = { type: 'RollingUpdate', rollingUpdate: defaults }),
+    ).children.find((c) => c.kind === 'Deployment')!;
+    const input = convergedWith({ ...rest, strategy: { type: 'Recreate' }, autoscaling: { maxReplicas: 5 } });
+    input.children = input.children.map((c) => (c.kind === 'Deployment' ? live : c));
+    const applies = decisionOf(input).ops.filter((op) => op.op === 'applyChild' && op.kind === 'Deployment');
+    expect(applies).toEqual([
+      expect.objectContaining({
+        handover: true,
+        uid: live.metadata.uid,
+        resourceVersion: live.metadata.resourceVersion,
+      }),
+      expect.not.objectContaining({ handover: true }),
+      expect.not.objectContaining({ handover: true }),
+    ]);
+    // Only the first holds to the resourceVersion read: each write moves it on.
+    expect(applies.slice(1).map((op) => ('resourceVersion' in op ? op.resourceVersion : undefined))).toEqual([
+      undefined,
+      undefined,
+    ]);
+    const [, takeover, ours] = applies.map((op) => (op.op === 'applyChild' ? op.object.spec : {}));
+    expect(takeover.strategy).toEqual({ type: 'RollingUpdate', rollingUpdate: defaults });
+    expect(ours.strategy).toEqual({ type: 'Recreate' });
+    expect(ours).not.toHaveProperty('replicas');
+  });
+
   it('progressDeadlineSeconds unset sends none: the server keeps its default', () => {
     const { progressDeadlineSeconds: _unset, ...rest } = EVERY_FIELD;
     const input = convergedWith(rest, (live) => (live.spec!.progressDeadlineSeconds = 600));
