@@ -162,7 +162,7 @@ function ownedChildren(ws: Json, state: ClusterState): string[] {
 /** status.replicas and ready are the Deployment's counts, and Ready only once its rollout is complete. */
 function truthfulStatus(ws: Json, state: ClusterState): string[] {
   const at = `webservice/${ws.metadata.name}`;
-  const desired = (ws.spec.replicas ?? 1) as number;
+  let desired = (ws.spec.replicas ?? 1) as number;
   if (!ws.spec.workload) {
     return ws.status?.replicas === desired ? [] : [`${at}: status.replicas ${ws.status?.replicas}, spec ${desired}`];
   }
@@ -170,6 +170,21 @@ function truthfulStatus(ws: Json, state: ClusterState): string[] {
   const s = deployment?.status ?? {};
   const readyPods = s.readyReplicas ?? 0;
   const violations: string[] = [];
+  // With an autoscaler, it owns the Deployment's count, within its bounds (spec.replicas is
+  // the floor when minReplicas is unset); until it has put the count there, nothing is settled.
+  const autoscaling = ws.spec.workload.autoscaling as Json | undefined;
+  if (autoscaling && deployment) {
+    desired = (deployment.spec?.replicas ?? 1) as number;
+    const floor = (autoscaling.minReplicas ?? ws.spec.replicas ?? 1) as number;
+    if (desired < floor || desired > autoscaling.maxReplicas)
+      violations.push(
+        `${at}: Deployment replicas ${desired}, outside its autoscaler's ${floor} to ${autoscaling.maxReplicas}`,
+      );
+    // Unknown until the autoscaler has looked at its target and its metrics: not settled yet.
+    const condition = (ws.status?.conditions ?? []).find((c: Json) => c.type === 'Autoscaling');
+    if (condition?.status === 'Unknown')
+      violations.push(`${at}: its autoscaler has not been evaluated yet (${condition.reason}: ${condition.message})`);
+  }
   if (ws.status?.replicas !== readyPods)
     violations.push(`${at}: status.replicas ${ws.status?.replicas}, Deployment ready ${readyPods}`);
   if (ws.status?.ready !== `${readyPods}/${desired}`)
