@@ -10,7 +10,7 @@ import {
   describeEvent,
   eventually,
   getJson,
-  kubectl,
+  scaleAsAutoscaler,
 } from '../support/cluster';
 import { ControllerProcess, controllerKubeconfig } from '../support/controller';
 import { checkInvariants } from '../support/invariants';
@@ -18,9 +18,6 @@ import { CONTROLLER_USER, cleanNamespace, createWebServices, numbered, recordRes
 
 const plane = workloadsPlane();
 const withPods = plane ? describe : describe.skip;
-
-/** The HPA controller's field manager: it writes a Deployment's replicas by an update of /scale. */
-const AUTOSCALER_MANAGER = 'kube-controller-manager';
 
 withPods('autoscaling (a plane that runs pods)', () => {
   let ns: string;
@@ -73,20 +70,7 @@ withPods('autoscaling (a plane that runs pods)', () => {
     first.signal('SIGKILL');
     await first.exited;
     const counts = names.map((_, i) => 3 + (i % 3));
-    names.forEach((name, i) =>
-      kubectl([
-        'patch',
-        'deployment',
-        name,
-        '-n',
-        ns,
-        '--subresource=scale',
-        '--type=merge',
-        `--field-manager=${AUTOSCALER_MANAGER}`,
-        '-p',
-        JSON.stringify({ spec: { replicas: counts[i] } }),
-      ]),
-    );
+    for (const [i, name] of names.entries()) expect(scaleAsAutoscaler(ns, name, counts[i]).status).toBe(0);
 
     const audit = new AuditWindow(ns);
     audit.mark();

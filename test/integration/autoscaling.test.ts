@@ -6,6 +6,7 @@
 // its Autoscaling condition while Ready stays True; turning autoscaling off gives the count
 // back to spec.replicas; and admission refuses a minimum above the maximum.
 import {
+  AUTOSCALER_MANAGER,
   AuditEvent,
   AuditWindow,
   MUTATING,
@@ -19,15 +20,13 @@ import {
   getJson,
   plugin,
   run,
+  scaleAsAutoscaler as scaleDeploymentAsAutoscaler,
   sleep,
   webService,
 } from '../support/cluster';
 import { CONTROLLER_USER, ControllerProcess, controllerKubeconfig } from '../support/controller';
 
 type Json = Record<string, any>;
-
-/** How the HPA controller writes a Deployment's replicas: an update of its /scale, as kube-controller-manager. */
-const AUTOSCALER_MANAGER = 'kube-controller-manager';
 
 /** The writes that are not a status: what must never follow an autoscaler's change of replicas. */
 const specWrites = (events: AuditEvent[]) =>
@@ -69,18 +68,7 @@ describeWorkloads('autoscaling', () => {
     expect(result.status).toBe(0);
   };
   const scaleAsAutoscaler = (name: string, replicas: number) => {
-    const result = run('kubectl', [
-      'patch',
-      'deployment',
-      name,
-      '-n',
-      ns,
-      '--subresource=scale',
-      '--type=merge',
-      `--field-manager=${AUTOSCALER_MANAGER}`,
-      '-p',
-      JSON.stringify({ spec: { replicas } }),
-    ]);
+    const result = scaleDeploymentAsAutoscaler(ns, name, replicas);
     expect(result.stderr).toBe('');
     expect(result.status).toBe(0);
   };

@@ -36,6 +36,25 @@ export function kubectl(args: string[], input?: string): string {
   return result.stdout;
 }
 
+/** The HPA controller's field manager: it writes a Deployment's replicas by an update of /scale. */
+export const AUTOSCALER_MANAGER = 'kube-controller-manager';
+
+/** Writes a Deployment's replicas the way the HPA controller does: an update of its /scale. */
+export function scaleAsAutoscaler(namespace: string, name: string, replicas: number): RunResult {
+  return run('kubectl', [
+    'patch',
+    'deployment',
+    name,
+    '-n',
+    namespace,
+    '--subresource=scale',
+    '--type=merge',
+    `--field-manager=${AUTOSCALER_MANAGER}`,
+    '-p',
+    JSON.stringify({ spec: { replicas } }),
+  ]);
+}
+
 export function getJson<T = any>(args: string[]): T {
   return JSON.parse(kubectl([...args, '-o', 'json'])) as T;
 }

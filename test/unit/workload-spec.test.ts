@@ -146,14 +146,19 @@ describe('the pod spec from spec.workload', () => {
     expect(web.env).toBeUndefined();
   });
 
-  it("a switch to Recreate first takes over the server's rollingUpdate, then applies without it", () => {
+  /** Every field but the strategy, and the live Deployment made from it: the server defaults RollingUpdate and its rollingUpdate, which no one owns. */
+  const madeWithoutStrategy = () => {
     const { strategy: _unset, ...rest } = EVERY_FIELD;
     const defaults = { maxSurge: '25%', maxUnavailable: '25%' };
-    // Made without a strategy: the server defaults RollingUpdate and its rollingUpdate, which no one owns.
     const live = convergedWith(
       rest,
       (d) => (d.spec!.strategy = { type: 'RollingUpdate', rollingUpdate: defaults }),
     ).children.find((c) => c.kind === 'Deployment')!;
+    return { rest, defaults, live };
+  };
+
+  it("a switch to Recreate first takes over the server's rollingUpdate, then applies without it", () => {
+    const { rest, defaults, live } = madeWithoutStrategy();
     const input = convergedWith({ ...rest, strategy: { type: 'Recreate' } });
     input.children = input.children.map((c) => (c.kind === 'Deployment' ? live : c));
     const decision = decisionOf(input);
@@ -180,12 +185,7 @@ describe('the pod spec from spec.workload', () => {
   });
 
   it('autoscaling turned on with a switch to Recreate: the handover, the takeover, then our apply', () => {
-    const { strategy: _unset, ...rest } = EVERY_FIELD;
-    const defaults = { maxSurge: '25%', maxUnavailable: '25%' };
-    const live = convergedWith(
-      rest,
-      (d) => (d.spec!.strategy = { type: 'RollingUpdate', rollingUpdate: defaults }),
-    ).children.find((c) => c.kind === 'Deployment')!;
+    const { rest, defaults, live } = madeWithoutStrategy();
     const input = convergedWith({ ...rest, strategy: { type: 'Recreate' }, autoscaling: { maxReplicas: 5 } });
     input.children = input.children.map((c) => (c.kind === 'Deployment' ? live : c));
     const applies = decisionOf(input).ops.filter((op) => op.op === 'applyChild' && op.kind === 'Deployment');
