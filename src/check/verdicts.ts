@@ -11,7 +11,8 @@ import {
   ObjectMeta,
   WebService,
 } from '../core/model';
-import { childKey, controllerOf } from '../core/object-index';
+import { childKey } from '../core/object-index';
+import { controllerOf } from '../core/ownership';
 import { isConverged, readyOf } from '../core/status';
 import { DEFAULT_PROGRESS_DEADLINE_SECONDS, rolloutOf } from '../core/workload';
 import { crdVersionState } from '../install/compare';

@@ -4,6 +4,7 @@
 // only schedules. A converged key makes no request at all.
 import { CHILD_KINDS } from '../core/kinds';
 import { Child, WebService } from '../core/model';
+import { isOurs } from '../core/ownership';
 import {
   ObjectIndex,
   addChild,
@@ -58,8 +59,8 @@ export class Controller {
   private readonly cache: WebServiceCache;
   private readonly index: ObjectIndex;
   /**
-   * Foreign children on a child's name (child keys), learnt from a refused create: not
-   * watched, so looked at again before each reconcile of their WebService, and forgotten at resync.
+   * Children on a child's name that are not ours (child keys), learnt from a conflict: looked
+   * at again before each reconcile of their WebService, and forgotten at resync.
    */
   private readonly foreign = new Set<string>();
   /**
@@ -372,13 +373,16 @@ export class Controller {
       if (!cached || isNewer(child, cached)) addChild(this.index, stripManagedFields(child));
     }
     if (decision.action === 'conflict') {
-      // Whatever the fresh read found that the label-selected watches cannot see: the foreign ones.
+      // Each child that is not ours is read again before the next try (refreshForeign): the
+      // label-selected watches cannot see a foreign one, and the cache may hold one of ours by
+      // label (an earlier WebService's of the same name) after it is gone, as when a relist
+      // came from a lagging copy. Either way, no watch event is sure to end the conflict.
+      const parentUid = result.input.parent.metadata.uid ?? '';
       for (const child of result.input.children) {
+        if (isOurs(child, parentUid)) continue;
         const key = childKeyOf(child);
-        if (!this.index.childrenByKey.has(key)) {
-          addChild(this.index, child);
-          this.foreign.add(key);
-        }
+        if (!this.index.childrenByKey.has(key)) addChild(this.index, child);
+        this.foreign.add(key);
       }
     }
   }

@@ -3,7 +3,8 @@
 // the number of objects. Pure: the shells (a command's pass, the controller's cache) hand
 // the objects in.
 import { CHILD_KINDS, CONFIG_MAP } from './kinds';
-import { Child, KIND, OwnerReference, SyncInput, WebService, kindOf } from './model';
+import { Child, OwnerReference, SyncInput, WebService, kindOf } from './model';
+import { controllerOf } from './ownership';
 
 export interface ObjectIndex {
   /** Children by childKey: ConfigMaps by namespace/name, the workload kinds prefixed with their kind. */
@@ -32,11 +33,6 @@ export function childKey(kind: string, namespace: string | undefined, name: stri
 
 export function childKeyOf(child: Child): string {
   return childKey(kindOf(child), child.metadata.namespace, child.metadata.name);
-}
-
-/** The ownerReference of the WebService that controls an object (its controller reference), if any. */
-export function controllerOf(object: { metadata: { ownerReferences?: OwnerReference[] } }): OwnerReference | undefined {
-  return object.metadata.ownerReferences?.find((ref) => ref.controller === true && ref.kind === KIND);
 }
 
 /** The key of the WebService that controls a child, if one does (it lives in the child's namespace). */

@@ -16,7 +16,7 @@ import {
   WorkloadSpec,
   kindOf,
 } from './model';
-import { controllerOf } from './object-index';
+import { isControlledBy, isOurs } from './ownership';
 
 /** What the CR asks for, with the CRD's defaults filled in. */
 export interface DesiredState {
@@ -211,14 +211,6 @@ function childFacts(child: ConfigMap, parentUid: string): ChildFacts {
   const annotations = child.metadata.annotations ?? {};
   if (Object.keys(annotations).length > 0) facts.annotations = annotations;
   return facts;
-}
-
-function isControlledBy(child: Child, parentUid: string): boolean {
-  return parentUid !== '' && controllerOf(child)?.uid === parentUid;
-}
-
-function isOurs(child: Child, parentUid: string): boolean {
-  return child.metadata.labels?.[MANAGED_BY_LABEL] === MANAGED_BY_VALUE && isControlledBy(child, parentUid);
 }
 
 function sameNamespace(obj: { metadata: { namespace?: string } }, namespace: string): boolean {

@@ -57,3 +57,24 @@ export function conflictReason(
   if (!child.managedByUs) missing.push(`no label ${MANAGED_BY_LABEL}=${MANAGED_BY_VALUE}`);
   return `${target} exists but is not ours (${missing.join(', ')}); it is left untouched`;
 }
+
+/** The ownerReference of the WebService that controls an object (its controller reference), if any. */
+export function controllerOf(object: { metadata: { ownerReferences?: OwnerReference[] } }): OwnerReference | undefined {
+  return object.metadata.ownerReferences?.find((ref) => ref.controller === true && ref.kind === KIND);
+}
+
+/** Whether the WebService of this uid is the child's controller (its controller ownerReference). */
+export function isControlledBy(
+  child: { metadata: { ownerReferences?: OwnerReference[] } },
+  parentUid: string,
+): boolean {
+  return parentUid !== '' && controllerOf(child)?.uid === parentUid;
+}
+
+/** Whether a child is ours: our label, and this WebService its controller. */
+export function isOurs(
+  child: { metadata: { labels?: Record<string, string>; ownerReferences?: OwnerReference[] } },
+  parentUid: string,
+): boolean {
+  return child.metadata.labels?.[MANAGED_BY_LABEL] === MANAGED_BY_VALUE && isControlledBy(child, parentUid);
+}

@@ -9,7 +9,7 @@ import { Controller, ControllerOptions } from '../../src/controller/controller';
 import { createMetrics } from '../../src/controller/metrics';
 import { CHILD_KINDS } from '../../src/core/kinds';
 import { LOW_PRIORITY, NORMAL_PRIORITY } from '../../src/controller/queue';
-import type { WebService } from '../../src/core/model';
+import { Child, MANAGED_BY_LABEL, MANAGED_BY_VALUE, WebService } from '../../src/core/model';
 import type { KubeConfig } from '@kubernetes/client-node/dist/config.js';
 import type { KubeApi } from '../../src/kube/client';
 import { Request, Transport, WatchOptions } from '../../src/kube/transport';
@@ -163,6 +163,43 @@ describe('Controller conflicts', () => {
       await until(() => Promise.resolve(client.writes.filter((w) => w.resource === 'configmaps').length === 2));
       const made = await client.getChild(CHILD_KINDS[0], 'ns', 'web-desired');
       expect(made?.metadata.uid).not.toBe('u-foreign');
+      expect(made?.metadata.ownerReferences?.[0].uid).toBe('u-web');
+    } finally {
+      await controller.shutDown();
+    }
+  });
+
+  // Found by the correctness campaign (seed 52, with the lagging copy): the child of an earlier
+  // WebService of the same name, ours by label, stayed in the watch cache after the garbage
+  // collector had deleted it. The watches can see such an object, so only a read of it at the
+  // retry, not a watch event, ends a conflict that the cache alone keeps alive.
+  it('reads a conflicting child again even when the watches can see it, and drops it from the cache once gone', async () => {
+    const previousIncarnations: Child = {
+      apiVersion: 'v1',
+      kind: 'ConfigMap',
+      metadata: {
+        name: 'web-desired',
+        namespace: 'ns',
+        uid: 'u-old-child',
+        resourceVersion: '3',
+        labels: { [MANAGED_BY_LABEL]: MANAGED_BY_VALUE },
+        ownerReferences: [
+          { apiVersion: 'apps.labhub.io/v1', kind: 'WebService', name: 'web', uid: 'u-web-before', controller: true },
+        ],
+      },
+      data: {},
+    };
+    const client = new FakeApi({ webServices: [WEB], children: [previousIncarnations] });
+    const { controller } = controllerFor(client);
+    try {
+      await started(controller);
+      await until(() => Promise.resolve(client.calls.includes('get configmaps')));
+      expect(client.writes.filter((w) => w.resource === 'configmaps')).toEqual([]);
+
+      // Deleted by the garbage collector, and the DELETED event never reaches the cache.
+      client.removeChild('ConfigMap', 'ns', 'web-desired');
+      await until(() => Promise.resolve(client.hasChild('ConfigMap', 'ns', 'web-desired')));
+      const made = await client.getChild(CHILD_KINDS[0], 'ns', 'web-desired');
       expect(made?.metadata.ownerReferences?.[0].uid).toBe('u-web');
     } finally {
       await controller.shutDown();

@@ -3,10 +3,10 @@
 // observe would visit, not by timing.
 import { ConfigMap, WebService } from '../../src/core/model';
 import { observe } from '../../src/core/observe';
+import { controllerOf } from '../../src/core/ownership';
 import {
   addChild,
   controllerKeyOf,
-  controllerOf,
   dependentsOf,
   emptyIndex,
   indexObjects,
