@@ -7,10 +7,11 @@ import * as fs from 'node:fs';
 import * as http from 'node:http';
 import * as https from 'node:https';
 import type * as net from 'node:net';
+import { StringDecoder } from 'node:string_decoder';
 import * as tls from 'node:tls';
 import type { KubeConfig } from '@kubernetes/client-node/dist/config.js';
 import { USER_AGENT } from '../version';
-import { withoutManagedFields } from './managed-fields';
+import { ManagedFieldsStripper } from './managed-fields';
 import {
   ConflictError,
   AbortedError,
@@ -181,10 +182,10 @@ export class Transport {
     else signal?.addEventListener('abort', onAbort, { once: true });
     try {
       const res = await orAborted(call.response);
-      const body = await orAborted(readBody(res));
+      const body = await orAborted(readText(res, req.dropManagedFields === true));
       if ((res.statusCode ?? 0) >= 400) throw statusError(res.statusCode ?? 0, body, req.what);
       if (body.length === 0) return {} as T;
-      return JSON.parse((req.dropManagedFields ? withoutManagedFields(body) : body).toString('utf8')) as T;
+      return JSON.parse(body) as T;
     } catch (err) {
       // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition -- set by the timer's callback
       if (timedOut) throw new UnreachableError(`${this.server}: no answer within ${this.timeoutMs / 1000}s`, true);
@@ -219,7 +220,7 @@ export class Transport {
     armWatchdog();
     try {
       const res = await call.response;
-      if ((res.statusCode ?? 0) >= 400) throw statusError(res.statusCode ?? 0, await readBody(res), req.what);
+      if ((res.statusCode ?? 0) >= 400) throw statusError(res.statusCode ?? 0, await readText(res), req.what);
       let pending = '';
       for await (const chunk of res) {
         armWatchdog();
@@ -360,10 +361,20 @@ function queryString(query: Request['query']): string {
   return text ? `?${text}` : '';
 }
 
-async function readBody(res: http.IncomingMessage): Promise<Buffer> {
-  const chunks: Buffer[] = [];
-  for await (const chunk of res) chunks.push(chunk as Buffer);
-  return Buffer.concat(chunks);
+/**
+ * The body as text, decoded as it arrives (and without managedFields, when asked): a list of
+ * 10 000 objects is never held whole as bytes beside its text.
+ */
+async function readText(res: http.IncomingMessage, dropManagedFields = false): Promise<string> {
+  const decoder = new StringDecoder('utf8');
+  const stripper = dropManagedFields ? new ManagedFieldsStripper() : null;
+  const parts: string[] = [];
+  for await (const chunk of res) {
+    for (const kept of stripper ? stripper.push(chunk as Buffer) : [chunk as Buffer]) parts.push(decoder.write(kept));
+  }
+  for (const kept of stripper?.end() ?? []) parts.push(decoder.write(kept));
+  parts.push(decoder.end());
+  return parts.join('');
 }
 
 interface StatusBody {
@@ -372,9 +383,8 @@ interface StatusBody {
 }
 
 /** Maps an API status to a typed error, with the server's own message (kubectl's wording). */
-export function statusError(code: number, raw: Buffer, what: string): KubeError {
+export function statusError(code: number, text: string, what: string): KubeError {
   let body: StatusBody;
-  const text = raw.toString('utf8');
   try {
     body = JSON.parse(text) as StatusBody;
   } catch {

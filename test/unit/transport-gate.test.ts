@@ -164,7 +164,7 @@ describe('gatedSettled: the answers to writes already sent', () => {
 
 test("the leader fence's 403 is a NotLeaderError, any other 403 a plain ForbiddenError", () => {
   const status = (message: string) =>
-    Buffer.from(JSON.stringify({ kind: 'Status', status: 'Failure', reason: 'Forbidden', code: 403, message }));
+    JSON.stringify({ kind: 'Status', status: 'Failure', reason: 'Forbidden', code: 403, message });
   const fenced = statusError(
     403,
     status(
