@@ -2,7 +2,8 @@
 // so existing dashboards and alerts work unchanged. They live on a private registry: nothing
 // else in the process (or a second controller in a test) can collide with them.
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
-import type { ConditionStatus, WebService } from '../core/model';
+import type { WebService } from '../core/model';
+import { healthText } from './health-metrics';
 import { InFlight, QueueMetrics } from './queue';
 
 /** controller-runtime's reconcile_total result label. */
@@ -46,15 +47,18 @@ export interface ControllerMetrics {
   health(webServices: () => Iterable<WebService>, leading: () => boolean): void;
 }
 
-/** kube-state-metrics' status label values: one series each, 1 for the condition's status. */
-const STATUSES: readonly [ConditionStatus, string][] = [
-  ['True', 'true'],
-  ['False', 'false'],
-  ['Unknown', 'unknown'],
-];
+/** A registry whose text ends with the per-WebService health families (health-metrics.ts). */
+class ControllerRegistry extends Registry {
+  health: () => string = () => healthText([]);
+
+  // The default text format only (never OpenMetrics here): families may follow its last line.
+  override async metrics(): Promise<string> {
+    return `${await super.metrics()}${this.health()}`;
+  }
+}
 
 export function createMetrics(controllerName = 'webservice'): ControllerMetrics {
-  const registry = new Registry();
+  const registry = new ControllerRegistry();
   const registers = [registry];
   const controller = controllerName;
   const name = controllerName;
@@ -188,61 +192,6 @@ export function createMetrics(controllerName = 'webservice'): ControllerMetrics 
     registers,
   });
 
-  // Per WebService, as kube-state-metrics exports them for Deployments: set afresh from the
-  // cache at each scrape, so a WebService that is gone has no series left, and cardinality
-  // follows the number of WebServices (a few series each).
-  let healthSource: () => Iterable<WebService> = () => [];
-  let healthLeading: () => boolean = () => false;
-  const objectLabels = ['namespace', 'name'] as const;
-  const condition = new Gauge({
-    name: 'webservice_status_condition',
-    help: 'The condition of a WebService: 1 for its status (true, false or unknown), 0 for the others',
-    labelNames: ['namespace', 'name', 'condition', 'status'] as const,
-    registers,
-    collect() {
-      // The first of the five to be registered, so it sets all of them before any is read:
-      // one scrape sees one state of the cache.
-      for (const gauge of [condition, specReplicas, readyReplicas, generation, observedGeneration]) gauge.reset();
-      if (!healthLeading()) return;
-      for (const ws of healthSource()) {
-        const labels = { namespace: ws.metadata.namespace ?? '', name: ws.metadata.name };
-        for (const c of ws.status?.conditions ?? []) {
-          for (const [status, label] of STATUSES) {
-            condition.set({ ...labels, condition: c.type, status: label }, c.status === status ? 1 : 0);
-          }
-        }
-        specReplicas.set(labels, ws.spec.replicas ?? 1);
-        readyReplicas.set(labels, ws.status?.replicas ?? 0);
-        generation.set(labels, ws.metadata.generation ?? 0);
-        observedGeneration.set(labels, ws.status?.observedGeneration ?? 0);
-      }
-    },
-  });
-  const specReplicas = new Gauge({
-    name: 'webservice_spec_replicas',
-    help: 'Number of desired replicas of a WebService (spec.replicas)',
-    labelNames: objectLabels,
-    registers,
-  });
-  const readyReplicas = new Gauge({
-    name: 'webservice_status_replicas_ready',
-    help: "Number of ready replicas of a WebService (status.replicas: with a workload, its Deployment's ready pods)",
-    labelNames: objectLabels,
-    registers,
-  });
-  const generation = new Gauge({
-    name: 'webservice_metadata_generation',
-    help: 'Sequence number of the desired state of a WebService (metadata.generation)',
-    labelNames: objectLabels,
-    registers,
-  });
-  const observedGeneration = new Gauge({
-    name: 'webservice_status_observed_generation',
-    help: 'The generation of a WebService its status was computed from (status.observedGeneration)',
-    labelNames: objectLabels,
-    registers,
-  });
-
   // The process's own: resident memory, CPU, heap and event loop (Node.js' names for what
   // controller-runtime's process_* and go_* series give).
   collectDefaultMetrics({ register: registry });
@@ -299,8 +248,7 @@ export function createMetrics(controllerName = 'webservice'): ControllerMetrics 
       reconcileTimeouts.inc({ controller });
     },
     health(webServices, leading) {
-      healthSource = webServices;
-      healthLeading = leading;
+      registry.health = () => (leading() ? healthText(webServices()) : healthText([]));
     },
   };
 }

@@ -236,6 +236,32 @@ describe('per-WebService health', () => {
     expect(value(text, 'webservice_spec_replicas{namespace="shop",name="web"}')).toBe(3);
   });
 
+  it('escapes what a status may hold, and exports a condition type once even if the status repeats it', async () => {
+    const m = createMetrics();
+    const odd = 'Odd"\\\nType';
+    const status = ready('True', 3);
+    status!.conditions = [
+      { type: odd, status: 'True', reason: 'R', message: '', lastTransitionTime: '' },
+      { type: 'Ready', status: 'True', reason: 'R', message: '', lastTransitionTime: '' },
+      { type: 'Ready', status: 'False', reason: 'R', message: '', lastTransitionTime: '' },
+    ];
+    m.health(
+      () => [ws('web', { status })],
+      () => true,
+    );
+    const text = await m.registry.metrics();
+    const web = 'namespace="shop",name="web"';
+    expect(value(text, `webservice_status_condition{${web},condition="Odd\\"\\\\\\nType",status="true"}`)).toBe(1);
+    const ready_ = text.split('\n').filter((l) => l.startsWith(`webservice_status_condition{${web},condition="Ready"`));
+    expect(ready_).toEqual([
+      `webservice_status_condition{${web},condition="Ready",status="true"} 1`,
+      `webservice_status_condition{${web},condition="Ready",status="false"} 0`,
+      `webservice_status_condition{${web},condition="Ready",status="unknown"} 0`,
+    ]);
+    // Every sample is one line: no newline of the status got through.
+    expect(text.split('\n').filter((l) => l.startsWith('Type'))).toEqual([]);
+  });
+
   it("exports the process's resident memory", async () => {
     const text = await createMetrics().registry.metrics();
     expect(value(text, 'process_resident_memory_bytes')).toBeGreaterThan(0);
