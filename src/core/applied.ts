@@ -41,7 +41,7 @@ export interface ApplyOp {
   resourceVersion?: string;
   /**
    * A handover (the kind table's handover column): applied by the handover's field manager,
-   * not forced, so that fields our next apply stops setting keep their values.
+   * so that fields our next apply stops setting keep their values.
    */
   handover?: true;
 }

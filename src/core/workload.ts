@@ -149,14 +149,31 @@ export function desiredPodDisruptionBudget(metadata: ObjectMeta, want: WorkloadW
  * would make the server reset it to 1; co-owned, it keeps its value until the autoscaler's
  * first update through /scale takes it over whole. Null when no handover is due: no
  * autoscaling, or the live Deployment was applied for the autoscaler already.
+ *
+ * A live count below the autoscaler's minimum is handed over at the minimum. The autoscaler
+ * would raise it there itself, except from 0: a target at 0 replicas is one it leaves alone
+ * ("scaling is disabled since the replica count of the target is zero"), so a WebService
+ * scaled to 0 before it asked for autoscaling would keep no pod at all.
  */
 export function replicasHandover(live: Deployment, want: WorkloadWanted): DesiredObject | null {
-  if (!want.workload.autoscaling) return null;
+  const { autoscaling } = want.workload;
+  if (!autoscaling) return null;
   if (live.metadata.annotations?.[REPLICAS_ANNOTATION] === REPLICAS_FROM_AUTOSCALER) return null;
   const replicas = live.spec?.replicas;
   if (replicas === undefined) return null;
   const { name, namespace } = live.metadata;
-  return { apiVersion: 'apps/v1', kind: 'Deployment', metadata: { name, namespace }, spec: { replicas } };
+  const minimum = autoscalerMinimum(autoscaling, want.replicas);
+  return {
+    apiVersion: 'apps/v1',
+    kind: 'Deployment',
+    metadata: { name, namespace },
+    spec: { replicas: Math.max(replicas, minimum) },
+  };
+}
+
+/** The autoscaler's minReplicas: the spec's minReplicas, else spec.replicas (see the README). */
+function autoscalerMinimum(autoscaling: { minReplicas?: number }, replicas: number): number {
+  return autoscaling.minReplicas ?? replicas;
 }
 
 /**
@@ -169,7 +186,7 @@ export function desiredHorizontalPodAutoscaler(metadata: ObjectMeta, want: Workl
   if (!autoscaling) return null;
   const spec: Json = {
     scaleTargetRef: { apiVersion: 'apps/v1', kind: 'Deployment', name: want.name },
-    minReplicas: autoscaling.minReplicas ?? want.replicas,
+    minReplicas: autoscalerMinimum(autoscaling, want.replicas),
     maxReplicas: autoscaling.maxReplicas,
   };
   const target = autoscaling.targetCPUUtilizationPercentage;
@@ -188,7 +205,7 @@ export function desiredHorizontalPodAutoscaler(metadata: ObjectMeta, want: Workl
 export function podsWanted(desired: DesiredState, deployment: Deployment | null): number {
   const autoscaling = desired.workload?.autoscaling;
   if (!autoscaling) return desired.replicas;
-  return deployment?.spec?.replicas ?? autoscaling.minReplicas ?? desired.replicas;
+  return deployment?.spec?.replicas ?? autoscalerMinimum(autoscaling, desired.replicas);
 }
 
 function listOf<T>(value: T[] | undefined): T[] {

@@ -285,7 +285,7 @@ const childPath = (row: ResourceType, namespace: string | null, name?: string) =
 export interface ApplyPrecondition {
   uid?: string;
   resourceVersion?: string;
-  /** A handover (core/applied.ts): by the handover's field manager, not forced. */
+  /** A handover (core/applied.ts): by the handover's field manager. */
   handover?: boolean;
 }
 
@@ -491,10 +491,9 @@ export class KubeClient {
     if (precondition.uid === undefined) return this.createApplied(row, namespace, object);
     const { name } = object.metadata;
     const metadata = { ...object.metadata, uid: precondition.uid, resourceVersion: precondition.resourceVersion };
-    // A handover is never forced: it only shares fields at the values they have.
-    const query = precondition.handover
-      ? { fieldManager: HANDOVER_FIELD_MANAGER }
-      : { fieldManager: CHILD_FIELD_MANAGER, force: true };
+    // A handover at the live values only shares them (no conflict, so force takes nothing);
+    // one that raises a count to the autoscaler's minimum takes the field from our own manager.
+    const query = { fieldManager: precondition.handover ? HANDOVER_FIELD_MANAGER : CHILD_FIELD_MANAGER, force: true };
     const applied = await this.write<Child>('patch', row.resource, {
       method: 'PATCH',
       path: childPath(row, namespace, name),

@@ -102,6 +102,33 @@ describeWorkloads('the correctness campaign', () => {
     }
   }, 300_000);
 
+  // Found by seed 201 (its step 934, in the first 2000-step soak); minimal history
+  // test/campaign/histories/seed-201-autoscaling-from-zero-min.json. The replicas handover gave
+  // the autoscaler the live count, 0, and an autoscaler leaves a target at 0 alone ("scaling is
+  // disabled"): the WebService asked for 2 to 4 pods and kept none. A handover now raises the
+  // count to the autoscaler's minimum, with a forced apply (our own manager owned the 0).
+  it('autoscaling asked of a WebService at 0 replicas starts its pods at the minimum', async () => {
+    const world = new World('campaign-autoscale-zero');
+    try {
+      await world.startController();
+      await world.step({ step: 'create', name: 'echo', spec: { image: 'nginx:1.27', replicas: 0, workload: {} } });
+      expect((await quiesce(world, 60_000)).violations).toEqual([]);
+      expect(world.get('deployment', 'echo')?.spec.replicas).toBe(0);
+      const autoscaled = {
+        image: 'nginx:1.27',
+        replicas: 1,
+        workload: { autoscaling: { minReplicas: 2, maxReplicas: 4 } },
+      };
+      await world.step({ step: 'setSpec', name: 'echo', spec: autoscaled, what: 'workload.autoscaling' });
+      expect((await quiesce(world, 60_000)).violations).toEqual([]);
+      expect(world.get('deployment', 'echo')?.spec.replicas).toBe(2);
+      expect(world.violations).toEqual([]);
+    } finally {
+      await world.stop();
+      deleteNamespace(world.ns);
+    }
+  }, 300_000);
+
   // Sieve's stale state: every list after the first of its collection is answered from the
   // lagging copy (the empty namespace), and goes on as a watch from there. A controller
   // restarted onto it must neither undo nor repeat what the one before it did.

@@ -101,6 +101,18 @@ describe("the Deployment's replicas under an autoscaler", () => {
     expect(handover(live())).toBeNull();
   });
 
+  // Found by the campaign (seed 201, step 934): a WebService at replicas 0 that then asked for
+  // autoscaling kept 0 pods for good, as an autoscaler leaves a target at 0 alone.
+  it("are handed over at the autoscaler's minimum when the live count is below it, 0 included", () => {
+    const at = (replicas: number): Deployment => ({ ...live(), spec: { replicas } });
+    expect(handover(at(0), { minReplicas: 2, maxReplicas: 4 })?.spec).toEqual({ replicas: 2 });
+    expect(handover(at(1), { minReplicas: 2, maxReplicas: 4 })?.spec).toEqual({ replicas: 2 });
+    // Without minReplicas, spec.replicas (3 here) is the minimum.
+    expect(handover(at(0), { maxReplicas: 4 })?.spec).toEqual({ replicas: 3 });
+    // Above it: the live count, never lowered (the autoscaler decides from there).
+    expect(handover(at(7), { minReplicas: 2, maxReplicas: 4 })?.spec).toEqual({ replicas: 7 });
+  });
+
   it("a pass that turns autoscaling on hands over first, then applies without replicas on the Deployment's uid", () => {
     const decision = decide(observe(fixture('update-workload-autoscaling-handover')));
     const deploymentOps = decision.ops.filter((op) => op.op === 'applyChild' && op.kind === 'Deployment');
