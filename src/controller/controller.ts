@@ -249,7 +249,6 @@ export class Controller {
       return;
     }
     this.lastWritten.delete(key);
-    await this.refreshForeign(parent);
     const started = process.hrtime.bigint();
     // Past the deadline, every request of this reconcile is cut off or refused unsent, so it
     // ends at once and writes nothing more (no status, no Event) once its worker moves on.
@@ -257,6 +256,8 @@ export class Controller {
     const client = deadline ? this.client.withSignal(deadline) : this.client;
     let result: ReconcileResult;
     try {
+      // The rechecks of a conflict are part of the reconcile: the same deadline cuts them off.
+      await this.refreshForeign(client, parent);
       result = await reconcile(client, syncInputFor(parent, this.index), {
         now: this.options.now,
         requeueAfterSeconds: this.options.requeueAfterSeconds,
@@ -325,12 +326,12 @@ export class Controller {
    * Reads again the foreign children remembered for this WebService (one GET each): one that
    * is gone leaves the cache, one that changed (an adopt annotation, say) is refreshed there.
    */
-  private async refreshForeign(parent: WebService): Promise<void> {
+  private async refreshForeign(client: KubeApi, parent: WebService): Promise<void> {
     const { namespace = '', name } = parent.metadata;
     for (const row of CHILD_KINDS) {
       const key = childKey(row.kind, namespace, row.nameFor(name));
       if (!this.foreign.has(key)) continue;
-      const fresh = await this.client.getChild(row, namespace, row.nameFor(name));
+      const fresh = await client.getChild(row, namespace, row.nameFor(name));
       const cached = this.index.childrenByKey.get(key);
       if (fresh) {
         addChild(this.index, stripManagedFields(fresh));

@@ -63,7 +63,8 @@ export class FakeApi implements KubeApi {
   }
 
   /** The fake answers at once: there is nothing for a signal to cut off. */
-  withSignal(): FakeApi {
+  /** The fake holds no request open, so a signal has nothing to cut off (a test may override this). */
+  withSignal(_signal?: AbortSignal): FakeApi {
     return this;
   }
 

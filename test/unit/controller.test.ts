@@ -13,7 +13,7 @@ import { Child, MANAGED_BY_LABEL, MANAGED_BY_VALUE, WebService } from '../../src
 import type { KubeConfig } from '@kubernetes/client-node/dist/config.js';
 import type { KubeApi } from '../../src/kube/client';
 import { Request, Transport, WatchOptions } from '../../src/kube/transport';
-import { ConflictError } from '../../src/kube/errors';
+import { AbortedError, ConflictError } from '../../src/kube/errors';
 import { FakeApi } from '../support/fake-api';
 
 const WEB: WebService = {
@@ -201,6 +201,44 @@ describe('Controller conflicts', () => {
       await until(() => Promise.resolve(client.hasChild('ConfigMap', 'ns', 'web-desired')));
       const made = await client.getChild(CHILD_KINDS[0], 'ns', 'web-desired');
       expect(made?.metadata.ownerReferences?.[0].uid).toBe('u-web');
+    } finally {
+      await controller.shutDown();
+    }
+  });
+});
+
+describe('Controller conflicts, rechecked under the deadline', () => {
+  it('cuts off a recheck that hangs at the reconcile deadline, and counts a timeout', async () => {
+    const foreign = {
+      apiVersion: 'v1',
+      kind: 'ConfigMap',
+      metadata: { name: 'web-desired', namespace: 'ns', uid: 'u-foreign', resourceVersion: '5' },
+      data: {},
+    };
+    const client = new FakeApi({ webServices: [WEB], children: [foreign] });
+    client.beforeWrite = (request) => {
+      if (request.verb === 'create') throw new ConflictError('configmaps "web-desired" already exists', true);
+    };
+    // Once the conflict is known, a GET of the child answers only when its signal aborts it.
+    let hang = false;
+    const getChild = client.getChild.bind(client);
+    client.withSignal = (signal: AbortSignal) =>
+      Object.assign(Object.create(client) as FakeApi, {
+        getChild: (...args: Parameters<FakeApi['getChild']>) =>
+          hang
+            ? new Promise<never>((_resolve, reject) =>
+                signal.addEventListener('abort', () => reject(new AbortedError('configmaps "web-desired"'))),
+              )
+            : getChild(...args),
+      });
+    const { controller, metrics, logs } = controllerFor(client, { reconcileTimeoutMs: 100 });
+    try {
+      await started(controller);
+      await until(() => Promise.resolve(client.writes.some((w) => w.verb === 'create')));
+      hang = true;
+      const timeouts = 'controller_runtime_reconcile_timeouts_total{controller="webservice"}';
+      await until(async () => ((await sample(metrics, timeouts)) ?? 0) >= 1);
+      expect(logs).toContain('reconcile timed out; retrying with backoff');
     } finally {
       await controller.shutDown();
     }
