@@ -5,13 +5,13 @@
 // what others added to our children). Each check returns violations as sentences, so a
 // failing run reports everything at once.
 import { decide } from '../../src/core/decide';
-import { CHILD_KINDS, resourceName } from '../../src/core/kinds';
+import { CHILD_KINDS, type ChildKindRow, resourceName } from '../../src/core/kinds';
 import { MANAGED_BY_LABEL, MANAGED_BY_VALUE, READY, type Child, type WebService } from '../../src/core/model';
 import { observe } from '../../src/core/observe';
 import { computeStatus } from '../../src/core/status';
 import { AuditWindow, MUTATING, describeEvent, fromPlugin, getJson, sleep } from '../support/cluster';
 import type { ChildKind } from './steps';
-import { childName, type World } from './world';
+import type { World } from './world';
 
 type Json = Record<string, any>;
 
@@ -60,7 +60,7 @@ export function blockers(state: ClusterState, world: Pick<World, 'foreign'>): Ma
     let block: string | null = null;
     if (reaches(name, name)) block = 'DependencyCycle';
     else if (depsOf(name).some((dep) => !byName.has(dep) || blockOf(dep) !== null)) block = 'DependencyNotReady';
-    else if (wantedKinds(byName.get(name)!).some((kind) => world.foreign.has(`${kind}/${childName(kind, name)}`)))
+    else if (wantedRows(byName.get(name)!).some((row) => world.foreign.has(`${kindKey(row)}/${row.nameFor(name)}`)))
       block = 'ChildConflict';
     result.set(name, block);
     return block;
@@ -69,12 +69,13 @@ export function blockers(state: ClusterState, world: Pick<World, 'foreign'>): Ma
   return result;
 }
 
-function wantedKinds(ws: Json): ChildKind[] {
-  const kinds: ChildKind[] = ['configmap'];
-  if (ws.spec.workload) kinds.push('deployment');
-  if (ws.spec.workload?.port !== undefined) kinds.push('service');
-  return kinds;
+/** The rows of the kind table whose child this spec asks for: the table's own answer. */
+function wantedRows(ws: Json): ChildKindRow[] {
+  return CHILD_KINDS.filter((row) => row.wanted(ws as WebService));
 }
+
+/** How the campaign names a kind (its steps and the world's foreign objects): lower case. */
+const kindKey = (row: ChildKindRow) => row.kind.toLowerCase();
 
 const readyOf = (ws: Json): Json | undefined => (ws.status?.conditions ?? []).find((c: Json) => c.type === READY);
 
@@ -140,9 +141,10 @@ function webServiceViolations(ws: Json, state: ClusterState, block: string | nul
 /** Each child the spec wants exists, carries our label, and is controlled by this WebService's uid. */
 function ownedChildren(ws: Json, state: ClusterState): string[] {
   const violations: string[] = [];
-  for (const kind of wantedKinds(ws)) {
-    const name = childName(kind, ws.metadata.name);
-    const child = state.children.find((c) => c.kind === KIND_OF[kind] && c.metadata.name === name);
+  for (const row of wantedRows(ws)) {
+    const kind = kindKey(row);
+    const name = row.nameFor(ws.metadata.name);
+    const child = state.children.find((c) => c.kind === row.kind && c.metadata.name === name);
     if (!child) {
       violations.push(`${kind}/${name} is missing`);
       continue;
