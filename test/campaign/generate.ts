@@ -4,6 +4,8 @@
 // controller runs) lets each step be one that makes sense now: an edit of something that
 // exists, a foreign object on a name nobody uses yet. The model says nothing about what the
 // controller should do: the oracles read that from the cluster at the end.
+import { CHILD_KINDS } from '../../src/core/kinds';
+import type { WebService } from '../../src/core/model';
 import { EVERY_POD_FIELD } from '../support/pod-fields';
 import { Random } from './random';
 import type { ChildKind, Step, Tamper } from './steps';
@@ -90,7 +92,14 @@ function track(model: Model, step: Step, rng: Random): void {
 
 type Maker = () => Step | null;
 
-const CHILD_KINDS: readonly ChildKind[] = ['configmap', 'deployment', 'service'];
+/** The kinds a foreign object may be made of, on a name a child of that kind would have. */
+const FOREIGN_KINDS: readonly ChildKind[] = [
+  'configmap',
+  'deployment',
+  'service',
+  'poddisruptionbudget',
+  'horizontalpodautoscaler',
+];
 
 function nextStep(rng: Random, model: Model): Step | null {
   const live = [...model.live.keys()];
@@ -204,10 +213,10 @@ function dependsOnEdit(rng: Random, name: string, model: Model): Step {
 
 function tamper(rng: Random, name: string, model: Model): Step {
   const spec = model.live.get(name)!;
-  const workload = spec.workload as Json | undefined;
-  const kinds: ChildKind[] = ['configmap'];
-  if (workload) kinds.push('deployment');
-  if (workload?.port !== undefined) kinds.push('service');
+  // The children this spec asks for, as the kind table says.
+  const kinds = CHILD_KINDS.filter((row) => row.wanted({ spec } as unknown as WebService)).map(
+    (row) => row.kind.toLowerCase() as ChildKind,
+  );
   const child = rng.pick(kinds);
   const hows: Tamper[] = ['edit', 'delete', 'label', 'annotation'];
   if (child === 'deployment') hows.push('env', 'container', 'restart', 'scale');
@@ -216,7 +225,7 @@ function tamper(rng: Random, name: string, model: Model): Step {
 }
 
 function foreign(rng: Random, name: string, model: Model): Step | null {
-  const kinds = CHILD_KINDS.filter((kind) => !model.foreign.has(`${kind}/${name}`));
+  const kinds = FOREIGN_KINDS.filter((kind) => !model.foreign.has(`${kind}/${name}`));
   return kinds.length === 0 ? null : { step: 'foreign', name, child: rng.pick(kinds) };
 }
 

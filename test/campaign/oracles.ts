@@ -11,7 +11,7 @@ import { observe } from '../../src/core/observe';
 import { computeStatus } from '../../src/core/status';
 import { AuditWindow, MUTATING, describeEvent, fromPlugin, getJson, sleep } from '../support/cluster';
 import type { ChildKind } from './steps';
-import type { World } from './world';
+import { foreignContent, type World } from './world';
 
 type Json = Record<string, any>;
 
@@ -30,7 +30,8 @@ export function readState(ns: string): ClusterState {
   };
 }
 
-const KIND_OF: Record<ChildKind, string> = { configmap: 'ConfigMap', deployment: 'Deployment', service: 'Service' };
+/** A kind as the API names it, from the campaign's lower-case name: the kind table's row. */
+const kindOf = (kind: ChildKind) => CHILD_KINDS.find((row) => kindKey(row) === kind)?.kind;
 
 /**
  * Why a WebService cannot converge, as the reason its Ready condition must give; null when
@@ -208,19 +209,20 @@ function orphans(state: ClusterState, live: Json[]): string[] {
     .map((c) => `${c.kind.toLowerCase()}/${c.metadata.name} carries our label but has no live owner`);
 }
 
-/** Foreign objects keep their resourceVersion (a Deployment, whose status its controller writes: its generation). */
+/** Foreign objects keep their resourceVersion, or their spec where a controller writes their status. */
 function foreignViolations(state: ClusterState, world: Pick<World, 'foreign'>): string[] {
   const violations: string[] = [];
   for (const foreign of world.foreign.values()) {
-    const now = state.children.find((c) => c.kind === KIND_OF[foreign.kind] && c.metadata.name === foreign.name);
+    const now = state.children.find((c) => c.kind === kindOf(foreign.kind) && c.metadata.name === foreign.name);
     const at = `foreign ${foreign.kind}/${foreign.name}`;
     if (now?.metadata.uid !== foreign.uid) {
       violations.push(`${at} is gone`);
       continue;
     }
-    if (foreign.kind === 'deployment') {
-      if (now.metadata.generation !== foreign.generation)
-        violations.push(`${at}: generation ${foreign.generation} -> ${now.metadata.generation}`);
+    if (now.status !== undefined) {
+      // A controller writes its status (a Deployment, a budget, an autoscaler): its spec must not move.
+      if (foreignContent(now) !== foreign.content)
+        violations.push(`${at} changed: ${foreign.content} -> ${foreignContent(now)}`);
     } else if (now.metadata.resourceVersion !== foreign.resourceVersion) {
       violations.push(`${at}: resourceVersion ${foreign.resourceVersion} -> ${now.metadata.resourceVersion}`);
     }

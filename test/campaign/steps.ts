@@ -4,8 +4,8 @@
 
 type Json = Record<string, unknown>;
 
-/** The kinds of child a WebService has, as kubectl names them. */
-export type ChildKind = 'configmap' | 'deployment' | 'service';
+/** The kinds of child a WebService has, as kubectl names them (its kind in lower case). */
+export type ChildKind = 'configmap' | 'deployment' | 'service' | 'poddisruptionbudget' | 'horizontalpodautoscaler';
 
 /** What a tamper does to one child of ours. */
 export type Tamper =

@@ -17,13 +17,25 @@ import type { ChildKind, Step, WritePoint } from './steps';
 
 type Json = Record<string, any>;
 
-/** A foreign object a step made: it must keep its resourceVersion (a Deployment: its generation). */
+/**
+ * A foreign object a step made: it must keep its resourceVersion, or, where a controller
+ * writes its status (a Deployment, a budget, an autoscaler), its spec.
+ */
 export interface ForeignObject {
   kind: ChildKind;
   name: string;
   uid: string;
   resourceVersion: string;
-  generation?: number;
+  /** What must not move where a controller writes the status: its spec (foreignContent). */
+  content: string;
+}
+
+/**
+ * What of a foreign object must not move where its controller writes the rest (status, and a
+ * Deployment's revision annotation): its spec. A write of ours anywhere shows in managedFields.
+ */
+export function foreignContent(object: Json): string {
+  return JSON.stringify(object.spec ?? null);
 }
 
 /** Something others added to a child of ours: it stays for as long as that object (its uid) does. */
@@ -59,6 +71,24 @@ const STATUS_SAMPLE = [
   'TYPES:.status.conditions[*].type',
   'GENERATIONS:.status.conditions[*].observedGeneration',
 ].join(',');
+
+/** A hand edit of one of our fields of a child (not a Deployment: kubectl set image does that). */
+function editOf(kind: ChildKind, object: Json, value: string): Json {
+  const n = Number(value.slice(1));
+  switch (kind) {
+    case 'poddisruptionbudget':
+      // The bound the spec set, to another value (setting the other one too is refused).
+      return object.spec.minAvailable !== undefined
+        ? { spec: { minAvailable: n % 5 } }
+        : { spec: { maxUnavailable: 1 + (n % 5) } };
+    case 'horizontalpodautoscaler':
+      return { spec: { maxReplicas: 10 + (n % 5) } };
+    case 'service':
+      return { spec: { selector: { 'app.kubernetes.io/name': `tampered-${value}` } } };
+    default: // the lab's ConfigMap
+      return { data: { image: `tampered-${value}` } };
+  }
+}
 
 /** A child's name, as the kind table gives it. */
 function childName(kind: ChildKind, name: string): string {
@@ -301,23 +331,8 @@ export class World {
       this.marks.push({ kind, name, uid, type, key, value: markValue });
     switch (how) {
       case 'edit':
-        if (kind === 'configmap') {
-          return this.kubectlOk([
-            'patch',
-            ref,
-            '--type=merge',
-            '-p',
-            JSON.stringify({ data: { image: `tampered-${value}` } }),
-          ]);
-        }
         if (kind === 'deployment') return this.kubectlOk(['set', 'image', ref, `web=tampered:${value}`]);
-        return this.kubectlOk([
-          'patch',
-          ref,
-          '--type=merge',
-          '-p',
-          JSON.stringify({ spec: { selector: { 'app.kubernetes.io/name': `tampered-${value}` } } }),
-        ]);
+        return this.kubectlOk(['patch', ref, '--type=merge', '-p', JSON.stringify(editOf(kind, object, value))]);
       case 'delete':
         return this.kubectlOk(['delete', ref, '--wait=false']);
       case 'label':
@@ -354,12 +369,31 @@ export class World {
 
   private makeForeign(kind: ChildKind, name: string): boolean {
     const objectName = childName(kind, name);
+    // Someone else's: selecting and aiming at nothing of ours.
+    const theirs = { 'app.kubernetes.io/name': 'someone-else' };
     const args: Record<ChildKind, string[]> = {
       configmap: ['create', 'configmap', objectName, '--from-literal=owner=someone-else'],
       deployment: ['create', 'deployment', objectName, '--image=busybox:1.36', '--replicas=0'],
       service: ['create', 'service', 'clusterip', objectName, '--tcp=80:80'],
+      poddisruptionbudget: [
+        'create',
+        'poddisruptionbudget',
+        objectName,
+        '--selector=app.kubernetes.io/name=someone-else',
+        '--max-unavailable=1',
+      ],
+      horizontalpodautoscaler: ['create', '-f', '-'],
     };
-    const result = this.kubectl([...args[kind], '-o', 'json']);
+    const hpa = {
+      apiVersion: 'autoscaling/v2',
+      kind: 'HorizontalPodAutoscaler',
+      metadata: { name: objectName, labels: theirs },
+      spec: { scaleTargetRef: { apiVersion: 'apps/v1', kind: 'Deployment', name: 'someone-else' }, maxReplicas: 2 },
+    };
+    const result = this.kubectl(
+      [...args[kind], '-o', 'json'],
+      kind === 'horizontalpodautoscaler' ? JSON.stringify(hpa) : undefined,
+    );
     if (result.status !== 0) {
       if (!/AlreadyExists|already exists/.test(result.stderr))
         this.violations.push(`foreign ${kind}: ${result.stderr}`);
@@ -371,7 +405,7 @@ export class World {
       name: objectName,
       uid: made.metadata.uid,
       resourceVersion: made.metadata.resourceVersion,
-      generation: made.metadata.generation,
+      content: foreignContent(made),
     });
     return true;
   }
@@ -389,7 +423,7 @@ export class World {
     if (!ctl || !this.get('webservice', name)) return false;
     const ns = this.ns;
     const match: Record<WritePoint, string> = {
-      child: `^(POST|PATCH|PUT|DELETE) \\S+/namespaces/${ns}/(configmaps|deployments|services)`,
+      child: `^(POST|PATCH|PUT|DELETE) \\S+/namespaces/${ns}/(${CHILD_KINDS.map((row) => row.resource).join('|')})`,
       status: `^(PATCH|PUT) \\S+/namespaces/${ns}/webservices/${name}/status`,
       event: `^POST \\S+/namespaces/${ns}/events`,
     };
