@@ -5,6 +5,7 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { decide } from '../../src/core/decide';
+import { describeWebService } from '../../src/core/description';
 import { httpRouteCondition, httpRouteHealth, ingressCondition, ingressHealth } from '../../src/core/expose';
 import { CHILD_KINDS, OPTIONAL_KINDS } from '../../src/core/kinds';
 import { Expose, SyncInput, WebService } from '../../src/core/model';
@@ -329,5 +330,29 @@ describe('exposure where the HTTPRoute API is absent', () => {
     const { expose: _gone, ...spec } = absent.parent.spec;
     const after = statusOf({ ...absent, parent: { ...absent.parent, spec, status: status! } }, T1);
     expect(after.status?.conditions?.map((c) => c.type)).not.toContain('Exposed');
+  });
+});
+
+describe('describe, where the HTTPRoute API is absent', () => {
+  it('shows the route the spec asks for as missing, and why', () => {
+    const input = fixture('create-workload-expose-gateway-api-absent');
+    const observation = observe(input);
+    const { tree } = describeWebService({
+      input,
+      observation,
+      decision: decide(observation),
+      related: {},
+      events: [],
+      unread: [],
+      now: T1,
+    });
+    expect(tree.children.find((node) => node.kind === 'HTTPRoute')).toEqual({
+      kind: 'HTTPRoute',
+      name: 'checkout',
+      state: 'Missing',
+      info: 'its API is not installed',
+      message: 'the cluster does not serve httproutes.gateway.networking.k8s.io (gateway.networking.k8s.io/v1)',
+      children: [],
+    });
   });
 });
