@@ -15,8 +15,12 @@
 #   up      build if needed, start everything, wait for /readyz, write a kubeconfig;
 #           a second `up` reuses the running plane
 #   env     print `export KUBECONFIG=…`, `export KUBE_AUDIT_LOG=…` and PATH lines for a shell
-#   vars    print the same as plain NAME=value lines (KUBECONFIG, KUBE_AUDIT_LOG, KUBECTL_DIR),
-#           for scripts that read them without evaluating anything
+#   vars    print the same as plain NAME=value lines (KUBECONFIG, KUBE_AUDIT_LOG, KUBECTL_DIR,
+#           GATEWAY_API_CRDS), for scripts that read them without evaluating anything
+#
+# build also copies the Gateway API's standard CRDs (sigs.k8s.io/gateway-api, GATEWAY_API_VERSION)
+# into the cache; `up` does not install them: a test that needs them applies them
+# (kubectl apply --server-side -f GATEWAY_API_CRDS) and deletes them after.
 #   down    stop only the processes `up` started, remove their data
 #   status  say whether the plane is running
 #   restart-apiserver  stop and start kube-apiserver alone (for fault tests)
@@ -49,6 +53,8 @@ readonly STATE_DIR="${WEBSERVICE_CP_DIR:-${ROOT}/.cache/control-plane}"
 readonly BIN_DIR="${WEBSERVICE_BIN_CACHE:-${ROOT}/.cache/bin}/k8s-${K8S_VERSION}-etcd-${ETCD_VERSION}"
 # kwok has its own version, so its own cache directory: moving it rebuilds nothing else.
 readonly KWOK_BIN_DIR="${WEBSERVICE_BIN_CACHE:-${ROOT}/.cache/bin}/kwok-${KWOK_VERSION}"
+# The Gateway API's standard CRDs, as the Go module ships them (config/crd/standard).
+readonly GATEWAY_API_DIR="${WEBSERVICE_BIN_CACHE:-${ROOT}/.cache/bin}/gateway-api-${GATEWAY_API_VERSION}"
 readonly READY_TIMEOUT="${CP_READY_TIMEOUT:-90}"
 # In the order `down` stops them.
 readonly COMPONENTS=(kwok kube-scheduler kube-controller-manager kube-apiserver etcd)
@@ -112,9 +118,33 @@ timed_build() {
   log "built ${name} in $((SECONDS - started))s"
 }
 
+# Copies the Gateway API's standard CRDs from its Go module (downloaded through the module
+# proxy, or found in the module cache) into the cache; a no-op once they are there.
+fetch_gateway_api() {
+  if compgen -G "${GATEWAY_API_DIR}/*.yaml" >/dev/null; then
+    log "Gateway API ${GATEWAY_API_VERSION} CRDs cached in ${GATEWAY_API_DIR}"
+    return 0
+  fi
+  command -v go >/dev/null || die "Go is not installed (needed to fetch the Gateway API's CRDs); install Go >= 1.26"
+  local json dir
+  json=$(cd "${TMPDIR:-/tmp}" && go mod download -json "sigs.k8s.io/gateway-api@${GATEWAY_API_VERSION}") ||
+    die "downloading sigs.k8s.io/gateway-api@${GATEWAY_API_VERSION} failed"
+  dir=$(sed -n 's/^[[:space:]]*"Dir": "\(.*\)",\{0,1\}$/\1/p' <<<"${json}")
+  [[ -d "${dir}/config/crd/standard" ]] || die "sigs.k8s.io/gateway-api@${GATEWAY_API_VERSION} has no config/crd/standard"
+  local tmp
+  tmp=$(mktemp -d "$(dirname "${GATEWAY_API_DIR}")/.gateway-api.XXXXXX")
+  cp "${dir}"/config/crd/standard/*.yaml "${tmp}/"
+  chmod u+w "${tmp}"/*.yaml
+  rm -rf "${GATEWAY_API_DIR}"
+  mv "${tmp}" "${GATEWAY_API_DIR}"
+  log "copied the Gateway API ${GATEWAY_API_VERSION} CRDs into ${GATEWAY_API_DIR}"
+}
+
 # Builds only the binaries that are missing; each goes into the cache as soon as it is
 # built, so a failure (a download, say) does not throw away the ones already done.
 cmd_build() {
+  mkdir -p "$(dirname "${GATEWAY_API_DIR}")"
+  fetch_gateway_api
   local -a missing
   mapfile -t missing < <(missing_binaries)
   if [[ "${#missing[@]}" -eq 0 ]]; then
@@ -565,6 +595,7 @@ cmd_vars() {
   printf 'KUBECONFIG=%s\n' "${STATE_DIR}/kubeconfig"
   printf 'KUBE_AUDIT_LOG=%s\n' "${STATE_DIR}/audit.log"
   printf 'KUBECTL_DIR=%s\n' "$(dirname "$(binary kubectl)")"
+  printf 'GATEWAY_API_CRDS=%s\n' "${GATEWAY_API_DIR}"
 }
 
 cmd_down() {

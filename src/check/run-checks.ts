@@ -6,6 +6,7 @@ import { APPLIED_KINDS, CONFIG_MAP, DEPLOYMENT } from '../core/kinds';
 import { API_VERSION, Deployment, OWNED_SELECTOR, kindOf } from '../core/model';
 import { observe } from '../core/observe';
 import { gatherAll } from '../engine/gather';
+import { absentKinds } from '../kube/discovery';
 import { ForbiddenError, LEADER_FENCE_POLICY } from '../kube/errors';
 import type { KubeClient, KubeObject } from '../kube/client';
 import { CRD_NAME, VERSION_LABEL } from '../install/manifests';
@@ -200,9 +201,12 @@ async function labelledWorkloads(
   client: KubeClient,
   namespace: string | null,
 ): Promise<{ objects: LabelledObject[]; unchecked: { kinds: OrphanKind[]; reason: string } | null }> {
+  // A kind whose API the cluster does not serve has no objects to be orphans.
+  const absent = await absentKinds(client);
+  const served = APPLIED_KINDS.filter((row) => !absent.includes(row.kind));
   try {
     const lists = await Promise.all(
-      APPLIED_KINDS.map(async (row) =>
+      served.map(async (row) =>
         (await client.listChildMetadata(row, namespace, { labelSelector: OWNED_SELECTOR })).items.map((item) => ({
           kind: row.kind,
           metadata: item.metadata,
@@ -212,7 +216,7 @@ async function labelledWorkloads(
     return { objects: lists.flat(), unchecked: null };
   } catch (err) {
     if (!(err instanceof ForbiddenError)) throw err;
-    return { objects: [], unchecked: { kinds: APPLIED_KINDS.map((row) => row.kind), reason: err.message } };
+    return { objects: [], unchecked: { kinds: served.map((row) => row.kind), reason: err.message } };
   }
 }
 

@@ -358,6 +358,9 @@ export interface LabelledObject {
 
 /** A kind of the kind table. */
 export type OrphanKind = string;
+/** A kind's name in the plural, as a sentence says it: Services, Ingresses. */
+const pluralKind = (kind: string) => (kind.endsWith('s') ? `${kind}es` : `${kind}s`);
+
 const ORPHAN_KINDS: OrphanKind[] = CHILD_KINDS.map((row) => row.kind);
 
 /**
@@ -387,18 +390,12 @@ export function orphanVerdict(
   });
   const checked = ORPHAN_KINDS.filter((kind) => !unchecked?.kinds.includes(kind));
   if (orphans.length === 0) {
-    const message = `no orphaned ${enumerate(
-      checked.map((kind) => `${kind}s`),
-      'or',
-    )} ${scopeText(namespace)}`;
+    const message = `no orphaned ${enumerate(checked.map(pluralKind), 'or')} ${scopeText(namespace)}`;
     if (!unchecked) return { check: 'orphans', status: 'ok', message };
     return {
       check: 'orphans',
       status: 'warn',
-      message: `${message}; ${enumerate(
-        unchecked.kinds.map((kind) => `${kind}s`),
-        'and',
-      )} not checked: ${unchecked.reason}`,
+      message: `${message}; ${enumerate(unchecked.kinds.map(pluralKind), 'and')} not checked: ${unchecked.reason}`,
       hint: 'the access checks above say what is missing',
     };
   }

@@ -19,6 +19,7 @@ interface Args extends RequeueArgs {
   'backoff-base': string;
   'backoff-max': string;
   'watch-idle-timeout': string;
+  'api-probe-interval': string;
   'watch-list': boolean;
   'priority-queue': boolean;
   'reconcile-timeout': string;
@@ -56,6 +57,11 @@ export const runCommand: CommandModule<object, Args> = {
         type: 'string',
         default: '3m',
         describe: 'Restart a watch that brings no event or bookmark for this long',
+      })
+      .option('api-probe-interval', {
+        type: 'string',
+        default: '30s',
+        describe: "Ask discovery this often whether an absent optional API (the Gateway API's HTTPRoute) is installed",
       })
       // On: at 100 000 WebServices it lowered both run's peak and the apiserver's while
       // listing (bench/RESULTS.md).
@@ -130,6 +136,7 @@ async function runController(ctx: Context, args: Args): Promise<number> {
     backoffBaseMs: ms('backoff-base'),
     backoffMaxMs: ms('backoff-max'),
     watchIdleTimeoutMs: ms('watch-idle-timeout'),
+    apiProbeIntervalMs: ms('api-probe-interval'),
     watchList: args['watch-list'],
     priorityQueue: args['priority-queue'],
     // 0 (or 0s, 0m...) is the default: no limit. parseDuration refuses zero for the other flags.

@@ -2,10 +2,19 @@
 // for each kind of child (ours only, by label), all feeding one index, with each WebService's
 // dependents. The cache keeps the index and says what changed; what a change means is its
 // listener's: the controller queues keys, `status -w` prints lines.
-import { CHILD_KINDS, ChildKindRow } from '../core/kinds';
-import { Child, KIND, OWNED_SELECTOR, WebService } from '../core/model';
-import { ObjectIndex, addChild, emptyIndex, removeChild, removeParent, setParent } from '../core/object-index';
+import { CHILD_KINDS, ChildKindRow, resourceName } from '../core/kinds';
+import { Child, KIND, OWNED_SELECTOR, SyncInput, WebService } from '../core/model';
+import {
+  ObjectIndex,
+  addChild,
+  emptyIndex,
+  removeChild,
+  removeParent,
+  setParent,
+  syncInputFor,
+} from '../core/object-index';
 import type { KubeApi } from '../kube/client';
+import { absentKinds } from '../kube/discovery';
 import { ListWatchSource, Reflector, ReflectorOptions, ReflectorStats } from './reflector';
 
 const OWNED = { labelSelector: OWNED_SELECTOR };
@@ -31,6 +40,8 @@ export interface CacheListener {
   childRemoved(child: Child): void;
   /** One kind's store holds a complete list (after its first list, and after each relist). */
   synced?(kind: string): void;
+  /** An optional kind's API, absent until now, is served: its first list is in the index. */
+  apiInstalled?(kind: string): void;
 }
 
 export interface CacheOptions {
@@ -39,17 +50,33 @@ export interface CacheOptions {
   idleTimeoutMs: number;
   /** Lists as streaming lists (WatchList) where the server serves them. */
   watchList?: boolean;
+  /** How often discovery is asked again about an optional kind whose API is absent. */
+  probeIntervalMs?: number;
   log: ReflectorOptions['log'];
 }
+
+/** Discovery is asked again this often while an optional kind's API is absent: rare, a read. */
+const PROBE_INTERVAL_MS = 30_000;
 
 export class WebServiceCache {
   readonly index: ObjectIndex = emptyIndex();
   private readonly webServices: Reflector<WebService>;
-  private readonly children: { name: string; reflector: Reflector<Child> }[];
+  private readonly children: { row: ChildKindRow; name: string; reflector: Reflector<Child> }[];
   private readonly webServicesFirstListed: Promise<void>;
   private webServicesListed: () => void = () => undefined;
+  /**
+   * The optional kinds whose API discovery found absent: not watched, and their WebServices'
+   * inputs say so. Null until discovery has answered.
+   */
+  private absent: Set<string> | null = null;
+  /** Optional kinds whose API has just appeared, until their first list is in. */
+  private readonly installed = new Set<string>();
 
-  constructor(client: KubeApi, options: CacheOptions, listener: CacheListener) {
+  constructor(
+    private readonly client: KubeApi,
+    private readonly options: CacheOptions,
+    listener: CacheListener,
+  ) {
     const { namespace, idleTimeoutMs, watchList, log } = options;
     this.webServicesFirstListed = new Promise((resolve) => (this.webServicesListed = resolve));
     this.webServices = new Reflector<WebService>(
@@ -75,6 +102,7 @@ export class WebServiceCache {
       { name: 'webservices', idleTimeoutMs, watchList, log },
     );
     this.children = CHILD_KINDS.map((row) => ({
+      row,
       name: row.resource,
       reflector: new Reflector<Child>(
         childSource(client, row, namespace),
@@ -87,7 +115,13 @@ export class WebServiceCache {
             removeChild(this.index, child);
             listener.childRemoved(child);
           },
-          synced: () => listener.synced?.(row.kind),
+          synced: () => {
+            listener.synced?.(row.kind);
+            if (this.installed.delete(row.kind)) {
+              this.absent?.delete(row.kind);
+              listener.apiInstalled?.(row.kind);
+            }
+          },
         },
         { name: row.resource, idleTimeoutMs, watchList, log },
       ),
@@ -104,15 +138,70 @@ export class WebServiceCache {
     // side by side are the process's peak memory, and on a small machine they are not in
     // sooner for it (bench/RESULTS.md has the figures). The children list side by side:
     // Deployments and Services (ours only) are few next to the ConfigMaps.
-    const children = Promise.race([this.webServicesFirstListed, aborted]).then(() =>
-      Promise.all(this.children.map(({ reflector }) => reflector.run(signal))),
-    );
+    const children = Promise.race([this.webServicesFirstListed, aborted]).then(async () => {
+      if (signal.aborted) return;
+      const absent = new Set(await this.probe(false));
+      this.absent = absent;
+      const watching = this.children
+        .filter(({ row }) => !absent.has(row.kind))
+        .map(({ reflector }) => reflector.run(signal));
+      await Promise.all([...watching, this.awaitInstalled(signal)]);
+    });
     await Promise.all([this.webServices.run(signal), children]);
+  }
+
+  /**
+   * While an optional kind's API is absent, asks discovery again every probe interval; once it
+   * is served, starts its watch (no restart needed) and tells the listener.
+   */
+  private async awaitInstalled(signal: AbortSignal): Promise<void> {
+    const started: Promise<void>[] = [];
+    // Absent, and not yet being listed.
+    const waiting = () => [...(this.absent ?? [])].some((kind) => !this.installed.has(kind));
+    while (!signal.aborted && waiting()) {
+      if (!(await delay(this.options.probeIntervalMs ?? PROBE_INTERVAL_MS, signal))) break;
+      const absent = new Set(await this.probe(true));
+      for (const { row, reflector } of this.children) {
+        if (!this.absent?.has(row.kind) || absent.has(row.kind) || this.installed.has(row.kind)) continue;
+        // Still absent to readers until its first list is in: until then the index knows none of its objects.
+        this.options.log('info', 'an API is served now; watching it', { kind: row.kind, resource: resourceName(row) });
+        this.installed.add(row.kind);
+        started.push(reflector.run(signal));
+      }
+    }
+    await Promise.all(started);
+  }
+
+  /** The optional kinds discovery finds absent; a failed probe is logged, and counts as served (the watch then retries). */
+  private async probe(fresh: boolean): Promise<string[]> {
+    try {
+      return await absentKinds(this.client, fresh);
+    } catch (err) {
+      this.options.log('error', 'discovery failed; watching every kind', { error: (err as Error).message });
+      return [];
+    }
+  }
+
+  /** The optional kinds whose API is absent (none until discovery has answered). */
+  absentKinds(): string[] {
+    return this.absent ? [...this.absent] : [];
+  }
+
+  /** What one reconcile of this WebService needs, from the cache: syncInputFor, with the absent kinds. */
+  syncInput(parent: WebService): SyncInput {
+    const input = syncInputFor(parent, this.index);
+    const absent = this.absentKinds();
+    return absent.length > 0 ? { ...input, absentKinds: absent } : input;
   }
 
   /** Every kind holds a complete list: a half-filled cache would show a child as missing. */
   synced(): boolean {
-    return this.webServices.synced() && this.children.every(({ reflector }) => reflector.synced());
+    const absent = this.absent;
+    return (
+      this.webServices.synced() &&
+      absent !== null &&
+      this.children.every(({ row, reflector }) => absent.has(row.kind) || reflector.synced())
+    );
   }
 
   /** What each reflector did, by its name. */
@@ -120,4 +209,23 @@ export class WebServiceCache {
     const children = this.children.map(({ name, reflector }): [string, ReflectorStats] => [name, reflector.stats]);
     return { webservices: this.webServices.stats, ...Object.fromEntries(children) };
   }
+}
+
+/** Resolves true after ms, or false at once when the signal aborts. */
+function delay(ms: number, signal: AbortSignal): Promise<boolean> {
+  return new Promise((resolve) => {
+    if (signal.aborted) {
+      resolve(false);
+      return;
+    }
+    const timer = setTimeout(() => resolve(true), ms);
+    signal.addEventListener(
+      'abort',
+      () => {
+        clearTimeout(timer);
+        resolve(false);
+      },
+      { once: true },
+    );
+  });
 }

@@ -15,7 +15,6 @@ import {
   keyOf,
   removeChild,
   setParent,
-  syncInputFor,
 } from '../core/object-index';
 import { EQUAL_JITTER, ItemExponentialFailureRateLimiter } from '../core/retry';
 import { readyOf } from '../core/status';
@@ -41,6 +40,8 @@ export interface ControllerOptions {
   backoffBaseMs: number;
   backoffMaxMs: number;
   watchIdleTimeoutMs: number;
+  /** How often discovery is asked again about an absent optional API; unset: every 30 s. */
+  apiProbeIntervalMs?: number;
   /** The cache lists with streaming lists (WatchList) where the server serves them. */
   watchList?: boolean;
   /** Initial list and resyncs behind events (controller-runtime's priority queue); false: one FIFO. */
@@ -93,6 +94,7 @@ export class Controller {
       {
         namespace: options.namespace,
         idleTimeoutMs: options.watchIdleTimeoutMs,
+        probeIntervalMs: options.apiProbeIntervalMs,
         watchList: options.watchList,
         log: options.log,
       },
@@ -102,6 +104,8 @@ export class Controller {
         webServiceRemoved: (ws) => this.webServiceRemoved(ws),
         childChanged: (child, initialList) => this.childChanged(child, initialList),
         childRemoved: (child) => this.childRemoved(child),
+        // The WebServices that asked for a child of that kind can have it now.
+        apiInstalled: () => this.enqueueAll(),
       },
     );
     this.index = this.cache.index;
@@ -258,7 +262,7 @@ export class Controller {
     try {
       // The rechecks of a conflict are part of the reconcile: the same deadline cuts them off.
       await this.refreshForeign(client, parent);
-      result = await reconcile(client, syncInputFor(parent, this.index), {
+      result = await reconcile(client, this.cache.syncInput(parent), {
         now: this.options.now,
         requeueAfterSeconds: this.options.requeueAfterSeconds,
         reportingInstance: this.options.identity,
@@ -328,7 +332,9 @@ export class Controller {
    */
   private async refreshForeign(client: KubeApi, parent: WebService): Promise<void> {
     const { namespace = '', name } = parent.metadata;
+    const absent = this.cache.absentKinds();
     for (const row of CHILD_KINDS) {
+      if (absent.includes(row.kind)) continue;
       const key = childKey(row.kind, namespace, row.nameFor(name));
       if (!this.foreign.has(key)) continue;
       const fresh = await client.getChild(row, namespace, row.nameFor(name));

@@ -150,6 +150,8 @@ export function childVerdicts(obs: Observation): ChildVerdict[] {
     desired: obs.desired,
   };
   for (const row of APPLIED_KINDS) {
+    // Where its API is not served there is nothing to read or write: the kind's condition says so.
+    if (obs.absentKinds?.includes(row.kind)) continue;
     const verdict = appliedVerdict(row, parent, obs.workloadChildren?.[row.kind] ?? null);
     if (!verdict) continue;
     const changes = verdict.differences.map((d) => ({

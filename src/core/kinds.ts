@@ -14,6 +14,14 @@ import {
   podDisruptionBudgetHealth,
   serviceHealth,
 } from './health';
+import {
+  desiredHttpRoute,
+  desiredIngress,
+  httpRouteCondition,
+  httpRouteHealth,
+  ingressCondition,
+  ingressHealth,
+} from './expose';
 import type { Child, ObjectMeta, WebService } from './model';
 import type { DesiredState } from './observe';
 import {
@@ -46,6 +54,12 @@ export interface ResourceType {
 
 export interface ChildKindRow extends ResourceType {
   write: WriteStyle;
+  /**
+   * Served only where its API is installed (a CRD such as the Gateway API's): discovery says
+   * whether it is, and where it is not, no child of the kind is read or written, and a
+   * WebService that asks for one says so in the kind's condition. Unset: always served.
+   */
+  optional?: true;
   /** The child's name for a WebService of this name. */
   nameFor(parentName: string): string;
   /** Whether a WebService's spec asks for this child. */
@@ -162,6 +176,41 @@ const HORIZONTAL_POD_AUTOSCALER: ChildKindRow = {
   condition: { type: AUTOSCALING_CONDITION, of: autoscalerCondition },
 };
 
+/** The WebService's condition that says whether anything in the cluster took its endpoint up. */
+const EXPOSED_CONDITION = 'Exposed';
+
+/** spec.expose without a gateway: an Ingress (its API is served everywhere). */
+const INGRESS: ChildKindRow = {
+  kind: 'Ingress',
+  apiVersion: 'networking.k8s.io/v1',
+  group: 'networking.k8s.io',
+  resource: 'ingresses',
+  write: 'apply',
+  nameFor: sameName,
+  wanted: (parent) =>
+    parent.spec.expose !== undefined &&
+    parent.spec.expose.gateway === undefined &&
+    parent.spec.workload?.port !== undefined,
+  build: desiredIngress,
+  health: ingressHealth,
+  condition: { type: EXPOSED_CONDITION, of: ingressCondition },
+};
+
+/** spec.expose with a gateway: an HTTPRoute, where the Gateway API's CRDs are installed. */
+const HTTP_ROUTE: ChildKindRow = {
+  kind: 'HTTPRoute',
+  apiVersion: 'gateway.networking.k8s.io/v1',
+  group: 'gateway.networking.k8s.io',
+  resource: 'httproutes',
+  write: 'apply',
+  optional: true,
+  nameFor: sameName,
+  wanted: (parent) => parent.spec.expose?.gateway !== undefined && parent.spec.workload?.port !== undefined,
+  build: desiredHttpRoute,
+  health: httpRouteHealth,
+  condition: { type: EXPOSED_CONDITION, of: httpRouteCondition },
+};
+
 /** Every kind of child, in the order they are read, written and listed (the ConfigMap first). */
 export const CHILD_KINDS: readonly ChildKindRow[] = [
   CONFIG_MAP,
@@ -169,7 +218,12 @@ export const CHILD_KINDS: readonly ChildKindRow[] = [
   SERVICE,
   POD_DISRUPTION_BUDGET,
   HORIZONTAL_POD_AUTOSCALER,
+  INGRESS,
+  HTTP_ROUTE,
 ];
+
+/** The kinds served only where their API is installed: discovery is asked about these. */
+export const OPTIONAL_KINDS: readonly ChildKindRow[] = CHILD_KINDS.filter((row) => row.optional === true);
 
 /** The kinds written by server-side apply: a WebService's workload. */
 export const APPLIED_KINDS: readonly ChildKindRow[] = CHILD_KINDS.filter((row) => row.write === 'apply');

@@ -150,12 +150,29 @@ export interface Disruption {
   minAvailable?: number | string;
 }
 
+/**
+ * A public endpoint for the workload's Service: an Ingress, or with a gateway an HTTPRoute
+ * attached to it. Needs spec.workload.port (the Service's port is the backend).
+ */
+export interface Expose {
+  host: string;
+  /** A path prefix; unset: "/". */
+  path?: string;
+  /** Ingress only: the certificate's Secret, for HTTPS on the host. */
+  tls?: { secretName: string };
+  /** The Ingress' class; unset (and no gateway): the cluster's default IngressClass. */
+  ingressClassName?: string;
+  /** An HTTPRoute with this Gateway as its parent, instead of an Ingress. */
+  gateway?: { name: string; namespace?: string };
+}
+
 interface WebServiceSpec {
   image: string;
   replicas?: number;
   tier?: string;
   dependsOn?: string[];
   workload?: WorkloadSpec;
+  expose?: Expose;
 }
 
 export interface WebServiceStatus {
@@ -257,4 +274,9 @@ export interface SyncInput {
   parent: WebService;
   children: Child[];
   related: WebService[];
+  /**
+   * The kinds of child whose API the cluster does not serve (the kind table's optional rows,
+   * found absent by discovery): none of them is read or written. Unset: every API is served.
+   */
+  absentKinds?: string[];
 }

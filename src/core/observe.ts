@@ -14,6 +14,7 @@ import {
   WebService,
   WebServiceStatus,
   WorkloadSpec,
+  Expose,
   kindOf,
 } from './model';
 import { isControlledBy, isOurs } from './ownership';
@@ -26,6 +27,8 @@ export interface DesiredState {
   dependsOn?: string[];
   /** Only when the spec asks for one: a Deployment (and a Service with a port). */
   workload?: WorkloadSpec;
+  /** Only when the spec asks for one: an Ingress or an HTTPRoute to the Service. */
+  expose?: Expose;
 }
 
 /** The child's content that we own; `{}` while the child does not exist. */
@@ -98,6 +101,8 @@ export interface Observation {
   dependencies: DependencyFacts[];
   /** Set when the CR reaches itself through dependsOn: the names from it back to it. */
   dependencyCycle?: string[];
+  /** Only when some are: kinds of child whose API the cluster does not serve (never read nor written). */
+  absentKinds?: string[];
   status: WebServiceStatus;
 }
 
@@ -139,6 +144,7 @@ export function observe(input: SyncInput): Observation {
   if (meta.labels && Object.keys(meta.labels).length > 0) observation.labels = { ...meta.labels };
   const cycle = dependencyCycleOf(parent, namespace, input.related);
   if (cycle) observation.dependencyCycle = cycle;
+  if (input.absentKinds && input.absentKinds.length > 0) observation.absentKinds = [...input.absentKinds].sort();
   return observation;
 }
 
@@ -194,6 +200,7 @@ function desiredOf(parent: WebService): DesiredState {
   if (parent.spec.dependsOn && parent.spec.dependsOn.length > 0) desired.dependsOn = [...parent.spec.dependsOn];
   // A copy: the core never shares a structure with its input (the CRD has validated its shape).
   if (parent.spec.workload) desired.workload = structuredClone(parent.spec.workload);
+  if (parent.spec.expose) desired.expose = structuredClone(parent.spec.expose);
   return desired;
 }
 

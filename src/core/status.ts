@@ -1,7 +1,7 @@
 // The status computation: observation + decision + outcome + now -> status. Pure.
 import { Decision, Op, writesDeployment } from './decide';
 import { jsonEqual } from './equal';
-import { CHILD_KINDS, ChildKindRow, DEPLOYMENT, childTarget } from './kinds';
+import { CHILD_KINDS, ChildKindRow, DEPLOYMENT, childTarget, resourceName } from './kinds';
 import { Condition, ConditionStatus, Deployment, READY, WebServiceStatus, childName } from './model';
 import type { LiveObject } from './health';
 import { Observation } from './observe';
@@ -78,30 +78,39 @@ function withoutWorkload(status: WebServiceStatus): WebServiceStatus {
 
 /** The kinds whose child gives the WebService a condition of its own (the kind table's condition column). */
 const CONDITION_KINDS = CHILD_KINDS.filter((row) => row.condition !== undefined);
+const CONDITION_TYPES = new Set(CONDITION_KINDS.map((row) => row.condition?.type));
 
 /**
  * The conditions the children give: for each kind with a condition column, its value from
- * our live child while the spec asks for one (Unknown while there is none), and none once the
- * spec stops asking. They say what a child reports and never hold Ready back.
+ * our live child while the spec asks for one (Unknown while there is none; False where the
+ * kind's API is not served), and none once the spec stops asking. Kinds may share a type (an
+ * Ingress or an HTTPRoute says Exposed): the one the spec asks for sets it. They say what a
+ * child reports and never hold Ready back.
  */
 function childConditions(obs: Observation, conditions: Condition[], now: string): Condition[] {
-  let next = conditions;
-  for (const row of CONDITION_KINDS) {
+  const wanted = CONDITION_KINDS.filter((row) => wants(row, obs));
+  const types = new Set(wanted.map((row) => row.condition?.type));
+  let next = conditions.filter((c) => types.has(c.type) || !CONDITION_TYPES.has(c.type));
+  for (const row of wanted) {
     const type = row.condition?.type ?? '';
-    if (!wants(row, obs)) {
-      next = next.filter((c) => c.type !== type);
-      continue;
-    }
     const live = obs.workloadChildren?.[row.kind];
     const target = childTarget(row, row.nameFor(obs.name));
-    const value =
-      live && live.controlledByParent && live.managedByUs
+    const value = obs.absentKinds?.includes(row.kind)
+      ? {
+          status: 'False' as const,
+          reason: API_NOT_INSTALLED,
+          message: `${target} cannot be made: the cluster does not serve ${resourceName(row)} (${row.apiVersion}); install its API`,
+        }
+      : live && live.controlledByParent && live.managedByUs
         ? (row.condition?.of(live.object as unknown as LiveObject) ?? null)
         : { status: 'Unknown' as const, reason: 'ChildMissing', message: `${target} does not exist yet` };
     if (value) next = setCondition(next, { type, ...value, observedGeneration: obs.generation }, now);
   }
   return next;
 }
+
+/** A kind's condition where the cluster does not serve the kind's API. */
+export const API_NOT_INSTALLED = 'APINotInstalled';
 
 /** Whether the spec asks for a child of this kind: its builder makes one. */
 function wants(row: ChildKindRow, obs: Observation): boolean {

@@ -3,7 +3,7 @@
 // Service's EndpointSlices), each with its state in a word. Pure: the objects come in as data.
 import type { ChildVerdict } from './decide';
 import { Health, LiveObject, endpointSliceHealth, podHealth, replicaSetHealth } from './health';
-import { CHILD_KINDS, ChildKindRow, DEPLOYMENT, ResourceType, childTarget } from './kinds';
+import { CHILD_KINDS, ChildKindRow, DEPLOYMENT, ResourceType, childTarget, resourceName } from './kinds';
 import { OwnerReference, WebService, kindOf } from './model';
 import type { Observation } from './observe';
 import { podsWanted } from './workload';
@@ -117,6 +117,11 @@ export function buildTree(
     const name = row.nameFor(observation.name);
     const verdict = verdicts.find((v) => v.target === childTarget(row, name));
     const live = children.find((c) => kindOf(c) === row.kind && c.metadata.name === name) ?? null;
+    if (observation.absentKinds?.includes(row.kind)) {
+      // Its API is not served: nothing to show, unless the spec asks for one.
+      if (row.wanted(parent)) nodes.push(absentNode(row, name));
+      continue;
+    }
     if (!verdict && !live) continue;
     nodes.push(childNode(row, name, verdict, live, observation, related));
   }
@@ -139,6 +144,18 @@ function parentHealth(parent: WebService): Health {
   if (!ready) return { state: 'Unknown', info: 'no status yet' };
   if (ready.status === 'True') return { state: 'Ready', info };
   return { state: stalled ? 'Failed' : 'Progressing', info, message: `${ready.reason}: ${ready.message}` };
+}
+
+/** A child the spec asks for whose kind's API the cluster does not serve. */
+function absentNode(row: ChildKindRow, name: string): TreeNode {
+  return {
+    kind: row.kind,
+    name,
+    state: 'Missing',
+    info: 'its API is not installed',
+    message: `the cluster does not serve ${resourceName(row)} (${row.apiVersion})`,
+    children: [],
+  };
 }
 
 function childNode(

@@ -2,7 +2,7 @@
 // Never trust CR content: anything that does not have the expected shape is refused
 // with a message naming the field, before the core sees it.
 import { ACTIONS, Decision } from './decide';
-import { APPLIED_KINDS, CHILD_KINDS, CONFIG_MAP } from './kinds';
+import { APPLIED_KINDS, CHILD_KINDS, CONFIG_MAP, OPTIONAL_KINDS } from './kinds';
 import { Child, ConfigMap, SyncInput, WebService } from './model';
 import { Observation } from './observe';
 
@@ -75,7 +75,41 @@ function checkWebService(value: unknown, where: string): WebService {
     checkPodFields(workload, `${where}.spec.workload`);
     checkAutoscaling(workload.autoscaling, spec.replicas ?? 1, `${where}.spec.workload.autoscaling`);
   }
+  checkExpose(spec.expose, port, `${where}.spec.expose`);
   return value as WebService;
+}
+
+/** What the CRD's schema and rules admit under spec.expose (the CRD has the same rules). */
+function checkExpose(expose: unknown, port: unknown, where: string): void {
+  if (expose === undefined) return;
+  need(isObject(expose), `${where} must be an object`);
+  const { host, path, tls, ingressClassName, gateway } = expose as Json;
+  need(port !== undefined, `${where} needs spec.workload.port: the Service on that port is what it exposes`);
+  need(
+    typeof host === 'string' && host.length <= 253 && DNS_SUBDOMAIN.test(host),
+    `${where}.host must be a DNS name such as shop.example.com`,
+  );
+  need(path === undefined || (typeof path === 'string' && path.startsWith('/')), `${where}.path must start with /`);
+  need(
+    tls === undefined || (isObject(tls) && typeof tls.secretName === 'string' && tls.secretName !== ''),
+    `${where}.tls.secretName must be a Secret's name`,
+  );
+  need(
+    ingressClassName === undefined || typeof ingressClassName === 'string',
+    `${where}.ingressClassName must be a string`,
+  );
+  need(
+    gateway === undefined || (isObject(gateway) && typeof gateway.name === 'string' && gateway.name !== ''),
+    `${where}.gateway.name must be a Gateway's name`,
+  );
+  need(
+    ingressClassName === undefined || gateway === undefined,
+    `${where}: ingressClassName and gateway exclude each other`,
+  );
+  need(
+    tls === undefined || gateway === undefined,
+    `${where}.tls cannot go with a gateway: TLS is set on the Gateway's listener`,
+  );
 }
 
 /**
@@ -237,11 +271,24 @@ export function parseSyncInput(value: unknown): SyncInput {
   const related = input.related ?? [];
   need(Array.isArray(children), 'children must be a list of ConfigMaps');
   need(Array.isArray(related), 'related must be a list of WebServices');
+  const absent = checkAbsentKinds(input.absentKinds, 'absentKinds');
   return {
     parent: checkWebService(input.parent, 'parent'),
     children: (children as unknown[]).map((c, i) => checkChild(c, `children[${i}]`)),
     related: (related as unknown[]).map((r, i) => checkWebService(r, `related[${i}]`)),
+    ...(absent ? { absentKinds: absent } : {}),
   };
+}
+
+/** Kinds whose API is not served: only the kind table's optional kinds can be. */
+function checkAbsentKinds(value: unknown, where: string): string[] | undefined {
+  if (value === undefined) return undefined;
+  const kinds = OPTIONAL_KINDS.map((row) => row.kind);
+  need(
+    Array.isArray(value) && value.every((kind) => kinds.includes(kind as string)),
+    `${where} must be a list of kinds whose API may be absent (${kinds.join(', ')})`,
+  );
+  return value as string[];
 }
 
 export function isSyncInput(value: unknown): boolean {
@@ -265,6 +312,7 @@ export function parseObservation(value: unknown): Observation {
   need(Array.isArray(obs.ownedChildren), 'observation.ownedChildren must be a list');
   need(Array.isArray(obs.dependencies), 'observation.dependencies must be a list');
   need(isObject(obs.status), 'observation.status must be an object');
+  checkAbsentKinds(obs.absentKinds, 'observation.absentKinds');
   const workload = obs.workloadChildren;
   need(workload === undefined || isObject(workload), 'observation.workloadChildren must be an object');
   for (const { kind } of APPLIED_KINDS) {

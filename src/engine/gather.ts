@@ -4,6 +4,7 @@ import { APPLIED_KINDS, CONFIG_MAP } from '../core/kinds';
 import { Child, OWNED_SELECTOR, SyncInput, WebService, kindOf } from '../core/model';
 import { childKey, childKeyOf, indexObjects, keyOf, syncInputFor } from '../core/object-index';
 import { WORKLOAD_ANNOTATION } from '../core/workload';
+import { absentKinds } from '../kube/discovery';
 import { orNull } from '../kube/errors';
 import type { KubeApi } from '../kube/client';
 
@@ -31,11 +32,19 @@ export async function gatherOne(client: KubeApi, namespace: string, name: string
     gatherDependencies(client, namespace, parent),
   ]);
   const children: Child[] = [...configMaps];
+  let absent: string[] = [];
   if (mayHaveWorkload([parent], children)) {
-    const found = await Promise.all(APPLIED_KINDS.map((row) => client.getChild(row, namespace, row.nameFor(name))));
+    absent = await absentKinds(client);
+    const served = APPLIED_KINDS.filter((row) => !absent.includes(row.kind));
+    const found = await Promise.all(served.map((row) => client.getChild(row, namespace, row.nameFor(name))));
     for (const object of found) if (object) children.push(object);
   }
-  return syncInputFor(parent, indexObjects(related, children));
+  return withAbsent(syncInputFor(parent, indexObjects(related, children)), absent);
+}
+
+/** The input with the kinds whose API is absent, when there are any. */
+function withAbsent(input: SyncInput, absent: string[]): SyncInput {
+  return absent.length > 0 ? { ...input, absentKinds: absent } : input;
 }
 
 /**
@@ -108,20 +117,32 @@ export async function gatherAll(client: KubeApi, namespace: string | null): Prom
       if (missing.has(keyOf(meta)) && !ownedKeys.has(keyOf(meta))) children.push({ metadata: meta.metadata });
     }
   }
-  if (mayHaveWorkload(parents.items, children))
-    children.push(...(await gatherWorkloads(client, namespace, parents.items)));
+  let absent: string[] = [];
+  if (mayHaveWorkload(parents.items, children)) {
+    absent = await absentKinds(client);
+    children.push(...(await gatherWorkloads(client, namespace, parents.items, absent)));
+  }
   const index = indexObjects(parents.items, children);
-  return parents.items.map((parent) => syncInputFor(parent, index));
+  return parents.items.map((parent) => withAbsent(syncInputFor(parent, index), absent));
 }
 
-/** Our children of the workload's kinds in scope, plus the metadata of foreign ones on a wanted name. */
-async function gatherWorkloads(client: KubeApi, namespace: string | null, parents: WebService[]): Promise<Child[]> {
+/**
+ * Our children of the workload's kinds in scope (those whose API is served), plus the metadata
+ * of foreign ones on a wanted name.
+ */
+async function gatherWorkloads(
+  client: KubeApi,
+  namespace: string | null,
+  parents: WebService[],
+  absent: string[],
+): Promise<Child[]> {
+  const served = APPLIED_KINDS.filter((row) => !absent.includes(row.kind));
   const lists = await allOrFirstError(
-    APPLIED_KINDS.map((row) => client.listChildren(row, namespace, { labelSelector: OWNED_SELECTOR })),
+    served.map((row) => client.listChildren(row, namespace, { labelSelector: OWNED_SELECTOR })),
   );
   const children: Child[] = lists.flatMap((list) => list.items);
   const owned = new Set(children.map(childKeyOf));
-  for (const row of APPLIED_KINDS) {
+  for (const row of served) {
     const missing = new Set(
       parents
         .filter((p) => row.wanted(p))

@@ -339,6 +339,7 @@ type KubeVerbs = Pick<
   | 'applyChild'
   | 'deleteChild'
   | 'createEvent'
+  | 'apiServed'
 >;
 
 export class KubeClient {
@@ -351,6 +352,8 @@ export class KubeClient {
   private writeObserver: (verb: WriteVerb, resource: string) => void = () => {};
   /** Set on a client made by withSignal: every read and write it sends carries it. */
   private signal?: AbortSignal;
+  /** apiServed's answers by resource, for this client's life (shared with its withSignal copies). */
+  private readonly served = new Map<string, Promise<boolean>>();
 
   constructor(
     readonly connection: Connection,
@@ -683,6 +686,24 @@ export class KubeClient {
       }),
     );
     return list === null ? null : (list.resources ?? []).map((r) => r.name);
+  }
+
+  /**
+   * Whether the cluster serves a kind's resource: one GET of its group-version's discovery
+   * document (a 404, or a document without the resource: not served). Asked once for this
+   * client's life; fresh asks again (a controller waiting for a CRD to be installed).
+   */
+  apiServed(type: ResourceType, options: { fresh?: boolean } = {}): Promise<boolean> {
+    const key = resourceName(type);
+    const known = this.served.get(key);
+    if (known && !options.fresh) return known;
+    const asked = this.servedResources(type.apiVersion).then(
+      (resources) => resources?.includes(type.resource) ?? false,
+    );
+    this.served.set(key, asked);
+    // A failed probe (not a 404) says nothing: the next call asks again.
+    asked.catch(() => this.served.delete(key));
+    return asked;
   }
 
   getCustomResourceDefinition(name: string): Promise<CustomResourceDefinition | null> {

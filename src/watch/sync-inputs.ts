@@ -5,7 +5,7 @@
 // since a foreign ConfigMap there (not labelled, so not watched) makes it a conflict.
 import { CONFIG_MAP, CONFIG_MAP_SUFFIX } from '../core/kinds';
 import { Child, KIND, MANAGED_BY_LABEL, MANAGED_BY_VALUE, SyncInput, kindOf } from '../core/model';
-import { controllerKeyOf, dependentsOf, keyOf, objectKey, syncInputFor } from '../core/object-index';
+import { controllerKeyOf, dependentsOf, keyOf, objectKey } from '../core/object-index';
 import { WebServiceCache } from '../controller/cache';
 import type { KubeApi } from '../kube/client';
 
@@ -47,6 +47,9 @@ export async function watchSyncInputs(client: KubeApi, options: SyncInputWatchOp
         markOwners(child);
       },
       childRemoved: (child) => markOwners(child),
+      apiInstalled() {
+        for (const key of cache.index.parentsByKey.keys()) mark(key);
+      },
       synced(kind) {
         if (kind === KIND) {
           // Shown at first, gone before the first list: report them as deleted.
@@ -99,7 +102,7 @@ export async function watchSyncInputs(client: KubeApi, options: SyncInputWatchOp
           continue;
         }
         try {
-          options.changed(await withForeignChild(syncInputFor(parent, cache.index)));
+          options.changed(await withForeignChild(cache.syncInput(parent)));
         } catch (err) {
           options.log('error', `cannot read the child of ${key}`, { error: (err as Error).message });
         }

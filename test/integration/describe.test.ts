@@ -4,6 +4,7 @@
 import * as path from 'node:path';
 import * as yaml from 'js-yaml';
 import { CHILD_KINDS, resourceName } from '../../src/core/kinds';
+import { absentOptionalKinds } from '../support/gateway-api';
 import {
   ROOT,
   AuditWindow,
@@ -139,7 +140,9 @@ describeWorkloads('describe', () => {
         '-n',
         ns(),
         '--verb=get,list',
-        `--resource=webservices.apps.labhub.io,${CHILD_KINDS.map(resourceName).join(',')}`,
+        `--resource=webservices.apps.labhub.io,${CHILD_KINDS.filter((row) => !absentOptionalKinds().includes(row.kind))
+          .map(resourceName)
+          .join(',')}`,
       ]);
       const planner = serviceAccountKubeconfig(ns(), 'planner', ['--role=planner']);
       const partial = plugin(['describe', 'web', '--kubeconfig', planner], { env: { NO_COLOR: '1' } });

@@ -38,6 +38,8 @@ export class FakeApi implements KubeApi {
   private readonly others: { kind: string; metadata: ObjectMeta }[];
   /** Kinds whose LIST is refused with 403, as for a user without that permission. */
   private readonly forbidden: Set<string>;
+  /** Resources (httproutes…) whose API the fake does not serve: discovery says so, and any request gets a 404. */
+  private readonly absent: Set<string>;
   /** Holds the answers to LISTs of WebServices until released. */
   private held: Promise<void> = Promise.resolve();
   /**
@@ -52,6 +54,8 @@ export class FakeApi implements KubeApi {
       children?: Child[];
       others?: { kind: string; metadata: ObjectMeta }[];
       forbidden?: string[];
+      /** Resources whose API is not served (an optional kind's CRD not installed). */
+      absent?: string[];
       dryRun?: DryRun;
     } = {},
   ) {
@@ -59,7 +63,19 @@ export class FakeApi implements KubeApi {
     this.children = structuredClone(options.children ?? []);
     this.others = structuredClone(options.others ?? []);
     this.forbidden = new Set(options.forbidden ?? []);
+    this.absent = new Set(options.absent ?? []);
     this.dryRun = options.dryRun ?? 'none';
+  }
+
+  /** Discovery: whether the fake serves a kind's resource (it remembers nothing between calls). */
+  apiServed(type: ResourceType): Promise<boolean> {
+    this.record({ verb: 'get', resource: 'discovery', namespace: null, name: type.apiVersion });
+    return Promise.resolve(!this.absent.has(type.resource));
+  }
+
+  /** Starts serving a resource, as when its CRD is installed. */
+  install(resource: string): void {
+    this.absent.delete(resource);
   }
 
   /** The fake answers at once: there is nothing for a signal to cut off. */
@@ -220,6 +236,9 @@ export class FakeApi implements KubeApi {
 
   private record(request: FakeRequest): void {
     this.requests.push(request);
+    const resource = request.resource.split(' ')[0];
+    if (this.absent.has(resource))
+      throw new NotFoundError(`the server could not find the requested resource (${resource})`);
     if (!['get', 'list', 'watch'].includes(request.verb)) this.beforeWrite?.(request);
   }
 

@@ -4,7 +4,7 @@
 // listener hears of it.
 import { CacheListener, WebServiceCache } from '../../src/controller/cache';
 import type { Child, ConfigMap, Deployment, Service, WebService } from '../../src/core/model';
-import { CHILD_KINDS } from '../../src/core/kinds';
+import { CHILD_KINDS, OPTIONAL_KINDS } from '../../src/core/kinds';
 import { dependentsOf, syncInputFor } from '../../src/core/object-index';
 import { FakeApi } from '../support/fake-api';
 
@@ -77,6 +77,7 @@ function recorder(cache: () => WebServiceCache) {
       ),
     childRemoved: (child) => heard.push(`${child.kind ?? 'ConfigMap'} ${child.metadata.name} removed`),
     synced: (kind) => heard.push(`synced ${kind}`),
+    apiInstalled: (kind) => heard.push(`installed ${kind}`),
   };
   return { heard, listener };
 }
@@ -103,13 +104,17 @@ describe('WebServiceCache', () => {
     expect(calls()).toEqual(['list webservices in ns']);
     expect(cache.synced()).toBe(false);
     answer();
-    await until(() => cache.synced() && calls().length === 2 + 2 * CHILD_KINDS.length);
+    await until(() => cache.synced() && calls().length === 2 + OPTIONAL_KINDS.length + 2 * CHILD_KINDS.length);
     expect(calls().slice(0, 2)).toEqual(['list webservices in ns', 'watch webservices']);
+    // Discovery is asked about each optional kind before its watch starts; here every API is served.
     expect(calls().slice(2).sort()).toEqual(
-      CHILD_KINDS.flatMap((row) => [
-        `list ${row.resource} in ns ${JSON.stringify(OWNED)}`,
-        `watch ${row.resource}`,
-      ]).sort(),
+      [
+        ...OPTIONAL_KINDS.map(() => 'get discovery'),
+        ...CHILD_KINDS.flatMap((row) => [
+          `list ${row.resource} in ns ${JSON.stringify(OWNED)}`,
+          `watch ${row.resource}`,
+        ]),
+      ].sort(),
     );
     expect(heard.slice(0, 3)).toEqual([
       'ws web listed indexed=true',
@@ -176,5 +181,37 @@ describe('WebServiceCache', () => {
     answer();
     await running;
     expect(calls().filter((call) => call.startsWith('list'))).toEqual(['list webservices in ns']);
+  });
+
+  it('watches no kind whose API is absent, says so in the inputs, and starts its watch once discovery finds it', async () => {
+    const absent = OPTIONAL_KINDS.map((row) => row.resource);
+    const client = new FakeApi({ webServices: [webService('web')], children: [configMap], absent });
+    const { heard, listener } = recorder(() => cache);
+    const cache: WebServiceCache = new WebServiceCache(client, { ...options, probeIntervalMs: 20 }, listener);
+    const abort = new AbortController();
+    const running = cache.run(abort.signal);
+    await until(() => cache.synced());
+    const watched = () => client.requests.filter((r) => r.verb === 'watch').map((r) => r.resource);
+    for (const resource of absent) expect(watched()).not.toContain(resource);
+    expect(cache.syncInput(webService('web')).absentKinds).toEqual(OPTIONAL_KINDS.map((row) => row.kind));
+    // Asked again while absent: reads only, and no write at all.
+    await until(() => client.requests.filter((r) => r.resource === 'discovery').length >= 3 * absent.length);
+    expect(client.writes).toEqual([]);
+    expect(heard.filter((line) => line.startsWith('installed'))).toEqual([]);
+
+    for (const resource of absent) client.install(resource);
+    await until(() => heard.some((line) => line.startsWith('installed')));
+    for (const resource of absent) expect(watched()).toContain(resource);
+    expect(heard.filter((line) => line.startsWith('installed'))).toEqual(
+      OPTIONAL_KINDS.map((row) => `installed ${row.kind}`),
+    );
+    expect(cache.syncInput(webService('web')).absentKinds).toBeUndefined();
+    expect(cache.synced()).toBe(true);
+    // Served now: discovery is not asked any more.
+    const asked = client.requests.filter((r) => r.resource === 'discovery').length;
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    expect(client.requests.filter((r) => r.resource === 'discovery').length).toBe(asked);
+    abort.abort();
+    await running;
   });
 });

@@ -306,6 +306,8 @@ function transportClient(transport: Transport, signal?: AbortSignal): KubeApi {
   const base: Record<string, unknown> = {
     dryRun: 'none',
     withSignal: (s: AbortSignal) => transportClient(transport, s),
+    // Discovery: every API is served (the writes are what this server holds).
+    apiServed: () => Promise.resolve(true),
     listWebServices: () => list('/webservices'),
     listChildren: (row: { resource: string }) => list(`/${row.resource}`),
     watchChildren: (...args: unknown[]) => silentWatch(args[6] as WatchOptions),

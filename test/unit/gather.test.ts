@@ -5,7 +5,7 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { decide } from '../../src/core/decide';
-import { CHILD_KINDS } from '../../src/core/kinds';
+import { CHILD_KINDS, OPTIONAL_KINDS } from '../../src/core/kinds';
 import { Child, SyncInput, WebService } from '../../src/core/model';
 import { FakeApi } from '../support/fake-api';
 import { observe } from '../../src/core/observe';
@@ -41,7 +41,10 @@ describe('gather and workloads', () => {
     const client = fakeClient([input.parent], input.children);
     const [gathered] = await gatherAll(client, 'crd-lab');
     expect(client.calls.sort()).toEqual(
-      ['webservices', ...CHILD_KINDS.map((row) => row.resource)].map((resource) => `list ${resource}`).sort(),
+      [
+        ...OPTIONAL_KINDS.map(() => 'get discovery'),
+        ...['webservices', ...CHILD_KINDS.map((row) => row.resource)].map((resource) => `list ${resource}`),
+      ].sort(),
     );
     expect(decide(observe(gathered)).action).toBe('noop');
   });
@@ -51,7 +54,10 @@ describe('gather and workloads', () => {
     const client = fakeClient([input.parent], input.children);
     const gathered = await gatherOne(client, 'crd-lab', 'checkout');
     expect(client.calls.sort()).toEqual(
-      ['webservices', ...CHILD_KINDS.map((row) => row.resource)].map((resource) => `get ${resource}`).sort(),
+      [
+        ...OPTIONAL_KINDS.map(() => 'get discovery'),
+        ...['webservices', ...CHILD_KINDS.map((row) => row.resource)].map((resource) => `get ${resource}`),
+      ].sort(),
     );
     expect(decide(observe(gathered)).action).toBe('noop');
   });
@@ -72,5 +78,21 @@ describe('gather and workloads', () => {
     expect(client.calls).toContain('list deployments metadata');
     expect(client.calls).not.toContain('list services metadata');
     expect(decide(observe(gathered))).toMatchObject({ action: 'conflict', target: 'deployment/checkout', ops: [] });
+  });
+
+  it('a kind whose API is absent is neither read nor written: the input and the decision leave it out', async () => {
+    const input = fixture('noop-workload-converged');
+    const absent = OPTIONAL_KINDS.map((row) => row.resource);
+    for (const gather of [
+      (client: FakeApi) => gatherAll(client, 'crd-lab').then(([one]) => one),
+      (client: FakeApi) => gatherOne(client, 'crd-lab', 'checkout'),
+    ]) {
+      const client = new FakeApi({ webServices: [input.parent], children: input.children, absent });
+      const gathered = await gather(client);
+      // The fake answers any request for an absent resource with a 404: none was made.
+      expect(client.requests.filter((r) => absent.includes(r.resource.split(' ')[0]))).toEqual([]);
+      expect(gathered.absentKinds).toEqual(OPTIONAL_KINDS.map((row) => row.kind));
+      expect(decide(observe(gathered)).action).toBe('noop');
+    }
   });
 });
