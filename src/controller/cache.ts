@@ -160,6 +160,9 @@ export class WebServiceCache {
     const waiting = () => [...(this.absent ?? [])].some((kind) => !this.installed.has(kind));
     while (!signal.aborted && waiting()) {
       if (!(await delay(this.options.probeIntervalMs ?? PROBE_INTERVAL_MS, signal))) break;
+      // No WebService asks for a child of an absent kind: nothing to ask discovery, so a
+      // controller at steady state makes no request but its watches.
+      if (!this.absentKindWanted()) continue;
       const absent = new Set(await this.probe(true));
       for (const { row, reflector } of this.children) {
         if (!this.absent?.has(row.kind) || absent.has(row.kind) || this.installed.has(row.kind)) continue;
@@ -170,6 +173,15 @@ export class WebServiceCache {
       }
     }
     await Promise.all(started);
+  }
+
+  /** Whether a cached WebService's spec asks for a child of a kind whose API is absent. */
+  private absentKindWanted(): boolean {
+    const rows = this.children
+      .map(({ row }) => row)
+      .filter((row) => this.absent?.has(row.kind) && !this.installed.has(row.kind));
+    for (const ws of this.index.parentsByKey.values()) if (rows.some((row) => row.wanted(ws))) return true;
+    return false;
   }
 
   /** The optional kinds discovery finds absent; a failed probe is logged, and counts as served (the watch then retries). */

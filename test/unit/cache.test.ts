@@ -185,7 +185,16 @@ describe('WebServiceCache', () => {
 
   it('watches no kind whose API is absent, says so in the inputs, and starts its watch once discovery finds it', async () => {
     const absent = OPTIONAL_KINDS.map((row) => row.resource);
-    const client = new FakeApi({ webServices: [webService('web')], children: [configMap], absent });
+    // A WebService that asks for a route: what makes the cache ask discovery again.
+    const routed: WebService = {
+      ...webService('routed'),
+      spec: {
+        image: 'nginx:1.27',
+        workload: { port: 8080 },
+        expose: { host: 'shop.example.com', gateway: { name: 'public' } },
+      },
+    };
+    const client = new FakeApi({ webServices: [webService('web'), routed], children: [configMap], absent });
     const { heard, listener } = recorder(() => cache);
     const cache: WebServiceCache = new WebServiceCache(client, { ...options, probeIntervalMs: 20 }, listener);
     const abort = new AbortController();
@@ -211,6 +220,23 @@ describe('WebServiceCache', () => {
     const asked = client.requests.filter((r) => r.resource === 'discovery').length;
     await new Promise((resolve) => setTimeout(resolve, 100));
     expect(client.requests.filter((r) => r.resource === 'discovery').length).toBe(asked);
+    abort.abort();
+    await running;
+  });
+
+  it('asks discovery again only while a WebService wants a child of an absent kind', async () => {
+    const absent = OPTIONAL_KINDS.map((row) => row.resource);
+    const client = new FakeApi({ webServices: [webService('web')], children: [configMap], absent });
+    const { listener } = recorder(() => cache);
+    const cache: WebServiceCache = new WebServiceCache(client, { ...options, probeIntervalMs: 20 }, listener);
+    const abort = new AbortController();
+    const running = cache.run(abort.signal);
+    await until(() => cache.synced());
+    const probes = () => client.requests.filter((r) => r.resource === 'discovery').length;
+    const atStart = probes();
+    await new Promise((resolve) => setTimeout(resolve, 150));
+    // Seven intervals, and nobody asks for a route: no request after the first look.
+    expect(probes()).toBe(atStart);
     abort.abort();
     await running;
   });
