@@ -4,7 +4,7 @@
 import { Decision, DecideOptions, Op, decide } from '../core/decide';
 import { EventRecord, REPORTING_CONTROLLER, eventsFor, foldCreated } from '../core/events';
 import { ChildKindRow, CONFIG_MAP, kindRow } from '../core/kinds';
-import { API_VERSION, Child, KIND, SyncInput, WebService } from '../core/model';
+import { API_VERSION, Child, KIND, SyncInput, WebService, kindOf } from '../core/model';
 import { Observation, observe } from '../core/observe';
 import { FAILED_CREATE, Outcome, StatusResult, computeStatus, isConverged, readyOf, statusPatch } from '../core/status';
 import { ReportItem } from '../core/report';
@@ -123,6 +123,7 @@ interface Earlier {
 
 function keep(earlier: Earlier, decision: Decision, outcome: Outcome, applied: Applied): void {
   earlier.cleaned.push(...applied.cleaned);
+  earlier.children.splice(0, earlier.children.length, ...withoutDeleted(earlier.children, applied.done));
   earlier.children.push(...applied.written.children);
   earlier.ops.push(...applied.done);
   // Without a Ready condition before and after, eventsFor reports only what was done (Created,
@@ -162,7 +163,7 @@ function finish(
   const cleaned = [...earlier.cleaned, ...applied.cleaned];
   const written: Written = {
     parent: applied.written.parent,
-    children: [...earlier.children, ...applied.written.children],
+    children: [...withoutDeleted(earlier.children, applied.done), ...applied.written.children],
   };
   // One Created for all the children this reconcile made, over however many attempts.
   const events = foldCreated([
@@ -289,6 +290,16 @@ async function execute(client: KubeApi, decision: Decision, op: Op, applied: App
       return;
     }
   }
+}
+
+/**
+ * The children an earlier attempt wrote, less those a later attempt's ops deleted (the spec
+ * changed between them): a child made and then deleted is not what the reconcile leaves, and
+ * the controller folds what it reports written into its cache, where it would stay for good.
+ */
+function withoutDeleted(children: Child[], done: Op[]): Child[] {
+  const deleted = new Set(done.flatMap((op) => (op.op === 'deleteChild' ? [`${rowOf(op.kind).kind}/${op.name}`] : [])));
+  return deleted.size === 0 ? children : children.filter((c) => !deleted.has(`${kindOf(c)}/${c.metadata.name}`));
 }
 
 /** An op's kind: absent, the lab's ConfigMap. A decision from a file is checked against the table before it gets here. */

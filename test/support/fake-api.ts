@@ -211,6 +211,13 @@ export class FakeApi implements KubeApi {
     return Promise.resolve(event);
   }
 
+  /** Changes a stored WebService, as a user's edit would (no watch event: a test sends one if it needs it). */
+  changeWebService(namespace: string, name: string, change: (ws: WebService) => void): void {
+    const ws = this.webServices.find((w) => w.metadata.name === name && (w.metadata.namespace ?? '') === namespace);
+    if (!ws) throw new Error(`no WebService ${namespace}/${name} to change`);
+    change(ws);
+  }
+
   /** Changes a stored child, as its own controller would (a Deployment's status, say). */
   changeChild(kind: string, namespace: string, name: string, change: (child: Child) => void): void {
     const child = this.children.find(

@@ -71,3 +71,31 @@ describe('a reconcile cut short by a 409 after some of its writes', () => {
     expect(ready).toMatchObject({ status: 'False', reason: 'RolloutInProgress' });
   });
 });
+
+// Found by the correctness campaign (seed 5, 20 steps, with exposure drawn): the Service made
+// by the first attempt, then deleted by the second (the spec had lost its port between them),
+// was still reported written; the controller folded it into its cache after the watch had
+// removed it, and a Service that did not exist stood there for good.
+describe('a reconcile whose spec changes between two attempts', () => {
+  it('does not report as written a child that a later attempt deleted', async () => {
+    const start = input('create-workload');
+    const client = new FakeApi({ webServices: [start.parent] });
+    let edited = false;
+    client.beforeWrite = (request) => {
+      if (edited || request.resource !== 'webservices/status') return;
+      edited = true;
+      // The user removes the port: the status is stale, and the Service is no longer wanted.
+      client.changeWebService('crd-lab', 'checkout', (ws) => {
+        ws.spec.workload = {};
+        ws.metadata.generation = 2;
+        ws.metadata.resourceVersion = '999';
+      });
+      throw new ConflictError('Operation cannot be fulfilled on webservices.apps.labhub.io "checkout"');
+    };
+    const result = await reconcile(client, start, { now: () => NOW, reportingInstance: 'test' });
+    expect(client.writes.map((w) => `${w.verb} ${w.resource}`)).toContain('delete services');
+    expect(client.hasChild('Service', 'crd-lab', 'checkout')).toBe(false);
+    expect(result.written.children.map((c) => `${c.kind}/${c.metadata.name}`)).not.toContain('Service/checkout');
+    expect(result.written.children.map((c) => c.kind)).toEqual(expect.arrayContaining(['ConfigMap', 'Deployment']));
+  });
+});
