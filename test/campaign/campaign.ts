@@ -37,6 +37,8 @@ export interface CampaignResult {
   seed: number;
   history: Step[];
   violations: string[];
+  /** Each controller's log (its stderr), in the order they ran: what a failure is read from. */
+  controllerLogs: string[];
   figures: {
     stepsMs: number;
     convergedMs: number;
@@ -116,6 +118,7 @@ export async function runCampaign(options: CampaignOptions): Promise<CampaignRes
       seed: options.seed,
       history: ran,
       violations,
+      controllerLogs: world.controllers.map((c) => c.process.stderr),
       figures: {
         stepsMs: times.stepsMs,
         convergedMs: times.convergedMs,
@@ -141,11 +144,17 @@ export function historyFile(seed: number, suffix = ''): string {
 export function failureReport(result: CampaignResult, file: string): string {
   fs.mkdirSync(path.dirname(file), { recursive: true });
   fs.writeFileSync(file, `${JSON.stringify(result.history, null, 2)}\n`);
+  const logs = result.controllerLogs.map((log, i) => {
+    const logFile = file.replace(/\.json$/, `.controller-${i}.log`);
+    fs.writeFileSync(logFile, log);
+    return path.relative(ROOT, logFile);
+  });
   return [
     `campaign seed ${result.seed}: ${result.violations.length} violation(s)`,
     ...result.violations.map((v) => `  - ${v}`),
     `replay: npm run test:campaign -- --seed ${result.seed} --steps ${result.history.length}` +
       ` (or --replay ${path.relative(ROOT, file)})`,
+    ...(logs.length > 0 ? [`controller logs: ${logs.join(', ')}`] : []),
     'history:',
     ...result.history.map((step, i) => `  ${i + 1}. ${describeStep(step)}`),
   ].join('\n');

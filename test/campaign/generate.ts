@@ -170,6 +170,17 @@ function edit(rng: Random, name: string, model: Model): Step {
     ],
     [1, () => (delete spec.workload, 'workload removed')],
     [
+      2,
+      () => {
+        if (spec.expose !== undefined && rng.chance(0.4)) return (delete spec.expose, 'expose removed');
+        const workload = (spec.workload ?? {}) as Json;
+        workload.port ??= WORKLOAD_FIELDS.port(rng);
+        spec.workload = workload;
+        spec.expose = randomExpose(rng);
+        return 'expose';
+      },
+    ],
+    [
       1,
       () => {
         spec.image = rng.pick(IMAGES);
@@ -179,7 +190,7 @@ function edit(rng: Random, name: string, model: Model): Step {
       },
     ],
   ])();
-  return { step: 'setSpec', name, spec, what };
+  return { step: 'setSpec', name, spec, what: withoutStrandedExpose(spec, what) };
 }
 
 /** The specs a WebService had before, other than the one it has: [k edits ago, spec], nearest first. */
@@ -343,7 +354,32 @@ function randomSpec(rng: Random, name: string): Json {
     if (deps.length > 0) spec.dependsOn = deps;
   }
   if (rng.chance(0.65)) spec.workload = randomWorkload(rng);
+  if ((spec.workload as Json | undefined)?.port !== undefined && rng.chance(0.4)) spec.expose = randomExpose(rng);
   return spec;
+}
+
+/**
+ * A public endpoint: an Ingress (a class or the default, HTTPS or not) or an HTTPRoute on a
+ * Gateway. The campaign's plane serves no Gateway API, so a route is what a WebService asks
+ * for and cannot get: its Exposed condition must say so while it stays Ready.
+ */
+function randomExpose(rng: Random): Json {
+  const expose: Json = { host: rng.pick(['shop.example.com', 'app.example.org']) };
+  if (rng.chance(0.5)) expose.path = rng.pick(['/', '/api']);
+  if (rng.chance(0.3)) {
+    expose.gateway = rng.pick([{ name: 'public' }, { name: 'public', namespace: 'infra' }]);
+  } else {
+    if (rng.chance(0.5)) expose.ingressClassName = 'nginx';
+    if (rng.chance(0.4)) expose.tls = { secretName: 'shop-tls' };
+  }
+  return expose;
+}
+
+/** An exposure needs a workload port (admission refuses it without one): an edit that drops the port drops it too. */
+function withoutStrandedExpose(spec: Json, what: string): string {
+  if (spec.expose === undefined || (spec.workload as Json | undefined)?.port !== undefined) return what;
+  delete spec.expose;
+  return `${what}, and expose with the port`;
 }
 
 /** A random subset of the pod's fields, in the spellings the server rewrites too. */

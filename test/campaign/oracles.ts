@@ -18,19 +18,23 @@ type Json = Record<string, any>;
 
 export interface ClusterState {
   webServices: Json[];
-  /** ConfigMaps, Deployments and Services, each with its kind. */
+  /** The children of every kind of the table that the plane serves, each with its kind. */
   children: Json[];
+  /** The kinds of the table whose API the plane does not serve (optional ones): none can exist. */
+  absentKinds?: string[];
 }
 
 export function readState(ns: string): ClusterState {
   // A kind whose API the plane does not serve (an optional one) has no objects, and kubectl refuses its name.
-  const kinds = ['webservices', ...CHILD_KINDS.filter((row) => !row.optional || served(row)).map(resourceName)].join(
+  const absentKinds = CHILD_KINDS.filter((row) => row.optional && !served(row)).map((row) => row.kind);
+  const kinds = ['webservices', ...CHILD_KINDS.filter((row) => !absentKinds.includes(row.kind)).map(resourceName)].join(
     ',',
   );
   const items = getJson<{ items: Json[] }>(['get', kinds, '-n', ns]).items;
   return {
     webServices: items.filter((item) => item.kind === 'WebService'),
     children: items.filter((item) => item.kind !== 'WebService'),
+    absentKinds,
   };
 }
 
@@ -116,6 +120,7 @@ function webServiceViolations(ws: Json, state: ClusterState, block: string | nul
     parent: ws as WebService,
     children: state.children as Child[],
     related: state.webServices as WebService[],
+    absentKinds: state.absentKinds,
   });
   const decision = decide(obs);
   if (block === null) {
@@ -146,7 +151,8 @@ function webServiceViolations(ws: Json, state: ClusterState, block: string | nul
 /** Each child the spec wants exists, carries our label, and is controlled by this WebService's uid. */
 function ownedChildren(ws: Json, state: ClusterState): string[] {
   const violations: string[] = [];
-  for (const row of wantedRows(ws)) {
+  // A child whose API is not served cannot be made: the Exposed condition says so (checked as status).
+  for (const row of wantedRows(ws).filter((r) => !state.absentKinds?.includes(r.kind))) {
     const kind = kindKey(row);
     const name = row.nameFor(ws.metadata.name);
     const child = state.children.find((c) => c.kind === row.kind && c.metadata.name === name);

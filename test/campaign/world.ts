@@ -35,7 +35,18 @@ export interface ForeignObject {
  * Deployment's revision annotation): its spec. A write of ours anywhere shows in managedFields.
  */
 export function foreignContent(object: Json): string {
-  return JSON.stringify(object.spec ?? null);
+  // Keys sorted: kubectl's create and get print the same object in different orders.
+  const sorted = (value: unknown): unknown =>
+    Array.isArray(value)
+      ? value.map(sorted)
+      : value && typeof value === 'object'
+        ? Object.fromEntries(
+            Object.keys(value)
+              .sort()
+              .map((key) => [key, sorted((value as Json)[key])]),
+          )
+        : value;
+  return JSON.stringify(sorted(object.spec ?? null));
 }
 
 /** Something others added to a child of ours: it stays for as long as that object (its uid) does. */
