@@ -178,6 +178,8 @@ localPlane("the scripts read the control plane's settings as data, without eval"
       `KUBECONFIG=${process.env.KUBECONFIG}`,
       `KUBE_AUDIT_LOG=${process.env.KUBE_AUDIT_LOG}`,
       expect.stringMatching(/^KUBECTL_DIR=\/.+/),
+      // Where the build keeps the Gateway API's CRDs, for the tests that install them.
+      expect.stringMatching(/^GATEWAY_API_CRDS=\/.+/),
     ]);
   });
 
