@@ -3,7 +3,8 @@
 // dependents. The cache keeps the index and says what changed; what a change means is its
 // listener's: the controller queues keys, `status -w` prints lines.
 import { CHILD_KINDS, ChildKindRow, resourceName } from '../core/kinds';
-import { Child, KIND, OWNED_SELECTOR, SyncInput, WebService } from '../core/model';
+import { Child, KIND, OWNED_SELECTOR, SyncInput, WebService, kindOf } from '../core/model';
+import { REFLECTOR_BACKOFF, backoff } from '../core/retry';
 import {
   ObjectIndex,
   addChild,
@@ -31,6 +32,13 @@ function childSource(client: KubeApi, row: ChildKindRow, namespace: string | nul
   };
 }
 
+/** A kind of child in the kind table, and the reflector that watches it. */
+interface WatchedKind {
+  row: ChildKindRow;
+  name: string;
+  reflector: Reflector<Child>;
+}
+
 /** Told of each change once the index holds it. `initialList`: it came from the first list, not from a change since. */
 export interface CacheListener {
   /** `previous`: what the watch held before. */
@@ -40,8 +48,11 @@ export interface CacheListener {
   childRemoved(child: Child): void;
   /** One kind's store holds a complete list (after its first list, and after each relist). */
   synced?(kind: string): void;
-  /** An optional kind's API, absent until now, is served: its first list is in the index. */
-  apiInstalled?(kind: string): void;
+  /**
+   * An optional kind's API changed: served (absent until now, its first list is in the index)
+   * or gone (its objects already reported removed).
+   */
+  apiChanged?(kind: string, served: boolean): void;
 }
 
 export interface CacheOptions {
@@ -61,7 +72,7 @@ const PROBE_INTERVAL_MS = 30_000;
 export class WebServiceCache {
   readonly index: ObjectIndex = emptyIndex();
   private readonly webServices: Reflector<WebService>;
-  private readonly children: { row: ChildKindRow; name: string; reflector: Reflector<Child> }[];
+  private readonly children: WatchedKind[];
   private readonly webServicesFirstListed: Promise<void>;
   private webServicesListed: () => void = () => undefined;
   /**
@@ -75,7 +86,7 @@ export class WebServiceCache {
   constructor(
     private readonly client: KubeApi,
     private readonly options: CacheOptions,
-    listener: CacheListener,
+    private readonly listener: CacheListener,
   ) {
     const { namespace, idleTimeoutMs, watchList, log } = options;
     this.webServicesFirstListed = new Promise((resolve) => (this.webServicesListed = resolve));
@@ -119,11 +130,11 @@ export class WebServiceCache {
             listener.synced?.(row.kind);
             if (this.installed.delete(row.kind)) {
               this.absent?.delete(row.kind);
-              listener.apiInstalled?.(row.kind);
+              listener.apiChanged?.(row.kind, true);
             }
           },
         },
-        { name: row.resource, idleTimeoutMs, watchList, log },
+        { name: row.resource, idleTimeoutMs, watchList, log, endWhenNotServed: row.optional === true },
       ),
     }));
   }
@@ -144,32 +155,65 @@ export class WebServiceCache {
       this.absent = absent;
       const watching = this.children
         .filter(({ row }) => !absent.has(row.kind))
-        .map(({ reflector }) => reflector.run(signal));
+        .map((child) => this.watchKind(child, signal));
       await Promise.all([...watching, this.awaitInstalled(signal)]);
     });
     await Promise.all([this.webServices.run(signal), children]);
   }
 
   /**
+   * Watches one kind. An optional kind whose collection answers 404, and which discovery no
+   * longer serves (its CRD was deleted), is absent again: what the index held of it is gone,
+   * the listener is told, and awaitInstalled waits for it to come back.
+   */
+  private async watchKind(child: WatchedKind, signal: AbortSignal): Promise<void> {
+    const { row, reflector } = child;
+    let passing404s = 0;
+    while ((await reflector.run(signal)) === 'not-served') {
+      if ((await this.probe(true)).includes(row.kind)) {
+        this.absent?.add(row.kind);
+        this.installed.delete(row.kind);
+        this.options.log('info', 'an API is no longer served; its objects are gone', {
+          kind: row.kind,
+          resource: resourceName(row),
+        });
+        reflector.forgetAll();
+        // Foreign objects on our names, read one by one (not through the watch), go too.
+        for (const object of [...this.index.childrenByKey.values()]) {
+          if (kindOf(object) !== row.kind) continue;
+          removeChild(this.index, object);
+          this.listener.childRemoved(object);
+        }
+        this.listener.apiChanged?.(row.kind, false);
+        return;
+      }
+      // Discovery still serves it: a passing 404. List again, after a backoff.
+      if (!(await delay(backoff(++passing404s, { ...REFLECTOR_BACKOFF, random: Math.random }), signal))) return;
+    }
+  }
+
+  /**
    * While an optional kind's API is absent, asks discovery again every probe interval; once it
-   * is served, starts its watch (no restart needed) and tells the listener.
+   * is served, starts its watch (no restart needed) and tells the listener. An API can go and
+   * come back, so this runs for the cache's life; with nothing absent it is only a timer.
    */
   private async awaitInstalled(signal: AbortSignal): Promise<void> {
     const started: Promise<void>[] = [];
     // Absent, and not yet being listed.
     const waiting = () => [...(this.absent ?? [])].some((kind) => !this.installed.has(kind));
-    while (!signal.aborted && waiting()) {
+    while (!signal.aborted) {
       if (!(await delay(this.options.probeIntervalMs ?? PROBE_INTERVAL_MS, signal))) break;
       // No WebService asks for a child of an absent kind: nothing to ask discovery, so a
       // controller at steady state makes no request but its watches.
-      if (!this.absentKindWanted()) continue;
+      if (!waiting() || !this.absentKindWanted()) continue;
       const absent = new Set(await this.probe(true));
-      for (const { row, reflector } of this.children) {
+      for (const child of this.children) {
+        const { row } = child;
         if (!this.absent?.has(row.kind) || absent.has(row.kind) || this.installed.has(row.kind)) continue;
         // Still absent to readers until its first list is in: until then the index knows none of its objects.
         this.options.log('info', 'an API is served now; watching it', { kind: row.kind, resource: resourceName(row) });
         this.installed.add(row.kind);
-        started.push(reflector.run(signal));
+        started.push(this.watchKind(child, signal));
       }
     }
     await Promise.all(started);

@@ -104,8 +104,9 @@ export class Controller {
         webServiceRemoved: (ws) => this.webServiceRemoved(ws),
         childChanged: (child, initialList) => this.childChanged(child, initialList),
         childRemoved: (child) => this.childRemoved(child),
-        // The WebServices that asked for a child of that kind can have it now.
-        apiInstalled: () => this.enqueueAll(),
+        // The WebServices that asked for a child of that kind can have it now, or must say
+        // that they cannot.
+        apiChanged: () => this.enqueueAll(),
       },
     );
     this.index = this.cache.index;

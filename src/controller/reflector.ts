@@ -7,6 +7,8 @@
 // - on any other failure, back off as client-go's reflector does (800 ms doubling to 30 s,
 //   with jitter: REFLECTOR_BACKOFF) and retry;
 // - a watchdog aborts a watch that brings neither an event nor a bookmark for too long;
+// - for an optional kind (endWhenNotServed), a 404 on the collection ends the loop: its API
+//   may be gone, which only the caller can tell (discovery);
 // - with watchList, the list is a streaming one (WatchList: sendInitialEvents=true), as
 //   client-go's reflector does when its WatchListClient gate is on: the objects arrive one
 //   event at a time instead of in one response that both ends must hold whole. A server that
@@ -59,6 +61,8 @@ export interface ReflectorOptions {
   random?: () => number;
   /** List with a streaming list (WatchList) where the server serves one. */
   watchList?: boolean;
+  /** A 404 on the list or the watch ends run() with 'not-served' instead of backing off. */
+  endWhenNotServed?: boolean;
   log: (level: 'info' | 'error' | 'debug', message: string, fields?: Record<string, unknown>) => void;
 }
 
@@ -102,8 +106,11 @@ export class Reflector<T extends Meta> {
     return this.hasSynced;
   }
 
-  /** Runs until the signal aborts. */
-  async run(signal: AbortSignal): Promise<void> {
+  /**
+   * Runs until the signal aborts, or with endWhenNotServed until the collection answers 404.
+   * It can run again afterwards: it lists first.
+   */
+  async run(signal: AbortSignal): Promise<'aborted' | 'not-served'> {
     const policy = {
       ...REFLECTOR_BACKOFF,
       baseMs: this.options.initialBackoffMs ?? REFLECTOR_BACKOFF.baseMs,
@@ -124,6 +131,10 @@ export class Reflector<T extends Meta> {
       } catch (err) {
         // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition -- aborted during the awaits above
         if (signal.aborted) break;
+        if (this.options.endWhenNotServed && err instanceof KubeError && err.httpStatus === 404) {
+          this.options.log('info', 'the collection answers 404 (not found)', { reflector: this.options.name });
+          return 'not-served';
+        }
         if (isGone(err)) {
           this.stats.relistsOnGone++;
           this.options.log('info', 'watch expired (410 Gone); relisting', { reflector: this.options.name });
@@ -147,6 +158,17 @@ export class Reflector<T extends Meta> {
         await sleep(delay, signal);
       }
     }
+    return 'aborted';
+  }
+
+  /** Forgets every object, each reported removed, as a list that found none would. */
+  forgetAll(): void {
+    for (const [key, object] of [...this.store]) {
+      this.store.delete(key);
+      this.handlers.remove(object);
+    }
+    this.hasSynced = false;
+    this.progress = null;
   }
 
   /** A fresh list replaces the store: what vanished meanwhile is reported as removed. */

@@ -47,7 +47,7 @@ export async function watchSyncInputs(client: KubeApi, options: SyncInputWatchOp
         markOwners(child);
       },
       childRemoved: (child) => markOwners(child),
-      apiInstalled() {
+      apiChanged() {
         for (const key of cache.index.parentsByKey.keys()) mark(key);
       },
       synced(kind) {

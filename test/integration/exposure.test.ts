@@ -5,7 +5,8 @@
 // The HTTPRoute's API is absent at first (the plane has no Gateway API): the WebService says so
 // in Exposed, and nothing writes, neither apply nor run; once the CRDs are installed while run is
 // up, the HTTPRoute appears without a restart, and Exposed turns True only when a gateway
-// controller's status accepts it. At steady state with every child, nothing writes. Admission
+// controller's status accepts it; removed while run is up, the API is absent again, and back, the
+// route is made again. At steady state with every child, nothing writes. Admission
 // refuses what cannot be exposed.
 import {
   AuditWindow,
@@ -279,6 +280,32 @@ describeWorkloads('exposure', () => {
       });
       const { stdout } = plugin(['describe', 'route', '-n', ns]);
       expect(stdout).toMatch(/HTTPRoute\/route\s+Ready\s/);
+    });
+
+    it('says so when the Gateway API is removed while run is up, and makes the route again once it is back', async () => {
+      const from = ctl?.entries.length ?? 0;
+      removeGatewayApi();
+      await eventually(() => condition('route', 'Exposed')?.reason === 'APINotInstalled', 60_000);
+      expect(condition('route', 'Exposed')).toMatchObject({ status: 'False' });
+      expect(condition('route', 'Ready')).toMatchObject({ status: 'True' });
+      await ctl?.waitForLog(/an API is no longer served/, 30_000, from);
+      // Absent again is a steady state like the first one: no write, and no failing watch retried.
+      audit.mark();
+      const failures = () =>
+        (ctl?.entries ?? [])
+          .slice(from)
+          .filter((e) => e.msg.startsWith('list/watch failed') && e.reflector === 'httproutes');
+      const failedBefore = failures().length;
+      await sleep(10_000);
+      const controller = (await audit.all()).filter((e) => e.user.username === CONTROLLER_USER);
+      expect(controller.filter((e) => MUTATING.has(e.verb)).map(describeEvent)).toEqual([]);
+      expect(failures().length).toBe(failedBefore);
+      expect(ctl?.exit).toBeNull();
+
+      installGatewayApi();
+      await eventually(() => tryGetJson(['get', 'httproute', 'route', '-n', ns]) !== null, 60_000);
+      acceptAsGateway('route');
+      await eventually(() => condition('route', 'Exposed')?.status === 'True', 30_000);
     });
 
     it('writes nothing at steady state with expose, autoscaling and disruption: 20 s of run, apply --all twice', async () => {

@@ -40,6 +40,8 @@ export class FakeApi implements KubeApi {
   private readonly forbidden: Set<string>;
   /** Resources (httproutes…) whose API the fake does not serve: discovery says so, and any request gets a 404. */
   private readonly absent: Set<string>;
+  /** Ends each open watch (the server closing it), by resource. */
+  private readonly watchEnds: Partial<Record<string, () => void>> = {};
   /** Holds the answers to LISTs of WebServices until released. */
   private held: Promise<void> = Promise.resolve();
   /**
@@ -76,6 +78,21 @@ export class FakeApi implements KubeApi {
   /** Starts serving a resource, as when its CRD is installed. */
   install(resource: string): void {
     this.absent.delete(resource);
+  }
+
+  /**
+   * Stops serving a child kind's resource, as when its CRD is deleted: its objects are deleted
+   * (the open watch hears of ours), then the watch ends and every request gets a 404.
+   */
+  uninstall(row: ChildKindRow): void {
+    for (const child of this.children.filter((c) => kindOf(c) === row.kind)) {
+      this.children.splice(this.children.indexOf(child), 1);
+      // The watch selects ours by label: it hears of ours only.
+      if (isLabelled(child) && row.resource in this.watchers)
+        this.watchers[row.resource]({ type: 'DELETED', object: structuredClone(child) });
+    }
+    this.absent.add(row.resource);
+    this.watchEnds[row.resource]?.();
   }
 
   /** The fake answers at once: there is nothing for a signal to cut off. */
@@ -287,6 +304,7 @@ export class FakeApi implements KubeApi {
     this.record({ verb: 'watch', resource, namespace, detail: listOptions });
     this.watchers[resource] = onEvent as (event: WatchEvent<unknown>) => void;
     return new Promise<void>((resolve) => {
+      this.watchEnds[resource] = resolve;
       if (options.signal?.aborted) resolve();
       options.signal?.addEventListener('abort', () => resolve());
     });

@@ -5,7 +5,7 @@
 import { CacheListener, WebServiceCache } from '../../src/controller/cache';
 import type { Child, ConfigMap, Deployment, Service, WebService } from '../../src/core/model';
 import { CHILD_KINDS, OPTIONAL_KINDS } from '../../src/core/kinds';
-import { dependentsOf, syncInputFor } from '../../src/core/object-index';
+import { addChild, dependentsOf, syncInputFor } from '../../src/core/object-index';
 import { FakeApi } from '../support/fake-api';
 
 const OWNED = { labelSelector: 'app.kubernetes.io/managed-by=webservice-controller' };
@@ -77,7 +77,7 @@ function recorder(cache: () => WebServiceCache) {
       ),
     childRemoved: (child) => heard.push(`${child.kind ?? 'ConfigMap'} ${child.metadata.name} removed`),
     synced: (kind) => heard.push(`synced ${kind}`),
-    apiInstalled: (kind) => heard.push(`installed ${kind}`),
+    apiChanged: (kind, served) => heard.push(`${served ? 'installed' : 'uninstalled'} ${kind}`),
   };
   return { heard, listener };
 }
@@ -220,6 +220,61 @@ describe('WebServiceCache', () => {
     const asked = client.requests.filter((r) => r.resource === 'discovery').length;
     await new Promise((resolve) => setTimeout(resolve, 100));
     expect(client.requests.filter((r) => r.resource === 'discovery').length).toBe(asked);
+    abort.abort();
+    await running;
+  });
+
+  it('forgets an optional kind whose API goes away, says so, and watches it again when it is back', async () => {
+    const [row] = OPTIONAL_KINDS.filter((kind) => kind.kind === 'HTTPRoute');
+    const routed: WebService = {
+      ...webService('routed'),
+      spec: {
+        image: 'nginx:1.27',
+        workload: { port: 8080 },
+        expose: { host: 'shop.example.com', gateway: { name: 'public' } },
+      },
+    };
+    const route = {
+      apiVersion: row.apiVersion,
+      kind: row.kind,
+      metadata: {
+        name: 'routed',
+        namespace: 'ns',
+        resourceVersion: '5',
+        labels: LABELS,
+        ownerReferences: owner('routed'),
+      },
+    } as Child;
+    // Someone else's route on a name of ours, read one by one as a conflict's recheck does.
+    const foreign = {
+      apiVersion: row.apiVersion,
+      kind: row.kind,
+      metadata: { name: 'web', namespace: 'ns', resourceVersion: '6' },
+    } as Child;
+    const client = new FakeApi({ webServices: [webService('web'), routed], children: [configMap, route, foreign] });
+    const { heard, listener } = recorder(() => cache);
+    const cache: WebServiceCache = new WebServiceCache(client, { ...options, probeIntervalMs: 20 }, listener);
+    const abort = new AbortController();
+    const running = cache.run(abort.signal);
+    await until(() => cache.synced() && heard.some((line) => line.startsWith('HTTPRoute routed listed')));
+    addChild(cache.index, foreign);
+    const routesIndexed = () => [...cache.index.childrenByKey.values()].filter((c) => c.kind === row.kind).length;
+    expect(routesIndexed()).toBe(2);
+
+    client.uninstall(row);
+    await until(() => heard.includes(`uninstalled ${row.kind}`));
+    expect(heard).toContain('HTTPRoute routed removed');
+    expect(heard).toContain('HTTPRoute web removed');
+    expect(routesIndexed()).toBe(0);
+    expect(cache.syncInput(routed).absentKinds).toEqual([row.kind]);
+    // Absent is a complete answer: the cache is still synced, and wrote nothing.
+    expect(cache.synced()).toBe(true);
+    expect(client.writes).toEqual([]);
+
+    client.install(row.resource);
+    await until(() => heard.includes(`installed ${row.kind}`));
+    expect(cache.syncInput(routed).absentKinds).toBeUndefined();
+    expect(client.requests.filter((r) => r.verb === 'list' && r.resource === row.resource)).toHaveLength(2);
     abort.abort();
     await running;
   });
