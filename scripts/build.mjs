@@ -159,6 +159,9 @@ function writeExecutable(outfile, text) {
   renameSync(temporary, outfile);
 }
 
+/** What the bundle, the standalone binary (scripts/sea.sh) and the image give node. */
+const SEMI_SPACE = '--max-semi-space-size=16';
+
 // The program itself (the standalone binary embeds it, with its own code cache)...
 const commit = gitCommit();
 await bundle('src/main.ts', 'dist/program/kubectl-webservice.js', {
@@ -176,10 +179,19 @@ if (/[^\x00-\x7f]/.test(wrapped) || wrapped.includes('\x01')) {
 }
 const key = createHash('sha256').update(wrapped).digest('hex').slice(0, 16);
 const constants = { PROGRAM_KEY: key, COMMENT_END, COMMENT_END_ESCAPED };
+// Started by its shebang, as kubectl starts a plugin, the bundle runs node with V8's young
+// generation capped at 16 MiB a semi-space, as the standalone binary and the image do: Node 24
+// otherwise grows it to 64 MiB on a machine with much memory, which was 60-100 MiB of a pass's
+// peak RSS over 10 000 WebServices (bench/RESULTS.md). A NODE_OPTIONS that sets the cap wins.
+// The second line is sh to sh, and to JavaScript a string and a comment; `node FILE` skips it.
+const SHEBANG = [
+  '#!/bin/sh',
+  `":" //; case " \${NODE_OPTIONS-} " in *" --max-semi-space-size"*) exec node "$0" "$@";; esac; exec node ${SEMI_SPACE} "$0" "$@"`,
+];
 writeExecutable(
   'dist/kubectl-webservice',
   [
-    '#!/usr/bin/env node',
+    ...SHEBANG,
     "'use strict';",
     ...Object.entries(constants).map(([name, value]) => `const ${name} = ${JSON.stringify(value)};`),
     readFileSync('scripts/launcher.js', 'utf8'),

@@ -491,7 +491,7 @@ export function resultsMarkdown(results: Results, previous?: string, scale?: Sca
       ' the controller runs on an empty namespace; N WebServices are created by `kubectl create -f` of Lists of 250,' +
       ' four at a time; measured from the first create until a `kubectl get -w` stream shows every one Ready for its generation.',
     '- **The controller** runs as deploy/Dockerfile starts it: `node --max-semi-space-size=16 dist/kubectl-webservice run …`,' +
-      " on the bench's node (the pinned Node 24). The one-shot cases run the bundle on that node's defaults, as a user's own Node would.",
+      " on the bench's node (the pinned Node 24). The one-shot cases run the bundle as kubectl does, through its shebang, which starts that node with the same flag; the runtimes case names its node and gives it no flag.",
     '- **Steady state**: the controller over N converged WebServices, after every key was reconciled once; the audit log counts its' +
       ' requests over the window (a watch counts when it starts or ends). The controller runs without leader election, so no Lease renewals.',
     ...CASE_NOTES,

@@ -1,6 +1,6 @@
 // The bundle on the oldest Node.js that package.json's engines admits, not only on the pinned
 // Node.js 24 that npm scripts run: on darwin and linux/arm64 users run dist/kubectl-webservice
-// with their own node. It runs the built bundle as its shebang (#!/usr/bin/env node) does, with
+// with their own node. It runs the built bundle as its shebang (sh, then `node` from PATH) does, with
 // PATH holding only a directory of PATH, outside node_modules, where such a node is. Skipped,
 // saying why, when there is none or the bundle is not built (npm test builds it first).
 import { spawnSync } from 'node:child_process';
