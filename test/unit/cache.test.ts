@@ -17,6 +17,16 @@ function webService(name: string, dependsOn?: string[]): WebService {
   };
 }
 
+/** A WebService that asks for a route: what makes the cache ask discovery again. */
+const routed: WebService = {
+  ...webService('routed'),
+  spec: {
+    image: 'nginx:1.27',
+    workload: { port: 8080 },
+    expose: { host: 'shop.example.com', gateway: { name: 'public' } },
+  },
+};
+
 const LABELS = { 'app.kubernetes.io/managed-by': 'webservice-controller' };
 const owner = (name: string) => [
   { apiVersion: 'apps.labhub.io/v1', kind: 'WebService', name, uid: `u-${name}`, controller: true },
@@ -185,15 +195,6 @@ describe('WebServiceCache', () => {
 
   it('watches no kind whose API is absent, says so in the inputs, and starts its watch once discovery finds it', async () => {
     const absent = OPTIONAL_KINDS.map((row) => row.resource);
-    // A WebService that asks for a route: what makes the cache ask discovery again.
-    const routed: WebService = {
-      ...webService('routed'),
-      spec: {
-        image: 'nginx:1.27',
-        workload: { port: 8080 },
-        expose: { host: 'shop.example.com', gateway: { name: 'public' } },
-      },
-    };
     const client = new FakeApi({ webServices: [webService('web'), routed], children: [configMap], absent });
     const { heard, listener } = recorder(() => cache);
     const cache: WebServiceCache = new WebServiceCache(client, { ...options, probeIntervalMs: 20 }, listener);
@@ -226,14 +227,6 @@ describe('WebServiceCache', () => {
 
   it('forgets an optional kind whose API goes away, says so, and watches it again when it is back', async () => {
     const [row] = OPTIONAL_KINDS.filter((kind) => kind.kind === 'HTTPRoute');
-    const routed: WebService = {
-      ...webService('routed'),
-      spec: {
-        image: 'nginx:1.27',
-        workload: { port: 8080 },
-        expose: { host: 'shop.example.com', gateway: { name: 'public' } },
-      },
-    };
     const route = {
       apiVersion: row.apiVersion,
       kind: row.kind,
