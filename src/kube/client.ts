@@ -837,6 +837,8 @@ export class KubeClient {
         path,
         query: { ...listOptions, watch: true, ...from, allowWatchBookmarks: true, timeoutSeconds },
         what,
+        // Nothing that watches reads them (the cache drops them too).
+        dropManagedFields: true,
       },
       onEvent,
       options,

@@ -11,7 +11,9 @@ import { StringDecoder } from 'node:string_decoder';
 import * as tls from 'node:tls';
 import type { KubeConfig } from '@kubernetes/client-node/dist/config.js';
 import { USER_AGENT } from '../version';
-import { ManagedFieldsStripper } from './managed-fields';
+import { ManagedFieldsStripper, withoutManagedFields } from './managed-fields';
+
+const NEWLINE = 0x0a;
 import {
   ConflictError,
   AbortedError,
@@ -221,16 +223,21 @@ export class Transport {
     try {
       const res = await call.response;
       if ((res.statusCode ?? 0) >= 400) throw statusError(res.statusCode ?? 0, await readText(res), req.what);
-      let pending = '';
+      // Split as bytes: a newline is never inside a JSON string or a UTF-8 character, and an
+      // event's managedFields go before its text is made (a streaming list's 10 000 objects,
+      // a rollout's status events).
+      let pending: Buffer = Buffer.alloc(0);
       for await (const chunk of res) {
         armWatchdog();
-        pending += (chunk as Buffer).toString('utf8');
-        let newline: number;
-        while ((newline = pending.indexOf('\n')) >= 0) {
-          const line = pending.slice(0, newline).trim();
-          pending = pending.slice(newline + 1);
+        pending = pending.length === 0 ? (chunk as Buffer) : Buffer.concat([pending, chunk as Buffer]);
+        let from = 0;
+        for (let newline = pending.indexOf(NEWLINE); newline >= 0; newline = pending.indexOf(NEWLINE, from)) {
+          const bytes = pending.subarray(from, newline);
+          from = newline + 1;
+          const line = (req.dropManagedFields ? withoutManagedFields(bytes) : bytes).toString('utf8').trim();
           if (line) onEvent(JSON.parse(line) as WatchEvent<T>);
         }
+        pending = pending.subarray(from);
       }
       // A stream cut short (the connection destroyed) can end the loop without an error.
       // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition -- set by the watchdog's callback

@@ -3,10 +3,9 @@
 // socket must not go out after the gate has closed. A replica stopped in that wait and
 // resumed after losing its lease is the case this covers.
 import * as http from 'node:http';
-import type { AddressInfo } from 'node:net';
-import type { KubeConfig } from '@kubernetes/client-node/dist/config.js';
 import { AbortedError, ForbiddenError, NotLeaderError } from '../../src/kube/errors';
 import { MAX_SOCKETS, Transport, statusError } from '../../src/kube/transport';
+import { closeServer, listen, localTransport } from '../support/local-transport';
 
 class GateClosed extends Error {}
 
@@ -23,18 +22,13 @@ beforeEach(async () => {
     if (req.url?.endsWith('/hold')) held.push(res);
     else res.end('{}');
   });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-  // The two calls a transport makes of a KubeConfig with a plain user (client-node is ESM, jest is not).
-  const kc = { getCurrentUser: () => ({ name: 'u' }), getCurrentCluster: () => ({ name: 'c', server: url }) };
-  transport = new Transport(kc as unknown as KubeConfig, url, 10_000);
+  transport = localTransport(await listen(server));
 });
 
 afterEach(async () => {
   for (const res of held) res.end('{}');
   transport.close();
-  server.closeAllConnections();
-  await new Promise((resolve) => server.close(resolve));
+  await closeServer(server);
 });
 
 /** A gate that is open until close() is called. */
