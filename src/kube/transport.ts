@@ -12,8 +12,6 @@ import * as tls from 'node:tls';
 import type { KubeConfig } from '@kubernetes/client-node/dist/config.js';
 import { USER_AGENT } from '../version';
 import { ManagedFieldsStripper, withoutManagedFields } from './managed-fields';
-
-const NEWLINE = 0x0a;
 import {
   ConflictError,
   AbortedError,
@@ -26,6 +24,9 @@ import {
   UnreachableError,
   WatchIdleError,
 } from './errors';
+
+/** What ends a watch event's line. */
+const NEWLINE = 0x0a;
 
 export interface Request {
   method: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
