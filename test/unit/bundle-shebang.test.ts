@@ -14,13 +14,16 @@ if (!built) console.warn('skipped: the bundle is not built (npm run build)');
 (built ? describe : describe.skip)("the bundle's shebang", () => {
   let dir: string;
   let probe: string;
+  /** A program made of the bundle's first two lines, then body. */
+  const writeProbe = (name: string, body: string): string => {
+    const file = path.join(dir, name);
+    const [shebang, line] = fs.readFileSync(BUNDLE, 'latin1').split('\n');
+    fs.writeFileSync(file, `${shebang}\n${line}\n${body}\n`, { mode: 0o755 });
+    return file;
+  };
   beforeAll(() => {
     dir = fs.mkdtempSync(path.join(os.tmpdir(), 'shebang-'));
-    probe = path.join(dir, 'probe');
-    const [shebang, line] = fs.readFileSync(BUNDLE, 'latin1').split('\n');
-    fs.writeFileSync(probe, `${shebang}\n${line}\n'use strict';\nconsole.log(JSON.stringify(process.execArgv));\n`, {
-      mode: 0o755,
-    });
+    probe = writeProbe('probe', "'use strict';\nconsole.log(JSON.stringify(process.execArgv));");
   });
   afterAll(() => fs.rmSync(dir, { recursive: true, force: true }));
 
@@ -45,11 +48,7 @@ if (!built) console.warn('skipped: the bundle is not built (npm run build)');
   });
 
   it('passes the arguments through untouched, and node alone reads the lines as nothing', () => {
-    const argsProbe = path.join(dir, 'args');
-    const [shebang, line] = fs.readFileSync(BUNDLE, 'latin1').split('\n');
-    fs.writeFileSync(argsProbe, `${shebang}\n${line}\nconsole.log(JSON.stringify(process.argv.slice(2)));\n`, {
-      mode: 0o755,
-    });
+    const argsProbe = writeProbe('args', 'console.log(JSON.stringify(process.argv.slice(2)));');
     const args = ['a b', '$HOME', '"quoted"', '--max-semi-space-size=1', ''];
     const viaShebang = spawnSync(argsProbe, args, { encoding: 'utf8', env: { PATH: path.dirname(process.execPath) } });
     expect(JSON.parse(viaShebang.stdout)).toEqual(args);

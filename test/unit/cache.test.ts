@@ -7,6 +7,7 @@ import type { Child, ConfigMap, Deployment, Service, WebService } from '../../sr
 import { CHILD_KINDS, OPTIONAL_KINDS } from '../../src/core/kinds';
 import { addChild, dependentsOf, syncInputFor } from '../../src/core/object-index';
 import { FakeApi } from '../support/fake-api';
+import { until } from '../support/wait';
 
 const OWNED = { labelSelector: 'app.kubernetes.io/managed-by=webservice-controller' };
 
@@ -90,14 +91,6 @@ function recorder(cache: () => WebServiceCache) {
     apiChanged: (kind, served) => heard.push(`${served ? 'installed' : 'uninstalled'} ${kind}`),
   };
   return { heard, listener };
-}
-
-async function until(condition: () => boolean, limitMs = 5000): Promise<void> {
-  const deadline = Date.now() + limitMs;
-  while (!condition()) {
-    if (Date.now() > deadline) throw new Error('condition not met in time');
-    await new Promise((resolve) => setTimeout(resolve, 5));
-  }
 }
 
 const options = { namespace: 'ns', idleTimeoutMs: 60_000, log: () => undefined };

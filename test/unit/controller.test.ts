@@ -4,17 +4,17 @@
 // a reconcile whose write never gets an answer is aborted at --reconcile-timeout, counted,
 // writes no status, and is retried with backoff.
 import * as http from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { Controller, ControllerOptions } from '../../src/controller/controller';
 import { createMetrics } from '../../src/controller/metrics';
 import { CHILD_KINDS } from '../../src/core/kinds';
 import { LOW_PRIORITY, NORMAL_PRIORITY } from '../../src/controller/queue';
 import { Child, MANAGED_BY_LABEL, MANAGED_BY_VALUE, WebService } from '../../src/core/model';
-import type { KubeConfig } from '@kubernetes/client-node/dist/config.js';
 import type { KubeApi } from '../../src/kube/client';
 import { Request, Transport, WatchOptions } from '../../src/kube/transport';
 import { AbortedError, ConflictError } from '../../src/kube/errors';
 import { FakeApi } from '../support/fake-api';
+import { closeServer, listen, localTransport } from '../support/local-transport';
+import { until } from '../support/wait';
 
 const WEB: WebService = {
   apiVersion: 'apps.labhub.io/v1',
@@ -52,14 +52,6 @@ function controllerFor(client: KubeApi, options: Partial<ControllerOptions> = {}
     now: () => '2026-12-01T00:00:00Z',
   });
   return { controller, metrics, logs };
-}
-
-async function until(condition: () => Promise<boolean>, limitMs = 5000): Promise<void> {
-  const deadline = Date.now() + limitMs;
-  while (!(await condition())) {
-    if (Date.now() > deadline) throw new Error('condition not met in time');
-    await new Promise((resolve) => setTimeout(resolve, 5));
-  }
 }
 
 async function sample(metrics: ReturnType<typeof createMetrics>, series: string): Promise<number | undefined> {
@@ -343,17 +335,13 @@ describe('Controller reconcile timeout', () => {
       res.setHeader('Content-Type', 'application/json');
       res.end(JSON.stringify({ items, metadata: { resourceVersion: '1' } }));
     });
-    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-    const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-    const kc = { getCurrentUser: () => ({ name: 'u' }), getCurrentCluster: () => ({ name: 'c', server: url }) };
-    transport = new Transport(kc as unknown as KubeConfig, url, 60_000);
+    transport = localTransport(await listen(server), 60_000);
   });
 
   afterEach(async () => {
     for (const res of held) res.destroy();
     transport.close();
-    server.closeAllConnections();
-    await new Promise((resolve) => server.close(resolve));
+    await closeServer(server);
   });
 
   it('aborts the request in flight, counts a timeout, writes no status and retries with backoff', async () => {

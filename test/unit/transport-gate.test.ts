@@ -6,6 +6,7 @@ import * as http from 'node:http';
 import { AbortedError, ForbiddenError, NotLeaderError } from '../../src/kube/errors';
 import { MAX_SOCKETS, Transport, statusError } from '../../src/kube/transport';
 import { closeServer, listen, localTransport } from '../support/local-transport';
+import { until } from '../support/wait';
 
 class GateClosed extends Error {}
 
@@ -217,11 +218,3 @@ test('a write whose signal aborts while it waits for a socket is never sent', as
   await new Promise((resolve) => setTimeout(resolve, 20));
   expect(received).not.toContain('/late');
 });
-
-async function until(condition: () => boolean): Promise<void> {
-  const deadline = Date.now() + 5000;
-  while (!condition()) {
-    if (Date.now() > deadline) throw new Error('condition not met within 5s');
-    await new Promise((resolve) => setTimeout(resolve, 5));
-  }
-}

@@ -5,6 +5,7 @@
 import * as http from 'node:http';
 import type { Transport, WatchEvent } from '../../src/kube/transport';
 import { closeServer, listen, localTransport } from '../support/local-transport';
+import { until } from '../support/wait';
 
 let server: http.Server;
 let transport: Transport;
@@ -36,14 +37,6 @@ const withoutFields = (e: ReturnType<typeof event>) => ({
   ...e,
   object: { ...e.object, metadata: { name: e.object.metadata.name, labels: { a: 'b' } } },
 });
-
-async function until(condition: () => boolean): Promise<void> {
-  const deadline = Date.now() + 5000;
-  while (!condition()) {
-    if (Date.now() > deadline) throw new Error('condition not met in time');
-    await new Promise((resolve) => setTimeout(resolve, 2));
-  }
-}
 
 function watch(dropManagedFields: boolean) {
   const heard: WatchEvent<unknown>[] = [];
