@@ -12,7 +12,7 @@
 # say otherwise). --only=CASE,… runs some of: plugin shell burst runtimes floor backlog
 # workload every-field. Writes bench/results.json,
 # bench/RESULTS.md and bench/pass-time.svg (--quick: N = 10 and 100, into .cache/bench/).
-# A full run takes 20-30 minutes and keeps both cores busy. --scale runs, instead, the
+# A full run takes 25-35 minutes and keeps both cores busy. --scale runs, instead, the
 # 100 000-WebService run into bench/scale.json (70 minutes on 2 cores, plus its namespace
 # deletions; the plain plane).
 set -euo pipefail

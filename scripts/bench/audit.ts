@@ -45,9 +45,16 @@ function clientOf(userAgent: string | undefined): Client | undefined {
   return undefined;
 }
 
-/** A client's name for counting every client apart: ours by role, others by their User-Agent's product. */
+/**
+ * A client's name for counting every client apart: ours by role, others by their User-Agent's
+ * product; kube-controller-manager's by controller too (its User-Agent ends in the controller's
+ * name), since each controller has a client of its own, rate-limited on its own.
+ */
 function clientName(userAgent: string | undefined): string {
-  return clientOf(userAgent) ?? (userAgent ?? 'unknown').split('/')[0];
+  const ours = clientOf(userAgent);
+  if (ours) return ours;
+  const parts = (userAgent ?? 'unknown').split('/');
+  return parts[0] === 'kube-controller-manager' && parts.length > 2 ? `${parts[0]}/${parts.at(-1)}` : parts[0];
 }
 
 function emptyCount(): RequestCount {
