@@ -232,7 +232,7 @@ function everyFieldTargets(results: Results, add: Add, ms: Format['ms']): void {
       : `${ms(ef.readyMs / ef.n)} per WebService; no port-only burst in this run`,
     !wb ? 'not measured' : ef.readyMs / ef.n <= wb.readyMs / wb.n ? 'met' : 'missed',
   );
-  const same = results.portBurstSameN;
+  const same = results.portBurstSameN ?? (wb?.n === ef.n ? wb : undefined);
   if (same) {
     add(
       '#27',

@@ -183,7 +183,7 @@ export interface Results {
   workloadBurst?: WorkloadBurst;
   /** The same burst with every pod field set (issue 27). */
   everyFieldBurst?: WorkloadBurst;
-  /** The port-only burst at the every-field burst's N, in the same case. */
+  /** The port-only burst at the every-field burst's N, in the same case; absent where workloadBurst has that N. */
   portBurstSameN?: WorkloadBurst;
   /** The backlog case: the priority queue on, then off. */
   backlog?: BacklogRun[];
