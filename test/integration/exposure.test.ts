@@ -27,7 +27,7 @@ import {
   webService,
 } from '../support/cluster';
 import { CONTROLLER_USER, ControllerProcess, controllerKubeconfig } from '../support/controller';
-import { installGatewayApi, removeGatewayApi, served } from '../support/gateway-api';
+import { REMOVAL_TIMEOUT_MS, installGatewayApi, removeGatewayApi, served } from '../support/gateway-api';
 
 type Json = Record<string, any>;
 
@@ -37,16 +37,16 @@ const GATEWAY_CONTROLLER = 'example.net/gateway-controller';
 describeWorkloads('exposure', () => {
   let ns: string;
   let audit: AuditWindow;
-  beforeAll(() => {
+  beforeAll(async () => {
     ns = createNamespace('exposure');
     audit = new AuditWindow(ns);
     // This file says when the Gateway API is there: absent first.
-    removeGatewayApi();
-  });
-  afterAll(() => {
+    await removeGatewayApi();
+  }, REMOVAL_TIMEOUT_MS + 10_000);
+  afterAll(async () => {
     deleteNamespace(ns);
-    removeGatewayApi();
-  });
+    await removeGatewayApi();
+  }, REMOVAL_TIMEOUT_MS + 10_000);
 
   const webservice = (name: string) => getJson(['get', 'webservice', name, '-n', ns]);
   const ingress = (name: string) => getJson(['get', 'ingress', name, '-n', ns]);
@@ -282,31 +282,36 @@ describeWorkloads('exposure', () => {
       expect(stdout).toMatch(/HTTPRoute\/route\s+Ready\s/);
     });
 
-    it('says so when the Gateway API is removed while run is up, and makes the route again once it is back', async () => {
-      const from = ctl?.entries.length ?? 0;
-      removeGatewayApi();
-      await eventually(() => condition('route', 'Exposed')?.reason === 'APINotInstalled', 60_000);
-      expect(condition('route', 'Exposed')).toMatchObject({ status: 'False' });
-      expect(condition('route', 'Ready')).toMatchObject({ status: 'True' });
-      await ctl?.waitForLog(/an API is no longer served/, 30_000, from);
-      // Absent again is a steady state like the first one: no write, and no failing watch retried.
-      audit.mark();
-      const failures = () =>
-        (ctl?.entries ?? [])
-          .slice(from)
-          .filter((e) => e.msg.startsWith('list/watch failed') && e.reflector === 'httproutes');
-      const failedBefore = failures().length;
-      await sleep(10_000);
-      const controller = (await audit.all()).filter((e) => e.user.username === CONTROLLER_USER);
-      expect(controller.filter((e) => MUTATING.has(e.verb)).map(describeEvent)).toEqual([]);
-      expect(failures().length).toBe(failedBefore);
-      expect(ctl?.exit).toBeNull();
+    it(
+      'says so when the Gateway API is removed while run is up, and makes the route again once it is back',
+      async () => {
+        const from = ctl?.entries.length ?? 0;
+        await removeGatewayApi();
+        await eventually(() => condition('route', 'Exposed')?.reason === 'APINotInstalled', 60_000);
+        expect(condition('route', 'Exposed')).toMatchObject({ status: 'False' });
+        expect(condition('route', 'Ready')).toMatchObject({ status: 'True' });
+        await ctl?.waitForLog(/an API is no longer served/, 30_000, from);
+        // Absent again is a steady state like the first one: no write, and no failing watch retried.
+        audit.mark();
+        const failures = () =>
+          (ctl?.entries ?? [])
+            .slice(from)
+            .filter((e) => e.msg.startsWith('list/watch failed') && e.reflector === 'httproutes');
+        const failedBefore = failures().length;
+        await sleep(10_000);
+        const controller = (await audit.all()).filter((e) => e.user.username === CONTROLLER_USER);
+        expect(controller.filter((e) => MUTATING.has(e.verb)).map(describeEvent)).toEqual([]);
+        expect(failures().length).toBe(failedBefore);
+        expect(ctl?.exit).toBeNull();
 
-      installGatewayApi();
-      await eventually(() => tryGetJson(['get', 'httproute', 'route', '-n', ns]) !== null, 60_000);
-      acceptAsGateway('route');
-      await eventually(() => condition('route', 'Exposed')?.status === 'True', 30_000);
-    });
+        installGatewayApi();
+        await eventually(() => tryGetJson(['get', 'httproute', 'route', '-n', ns]) !== null, 60_000);
+        acceptAsGateway('route');
+        await eventually(() => condition('route', 'Exposed')?.status === 'True', 30_000);
+        // The removal's own limit, then the waits above (190 s at most; 15 s when all goes well).
+      },
+      REMOVAL_TIMEOUT_MS + 200_000,
+    );
 
     it('writes nothing at steady state with expose, autoscaling and disruption: 20 s of run, apply --all twice', async () => {
       setSpec('route', {

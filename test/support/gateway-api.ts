@@ -5,10 +5,17 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { OPTIONAL_KINDS } from '../../src/core/kinds';
 import { kubectl, run } from './cluster';
+import { eventually } from './wait';
 import { planeCommand } from './plane';
 
 /** Where control-plane.sh keeps the CRD files (its vars' GATEWAY_API_CRDS). */
 function crdDirectory(): string {
+  // It would delete a cluster's own Gateway API, and every object of its kinds.
+  if (process.env.USE_EXISTING_CLUSTER === 'true') {
+    throw new Error(
+      'this file installs and removes the Gateway API: it runs on the test plane only, not USE_EXISTING_CLUSTER',
+    );
+  }
   const line = planeCommand('vars')
     .split('\n')
     .find((l) => l.startsWith('GATEWAY_API_CRDS='));
@@ -57,7 +64,64 @@ export function installGatewayApi(): void {
   kubectl(['wait', '--for=condition=Established', '--timeout=60s', ...files.map(({ crd }) => `crd/${crd}`)]);
 }
 
+/**
+ * How long removing the CRDs may take. The API server's CRD finalizer lists a CRD's objects
+ * through its watch cache, and a cache that is (re)initializing answers 429; the finalizer then
+ * retries with a backoff that doubles each time. Deleting CRDs of one group drops the watch
+ * caches of the others, so each removal first lists every kind (which starts its cache), and
+ * lists those still there again while it waits. A controller that makes an object again after
+ * the finalizer deleted them (run does, for a WebService that wants a route, if its create
+ * lands before the server refuses creates for a terminating CRD) costs a minute more: the
+ * finalizer checks for that long that none is left before it tries again.
+ */
+export const REMOVAL_TIMEOUT_MS = 180_000;
+
 /** Removes the CRDs (and with them every object of their kinds), and waits until they are gone. */
-export function removeGatewayApi(): void {
-  kubectl(['delete', '--ignore-not-found', '--wait=true', ...crdFiles().map(({ crd }) => `crd/${crd}`)]);
+export async function removeGatewayApi(): Promise<void> {
+  const crds = crdFiles().map(({ crd }) => crd);
+  warmWatchCaches(crds);
+  kubectl(['delete', '--ignore-not-found', '--wait=false', ...crds.map((crd) => `crd/${crd}`)]);
+  let left: CustomResourceDefinition[] = [];
+  try {
+    await eventually(() => {
+      left = remainingCrds(crds);
+      warmWatchCaches(left.map((crd) => crd.metadata.name));
+      return left.length === 0;
+    }, REMOVAL_TIMEOUT_MS);
+  } catch {
+    const why = left.map((crd) => {
+      const terminating = crd.status?.conditions?.find((c) => c.type === 'Terminating');
+      return `${crd.metadata.name}: ${terminating ? `${terminating.reason}: ${terminating.message}` : 'not terminating'}`;
+    });
+    throw new Error(`the Gateway API's CRDs are not gone after ${REMOVAL_TIMEOUT_MS / 1000} s: ${why.join('; ')}`);
+  }
+}
+
+/**
+ * Lists each kind once, which makes the API server start its watch cache (a CRD's cache is
+ * made on first use). Whether the list itself succeeds does not matter: it may be answered 429
+ * while the cache fills, or 404 once the CRD is gone.
+ */
+function warmWatchCaches(crds: string[]): void {
+  if (crds.length === 0) return;
+  run('kubectl', [
+    'get',
+    crds.join(','),
+    '--all-namespaces',
+    '--ignore-not-found',
+    '-o',
+    'name',
+    '--request-timeout=10s',
+  ]);
+}
+
+interface CustomResourceDefinition {
+  metadata: { name: string };
+  status?: { conditions?: { type: string; reason?: string; message?: string }[] };
+}
+
+/** Which of these CRDs still exist (kubectl prints nothing when none does). */
+function remainingCrds(names: string[]): CustomResourceDefinition[] {
+  const stdout = kubectl(['get', 'crd', '--ignore-not-found', '-o', 'json', ...names]);
+  return stdout.trim() ? (JSON.parse(stdout) as { items: CustomResourceDefinition[] }).items : [];
 }
