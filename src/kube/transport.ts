@@ -393,15 +393,21 @@ interface StatusBody {
 /** Maps an API status to a typed error, with the server's own message (kubectl's wording). */
 export function statusError(code: number, text: string, what: string): KubeError {
   let body: StatusBody;
+  let isStatus = true;
   try {
     body = JSON.parse(text) as StatusBody;
   } catch {
     body = { message: text.trim() || undefined };
+    isStatus = false;
   }
   const message = body.message || `${what}: HTTP ${code}`;
   switch (code) {
     case 404:
-      return new NotFoundError(body.message || `${what} not found`);
+      // A path the server does not route (an API it no longer serves) answers "404 page not
+      // found" in plain text, which names nothing: kubectl's wording, with what was asked.
+      return new NotFoundError(
+        isStatus && body.message ? body.message : `the server could not find the requested resource (${what})`,
+      );
     case 409:
       return new ConflictError(message, body.reason === 'AlreadyExists');
     case 401:

@@ -3,7 +3,7 @@
 // socket must not go out after the gate has closed. A replica stopped in that wait and
 // resumed after losing its lease is the case this covers.
 import * as http from 'node:http';
-import { AbortedError, ForbiddenError, NotLeaderError } from '../../src/kube/errors';
+import { AbortedError, ForbiddenError, NotFoundError, NotLeaderError } from '../../src/kube/errors';
 import { MAX_SOCKETS, Transport, statusError } from '../../src/kube/transport';
 import { closeServer, listen, localTransport } from '../support/local-transport';
 import { until } from '../support/wait';
@@ -180,7 +180,24 @@ test("the leader fence's 403 is a NotLeaderError, any other 403 a plain Forbidde
   expect(rbac).not.toBeInstanceOf(NotLeaderError);
 });
 
-/** Polls a condition every few milliseconds; fails after 5 s. */
+test("a 404 keeps the server's Status message; a plain-text 404 (an API not served) says what was asked", () => {
+  const status = JSON.stringify({
+    kind: 'Status',
+    status: 'Failure',
+    reason: 'NotFound',
+    code: 404,
+    message: 'httproutes.gateway.networking.k8s.io "route" not found',
+  });
+  const missing = statusError(404, status, 'httproutes.gateway.networking.k8s.io "route"');
+  expect(missing).toBeInstanceOf(NotFoundError);
+  expect(missing.message).toBe('httproutes.gateway.networking.k8s.io "route" not found');
+  const unrouted = statusError(404, '404 page not found\n', 'httproutes.gateway.networking.k8s.io "route"');
+  expect(unrouted).toBeInstanceOf(NotFoundError);
+  expect(unrouted.message).toBe(
+    'the server could not find the requested resource (httproutes.gateway.networking.k8s.io "route")',
+  );
+});
+
 test('a signal aborted before the request is made: refused unsent', async () => {
   const controller = new AbortController();
   controller.abort();
