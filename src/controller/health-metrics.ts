@@ -14,44 +14,86 @@ const STATUSES: readonly [ConditionStatus, string][] = [
   ['Unknown', 'unknown'],
 ];
 
-const CONDITION = 'webservice_status_condition';
-const SPEC_REPLICAS = 'webservice_spec_replicas';
-const READY_REPLICAS = 'webservice_status_replicas_ready';
-const GENERATION = 'webservice_metadata_generation';
-const OBSERVED_GENERATION = 'webservice_status_observed_generation';
+/** One gauge family: its samples for one WebService, whose labels `object` opens ({namespace=…,name=…). */
+interface Family {
+  name: string;
+  help: string;
+  samples(ws: WebService, object: string): string;
+}
 
-const HEADERS: readonly [string, string][] = [
-  [CONDITION, 'The condition of a WebService: 1 for its status (true, false or unknown), 0 for the others'],
-  [SPEC_REPLICAS, 'Number of desired replicas of a WebService (spec.replicas)'],
-  [
-    READY_REPLICAS,
-    "Number of ready replicas of a WebService (status.replicas: with a workload, its Deployment's ready pods)",
-  ],
-  [GENERATION, 'Sequence number of the desired state of a WebService (metadata.generation)'],
-  [OBSERVED_GENERATION, 'The generation of a WebService its status was computed from (status.observedGeneration)'],
+const FAMILIES: readonly Family[] = [
+  {
+    name: 'webservice_status_condition',
+    help: 'The condition of a WebService: 1 for its status (true, false or unknown), 0 for the others',
+    samples(ws, object) {
+      let text = '';
+      // A condition type once, as the API server keeps conditions keyed by type: two samples of
+      // one series would fail the whole scrape.
+      const seen = new Set<string>();
+      for (const c of ws.status?.conditions ?? []) {
+        if (seen.has(c.type)) continue;
+        seen.add(c.type);
+        const labels = `${this.name}${object},condition="${labelValue(c.type)}",status="`;
+        for (const [status, label] of STATUSES) text += `${labels}${label}"} ${c.status === status ? 1 : 0}\n`;
+      }
+      return text;
+    },
+  },
+  {
+    name: 'webservice_spec_replicas',
+    help: 'Number of desired replicas of a WebService (spec.replicas)',
+    samples: (ws, object) => `webservice_spec_replicas${object}} ${number(ws.spec.replicas ?? 1)}\n`,
+  },
+  {
+    name: 'webservice_status_replicas_ready',
+    help: "Number of ready replicas of a WebService (status.replicas: with a workload, its Deployment's ready pods)",
+    samples: (ws, object) => `webservice_status_replicas_ready${object}} ${number(ws.status?.replicas ?? 0)}\n`,
+  },
+  {
+    name: 'webservice_metadata_generation',
+    help: 'Sequence number of the desired state of a WebService (metadata.generation)',
+    samples: (ws, object) => `webservice_metadata_generation${object}} ${number(ws.metadata.generation ?? 0)}\n`,
+  },
+  {
+    name: 'webservice_status_observed_generation',
+    help: 'The generation of a WebService its status was computed from (status.observedGeneration)',
+    samples: (ws, object) =>
+      `webservice_status_observed_generation${object}} ${number(ws.status?.observedGeneration ?? 0)}\n`,
+  },
 ];
 
-/** The health families in Prometheus' text format: their HELP and TYPE always, samples only from `webServices`. */
-export function healthText(webServices: Iterable<WebService>): string {
-  // One string per family, grown by concatenation (V8 joins them once, when the text is sent).
-  const families = HEADERS.map(([name, help]) => `# HELP ${name} ${help}\n# TYPE ${name} gauge\n`);
-  for (const ws of webServices) {
-    const object = `{namespace="${labelValue(ws.metadata.namespace ?? '')}",name="${labelValue(ws.metadata.name)}"`;
-    // A condition type once, as the API server keeps conditions keyed by type: two samples of
-    // one series would fail the whole scrape.
-    const seen = new Set<string>();
-    for (const c of ws.status?.conditions ?? []) {
-      if (seen.has(c.type)) continue;
-      seen.add(c.type);
-      const labels = `${CONDITION}${object},condition="${labelValue(c.type)}",status="`;
-      for (const [status, label] of STATUSES) families[0] += `${labels}${label}"} ${c.status === status ? 1 : 0}\n`;
+/**
+ * Roughly how much text a piece holds. A scrape of 10 000 WebServices is 5.6 MB of text; made
+ * whole, then copied into one buffer to send, it added 19 MiB to the controller's peak RSS.
+ * Sent a piece at a time, a scrape holds a few pieces at once.
+ */
+const PIECE_CHARS = 64 * 1024;
+
+/**
+ * The health families in Prometheus' text format, in pieces of about PIECE_CHARS: their HELP
+ * and TYPE always, samples only from `webServices`. Each family is one pass over a snapshot of
+ * them, so every family names the same WebServices.
+ */
+export function* healthPieces(webServices: Iterable<WebService>): Generator<string> {
+  const snapshot = [...webServices];
+  let piece = '';
+  for (const family of FAMILIES) {
+    piece += `# HELP ${family.name} ${family.help}\n# TYPE ${family.name} gauge\n`;
+    for (const ws of snapshot) {
+      const object = `{namespace="${labelValue(ws.metadata.namespace ?? '')}",name="${labelValue(ws.metadata.name)}"`;
+      piece += family.samples(ws, object);
+      if (piece.length >= PIECE_CHARS) {
+        yield piece;
+        piece = '';
+      }
     }
-    families[1] += `${SPEC_REPLICAS}${object}} ${number(ws.spec.replicas ?? 1)}\n`;
-    families[2] += `${READY_REPLICAS}${object}} ${number(ws.status?.replicas ?? 0)}\n`;
-    families[3] += `${GENERATION}${object}} ${number(ws.metadata.generation ?? 0)}\n`;
-    families[4] += `${OBSERVED_GENERATION}${object}} ${number(ws.status?.observedGeneration ?? 0)}\n`;
   }
-  return families.join('');
+  yield piece;
+}
+
+/** The health families whole (healthPieces joined). */
+export function healthText(webServices: Iterable<WebService>): string {
+  return [...healthPieces(webServices)].join('');
 }
 
 /** A label value in the text format: backslash, double quote and newline escaped (CR content is not trusted). */

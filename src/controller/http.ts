@@ -3,13 +3,20 @@
 // each: call startProbeServer once per bind address, with what that address should serve.
 import * as http from 'node:http';
 import { AddressInfo } from 'node:net';
-import { Registry } from 'prom-client';
+import { Readable } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
+
+/** What /metrics serves: its text in pieces, sent as they are made rather than held whole. */
+interface MetricsSource {
+  contentType: string;
+  pieces(): Promise<Iterable<string>>;
+}
 
 export interface ProbeServerOptions {
   /** controller-runtime's bind address: ":8080" (all interfaces), "127.0.0.1:0", or "0" (off). */
   address: string;
   /** Serve /metrics from this registry. */
-  metrics?: Registry;
+  metrics?: MetricsSource;
   /** Serve /healthz and /readyz; /readyz answers 200 only while this returns true. */
   ready?: () => boolean;
   /** /healthz answers 200 while this returns true (default: always). */
@@ -74,8 +81,13 @@ function handle(options: ProbeServerOptions, req: http.IncomingMessage, res: htt
   const { metrics, ready } = options;
 
   if (path === '/metrics' && metrics) {
-    metrics.metrics().then(
-      (body) => send(res, 200, body, metrics.contentType),
+    metrics.pieces().then(
+      (pieces) => {
+        // Chunked, without a length: the text is not made yet.
+        res.writeHead(200, { 'Content-Type': metrics.contentType });
+        // A scraper that hangs up midway ends the pipeline; nothing is left to answer.
+        pipeline(Readable.from(pieces), res).catch(() => undefined);
+      },
       (err: unknown) =>
         send(res, 500, `collecting metrics failed: ${err instanceof Error ? err.message : String(err)}\n`),
     );

@@ -3,7 +3,7 @@
 // else in the process (or a second controller in a test) can collide with them.
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 import type { WebService } from '../core/model';
-import { healthText } from './health-metrics';
+import { healthPieces, healthText } from './health-metrics';
 import { InFlight, QueueMetrics } from './queue';
 
 /** controller-runtime's reconcile_total result label. */
@@ -21,7 +21,7 @@ const RECONCILE_BUCKETS = [
 const WORKQUEUE_BUCKETS = [1e-8, 1e-7, 1e-6, 1e-5, 1e-4, 1e-3, 1e-2, 1e-1, 1, 10];
 
 export interface ControllerMetrics {
-  registry: Registry;
+  registry: ControllerRegistry;
   /** Feeds the workqueue_* metrics; pass it as the WorkQueue's metrics option. */
   queue: QueueMetrics;
   /** One finished reconcile: how it ended and how long it took. */
@@ -49,11 +49,21 @@ export interface ControllerMetrics {
 
 /** A registry whose text ends with the per-WebService health families (health-metrics.ts). */
 class ControllerRegistry extends Registry {
-  health: () => string = () => healthText([]);
+  health: () => Iterable<WebService> = () => [];
 
   // The default text format only (never OpenMetrics here): families may follow its last line.
   override async metrics(): Promise<string> {
-    return `${await super.metrics()}${this.health()}`;
+    return `${await super.metrics()}${healthText(this.health())}`;
+  }
+
+  /** The same text in pieces, for /metrics to send as they are made (at 10 000 WebServices, 5.6 MB). */
+  async pieces(): Promise<Iterable<string>> {
+    const head = await super.metrics();
+    const health = healthPieces(this.health());
+    return (function* () {
+      yield head;
+      yield* health;
+    })();
   }
 }
 
@@ -248,7 +258,7 @@ export function createMetrics(controllerName = 'webservice'): ControllerMetrics 
       reconcileTimeouts.inc({ controller });
     },
     health(webServices, leading) {
-      registry.health = () => (leading() ? healthText(webServices()) : healthText([]));
+      registry.health = () => (leading() ? webServices() : []);
     },
   };
 }

@@ -3,6 +3,7 @@
 import * as http from 'node:http';
 import { register as globalRegistry } from 'prom-client';
 import { parseBindAddress, ProbeServer, startProbeServer } from '../../src/controller/http';
+import { healthPieces, healthText } from '../../src/controller/health-metrics';
 import { createMetrics } from '../../src/controller/metrics';
 import type { WebService } from '../../src/core/model';
 import { WorkQueue } from '../../src/controller/queue';
@@ -262,6 +263,28 @@ describe('per-WebService health', () => {
     expect(text.split('\n').filter((l) => l.startsWith('Type'))).toEqual([]);
   });
 
+  it('makes the families in pieces of about 64 KiB, each ending at a line, that join to the whole text', () => {
+    const many = Array.from({ length: 2000 }, (_, i) => ws(`web-${i}`, { status: ready('True', 3) }));
+    const pieces = [...healthPieces(many)];
+    expect(pieces.length).toBeGreaterThan(10);
+    for (const piece of pieces) {
+      expect(piece.endsWith('\n')).toBe(true);
+      expect(piece.length).toBeLessThan(64 * 1024 + 200);
+    }
+    const text = pieces.join('');
+    expect(text).toBe(healthText(many));
+    // Each family is one block: its HELP, its TYPE, then its samples, 2000 WebServices each.
+    const families = text.split(/^# HELP /m).slice(1);
+    expect(families.map((f) => f.split(' ')[0])).toEqual([
+      'webservice_status_condition',
+      'webservice_spec_replicas',
+      'webservice_status_replicas_ready',
+      'webservice_metadata_generation',
+      'webservice_status_observed_generation',
+    ]);
+    expect(families.map((f) => f.trim().split('\n').length - 2)).toEqual([6000, 2000, 2000, 2000, 2000]);
+  });
+
   it("exports the process's resident memory", async () => {
     const text = await createMetrics().registry.metrics();
     expect(value(text, 'process_resident_memory_bytes')).toBeGreaterThan(0);
@@ -300,16 +323,25 @@ describe('startProbeServer', () => {
   }
 
   function request(port: number, path: string, method = 'GET', via: http.Agent | false = agent) {
-    return new Promise<{ status: number; body: string; contentType?: string }>((resolve, reject) => {
-      const req = http.request({ host: '127.0.0.1', port, path, method, agent: via }, (res) => {
-        let body = '';
-        res.setEncoding('utf8');
-        res.on('data', (chunk: string) => (body += chunk));
-        res.on('end', () => resolve({ status: res.statusCode ?? 0, body, contentType: res.headers['content-type'] }));
-      });
-      req.on('error', reject);
-      req.end();
-    });
+    return new Promise<{ status: number; body: string; contentType?: string; headers: http.IncomingHttpHeaders }>(
+      (resolve, reject) => {
+        const req = http.request({ host: '127.0.0.1', port, path, method, agent: via }, (res) => {
+          let body = '';
+          res.setEncoding('utf8');
+          res.on('data', (chunk: string) => (body += chunk));
+          res.on('end', () =>
+            resolve({
+              status: res.statusCode ?? 0,
+              body,
+              contentType: res.headers['content-type'],
+              headers: res.headers,
+            }),
+          );
+        });
+        req.on('error', reject);
+        req.end();
+      },
+    );
   }
 
   it('answers /readyz 503 until ready, then 200; /healthz 200', async () => {
@@ -342,6 +374,29 @@ describe('startProbeServer', () => {
     expect(res.status).toBe(200);
     expect(res.contentType).toBe(m.registry.contentType);
     expect(value(res.body, 'webservice_decisions_total{action="update"}')).toBe(1);
+  });
+
+  it('sends /metrics chunked as it is made, the same health families as the registry text', async () => {
+    const m = createMetrics();
+    const many = Array.from({ length: 2000 }, (_, i): WebService => ({
+      metadata: { name: `web-${i}`, namespace: 'shop', generation: 1 },
+      spec: { image: 'nginx:1.27', replicas: 2 },
+    }));
+    m.health(
+      () => many,
+      () => true,
+    );
+    const { port } = await serve({ address: '127.0.0.1:0', metrics: m.registry });
+    const res = await request(port, '/metrics');
+
+    expect(res.status).toBe(200);
+    expect(res.headers['transfer-encoding']).toBe('chunked');
+    const health = (text: string) => text.split('\n').filter((l) => l.includes('webservice_') && !l.includes('_total'));
+    expect(health(res.body)).toEqual(health(await m.registry.metrics()));
+    expect(value(res.body, 'webservice_spec_replicas{namespace="shop",name="web-1999"}')).toBe(2);
+    // The registry's own families come first, then the health ones.
+    expect(value(res.body, 'workqueue_depth{name="webservice"}')).toBe(0);
+    expect(res.body.indexOf('workqueue_depth')).toBeLessThan(res.body.indexOf('# HELP webservice_status_condition'));
   });
 
   it('serves only what it was given: metrics and probes can be on separate addresses', async () => {
