@@ -2,6 +2,8 @@
 // for each kind of child (ours only, by label), all feeding one index, with each WebService's
 // dependents. The cache keeps the index and says what changed; what a change means is its
 // listener's: the controller queues keys, `status -w` prints lines.
+import { setMaxListeners } from 'node:events';
+import { setTimeout as timeout } from 'node:timers/promises';
 import { CHILD_KINDS, ChildKindRow, resourceName } from '../core/kinds';
 import { Child, KIND, OWNED_SELECTOR, SyncInput, WebService, kindOf } from '../core/model';
 import { REFLECTOR_BACKOFF, backoff } from '../core/retry';
@@ -141,6 +143,10 @@ export class WebServiceCache {
 
   /** Lists and watches until the signal aborts. */
   async run(signal: AbortSignal): Promise<void> {
+    // Its loops each wait on the signal: a watch (or its backoff) per kind and one for the
+    // WebServices, the probe wait, and this. With a kind more than today, that passes Node's
+    // 10, and Node would report a leak that is not one.
+    setMaxListeners(this.children.length + 3, signal);
     const aborted = new Promise<void>((resolve) => {
       if (signal.aborted) resolve();
       signal.addEventListener('abort', () => resolve(), { once: true });
@@ -267,21 +273,15 @@ export class WebServiceCache {
   }
 }
 
-/** Resolves true after ms, or false at once when the signal aborts. */
-function delay(ms: number, signal: AbortSignal): Promise<boolean> {
-  return new Promise((resolve) => {
-    if (signal.aborted) {
-      resolve(false);
-      return;
-    }
-    const timer = setTimeout(() => resolve(true), ms);
-    signal.addEventListener(
-      'abort',
-      () => {
-        clearTimeout(timer);
-        resolve(false);
-      },
-      { once: true },
-    );
-  });
+/**
+ * Resolves true after ms, or false at once when the signal aborts. It leaves no listener on the
+ * signal once it resolves: awaitInstalled waits again every probe interval, for the process's life.
+ */
+async function delay(ms: number, signal: AbortSignal): Promise<boolean> {
+  try {
+    await timeout(ms, undefined, { signal });
+    return true;
+  } catch {
+    return false;
+  }
 }

@@ -2,6 +2,7 @@
 // reflector's, tested against a real API server): one reflector per row of CHILD_KINDS, the
 // children listed only once the WebServices are, and every change in the index before its
 // listener hears of it.
+import { getEventListeners } from 'node:events';
 import { CacheListener, WebServiceCache } from '../../src/controller/cache';
 import type { Child, ConfigMap, Deployment, Service, WebService } from '../../src/core/model';
 import { CHILD_KINDS, OPTIONAL_KINDS } from '../../src/core/kinds';
@@ -263,6 +264,32 @@ describe('WebServiceCache', () => {
     expect(client.requests.filter((r) => r.verb === 'list' && r.resource === row.resource)).toHaveLength(2);
     abort.abort();
     await running;
+  });
+
+  it('leaves no listener on its signal behind as it waits, probe interval after probe interval', async () => {
+    const client = new FakeApi({
+      webServices: [webService('web'), routed],
+      children: [configMap],
+      absent: ['httproutes'],
+    });
+    const { listener } = recorder(() => cache);
+    const cache: WebServiceCache = new WebServiceCache(client, { ...options, probeIntervalMs: 5 }, listener);
+    const abort = new AbortController();
+    const running = cache.run(abort.signal);
+    try {
+      await until(() => cache.synced());
+      const listeners = () => getEventListeners(abort.signal, 'abort').length;
+      const atStart = listeners();
+      const probes = () => client.requests.filter((r) => r.resource === 'discovery').length;
+      const probed = probes();
+      await until(() => probes() >= probed + 20);
+      // A watch per kind served, and one wait: as many as after the first interval.
+      expect(listeners()).toBe(atStart);
+    } finally {
+      // Failing or not, the 5 ms probe loop must not outlive the test.
+      abort.abort();
+      await running;
+    }
   });
 
   it('asks discovery again only while a WebService wants a child of an absent kind', async () => {
