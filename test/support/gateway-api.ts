@@ -4,6 +4,7 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { OPTIONAL_KINDS } from '../../src/core/kinds';
+import type { CustomResourceDefinition } from '../../src/kube/client';
 import { kubectl, run } from './cluster';
 import { eventually } from './wait';
 import { planeCommand } from './plane';
@@ -113,11 +114,6 @@ function warmWatchCaches(crds: string[]): void {
     'name',
     '--request-timeout=10s',
   ]);
-}
-
-interface CustomResourceDefinition {
-  metadata: { name: string };
-  status?: { conditions?: { type: string; reason?: string; message?: string }[] };
 }
 
 /** Which of these CRDs still exist (kubectl prints nothing when none does). */
