@@ -101,6 +101,8 @@ export interface FileMount {
   /** Only these keys, at these paths under mountPath (a KeyToPath list); all keys when unset. */
   items?: KubeValue[];
   optional?: boolean;
+  /** false: a change of the mounted content does not roll the pods (the app reloads its files). */
+  restartOnChange?: boolean;
 }
 
 /** Opt-in: run the image as a Deployment (and, with a port, a ClusterIP Service). */
@@ -127,6 +129,11 @@ export interface WorkloadSpec {
   /** The Deployment's rollout strategy. */
   strategy?: KubeValue;
   files?: FileMount[];
+  /**
+   * false: a change of the content of a Secret or ConfigMap the pods read (env, envFrom,
+   * files) does not roll them. Unset: it rolls them once.
+   */
+  restartOnConfigChange?: boolean;
   podLabels?: Record<string, string>;
   podAnnotations?: Record<string, string>;
   /** A PodDisruptionBudget over the pods: one of the two, a count or a percentage ("25%"). */
@@ -268,6 +275,15 @@ export function kindOf(child: { kind?: string }): string {
   return child.kind ?? 'ConfigMap';
 }
 
+export type ConfigKind = 'Secret' | 'ConfigMap';
+
+/** What the shell found of one Secret or ConfigMap the pods read: a keyed digest of the keys read, or null when it does not exist. */
+export interface ConfigState {
+  kind: ConfigKind;
+  name: string;
+  digest: string | null;
+}
+
 /** The parent with its children and the WebServices it may depend on:
  *  everything one reconcile needs, as data (metacontroller's sync request). */
 export interface SyncInput {
@@ -279,4 +295,10 @@ export interface SyncInput {
    * found absent by discovery): none of them is read or written. Unset: every API is served.
    */
   absentKinds?: string[];
+  /**
+   * The Secrets and ConfigMaps the workload's pods read, as the shell found them (a keyed
+   * digest of their content, never a value). Unset: not read, and the pods' config digest stays
+   * as the live Deployment has it.
+   */
+  config?: ConfigState[];
 }

@@ -1,10 +1,18 @@
 // observe: raw objects in, the facts a decision needs out. Pure.
+import {
+  CONFIG_DIGEST_ANNOTATION,
+  ConfigReference,
+  combinedConfigDigest,
+  configReferences,
+  missingConfig,
+} from './config';
 import { findCycle } from './cycle';
 import { APPLIED_KINDS, CHILD_KINDS, CONFIG_MAP } from './kinds';
 import {
   Child,
   ConfigMap,
   DEFAULT_REPLICAS,
+  Deployment,
   DEFAULT_TIER,
   MANAGED_BY_LABEL,
   MANAGED_BY_VALUE,
@@ -29,6 +37,11 @@ export interface DesiredState {
   workload?: WorkloadSpec;
   /** Only when the spec asks for one: an Ingress or an HTTPRoute to the Service. */
   expose?: Expose;
+  /**
+   * Only when the pods read config that rolls them: the digest of its content, for the pod
+   * template (config.ts). Where the shell did not read the config, the live Deployment's.
+   */
+  configDigest?: string;
 }
 
 /** The child's content that we own; `{}` while the child does not exist. */
@@ -103,6 +116,8 @@ export interface Observation {
   dependencyCycle?: string[];
   /** Only when some are: kinds of child whose API the cluster does not serve (never read nor written). */
   absentKinds?: string[];
+  /** Only when some are: Secrets and ConfigMaps the pods must read that do not exist. */
+  missingConfig?: ConfigReference[];
   status: WebServiceStatus;
 }
 
@@ -145,7 +160,30 @@ export function observe(input: SyncInput): Observation {
   const cycle = dependencyCycleOf(parent, namespace, input.related);
   if (cycle) observation.dependencyCycle = cycle;
   if (input.absentKinds && input.absentKinds.length > 0) observation.absentKinds = [...input.absentKinds].sort();
+  observeConfig(observation, input, named(DEPLOYMENT_KIND, meta.name));
   return observation;
+}
+
+const DEPLOYMENT_KIND = 'Deployment';
+
+/**
+ * The digest of the config the pods read, and what of it is missing. Without the shell's
+ * reading of it (a watch that does not read config), the live pods' digest stands: nothing
+ * rolls on what was not seen.
+ */
+function observeConfig(observation: Observation, input: SyncInput, deployment: Child | null): void {
+  const { workload } = observation.desired;
+  if (!workload) return;
+  const references = configReferences(workload);
+  let digest: string | undefined;
+  if (input.config) {
+    digest = combinedConfigDigest(references, input.config);
+    const missing = missingConfig(references, input.config);
+    if (missing.length > 0) observation.missingConfig = missing;
+  } else if (deployment && isOurs(deployment, observation.uid)) {
+    digest = (deployment as Deployment).spec?.template?.metadata?.annotations?.[CONFIG_DIGEST_ANNOTATION];
+  }
+  if (digest !== undefined) observation.desired.configDigest = digest;
 }
 
 /** In the kind table's order: ConfigMaps first (what the rest reads), then the workload. */

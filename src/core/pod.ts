@@ -2,6 +2,7 @@
 // it, built from spec.workload. Every pod field is written here once; the CRD carries the
 // Kubernetes types' own schemas for them, and the comparison (compare.ts) knows how the
 // server stores them. Pure.
+import { CONFIG_DIGEST_ANNOTATION } from './config';
 import { FileMount, INSTANCE_LABEL, NAME_LABEL, WorkloadSpec, fnv1a32, instanceLabelValue } from './model';
 
 type Json = Record<string, unknown>;
@@ -19,6 +20,8 @@ export interface PodWanted {
   workload: WorkloadSpec;
   configMapName: string;
   configHash: string;
+  /** The digest of the Secrets' and ConfigMaps' content the pods read (config.ts); unset: none rolls them. */
+  configDigest?: string;
 }
 
 /**
@@ -57,7 +60,8 @@ export function podTemplate(want: PodWanted): Json {
   const { workload } = want;
   // The spec's own labels and annotations first: ours (the selector's, the config hash) win.
   const labels = { ...workload.podLabels, ...selectorLabels(want.name), [TIER_LABEL]: want.tier };
-  const annotations = { ...workload.podAnnotations, [CONFIG_HASH_ANNOTATION]: want.configHash };
+  const annotations: Record<string, string> = { ...workload.podAnnotations, [CONFIG_HASH_ANNOTATION]: want.configHash };
+  if (want.configDigest !== undefined) annotations[CONFIG_DIGEST_ANNOTATION] = want.configDigest;
   const spec: Json = { containers: [container(want)] };
   const files = workload.files ?? [];
   if (files.length > 0) spec.volumes = files.map(fileVolume);

@@ -1,4 +1,5 @@
 // The status computation: observation + decision + outcome + now -> status. Pure.
+import { ConfigReference, configTarget } from './config';
 import { Decision, Op, writesDeployment } from './decide';
 import { jsonEqual } from './equal';
 import { CHILD_KINDS, ChildKindRow, DEPLOYMENT, childTarget, resourceName } from './kinds';
@@ -15,6 +16,15 @@ const STALLED = 'Stalled';
 
 /** Ready's and Stalled's reason while the Deployment's pods cannot be created (ReplicaFailure). */
 export const FAILED_CREATE = 'FailedCreate';
+
+/** Ready's and Stalled's reason while a Secret or ConfigMap that the pods must read does not exist. */
+export const CONFIG_NOT_FOUND = 'ConfigNotFound';
+
+function missingConfigMessage(missing: ConfigReference[]): string {
+  return missing
+    .map((reference) => `${configTarget(reference)} not found; the pods read it (${reference.readBy.join(', ')})`)
+    .join('; ');
+}
 
 /** What happened to the decision: only planned (nothing written), carried out, or failed. */
 export type Outcome = { kind: 'planned' } | { kind: 'applied' } | { kind: 'failed'; message: string };
@@ -150,7 +160,13 @@ function workloadStatus(
   let reconciling: ReadyCondition = { status: 'False', reason: base.reason, message: base.message };
   let stalled: ReadyCondition = { status: 'False', reason: base.reason, message: base.message };
   if (base.status === 'True') {
-    if (rollout.complete) {
+    if (obs.missingConfig) {
+      // The pods cannot start without it (kubelet: CreateContainerConfigError): someone must make it.
+      const message = missingConfigMessage(obs.missingConfig);
+      ready = { status: 'False', reason: CONFIG_NOT_FOUND, message };
+      stalled = { status: 'True', reason: CONFIG_NOT_FOUND, message };
+      reconciling = { status: 'False', reason: CONFIG_NOT_FOUND, message };
+    } else if (rollout.complete) {
       ready = { ...base, message: `${base.message}; deployment/${obs.name}: ${counts} ready` };
       reconciling = stalled = { status: 'False', reason: 'RolloutComplete', message: ready.message };
     } else if (rollout.failure !== undefined) {

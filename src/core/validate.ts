@@ -3,7 +3,7 @@
 // with a message naming the field, before the core sees it.
 import { ACTIONS, Decision } from './decide';
 import { APPLIED_KINDS, CHILD_KINDS, CONFIG_MAP, OPTIONAL_KINDS } from './kinds';
-import { Child, ConfigMap, SyncInput, WebService } from './model';
+import { Child, ConfigMap, ConfigState, SyncInput, WebService } from './model';
 import { Observation } from './observe';
 
 export class InputError extends Error {}
@@ -162,9 +162,17 @@ function checkPodFields(workload: Json, where: string): void {
     workload.serviceAccountName === undefined || typeof workload.serviceAccountName === 'string',
     `${where}.serviceAccountName must be a string`,
   );
+  need(
+    workload.restartOnConfigChange === undefined || typeof workload.restartOnConfigChange === 'boolean',
+    `${where}.restartOnConfigChange must be true or false`,
+  );
   checkDisruption(workload.disruption, `${where}.disruption`);
   for (const [i, file] of ((workload.files as Json[] | undefined) ?? []).entries()) {
     need(typeof file.mountPath === 'string', `${where}.files[${i}].mountPath must be a string`);
+    need(
+      file.restartOnChange === undefined || typeof file.restartOnChange === 'boolean',
+      `${where}.files[${i}].restartOnChange must be true or false`,
+    );
     need(
       (typeof file.configMap === 'string') !== (typeof file.secret === 'string'),
       `${where}.files[${i}] must name one configMap or one secret`,
@@ -272,12 +280,30 @@ export function parseSyncInput(value: unknown): SyncInput {
   need(Array.isArray(children), 'children must be a list of ConfigMaps');
   need(Array.isArray(related), 'related must be a list of WebServices');
   const absent = checkAbsentKinds(input.absentKinds, 'absentKinds');
+  const config = checkConfigStates(input.config, 'config');
   return {
     parent: checkWebService(input.parent, 'parent'),
     children: (children as unknown[]).map((c, i) => checkChild(c, `children[${i}]`)),
     related: (related as unknown[]).map((r, i) => checkWebService(r, `related[${i}]`)),
     ...(absent ? { absentKinds: absent } : {}),
+    ...(config ? { config } : {}),
   };
+}
+
+/** The config the pods read, as a shell found it: [{kind, name, digest}], digest null for a missing one. */
+function checkConfigStates(value: unknown, where: string): ConfigState[] | undefined {
+  if (value === undefined) return undefined;
+  need(Array.isArray(value), `${where} must be a list`);
+  for (const [i, state] of (value as unknown[]).entries()) {
+    need(
+      isObject(state) &&
+        (state.kind === 'Secret' || state.kind === 'ConfigMap') &&
+        typeof state.name === 'string' &&
+        (state.digest === null || typeof state.digest === 'string'),
+      `${where}[${i}] must be {kind: Secret or ConfigMap, name, digest (a string, or null when it does not exist)}`,
+    );
+  }
+  return value as ConfigState[];
 }
 
 /** Kinds whose API is not served: only the kind table's optional kinds can be. */

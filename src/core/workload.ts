@@ -69,6 +69,7 @@ export function workloadWanted(name: string, desired: DesiredState): WorkloadWan
     workload: desired.workload,
     configMapName: childName(name),
     configHash: configHash(desiredData(desired)),
+    ...(desired.configDigest !== undefined ? { configDigest: desired.configDigest } : {}),
   };
 }
 

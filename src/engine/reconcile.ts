@@ -6,12 +6,24 @@ import { EventRecord, REPORTING_CONTROLLER, eventsFor, foldCreated } from '../co
 import { ChildKindRow, CONFIG_MAP, kindRow } from '../core/kinds';
 import { API_VERSION, Child, KIND, SyncInput, WebService, kindOf } from '../core/model';
 import { Observation, observe } from '../core/observe';
-import { FAILED_CREATE, Outcome, StatusResult, computeStatus, isConverged, readyOf, statusPatch } from '../core/status';
+import {
+  CONFIG_NOT_FOUND,
+  FAILED_CREATE,
+  Outcome,
+  StatusResult,
+  computeStatus,
+  isConverged,
+  readyOf,
+  statusPatch,
+} from '../core/status';
 import { ReportItem } from '../core/report';
 import { MAX_ATTEMPTS } from '../core/retry';
 import { ConflictError, NotLeaderError, orNull } from '../kube/errors';
 import type { KubeApi, KubeEvent } from '../kube/client';
 import { gatherOne } from './gather';
+
+/** Ready's reasons that no waiting ends: someone must act (apply --wait stops, exit 1). */
+const STALLED_REASONS = new Set(['ProgressDeadlineExceeded', FAILED_CREATE, CONFIG_NOT_FOUND]);
 
 export interface ReconcileOptions extends DecideOptions {
   now: () => string;
@@ -64,7 +76,9 @@ export async function reconcile(
     const retry = async (err: unknown): Promise<SyncInput | Error> => {
       if (!(err instanceof ConflictError) || attempt >= MAX_ATTEMPTS) return err as Error;
       // e.g. the CR was deleted meanwhile: that is reported as this CR's failure
-      return gatherOne(client, observation.namespace, observation.name).catch((again: Error) => again);
+      return gatherOne(client, observation.namespace, observation.name, { makeConfigKey: true }).catch(
+        (again: Error) => again,
+      );
     };
 
     const applied: Applied = { cleaned: [], written: { children: [] }, done: [] };
@@ -323,7 +337,7 @@ export function reportItem(result: ReconcileResult): ReportItem {
   if (result.error) item.error = result.error.message;
   const ready = result.error ? undefined : readyOf(result.status.status ?? undefined);
   if (ready?.reason === 'RolloutInProgress') item.waiting_for = ready.message;
-  if (ready?.reason === 'ProgressDeadlineExceeded' || ready?.reason === FAILED_CREATE) item.stalled = ready.message;
+  if (ready && STALLED_REASONS.has(ready.reason)) item.stalled = ready.message;
   return item;
 }
 
