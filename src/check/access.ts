@@ -67,6 +67,16 @@ export const COMMAND_ACCESS: Record<CommandName, Access[]> = {
  */
 export const WORKLOAD_ACCESS: Access[] = ['get', 'list', 'create', 'patch', 'delete'].flatMap(workloads);
 
+/**
+ * What a WebService whose pods read Secrets or ConfigMaps needs besides: reading them (the
+ * controller watches their metadata), and making the namespace's config key (a Secret).
+ * Reviewed only when some WebService in scope reads config.
+ */
+export const CONFIG_ACCESS: Access[] = [
+  ...['get', 'list', 'watch', 'create'].map((verb) => ({ verb, group: '', resource: 'secrets' })),
+  ...['get', 'list', 'watch'].map(configMaps),
+];
+
 /** The same access, however many commands need it: one review each. */
 export function accessKey(access: Access): string {
   return [access.verb, access.group, access.resource, access.subresource ?? ''].join('|');

@@ -7,10 +7,11 @@ import { API_VERSION, Deployment, OWNED_SELECTOR, kindOf } from '../core/model';
 import { observe } from '../core/observe';
 import { gatherAll } from '../engine/gather';
 import { absentKinds } from '../kube/discovery';
+import { configReferences } from '../core/config';
 import { ForbiddenError, LEADER_FENCE_POLICY } from '../kube/errors';
 import type { KubeClient, KubeObject } from '../kube/client';
 import { CRD_NAME, VERSION_LABEL } from '../install/manifests';
-import { Access, COMMANDS, COMMAND_ACCESS, WORKLOAD_ACCESS, accessKey } from './access';
+import { Access, COMMANDS, COMMAND_ACCESS, CONFIG_ACCESS, WORKLOAD_ACCESS, accessKey } from './access';
 import { WorkersObservation, parseMetrics, workersVerdict } from './workers';
 import {
   CheckResult,
@@ -131,21 +132,21 @@ async function accessChecks(client: KubeClient, namespace: string | null): Promi
   );
 }
 
-/** May spec.workload's Deployments and Services be read, written and deleted here? */
-async function workloadAccess(client: KubeClient, namespace: string | null): Promise<CheckResult> {
+/** May spec.workload's children (or the config its pods read) be read, written and deleted here? */
+async function featureAccess(
+  client: KubeClient,
+  namespace: string | null,
+  feature: string,
+  needed: Access[],
+): Promise<CheckResult> {
   const answers = new Map<string, boolean>();
   await Promise.all(
-    WORKLOAD_ACCESS.map(async (access) => {
+    needed.map(async (access) => {
       const review = await client.reviewAccess({ ...access, namespace: namespace ?? '' });
       answers.set(accessKey(access), review.allowed);
     }),
   );
-  return accessVerdict(
-    'spec.workload',
-    WORKLOAD_ACCESS,
-    (access) => answers.get(accessKey(access)) === true,
-    namespace,
-  );
+  return accessVerdict(feature, needed, (access) => answers.get(accessKey(access)) === true, namespace);
 }
 
 /** The controller's /metrics, read once; it is not the API server, so a plain fetch. */
@@ -245,7 +246,8 @@ async function webServiceChecks(client: KubeClient, options: CheckOptions): Prom
   }
   try {
     const [inputs, labelled, workloads] = await Promise.all([
-      gatherAll(client, namespace),
+      // What the pods read is not check's to read: their config digest is taken as live.
+      gatherAll(client, namespace, { readConfig: false }),
       client.listChildMetadata(CONFIG_MAP, namespace, { labelSelector: OWNED_SELECTOR }),
       labelledWorkloads(client, namespace),
     ]);
@@ -267,7 +269,10 @@ async function webServiceChecks(client: KubeClient, options: CheckOptions): Prom
         input.children.filter((child): child is Deployment => kindOf(child) === DEPLOYMENT.kind),
       );
       results.push(rolloutVerdict(webServices, deployments, namespace));
-      results.push(await workloadAccess(client, namespace));
+      results.push(await featureAccess(client, namespace, 'spec.workload', WORKLOAD_ACCESS));
+      if (webServices.some((ws) => configReferences(ws.spec.workload).length > 0)) {
+        results.push(await featureAccess(client, namespace, 'config', CONFIG_ACCESS));
+      }
     }
     return results;
   } catch (err) {

@@ -110,7 +110,8 @@ interface Outcome {
 }
 
 async function pass(ctx: Context, args: Args, signal: AbortSignal): Promise<ReconcileResult[]> {
-  const inputs = await gatherTarget(ctx, args);
+  // apply writes: where a namespace has no config key yet, it makes one (engine/config.ts).
+  const inputs = await gatherTarget(ctx, args, { makeConfigKey: true });
   const options = {
     requeueAfterSeconds: args['requeue-after'],
     now: nowIso(ctx),
@@ -348,7 +349,8 @@ async function applySavedDecisions(ctx: Context, file: string): Promise<number> 
   const saved = documents.map(parseDecision);
   const fresh: Decision[] = [];
   for (const decision of saved) {
-    const now = decide(observe(await gatherOne(await ctx.client(), decision.namespace, decision.name)), {
+    const input = await gatherOne(await ctx.client(), decision.namespace, decision.name, { makeConfigKey: true });
+    const now = decide(observe(input), {
       requeueAfterSeconds: decision.after_seconds,
     });
     if (!jsonEqual(stripUndefined(now), decision)) {

@@ -28,7 +28,8 @@ export const finalizeCommand: CommandModule<object, Args> = {
       .example('kubectl delete webservice ephemeral --wait=false && $0 finalize ephemeral', 'finish a deletion')
       .example('$0 finalize --all -o json', 'finalize every WebService that is being deleted'),
   handler: withContext<Args>(async (ctx, args) => {
-    const inputs = await gatherTarget(ctx, args);
+    // Finalizing deletes children: the config the pods read is not its concern.
+    const inputs = await gatherTarget(ctx, args, { readConfig: false });
     const terminating = inputs.filter((input) => observe(input).deleting);
     if (args.name && terminating.length === 0) {
       throw new UserError(

@@ -9,7 +9,7 @@ import { Observation, observe } from '../core/observe';
 import { isSyncInput, parseObservation, parseSyncInput } from '../core/validate';
 import { groupObjects, isKubeObject, readDocuments } from '../cli/input';
 import { checkName, checkNamespace } from '../core/validate';
-import { gatherAll, gatherOne } from '../engine/gather';
+import { GatherOptions, gatherAll, gatherOne } from '../engine/gather';
 import { Context, requireTarget } from '../cli/context';
 import type { TargetArgs } from '../cli/target';
 import { parseWholeSeconds } from '../cli/duration';
@@ -55,7 +55,7 @@ export function decisionFor(observation: Observation, args: RequeueArgs): Decisi
 }
 
 /** The sync inputs for NAME or --all: one GET for a name, two LISTs for --all. */
-export async function gatherTarget(ctx: Context, args: TargetArgs): Promise<SyncInput[]> {
+export async function gatherTarget(ctx: Context, args: TargetArgs, options: GatherOptions = {}): Promise<SyncInput[]> {
   requireTarget(args);
   const names = args.many ?? (args.name ? [args.name] : []);
   if (names.length > 0) {
@@ -63,12 +63,12 @@ export async function gatherTarget(ctx: Context, args: TargetArgs): Promise<Sync
     names.forEach((name) => checkName(name));
     const inputs: SyncInput[] = [];
     // One after another, in the order given, like kubectl get a b c.
-    for (const name of names) inputs.push(await gatherOne(await ctx.client(), namespace, name));
+    for (const name of names) inputs.push(await gatherOne(await ctx.client(), namespace, name, options));
     return inputs;
   }
   const scope = await ctx.scopeNamespace();
   const namespace = scope === null ? null : checkNamespace(scope);
-  const inputs = await gatherAll(await ctx.client(), namespace);
+  const inputs = await gatherAll(await ctx.client(), namespace, options);
   if (args.selector === undefined) return inputs;
   // The API server matches the selector; every WebService is still read, as dependencies.
   const selected = await (await ctx.client()).listWebServices(namespace, { labelSelector: args.selector });

@@ -7,6 +7,17 @@ import { WORKLOAD_ANNOTATION } from '../core/workload';
 import { absentKinds } from '../kube/discovery';
 import { orNull } from '../kube/errors';
 import type { KubeApi } from '../kube/client';
+import { ConfigReader } from './config';
+
+export interface GatherOptions {
+  /**
+   * A writer's read: where a namespace has no config key yet (engine/config.ts), make it. A
+   * reader's makes none, and its digests differ from any the pods carry (a rollout is due).
+   */
+  makeConfigKey?: boolean;
+  /** false: do not read the config the pods read (the pods' digest stays as live); `check` reads none. */
+  readConfig?: boolean;
+}
 
 /** Past this many dependency GETs, one LIST of the namespace's WebServices is cheaper. */
 const MAX_DEPENDENCY_GETS = 16;
@@ -19,7 +30,12 @@ const MAX_DEPENDENCY_GETS = 16;
  * are read by name, level by level through dependsOn, so that a cycle of any length is
  * seen; a graph that would take more than MAX_DEPENDENCY_GETS GETs is read with one LIST.
  */
-export async function gatherOne(client: KubeApi, namespace: string, name: string): Promise<SyncInput> {
+export async function gatherOne(
+  client: KubeApi,
+  namespace: string,
+  name: string,
+  options: GatherOptions = {},
+): Promise<SyncInput> {
   // The child's name is known before the CR is read: both GETs go out at once. The
   // CR's error (e.g. not found) is the one to report, so the child's waits behind it.
   const child = client.getChild(CONFIG_MAP, namespace, CONFIG_MAP.nameFor(name));
@@ -39,7 +55,16 @@ export async function gatherOne(client: KubeApi, namespace: string, name: string
     const found = await Promise.all(served.map((row) => client.getChild(row, namespace, row.nameFor(name))));
     for (const object of found) if (object) children.push(object);
   }
-  return withAbsent(syncInputFor(parent, indexObjects(related, children)), absent);
+  const input = withAbsent(syncInputFor(parent, indexObjects(related, children)), absent);
+  return options.readConfig === false
+    ? input
+    : withConfig(input, new ConfigReader(client, { makeKey: options.makeConfigKey }));
+}
+
+/** The input with the Secrets and ConfigMaps its pods read, as found (none without a workload). */
+async function withConfig(input: SyncInput, reader: ConfigReader): Promise<SyncInput> {
+  const config = input.parent.metadata.deletionTimestamp ? undefined : await reader.statesFor(input.parent);
+  return config ? { ...input, config } : input;
 }
 
 /** The input with the kinds whose API is absent, when there are any. */
@@ -99,7 +124,11 @@ function unseen(names: string[], seen: Set<string>): string[] {
  * Only when the scope has workloads (see mayHaveWorkload) are Deployments and Services
  * LISTed by our label, and looked for by name (metadata only) like the ConfigMaps.
  */
-export async function gatherAll(client: KubeApi, namespace: string | null): Promise<SyncInput[]> {
+export async function gatherAll(
+  client: KubeApi,
+  namespace: string | null,
+  options: GatherOptions = {},
+): Promise<SyncInput[]> {
   const [parents, owned] = await bothOrFirstError(
     client.listWebServices(namespace),
     client.listChildren(CONFIG_MAP, namespace, { labelSelector: OWNED_SELECTOR }),
@@ -123,7 +152,11 @@ export async function gatherAll(client: KubeApi, namespace: string | null): Prom
     children.push(...(await gatherWorkloads(client, namespace, parents.items, absent)));
   }
   const index = indexObjects(parents.items, children);
-  return parents.items.map((parent) => withAbsent(syncInputFor(parent, index), absent));
+  const inputs = parents.items.map((parent) => withAbsent(syncInputFor(parent, index), absent));
+  if (options.readConfig === false) return inputs;
+  const reader = new ConfigReader(client, { makeKey: options.makeConfigKey });
+  // A failure names the first WebService, in the list's order, whose config cannot be read.
+  return allOrFirstError(inputs.map((input) => withConfig(input, reader)));
 }
 
 /**

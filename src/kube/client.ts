@@ -255,6 +255,8 @@ export interface ListOptions {
 }
 
 const METADATA_LIST = 'application/json;as=PartialObjectMetadataList;g=meta.k8s.io;v=v1,application/json';
+/** A watch's events as PartialObjectMetadata: the objects' metadata, never their data. */
+const METADATA = 'application/json;as=PartialObjectMetadata;g=meta.k8s.io;v=v1,application/json';
 const MERGE_PATCH = 'application/merge-patch+json';
 const APPLY_PATCH = 'application/apply-patch+yaml';
 /** The field manager of everything `install` applies (server-side apply). */
@@ -332,6 +334,9 @@ type KubeVerbs = Pick<
   | 'getChild'
   | 'listChildren'
   | 'listChildMetadata'
+  | 'getResource'
+  | 'createResource'
+  | 'watchMetadata'
   | 'listObjects'
   | 'watchChildren'
   | 'createChild'
@@ -444,7 +449,7 @@ export class KubeClient {
 
   /** Metadata only: a name check that costs bytes per object, not per value (a foreign object on a child's name). */
   listChildMetadata(
-    row: ChildKindRow,
+    row: ResourceType,
     namespace: string | null,
     options: ListOptions = {},
   ): Promise<ObjectList<ObjectMetadata>> {
@@ -455,6 +460,34 @@ export class KubeClient {
       accept: METADATA_LIST,
       what: resourceName(row),
     });
+  }
+
+  /** An object of any namespaced type, whole (a Secret or ConfigMap the pods read), or null when there is none. */
+  getResource<T>(type: ResourceType, namespace: string, name: string): Promise<T | null> {
+    return orNull(this.read<T>({ method: 'GET', path: childPath(type, namespace, name), what: whatChild(type, name) }));
+  }
+
+  /** Creates an object of any namespaced type (the namespace's config key). */
+  createResource<T extends { metadata: ObjectMeta }>(type: ResourceType, namespace: string, object: T): Promise<T> {
+    return this.write<T>('create', type.resource, {
+      method: 'POST',
+      path: childPath(type, namespace),
+      body: object,
+      what: whatChild(type, object.metadata.name),
+    });
+  }
+
+  /** Watches the metadata only (PartialObjectMetadata) of a type's objects: names and versions, never data. */
+  watchMetadata(
+    type: ResourceType,
+    namespace: string | null,
+    resourceVersion: string,
+    timeoutSeconds: number,
+    onEvent: (event: WatchEvent<ObjectMetadata>) => void,
+    options: WatchOptions,
+  ): Promise<void> {
+    const path = childPath(type, namespace);
+    return this.watch(path, resourceName(type), resourceVersion, timeoutSeconds, {}, onEvent, options, METADATA);
   }
 
   async createChild(row: ChildKindRow, namespace: string, object: Child): Promise<Child> {
@@ -825,6 +858,7 @@ export class KubeClient {
     listOptions: ListOptions,
     onEvent: (event: WatchEvent<T>) => void,
     options: WatchOptions,
+    accept?: string,
   ): Promise<void> {
     this.requests.reads++;
     // A streaming list starts from the cache's current state: no resourceVersion to start from.
@@ -836,6 +870,7 @@ export class KubeClient {
         method: 'GET',
         path,
         query: { ...listOptions, watch: true, ...from, allowWatchBookmarks: true, timeoutSeconds },
+        ...(accept ? { accept } : {}),
         what,
         // Nothing that watches reads them (the cache drops them too).
         dropManagedFields: true,
@@ -852,7 +887,7 @@ function withKind(row: ChildKindRow, object: Child): Child {
 }
 
 /** kubectl's name of one child in messages: configmaps "checkout-desired", deployments.apps "checkout". */
-function whatChild(row: ChildKindRow, name: string): string {
+function whatChild(row: ResourceType, name: string): string {
   return `${resourceName(row)} "${name}"`;
 }
 

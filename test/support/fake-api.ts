@@ -163,12 +163,14 @@ export class FakeApi implements KubeApi {
   }
 
   listChildMetadata(
-    row: ChildKindRow,
+    row: ResourceType,
     namespace: string | null,
     options: ListOptions = {},
   ): Promise<ObjectList<{ metadata: Child['metadata'] }>> {
     this.record({ verb: 'list', resource: `${row.resource} metadata`, namespace, detail: options });
-    return Promise.resolve(list(this.ofKind(row, namespace).map((c) => ({ metadata: c.metadata }))));
+    const others = this.others.filter((o) => o.kind === row.kind && inNamespace(o, namespace));
+    const objects = [...this.ofKind(row, namespace), ...others];
+    return Promise.resolve(list(objects.map((c) => ({ metadata: c.metadata }))));
   }
 
   watchChildren(
@@ -196,6 +198,52 @@ export class FakeApi implements KubeApi {
       (o) => o.kind === type.kind && inNamespace(o, namespace) && matchesSelector(o, options.labelSelector),
     );
     return Promise.resolve(list(items.map((o) => ({ ...o, apiVersion: type.apiVersion })) as never));
+  }
+
+  getResource<T>(type: ResourceType, namespace: string, name: string): Promise<T | null> {
+    this.record({ verb: 'get', resource: type.resource, namespace, name });
+    if (this.forbidden.has(type.kind)) {
+      return Promise.reject(new ForbiddenError(`${type.resource} "${name}" is forbidden: the fake refuses it`));
+    }
+    const found = this.others.find(
+      (o) => o.kind === type.kind && o.metadata.name === name && inNamespace(o, namespace),
+    );
+    return Promise.resolve(found ? (structuredClone(found) as T) : null);
+  }
+
+  createResource<T extends { metadata: ObjectMeta }>(type: ResourceType, namespace: string, object: T): Promise<T> {
+    this.record({ verb: 'create', resource: type.resource, namespace, name: object.metadata.name });
+    const stored = {
+      ...structuredClone(object),
+      kind: type.kind,
+      metadata: { ...object.metadata, namespace, resourceVersion: String(this.requests.length) },
+    };
+    this.others.push(stored);
+    return Promise.resolve(structuredClone(stored) as T);
+  }
+
+  watchMetadata(
+    type: ResourceType,
+    namespace: string | null,
+    _resourceVersion: string,
+    _timeoutSeconds: number,
+    onEvent: (event: WatchEvent<{ metadata: ObjectMeta }>) => void,
+    options: WatchOptions,
+  ): Promise<void> {
+    return this.watch(`${type.resource} metadata`, namespace, {}, onEvent, options);
+  }
+
+  /** Changes (or with null removes) an object of another kind, as its owner would: no watch event. */
+  changeOther(
+    kind: string,
+    namespace: string,
+    name: string,
+    change: ((object: Record<string, any>) => void) | null,
+  ): void {
+    const at = this.others.findIndex((o) => o.kind === kind && o.metadata.name === name && inNamespace(o, namespace));
+    if (at < 0) throw new Error(`no ${kind} ${namespace}/${name} to change`);
+    if (change === null) this.others.splice(at, 1);
+    else change(this.others[at]);
   }
 
   createChild(row: ChildKindRow, namespace: string, object: Child): Promise<Child> {
@@ -266,7 +314,7 @@ export class FakeApi implements KubeApi {
     if (!['get', 'list', 'watch'].includes(request.verb)) this.beforeWrite?.(request);
   }
 
-  private ofKind(row: ChildKindRow, namespace: string | null): Child[] {
+  private ofKind(row: ResourceType, namespace: string | null): Child[] {
     return this.children.filter((c) => kindOf(c) === row.kind && inNamespace(c, namespace));
   }
 

@@ -14,7 +14,7 @@ import {
 import { toYamlStream } from '../../src/print/output';
 import { CHILD_KINDS } from '../../src/core/kinds';
 import { GROUP } from '../../src/core/model';
-import { COMMAND_ACCESS, WORKLOAD_ACCESS } from '../../src/check/access';
+import { COMMAND_ACCESS, CONFIG_ACCESS, WORKLOAD_ACCESS } from '../../src/check/access';
 import { objectLocation } from '../../src/kube/object-location';
 
 const ROOT = path.resolve(__dirname, '../..');
@@ -151,8 +151,15 @@ describe('RBAC follows the kind table', () => {
           verbs: [...CHILD_VERBS].sort(),
         });
       }
-      // And nothing on a kind of child the table does not have.
-      const childResources = new Set(CHILD_KINDS.map((row) => `${row.group}/${row.resource}`));
+      // The Secrets the pods read: exactly what check reviews for them (CONFIG_ACCESS).
+      const secrets = rules.filter((r) => r.apiGroups.includes('') && r.resources.includes('secrets'));
+      expect(secrets.flatMap((r) => r.verbs).sort()).toEqual(
+        CONFIG_ACCESS.filter((a) => a.resource === 'secrets')
+          .map((a) => a.verb)
+          .sort(),
+      );
+      // And nothing on a kind of child the table does not have, but the config key.
+      const childResources = new Set([...CHILD_KINDS.map((row) => `${row.group}/${row.resource}`), '/secrets']);
       const ours = rules.filter((r) => r.verbs.includes('create') && !r.apiGroups.includes(GROUP));
       for (const rule of ours) {
         for (const group of rule.apiGroups) {
