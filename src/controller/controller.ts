@@ -22,6 +22,7 @@ import { ReconcileResult, reconcile } from '../engine/reconcile';
 import type { KubeApi } from '../kube/client';
 import { NotLeaderError } from '../kube/errors';
 import { WebServiceCache } from './cache';
+import { ConfigWatch } from './config-watch';
 import { EventRecorder } from './event-recorder';
 import type { Logger } from './log';
 import type { ControllerMetrics } from './metrics';
@@ -58,6 +59,8 @@ export interface ControllerOptions {
 export class Controller {
   readonly queue: WorkQueue;
   private readonly cache: WebServiceCache;
+  /** The Secrets and ConfigMaps the pods read: their changes queue their WebServices. */
+  private readonly config: ConfigWatch;
   private readonly index: ObjectIndex;
   /**
    * Children on a child's name that are not ours (child keys), learnt from a conflict: looked
@@ -110,6 +113,14 @@ export class Controller {
       },
     );
     this.index = this.cache.index;
+    this.config = new ConfigWatch(client, {
+      namespace: options.namespace,
+      idleTimeoutMs: options.watchIdleTimeoutMs,
+      log: options.log,
+      changed: (keys) => {
+        for (const key of keys) this.queue.add(key);
+      },
+    });
     // As many Events in flight as workers: the reconciles that make them are never waiting on them.
     this.events = new EventRecorder({
       send: (event) => client.createEvent(event),
@@ -120,7 +131,9 @@ export class Controller {
 
   /** Starts the list/watch loops (a standby replica keeps its cache warm too). */
   startCaches(): void {
-    this.caches = this.cache.run(this.abort.signal);
+    this.caches = Promise.all([this.cache.run(this.abort.signal), this.config.run(this.abort.signal)]).then(
+      () => undefined,
+    );
   }
 
   synced(): boolean {
@@ -173,6 +186,7 @@ export class Controller {
 
   private webServiceChanged(ws: WebService, previous: WebService | undefined, priority: number): void {
     const key = keyOf(ws);
+    this.config.webServiceChanged(ws);
     this.queue.add(key, priority);
     // A dependent converges as soon as its dependency does, not after_seconds later.
     if (!previous || dependencyState(previous) !== dependencyState(ws)) this.enqueueDependents(key, priority);
@@ -180,6 +194,7 @@ export class Controller {
 
   private webServiceRemoved(ws: WebService): void {
     const key = keyOf(ws);
+    this.config.webServiceRemoved(ws);
     // A deletion at or past our last write: nothing older can come back. (A relist from a
     // lagging copy that lacks it removes an older version: that proves nothing.)
     if (!isOlderThan(ws, this.lastWritten.get(key))) this.lastWritten.delete(key);
@@ -263,7 +278,18 @@ export class Controller {
     try {
       // The rechecks of a conflict are part of the reconcile: the same deadline cuts them off.
       await this.refreshForeign(client, parent);
-      result = await reconcile(client, this.cache.syncInput(parent), {
+      const input = this.cache.syncInput(parent);
+      let config;
+      try {
+        // A WebService being deleted only has its children cleaned up: its config is not read.
+        if (!parent.metadata.deletionTimestamp) config = await this.config.reader.statesFor(parent, client);
+      } catch (err) {
+        if (deadline?.aborted) throw err;
+        // A Secret it may not read, say: nothing is written until it can be, and the key backs off.
+        this.configUnread(key, started, err as Error);
+        return;
+      }
+      result = await reconcile(client, config ? { ...input, config } : input, {
         now: this.options.now,
         requeueAfterSeconds: this.options.requeueAfterSeconds,
         reportingInstance: this.options.identity,
@@ -347,6 +373,16 @@ export class Controller {
         if (cached) removeChild(this.index, cached);
       }
     }
+  }
+
+  private configUnread(key: string, started: bigint, error: Error): void {
+    const seconds = Number(process.hrtime.bigint() - started) / 1e9;
+    this.options.metrics?.reconciled('error', seconds);
+    this.options.log('error', 'reading the config its pods read failed; retrying with backoff', {
+      key,
+      error: error.message,
+    });
+    this.queue.addRateLimited(key);
   }
 
   private timedOut(key: string, started: bigint, error: Error): void {
