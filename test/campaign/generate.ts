@@ -450,11 +450,14 @@ const WORKLOAD_FIELDS: Record<string, (rng: Random) => unknown> = {
     rng.pick([
       EVERY_POD_FIELD.files,
       [{ mountPath: '/etc/secret', secret: 'db', optional: true }],
+      // An app that reloads its files itself: their changes roll nothing.
+      [{ mountPath: '/etc/shop', configMap: 'features', restartOnChange: false }],
       [
         { mountPath: '/etc/shop', configMap: 'features' },
         { mountPath: '/etc/secret', secret: 'db' },
       ],
     ]),
+  restartOnConfigChange: (rng) => rng.pick([true, false]),
   podLabels: (rng) => ({ team: rng.pick(['payments', 'search']) }),
   podAnnotations: (rng) => rng.pick([EVERY_POD_FIELD.podAnnotations, { 'example.com/note': 'campaign' }]),
   // A PodDisruptionBudget: one of its two bounds, a count of pods (0 too) or a share of them.
