@@ -6,6 +6,7 @@
 // The comparison (compare.ts) sees our fields' values; what we stopped setting it cannot see,
 // so every applied object carries the hash of the whole desired object in an annotation:
 // a spec that changes in any way changes the hash, and a converged child sends nothing.
+import { CONFIG_DIGEST_ANNOTATION, describeConfigChange } from './config';
 import { StoredDifference, storedDifferences } from './compare';
 import { ChildKindRow, childTarget } from './kinds';
 import { ObjectMeta, fnv1a32 } from './model';
@@ -117,7 +118,7 @@ export function appliedVerdict(
     return { target, state: 'matches', reason: `${target} matches the spec`, differences, ops: [] };
   const what = adopting
     ? `adopting it (annotation ${ADOPT_ANNOTATION}=${parent.name})`
-    : `differs from the spec: ${differences.map((d) => d.path).join(', ')}`;
+    : `differs from the spec: ${differences.map(describeDifference).join(', ')}`;
   const handover = row.handover?.(have.object, { name: parent.name, desired: parent.desired }) ?? null;
   const first = row.applyFirst?.(want, have.object) ?? null;
   // The first write is made on the child we read; the ones after it follow on the same object
@@ -133,6 +134,12 @@ export function appliedVerdict(
     at === 0 ? { ...step, uid: have.uid, resourceVersion: have.resourceVersion } : { ...step, uid: have.uid },
   );
   return { target, state: 'differs', reason: `${target} ${what}`, differences, ops };
+}
+
+/** A difference's path; for the pods' config digest, also what changed in the config, by name. */
+function describeDifference(difference: StoredDifference): string {
+  if (!difference.path.endsWith(CONFIG_DIGEST_ANNOTATION)) return difference.path;
+  return `${difference.path} (${describeConfigChange(difference.want, difference.have)})`;
 }
 
 /** Someone asked for this WebService to take the object over, and no other controller holds it. */

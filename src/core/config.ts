@@ -3,7 +3,6 @@
 // pods once. The shell reads each referenced object and hands in a digest of the keys the pods
 // read, keyed with a secret of the namespace (engine/config-digest.ts), never a value: the
 // core only combines digests, so nothing it writes lets anyone confirm a guess of a value. Pure.
-import { createHash } from 'node:crypto';
 import type { ConfigKind, ConfigState, WorkloadSpec } from './model';
 
 /** On the pod template: a digest of the referenced config's content; a change rolls the pods. */
@@ -113,18 +112,41 @@ export function configTarget(reference: { kind: ConfigKind; name: string }): str
 }
 
 /**
- * The pod template's config digest: one value over the digests of the references that roll,
- * in a stable order; undefined when none rolls, so a workload that reads no config (or opted
- * out) carries no annotation. A reference the shell did not report counts as missing.
+ * The pod template's config digest: each reference that rolls, by name, with the digest of
+ * what its readers read (`secret/db=1f0c…,configmap/files=absent`), in a stable order; so a
+ * change names what changed, and only names. Undefined when none rolls, so a workload that
+ * reads no config (or opted out) carries no annotation.
  */
-export function combinedConfigDigest(references: ConfigReference[], states: ConfigState[]): string | undefined {
+export function configDigestAnnotation(references: ConfigReference[], states: ConfigState[]): string | undefined {
   const rolling = references.filter((reference) => reference.rolls);
   if (rolling.length === 0) return undefined;
-  const lines = rolling.map((reference) => {
-    const state = states.find((s) => s.kind === reference.kind && s.name === reference.name);
-    return `${configTarget(reference)}=${state?.digest ?? 'missing'}`;
-  });
-  return createHash('sha256').update(lines.join('\n')).digest('hex').slice(0, 16);
+  return rolling
+    .map((reference) => {
+      const state = states.find((s) => s.kind === reference.kind && s.name === reference.name);
+      return `${configTarget(reference)}=${state?.digest ?? ABSENT}`;
+    })
+    .join(',');
+}
+
+const ABSENT = 'absent';
+
+/** What a change of the annotation changes, by name: `secret/db changed, configmap/files added`. */
+export function describeConfigChange(want: unknown, have: unknown): string {
+  const parse = (value: unknown) =>
+    new Map(
+      (typeof value === 'string' && value !== '' ? value.split(',') : []).map((entry) => {
+        const at = entry.lastIndexOf('=');
+        return [entry.slice(0, at), entry.slice(at + 1)] as const;
+      }),
+    );
+  const [wanted, had] = [parse(want), parse(have)];
+  const changes: string[] = [];
+  for (const [target, digest] of wanted) {
+    if (!had.has(target)) changes.push(`${target} now read`);
+    else if (had.get(target) !== digest) changes.push(`${target} ${digest === ABSENT ? 'gone' : 'changed'}`);
+  }
+  for (const target of had.keys()) if (!wanted.has(target)) changes.push(`${target} no longer rolls the pods`);
+  return changes.join(', ');
 }
 
 /** The references that must exist and do not: they keep the pods from starting. */

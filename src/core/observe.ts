@@ -2,7 +2,7 @@
 import {
   CONFIG_DIGEST_ANNOTATION,
   ConfigReference,
-  combinedConfigDigest,
+  configDigestAnnotation,
   configReferences,
   missingConfig,
 } from './config';
@@ -177,7 +177,7 @@ function observeConfig(observation: Observation, input: SyncInput, deployment: C
   const references = configReferences(workload);
   let digest: string | undefined;
   if (input.config) {
-    digest = combinedConfigDigest(references, input.config);
+    digest = configDigestAnnotation(references, input.config);
     const missing = missingConfig(references, input.config);
     if (missing.length > 0) observation.missingConfig = missing;
   } else if (deployment && isOurs(deployment, observation.uid)) {

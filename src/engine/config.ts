@@ -67,16 +67,19 @@ export class ConfigReader {
     if (references.length === 0) return [];
     const namespace = parent.metadata.namespace ?? '';
     const who = `webservice/${parent.metadata.name}`;
-    // The key is read beside the objects, and waited for after them: a user who may read
-    // neither is told of the object the pods read first.
+    // The key is read beside the objects, and waited for after all of them: a user who may
+    // read neither is told of the object the pods read.
     const key = this.keyFor(client, namespace, who);
-    return Promise.all(
-      references.map(async (reference) => {
-        const object = await this.read(client, namespace, reference, who, key);
-        const digest = object.values && digestOf(await key, reference, object.values);
-        return { kind: reference.kind, name: reference.name, digest };
-      }),
-    );
+    const fetched = await Promise.all(references.map((reference) => this.fetch(client, namespace, reference, who)));
+    const secret = await key;
+    return references.map((reference, i) => {
+      const read = this.reading(namespace, reference, fetched[i], secret);
+      return {
+        kind: reference.kind,
+        name: reference.name,
+        digest: read.values && digestOf(secret, reference, read.values),
+      };
+    });
   }
 
   /**
@@ -90,7 +93,7 @@ export class ConfigReader {
       for (const id of this.objects.keys()) if (id.split('/')[1] === namespace) this.objects.delete(id);
       return had;
     }
-    const id = `${kind}/${namespace}/${name}`;
+    const id = objectId(kind, namespace, name);
     const kept = this.objects.get(id);
     // Nothing kept: a reading may be on its way with an older version, so its readers look again.
     if (kept && resourceVersion !== undefined && kept.resourceVersion === resourceVersion) return false;
@@ -98,24 +101,33 @@ export class ConfigReader {
     return true;
   }
 
-  private async read(
+  /** A kept reading (while watched), or the object as the server has it now (null: there is none). */
+  private async fetch(
     client: KubeApi,
     namespace: string,
     reference: ConfigReference,
     who: string,
-    key: Promise<Buffer>,
-  ): Promise<ReadObject> {
-    const id = `${reference.kind}/${namespace}/${reference.name}`;
-    const kept = this.objects.get(id);
+  ): Promise<ReadObject | ConfigObject | null> {
+    const kept = this.objects.get(objectId(reference.kind, namespace, reference.name));
     if (kept && this.options.watched?.()) return kept;
-    const object = await named(
+    return named(
       client.getResource<ConfigObject>(CONFIG_TYPES[reference.kind], namespace, reference.name),
       `${who} reads ${configTarget(reference)}`,
     );
-    const read: ReadObject = object
-      ? { resourceVersion: object.metadata.resourceVersion, values: valueDigests(await key, object) }
+  }
+
+  /** What was fetched, as digests of its values, kept while watched. */
+  private reading(
+    namespace: string,
+    reference: ConfigReference,
+    fetched: ReadObject | ConfigObject | null,
+    key: Buffer,
+  ): ReadObject {
+    if (fetched && 'values' in fetched) return fetched;
+    const read: ReadObject = fetched
+      ? { resourceVersion: fetched.metadata.resourceVersion, values: valueDigests(key, fetched) }
       : { values: null };
-    if (this.options.watched) this.objects.set(id, read);
+    if (this.options.watched) this.objects.set(objectId(reference.kind, namespace, reference.name), read);
     return read;
   }
 
@@ -182,6 +194,10 @@ function digestOf(key: Buffer, reference: ConfigReference, values: Map<string, s
 
 function hmac(key: Buffer, text: string): string {
   return createHmac('sha256', key).update(text).digest('hex');
+}
+
+function objectId(kind: ConfigKind, namespace: string, name: string): string {
+  return `${kind}/${namespace}/${name}`;
 }
 
 /** The request's error, with what it was for in front: one line that names the object. */

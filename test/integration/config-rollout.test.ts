@@ -72,7 +72,9 @@ describeWorkloads('the config the pods read, with apply', () => {
       immutable: true,
       metadata: { labels: { 'app.kubernetes.io/managed-by': 'webservice-controller' } },
     });
-    expect(templateDigest(namespace(), 'shop')).toMatch(/^[0-9a-f]{16}$/);
+    expect(templateDigest(namespace(), 'shop')).toMatch(
+      /^configmap\/files=[0-9a-f]{16},configmap\/settings=[0-9a-f]{16},secret\/db=[0-9a-f]{16}$/,
+    );
     expect(replicaSets(namespace(), 'shop')).toHaveLength(1);
   });
 
