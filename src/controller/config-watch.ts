@@ -18,6 +18,8 @@ export interface ConfigWatchOptions {
   /** null: every namespace. */
   namespace: string | null;
   idleTimeoutMs: number;
+  /** How long a kept reading stands without an event: a lost event costs at most this. */
+  maxAgeMs?: number;
   log: ReflectorOptions['log'];
   /** The WebServices whose config changed: to be looked at again. */
   changed(keys: string[]): void;
@@ -42,7 +44,11 @@ export class ConfigWatch {
     client: KubeApi,
     private readonly options: ConfigWatchOptions,
   ) {
-    this.reader = new ConfigReader(client, { makeKey: true, watched: () => this.synced() });
+    this.reader = new ConfigReader(client, {
+      makeKey: true,
+      watched: () => this.synced(),
+      maxAgeMs: options.maxAgeMs,
+    });
     this.reflectors = KINDS.map((kind) => this.reflector(client, kind));
   }
 

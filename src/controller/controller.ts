@@ -116,6 +116,9 @@ export class Controller {
     this.config = new ConfigWatch(client, {
       namespace: options.namespace,
       idleTimeoutMs: options.watchIdleTimeoutMs,
+      // A resync reads again what was read half a period ago or more: a watch event lost on the
+      // way delays a rollout by two resync periods at most.
+      maxAgeMs: options.resyncPeriodMs > 0 ? options.resyncPeriodMs / 2 : undefined,
       log: options.log,
       changed: (keys) => {
         for (const key of keys) this.queue.add(key);

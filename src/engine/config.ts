@@ -33,6 +33,8 @@ interface ConfigObject {
 /** One object as last read: its version and a keyed digest of each of its values (never the values). */
 interface ReadObject {
   resourceVersion?: string;
+  /** When it was read (options.now). */
+  readAt: number;
   /** null: it does not exist. */
   values: Map<string, string> | null;
 }
@@ -45,6 +47,13 @@ export interface ConfigReaderOptions {
    * is synced, and tells the reader of every change (`changed`). Unset: every pass reads.
    */
   watched?: () => boolean;
+  /**
+   * A kept reading is read again once this old, watched or not: a change whose event was lost
+   * (a proxy that dropped it) reaches the pods within this bound. Unset: kept until an event.
+   */
+  maxAgeMs?: number;
+  /** Milliseconds, for the age of a reading (a test's clock). */
+  now?: () => number;
 }
 
 export class ConfigReader {
@@ -101,6 +110,15 @@ export class ConfigReader {
     return true;
   }
 
+  private now(): number {
+    return (this.options.now ?? Date.now)();
+  }
+
+  private tooOld(read: ReadObject): boolean {
+    const { maxAgeMs } = this.options;
+    return maxAgeMs !== undefined && this.now() - read.readAt >= maxAgeMs;
+  }
+
   /** A kept reading (while watched), or the object as the server has it now (null: there is none). */
   private async fetch(
     client: KubeApi,
@@ -109,7 +127,7 @@ export class ConfigReader {
     who: string,
   ): Promise<ReadObject | ConfigObject | null> {
     const kept = this.objects.get(objectId(reference.kind, namespace, reference.name));
-    if (kept && this.options.watched?.()) return kept;
+    if (kept && this.options.watched?.() && !this.tooOld(kept)) return kept;
     return named(
       client.getResource<ConfigObject>(CONFIG_TYPES[reference.kind], namespace, reference.name),
       `${who} reads ${configTarget(reference)}`,
@@ -124,9 +142,10 @@ export class ConfigReader {
     key: Buffer,
   ): ReadObject {
     if (fetched && 'values' in fetched) return fetched;
+    const readAt = this.now();
     const read: ReadObject = fetched
-      ? { resourceVersion: fetched.metadata.resourceVersion, values: valueDigests(key, fetched) }
-      : { values: null };
+      ? { resourceVersion: fetched.metadata.resourceVersion, readAt, values: valueDigests(key, fetched) }
+      : { readAt, values: null };
     if (this.options.watched) this.objects.set(objectId(reference.kind, namespace, reference.name), read);
     return read;
   }

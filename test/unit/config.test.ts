@@ -236,4 +236,24 @@ describe('the digests of the config, in the shell', () => {
     await reader.statesFor(shop());
     expect(api.calls.slice(reads)).toEqual(['get secrets']);
   });
+
+  it('reads a kept object again once it is old: a lost event costs a bounded delay', async () => {
+    const api = new FakeApi({ others: objects() });
+    let now = 0;
+    const reader = new ConfigReader(api, { makeKey: true, watched: () => true, maxAgeMs: 300_000, now: () => now });
+    await reader.statesFor(shop());
+    const reads = api.requests.length;
+    now = 299_999;
+    await reader.statesFor(shop());
+    expect(api.requests.length).toBe(reads);
+    now = 300_000;
+    await reader.statesFor(shop());
+    // db, and the ConfigMaps settings, files and flags (missing: its absence is read again too).
+    expect(api.calls.slice(reads).sort()).toEqual([
+      'get configmaps',
+      'get configmaps',
+      'get configmaps',
+      'get secrets',
+    ]);
+  });
 });
