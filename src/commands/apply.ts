@@ -17,6 +17,7 @@ import { parseWait } from '../cli/duration';
 import { DryRunArgs, dryRunOption } from '../cli/dry-run';
 import { printDecisions } from './decisions';
 import {
+  CHILDREN_HELP,
   RequeueArgs,
   TargetArgs,
   gatherTarget,
@@ -37,8 +38,7 @@ const DEFAULT_WAIT = '5m';
 
 export const applyCommand: CommandModule<object, Args> = {
   command: 'apply [names..]',
-  describe:
-    'Reconcile WebServices: create, update or delete their children (the ConfigMap; with spec.workload, the Deployment and Service), finalize deletions, write status',
+  describe: `Reconcile WebServices: create, update or delete their children (${CHILDREN_HELP}), finalize deletions, write status`,
   builder: (yargs) =>
     dryRunOption(requeueOption(targetOptions(yargs, 'apply')))
       .option('filename', {

@@ -5,7 +5,7 @@ import { Deployment } from '../core/model';
 import { Observation, observe } from '../core/observe';
 import { Context } from '../cli/context';
 import { Cell } from '../print/output';
-import { TargetArgs, gatherTarget, observationsFromFile, printResults, targetOptions } from './shared';
+import { CHILDREN_HELP, TargetArgs, gatherTarget, observationsFromFile, printResults, targetOptions } from './shared';
 import { withContext } from '../cli/handler';
 
 interface Args extends TargetArgs {
@@ -14,8 +14,7 @@ interface Args extends TargetArgs {
 
 export const observeCommand: CommandModule<object, Args> = {
   command: 'observe [names..]',
-  describe:
-    'Show the desired state (spec) and the actual state (the children: the ConfigMap; with spec.workload, the Deployment and Service) of WebServices',
+  describe: `Show the desired state (spec) and the actual state (the children: ${CHILDREN_HELP}) of WebServices`,
   builder: (yargs) =>
     targetOptions(yargs, 'observe')
       .option('filename', {

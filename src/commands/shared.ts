@@ -124,6 +124,16 @@ function nameOf(item: unknown): string {
 const CHILD_KIND_NAMES = CHILD_KINDS.map((row) => row.kind);
 
 /**
+ * The children, for help texts, from the kind table: `the ConfigMap; as the spec asks, a
+ * Deployment, Service, … or HTTPRoute`. The first row is the one every WebService has.
+ */
+export const CHILDREN_HELP = ((first: string, rest: string[]) =>
+  `the ${first}; as the spec asks, a ${rest.slice(0, -1).join(', ')} or ${rest[rest.length - 1]}`)(
+  CHILD_KIND_NAMES[0],
+  CHILD_KIND_NAMES.slice(1),
+);
+
+/**
  * The observations in a -f file: raw objects (as kubectl get prints them, or as
  * {parent, children, related}) are observed; saved observations are taken as they are.
  */

@@ -1,5 +1,6 @@
 // The forms a kubectl user types: several NAMEs, TYPE/NAME, -A without --all, -l, -o name,
 // and kubectl's words for a command or a flag that does not exist.
+import { CHILD_KINDS } from '../../src/core/kinds';
 import {
   AuditWindow,
   applyYaml,
@@ -117,8 +118,12 @@ describe('usage errors in kubectl words, before any request', () => {
         '-A, --all-namespaces Every namespace instead of one (on a command that takes NAMEs, it implies --all)',
       );
     }
-    expect(help('apply')).toContain('(the ConfigMap; with spec.workload, the Deployment and Service)');
-    expect(help('observe')).toContain('(the children: the ConfigMap; with spec.workload, the Deployment and Service)');
+    // The children, from the kind table: every kind is named.
+    const children = `the ConfigMap; as the spec asks, a ${CHILD_KINDS.slice(1, -1)
+      .map((row) => row.kind)
+      .join(', ')} or HTTPRoute`;
+    expect(help('apply')).toContain(`(${children})`);
+    expect(help('observe')).toContain(`(the children: ${children})`);
   });
 });
 
