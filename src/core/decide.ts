@@ -1,7 +1,7 @@
 // decide: observation in, decision out. Pure and deterministic: no I/O, no clock.
 // A decision is a record (action, reason, target) plus the exact writes (ops) that
 // carry it out, so plan can print it, apply can execute it and tests can diff it.
-import { APPLIED_KINDS, CONFIG_MAP, DEPLOYMENT, childTarget } from './kinds';
+import { APPLIED_KINDS, CONFIG_MAP, DEPLOYMENT, childTarget, kindRow } from './kinds';
 import { ConfigMap, DEFAULT_REQUEUE_AFTER_SECONDS, FINALIZER, OwnerReference, childName } from './model';
 import { describeCycle } from './cycle';
 import { ChildFacts, Observation } from './observe';
@@ -114,10 +114,7 @@ export function decide(obs: Observation, options: DecideOptions = {}): Decision 
       target: acting[0].target,
       ...(changes.length > 0 ? { changes } : {}),
       ...rollout,
-      // Deletions first: the ConfigMap's workload marker goes only once the workload has.
-      ops: [...acting.filter((v) => v.state === 'unwanted'), ...acting.filter((v) => v.state !== 'unwanted')].flatMap(
-        (v) => v.ops,
-      ),
+      ops: inWriteOrder(acting).flatMap((v) => v.ops),
     });
   }
 
@@ -128,6 +125,28 @@ export function decide(obs: Observation, options: DecideOptions = {}): Decision 
     target: configMapTarget,
     ...rollout,
   });
+}
+
+/**
+ * Deletions first (the ConfigMap's workload marker goes only once the workload has; an
+ * autoscaler goes before the replica count is taken back from it), but for a child that another
+ * replaces, one of a kind that shares its condition (an HTTPRoute for an Ingress: Exposed): the
+ * new one is written first, so that traffic never finds neither.
+ */
+function inWriteOrder(acting: ChildVerdict[]): ChildVerdict[] {
+  const kindOf = (v: ChildVerdict) => {
+    const op = v.ops[0] as { kind?: string } | undefined;
+    return kindRow(op?.kind ?? CONFIG_MAP.kind);
+  };
+  const conditionOf = (v: ChildVerdict) => kindOf(v)?.condition?.type;
+  const writes = acting.filter((v) => v.state !== 'unwanted');
+  const written = new Set(writes.map(conditionOf).filter((type): type is string => type !== undefined));
+  const replaced = (v: ChildVerdict) => {
+    const type = conditionOf(v);
+    return v.state === 'unwanted' && type !== undefined && written.has(type);
+  };
+  const deletions = acting.filter((v) => v.state === 'unwanted' && !replaced(v));
+  return [...deletions, ...writes, ...acting.filter(replaced)];
 }
 
 /** What one child needs: nothing, a create, a patch, a delete; or it is someone else's. */

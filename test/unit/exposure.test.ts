@@ -356,3 +356,20 @@ describe('describe, where the HTTPRoute API is absent', () => {
     });
   });
 });
+
+describe('switching from an Ingress to an HTTPRoute', () => {
+  it('makes the route before it deletes the Ingress, so traffic never finds neither', () => {
+    const input = fixture('create-workload-expose-ingress');
+    // The first pass's children, as made: the ConfigMap (created) and the applied ones.
+    const made = decide(observe(input)).ops.flatMap((op, i) =>
+      op.op === 'createChild' || op.op === 'applyChild'
+        ? [{ ...op.object, metadata: { ...op.object.metadata, uid: `uid-${i}`, resourceVersion: '7' } }]
+        : [],
+    );
+    const expose = { host: 'shop.example.com', gateway: { name: 'public' } };
+    const switched = { ...input, parent: { ...input.parent, spec: { ...input.parent.spec, expose } }, children: made };
+    const ops = decide(observe(switched)).ops.map((op) => `${op.op} ${'kind' in op ? op.kind : 'ConfigMap'}`);
+    expect(ops).toContain('applyChild HTTPRoute');
+    expect(ops.indexOf('applyChild HTTPRoute')).toBeLessThan(ops.indexOf('deleteChild Ingress'));
+  });
+});
