@@ -68,6 +68,25 @@ describe('install -o yaml|json', () => {
       'Deployment',
     ]);
   });
+
+  it("--image is the controller's image; without --controller, or not an image reference, it is refused in one line", () => {
+    const offline = { env: { KUBECONFIG: '/nonexistent' } };
+    const image = 'registry.example.com/team/webservice-controller:v9.9.9';
+    const result = plugin(['install', '--controller', '--image', image, '-o', 'json'], offline);
+    expect(result.stderr).toBe('');
+    const deployment = JSON.parse(result.stdout).items.find((o: any) => o.kind === 'Deployment');
+    expect(deployment.spec.template.spec.containers.map((c: any) => c.image)).toEqual([image]);
+
+    const alone = plugin(['install', '--image', image], offline);
+    expect([alone.status, alone.stdout, alone.stderr]).toEqual([
+      1,
+      '',
+      "error: --image is the controller's image: give it with --controller; nothing was changed\n",
+    ]);
+    const bad = plugin(['install', '--controller', '--image', 'nginx; rm -rf /'], offline);
+    expect(bad.status).toBe(1);
+    expect(bad.stderr).toMatch(/^error: --image must be an image reference such as .*, got "nginx; rm -rf \/"\n$/);
+  });
 });
 
 describe('install', () => {
