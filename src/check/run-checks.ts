@@ -10,13 +10,14 @@ import { absentKinds } from '../kube/discovery';
 import { configReferences } from '../core/config';
 import { ForbiddenError, LEADER_FENCE_POLICY } from '../kube/errors';
 import type { KubeClient, KubeObject } from '../kube/client';
-import { CRD_NAME, VERSION_LABEL } from '../install/manifests';
+import { CRD_NAME, VERSION_LABEL, isPlaceholderImage } from '../install/manifests';
 import { Access, COMMANDS, COMMAND_ACCESS, CONFIG_ACCESS, WORKLOAD_ACCESS, accessKey } from './access';
 import { WorkersObservation, parseMetrics, workersVerdict } from './workers';
 import {
   CheckResult,
   CrdObservation,
   FenceObservation,
+  InstalledController,
   LabelledObject,
   LeaseObservation,
   OrphanKind,
@@ -65,7 +66,11 @@ export async function runChecks(client: KubeClient, options: CheckOptions): Prom
   );
   const where = `${options.lease.namespace}/${options.lease.name}`;
   const lease = await observeLease(client, options).catch((err: Error) => err);
-  results.push(lease instanceof Error ? failed('controller', lease) : controllerVerdict(where, lease, options.now()));
+  results.push(
+    lease instanceof Error
+      ? failed('controller', lease)
+      : controllerVerdict(where, lease, options.now(), await installedController(client, options.lease, lease)),
+  );
   if (!(lease instanceof Error) && lease.kind === 'read' && lease.lease?.spec?.holderIdentity) {
     results.push(
       ...(await guarded(['leader-fence'], async () => [
@@ -172,6 +177,39 @@ async function observeLease(client: KubeClient, options: CheckOptions): Promise<
     throw err;
   }
 }
+
+/**
+ * When no controller holds the Lease: the controller's Deployment, which every way of
+ * installing it names as its Lease (deploy/, the chart), if it is there and may be read.
+ */
+async function installedController(
+  client: KubeClient,
+  where: { namespace: string; name: string },
+  lease: LeaseObservation,
+): Promise<InstalledController | undefined> {
+  if (lease.kind === 'read' && lease.lease?.spec?.holderIdentity) return undefined;
+  const child = await client.getChild(DEPLOYMENT, where.namespace, where.name).catch((err: Error) => {
+    if (err instanceof ForbiddenError) return null;
+    throw err;
+  });
+  if (!child) return undefined;
+  const deployment = child as Deployment;
+  const annotations = deployment.metadata.annotations ?? {};
+  const release = annotations[HELM_RELEASE_NAME];
+  const image = deployment.spec?.template?.spec?.containers?.[0]?.image;
+  return {
+    where: `${where.namespace}/${where.name}`,
+    replicas: deployment.spec?.replicas ?? 1,
+    ready: deployment.status?.readyReplicas ?? 0,
+    ...(image ? { image } : {}),
+    placeholderImage: image !== undefined && isPlaceholderImage(image),
+    ...(release ? { helmRelease: `${annotations[HELM_RELEASE_NAMESPACE] ?? where.namespace}/${release}` } : {}),
+  };
+}
+
+/** The annotations Helm puts on every object of a release. */
+const HELM_RELEASE_NAME = 'meta.helm.sh/release-name';
+const HELM_RELEASE_NAMESPACE = 'meta.helm.sh/release-namespace';
 
 /** The fence's policy and binding; the binding's paramRef says which Lease it follows. */
 async function observeFence(client: KubeClient): Promise<FenceObservation> {

@@ -206,7 +206,28 @@ export function accessVerdict(
 
 export type LeaseObservation = { kind: 'read'; lease: Lease | null } | { kind: 'forbidden'; message: string };
 
-export function controllerVerdict(where: string, observed: LeaseObservation, now: Date): CheckResult {
+/**
+ * The controller's Deployment (what install --controller, the chart, kustomize and deploy/
+ * make), read when no controller holds the Lease: it is installed, and yet nothing leads.
+ */
+export interface InstalledController {
+  /** NAMESPACE/NAME. */
+  where: string;
+  replicas: number;
+  ready: number;
+  image?: string;
+  /** Its image is deploy/'s placeholder, which no registry serves. */
+  placeholderImage: boolean;
+  /** NAMESPACE/NAME of the Helm release that made it (its meta.helm.sh annotations), if one did. */
+  helmRelease?: string;
+}
+
+export function controllerVerdict(
+  where: string,
+  observed: LeaseObservation,
+  now: Date,
+  installed?: InstalledController,
+): CheckResult {
   const noController = {
     check: 'controller',
     status: 'warn' as const,
@@ -215,29 +236,25 @@ export function controllerVerdict(where: string, observed: LeaseObservation, now
       'to keep WebServices reconciled, kubectl webservice install --controller',
   };
   if (observed.kind === 'forbidden') {
-    return {
-      ...noController,
-      message: `cannot tell whether a controller runs: the Lease ${where} cannot be read (${observed.message})`,
-    };
+    const message = `cannot tell whether a controller runs: the Lease ${where} cannot be read (${observed.message})`;
+    return installed ? installedVerdict(message, installed) : { ...noController, message };
   }
   const { lease } = observed;
   // A run without --leader-elect holds no Lease, so it may run unseen: say what was looked for.
   const unelected =
     'a kubectl webservice run without --leader-elect holds no Lease, so check cannot see it (with --leader-elect it can); ';
   if (!lease) {
-    return {
-      ...noController,
-      message: `no elected controller: there is no Lease ${where}`,
-      hint: `${unelected}${noController.hint}`,
-    };
+    const message = `no elected controller: there is no Lease ${where}`;
+    return installed
+      ? installedVerdict(message, installed)
+      : { ...noController, message, hint: `${unelected}${noController.hint}` };
   }
   const holder = lease.spec?.holderIdentity;
   if (!holder) {
-    return {
-      ...noController,
-      message: `no elected controller holds the Lease ${where} (the last one let it go)`,
-      hint: `${unelected}${noController.hint}`,
-    };
+    const message = `no elected controller holds the Lease ${where} (the last one let it go)`;
+    return installed
+      ? installedVerdict(message, installed)
+      : { ...noController, message, hint: `${unelected}${noController.hint}` };
   }
   const renewed = Date.parse(lease.spec?.renewTime ?? lease.spec?.acquireTime ?? '');
   const durationSeconds = lease.spec?.leaseDurationSeconds ?? 15;
@@ -257,6 +274,30 @@ export function controllerVerdict(where: string, observed: LeaseObservation, now
     check: 'controller',
     status: 'ok',
     message: `a controller (${holder}) holds the Lease ${where}, renewed ${shortDuration(Math.max(0, ageMs))} ago`,
+  };
+}
+
+/**
+ * No controller leads, but one is installed: say so, with its replicas, and what to look at,
+ * rather than advise installing one.
+ */
+function installedVerdict(leaseMessage: string, installed: InstalledController): CheckResult {
+  const [namespace, name] = installed.where.split('/');
+  const origin = installed.helmRelease ? ` (Helm release ${installed.helmRelease})` : '';
+  const look = `kubectl -n ${namespace} get pods -l app.kubernetes.io/name=${name}; kubectl -n ${namespace} logs deployment/${name}`;
+  const [releaseNamespace, release] = (installed.helmRelease ?? '').split('/');
+  const setImage = installed.helmRelease
+    ? `helm upgrade ${release} -n ${releaseNamespace} --reuse-values --set image.repository=REPOSITORY,image.tag=TAG`
+    : 'kubectl webservice install --controller --image IMAGE';
+  return {
+    check: 'controller',
+    status: 'warn',
+    message:
+      `${leaseMessage}, though the controller Deployment ${installed.where}${origin} is installed ` +
+      `with ${installed.ready}/${installed.replicas} replicas ready`,
+    hint: installed.placeholderImage
+      ? `its image ${installed.image} is the placeholder of deploy/, which no registry serves: build one from deploy/Dockerfile and set it: ${setImage}`
+      : look,
   };
 }
 

@@ -7,11 +7,13 @@ import { DryRunArgs, dryRunOption, dryRunSuffix } from '../cli/dry-run';
 import { withContext } from '../cli/handler';
 import type { InstallResult } from '../install/installer';
 import type { KubeObject } from '../kube/client';
+import { UserError } from '../kube/errors';
 import { PLUGIN_VERSION } from '../version';
 
 interface Args extends DryRunArgs {
   rbac: boolean;
   controller: boolean;
+  image?: string;
   timeout: string;
 }
 
@@ -32,16 +34,31 @@ export const installCommand: CommandModule<object, Args> = {
         describe:
           'Also the controller (kubectl webservice run) in webservice-system: namespace, RBAC, leader fence, Deployment',
       })
+      .option('image', {
+        type: 'string',
+        describe:
+          "With --controller: the controller's image, built from deploy/Dockerfile (the bundled one is a placeholder)",
+      })
       .option('timeout', { type: 'string', default: '1m', describe: 'How long to wait for the CRD to be Established' })
       .example('$0 install', 'install or upgrade the CRD; a second run changes nothing')
+      .example('$0 install --controller --image registry.example.com/webservice-controller:v0.1.0', 'with your image')
       .example('$0 install --rbac --controller --dry-run=server', 'what would change, checked by the API server')
       .example('$0 install -o yaml | kubectl apply -f -', 'print the manifests instead, for another tool to apply'),
   handler: withContext<Args>(async (ctx, args) => {
     const timeoutMs = parseDuration(args.timeout, '--timeout') * 1000;
-    const { bundledManifests, displayName } = await import('../install/manifests');
-    const objects = bundledManifests({ rbac: args.rbac, controller: args.controller });
+    const { bundledManifests, checkImage, controllerImage, displayName } = await import('../install/manifests');
+    if (args.image !== undefined && !args.controller)
+      throw new UserError("--image is the controller's image: give it with --controller; nothing was changed");
+    const image = args.image === undefined ? undefined : checkImage(args.image);
+    const objects = bundledManifests({ rbac: args.rbac, controller: args.controller, image });
     // -o json|yaml prints the manifests instead of applying them: no cluster needed.
     if (ctx.out.machine) return ctx.out.documents(objects);
+    if (args.controller && image === undefined) {
+      ctx.out.progress(
+        `warning: the controller's image ${controllerImage(objects)} is a placeholder: ` +
+          'build one from deploy/Dockerfile and pass it with --image',
+      );
+    }
     const { install } = await import('../install/installer');
     const results = await install(await ctx.client(), objects, {
       dryRun: ctx.dryRun,

@@ -78,3 +78,14 @@ export function isOurs(
 ): boolean {
   return child.metadata.labels?.[MANAGED_BY_LABEL] === MANAGED_BY_VALUE && isControlledBy(child, parentUid);
 }
+
+/**
+ * The ownerReferences an object keeps once the WebService of this uid lets it go, as
+ * `kubectl delete --cascade=orphan` leaves it: every reference but that one, in order.
+ */
+export function ownerReferencesWithout(
+  object: { metadata: { ownerReferences?: OwnerReference[] } },
+  parentUid: string,
+): OwnerReference[] {
+  return (object.metadata.ownerReferences ?? []).filter((ref) => ref.uid !== parentUid);
+}

@@ -7,6 +7,7 @@ import { mapBounded } from '../engine/reconcile';
 import { retryOnConflict, sleep } from '../engine/retry';
 import { KubeError, UserError, ignoreNotFound, orNull } from '../kube/errors';
 import type { CustomResourceDefinition, DryRun, KubeClient, KubeObject } from '../kube/client';
+import { App, AppSummary, appsOf, describeApps, releaseChildren, summarize } from './apps';
 import { containedIn, crdVersionState } from './compare';
 import { VERSION_LABEL, displayName, installedVersion, isCrd } from './manifests';
 
@@ -124,9 +125,18 @@ interface UninstallResult {
   action: UninstallAction;
 }
 
+/**
+ * What becomes of what the WebServices run. background: it goes with them (only with
+ * --force); orphan: the WebServices go, and their children stay, running, without our
+ * ownerReference, as `kubectl delete --cascade=orphan` leaves them.
+ */
+export type Cascade = 'background' | 'orphan';
+
 export interface UninstallOptions {
+  /** With cascade background: uninstall although WebServices exist, deleting them and all they run. */
   force: boolean;
-  /** client: read and report, delete nothing; server: every delete a server-side dry run. */
+  cascade: Cascade;
+  /** client: read and report, write nothing; server: every write a server-side dry run. */
   dryRun: DryRun;
   /** Wait until every deleted object is gone; 0 returns at once. */
   timeoutMs: number;
@@ -134,16 +144,22 @@ export interface UninstallOptions {
 
 export interface UninstallReport {
   results: UninstallResult[];
-  /** WebServices that went (or, in a dry run, would go) with the CRD. */
+  cascade: Cascade;
+  /** The WebServices that went (or, in a dry run, would go), each with its children: deleted with it, or orphaned. */
+  apps: AppSummary[];
+  /** WebServices that went (or, in a dry run, would go) with the CRD, children and all. */
   webServicesLost: number;
-  /** Our finalizer removed from this many, so the CRD's deletion cannot hang on it. */
+  /** Our finalizer removed from this many, so neither the CRD's deletion nor theirs waits on it. */
   finalizersRemoved: number;
 }
 
 /**
  * Deletes every bundled object that exists, the controller first (so it stops writing) and
- * the CRD last. While WebServices exist it refuses, unless forced: then our finalizer is
- * taken off each (with a resourceVersion precondition), and the CRD's deletion takes them.
+ * the CRD last. While WebServices exist it refuses, naming them and their children, unless
+ * told what becomes of them. Forced: our finalizer is taken off each (with a resourceVersion
+ * precondition), and the CRD's deletion takes them and the garbage collector their children.
+ * Orphaned: each child loses the WebService's ownerReference, then each WebService loses our
+ * finalizer and is deleted with propagationPolicy Orphan; once they are gone, the CRD goes.
  */
 export async function uninstall(
   client: KubeClient,
@@ -153,13 +169,11 @@ export async function uninstall(
   const live = await readLive(client, objects);
   const crdIndex = objects.findIndex(isCrd);
   const webServices = crdIndex >= 0 && live[crdIndex] ? await webServicesLeft(client) : [];
-  if (webServices.length > 0 && !options.force) {
-    throw new UserError(
-      `${countOf(webServices.length, 'WebService')} exist${webServices.length === 1 ? 's' : ''} in ` +
-        `${countOf(new Set(webServices.map((ws) => ws.metadata.namespace)).size, 'namespace')}, and deleting the CRD ` +
-        'deletes them all: delete them first, or pass --force to lose them; nothing was changed',
-    );
+  let apps = webServices.length > 0 ? await appsOf(client, webServices) : [];
+  if (apps.length > 0 && options.cascade === 'background' && !options.force) {
+    throw new UserError(uninstallRefusal(apps));
   }
+  const deadline = Date.now() + options.timeoutMs;
   const order = objects.map((object, i) => ({ object, current: live[i] })).reverse();
   const results: UninstallResult[] = [];
   let finalizersRemoved = 0;
@@ -168,7 +182,17 @@ export async function uninstall(
       results.push({ object, action: 'not found' });
       continue;
     }
-    if (isCrd(object) && options.dryRun === 'none') finalizersRemoved += await removeOurFinalizers(client, webServices);
+    if (isCrd(object) && apps.length > 0) {
+      if (options.cascade === 'orphan') {
+        const orphaned = await orphanApps(client, apps, options);
+        apps = orphaned.apps;
+        finalizersRemoved += orphaned.finalizersRemoved;
+        if (options.dryRun === 'none' && options.timeoutMs > 0)
+          await waitWebServicesGone(client, apps, deadline, options);
+      } else if (options.dryRun === 'none') {
+        finalizersRemoved += await removeOurFinalizers(client, webServices);
+      }
+    }
     const deleted =
       options.dryRun === 'client' ||
       (await client.deleteObject(object, { uid: current.metadata.uid, dryRun: options.dryRun === 'server' }));
@@ -181,7 +205,87 @@ export async function uninstall(
       options,
     );
   }
-  return { results, webServicesLost: webServices.length, finalizersRemoved };
+  const webServicesLost = options.cascade === 'orphan' ? 0 : webServices.length;
+  return { results, cascade: options.cascade, apps: apps.map(summarize), webServicesLost, finalizersRemoved };
+}
+
+/** Why uninstall will not go on while WebServices exist: what would be lost, and the two ways on. */
+export function uninstallRefusal(apps: App[]): string {
+  const namespaces = new Set(apps.map((app) => app.webService.metadata.namespace)).size;
+  const children = apps.reduce((n, app) => n + app.children.length, 0);
+  return (
+    `${countOf(apps.length, 'WebService')} exist${apps.length === 1 ? 's' : ''} in ${countOf(namespaces, 'namespace')}, ` +
+    `and deleting the CRD deletes ${apps.length === 1 ? 'it' : 'them all'} and ${countOf(children, 'child', 'children')} ` +
+    `with ${apps.length === 1 ? 'it' : 'them'}: ${describeApps(apps)}. ` +
+    'Delete them first, or pass --cascade=orphan to keep their children running without them, ' +
+    'or --force to delete the children too; nothing was changed'
+  );
+}
+
+/** How many orphan passes look again for WebServices made meanwhile (by someone still applying). */
+const ORPHAN_ROUNDS = 3;
+
+/**
+ * Lets each app go: its children lose the WebService's ownerReference, the WebService loses
+ * our finalizer (so no finalize deletes anything) and is deleted, Orphan. Then it looks again,
+ * for a WebService made meanwhile, which the CRD's deletion would otherwise take with its
+ * children. A client dry run writes nothing and reports the apps as they are.
+ */
+async function orphanApps(
+  client: KubeClient,
+  apps: App[],
+  options: UninstallOptions,
+): Promise<{ apps: App[]; finalizersRemoved: number }> {
+  if (options.dryRun === 'client') return { apps, finalizersRemoved: 0 };
+  const handled = new Set<string>();
+  const orphaned: App[] = [];
+  let finalizersRemoved = 0;
+  let next = apps;
+  for (let round = 0; round < ORPHAN_ROUNDS && next.length > 0; round++) {
+    const removed = await mapBounded(next, 4, async (app) => {
+      const { namespace = '', name, uid = '' } = app.webService.metadata;
+      await releaseChildren(client, app);
+      const finalizer = await removeFinalizer(client, app.webService);
+      await client.deleteWebService(namespace, name, { uid, propagationPolicy: 'Orphan' });
+      return finalizer;
+    });
+    finalizersRemoved += removed.filter(Boolean).length;
+    for (const app of next) handled.add(app.webService.metadata.uid ?? '');
+    orphaned.push(...next);
+    // A server dry run deleted nothing: every WebService is still there, and already handled.
+    const fresh = (await webServicesLeft(client)).filter(
+      (ws) => !handled.has(ws.metadata.uid ?? '') && !ws.metadata.deletionTimestamp,
+    );
+    next = fresh.length > 0 ? await appsOf(client, fresh) : [];
+  }
+  return { apps: orphaned, finalizersRemoved };
+}
+
+/**
+ * Waits until the orphaned WebServices are gone: the garbage collector takes its orphan
+ * finalizer off each once no object references it. The CRD is deleted only then, so its
+ * deletion never meets one of them and cascades.
+ */
+async function waitWebServicesGone(
+  client: KubeClient,
+  apps: App[],
+  deadline: number,
+  options: UninstallOptions,
+): Promise<void> {
+  const uids = new Set(apps.map((app) => app.webService.metadata.uid));
+  for (;;) {
+    const left = (await webServicesLeft(client)).filter((ws) => uids.has(ws.metadata.uid));
+    if (left.length === 0) return;
+    if (Date.now() > deadline) {
+      const finalizers = [...new Set(left.flatMap((ws) => ws.metadata.finalizers ?? []))];
+      throw new UserError(
+        `${countOf(left.length, 'WebService')} still being deleted after ${options.timeoutMs / 1000}s` +
+          (finalizers.length > 0 ? `, held by finalizers ${finalizers.join(', ')}` : '') +
+          '; their children are orphaned already, and the CRD is left until they are gone: run uninstall --cascade=orphan again',
+      );
+    }
+    await sleep(POLL_MS * 2);
+  }
 }
 
 /** One GET after another: a handful of objects, over one kept-alive connection. */
@@ -259,6 +363,6 @@ async function removeFinalizer(client: KubeClient, ws: WebService): Promise<bool
   });
 }
 
-function countOf(n: number, noun: string): string {
-  return `${n} ${noun}${n === 1 ? '' : 's'}`;
+function countOf(n: number, noun: string, plural = `${noun}s`): string {
+  return `${n} ${n === 1 ? noun : plural}`;
 }

@@ -648,6 +648,34 @@ export class KubeClient {
     });
   }
 
+  /**
+   * Deletes the WebService of this uid (never a same-named successor). Orphan, as
+   * `kubectl delete --cascade=orphan`: the garbage collector takes this WebService's
+   * ownerReference off whatever still carries it, and deletes none of it. False when it was
+   * already gone.
+   */
+  async deleteWebService(
+    namespace: string,
+    name: string,
+    options: { uid: string; propagationPolicy: 'Orphan' },
+  ): Promise<boolean> {
+    const deleted = this.write('delete', PLURAL, {
+      method: 'DELETE',
+      path: wsPath(namespace, name),
+      body: {
+        kind: 'DeleteOptions',
+        apiVersion: 'v1',
+        propagationPolicy: options.propagationPolicy,
+        preconditions: { uid: options.uid },
+      },
+      what: `${RESOURCE} "${name}"`,
+    });
+    return ignoreNotFound(
+      deleted.then(() => true),
+      false,
+    );
+  }
+
   patchWebServiceStatus(namespace: string, name: string, patch: StatusPatch): Promise<WebService> {
     return this.write('patch', `${PLURAL}/status`, {
       method: 'PATCH',

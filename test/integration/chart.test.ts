@@ -217,6 +217,16 @@ describe('the Helm chart', () => {
       expect(check.stdout).toMatch(/✓ the CRD webservices\.apps\.labhub\.io is installed, Established, at version /);
       expect(check.stdout).toMatch(/, 0 failed$/m);
       expect(check.status).toBe(0);
+      // The chart's controller is installed, but on this plane its pods never run, so nothing
+      // holds the Lease: check names the Deployment and its placeholder image, and does not
+      // advise installing a controller.
+      expect(check.stdout).toContain(
+        `‼ no elected controller: there is no Lease ${SYSTEM}/${NAME}, though the controller Deployment ${SYSTEM}/${NAME} ` +
+          `(Helm release default/${RELEASE}) is installed with 0/2 replicas ready\n` +
+          `    hint: its image labhub/webservice-controller:v${PACKAGE_VERSION} is the placeholder of deploy/, which no registry serves: ` +
+          `build one from deploy/Dockerfile and set it: helm upgrade ${RELEASE} -n default --reuse-values --set image.repository=REPOSITORY,image.tag=TAG\n`,
+      );
+      expect(check.stdout).not.toContain('install --controller');
 
       const uninstalled = helm(['uninstall', RELEASE, '--namespace', 'default', '--wait', '--timeout', '2m']);
       expect(uninstalled.stderr.split('\n').filter((l) => l && !/found symbolic link/.test(l))).toEqual([]);

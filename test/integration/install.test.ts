@@ -68,6 +68,25 @@ describe('install -o yaml|json', () => {
       'Deployment',
     ]);
   });
+
+  it("--image is the controller's image; without --controller, or not an image reference, it is refused in one line", () => {
+    const offline = { env: { KUBECONFIG: '/nonexistent' } };
+    const image = 'registry.example.com/team/webservice-controller:v9.9.9';
+    const result = plugin(['install', '--controller', '--image', image, '-o', 'json'], offline);
+    expect(result.stderr).toBe('');
+    const deployment = JSON.parse(result.stdout).items.find((o: any) => o.kind === 'Deployment');
+    expect(deployment.spec.template.spec.containers.map((c: any) => c.image)).toEqual([image]);
+
+    const alone = plugin(['install', '--image', image], offline);
+    expect([alone.status, alone.stdout, alone.stderr]).toEqual([
+      1,
+      '',
+      "error: --image is the controller's image: give it with --controller; nothing was changed\n",
+    ]);
+    const bad = plugin(['install', '--controller', '--image', 'nginx; rm -rf /'], offline);
+    expect(bad.status).toBe(1);
+    expect(bad.stderr).toMatch(/^error: --image must be an image reference such as .*, got "nginx; rm -rf \/"\n$/);
+  });
 });
 
 describe('install', () => {
@@ -177,17 +196,21 @@ describe('install', () => {
 describe('uninstall', () => {
   useLegacyWebServices(ns);
 
-  it('refuses while WebServices exist, says how many would be lost, and changes nothing', async () => {
+  it('refuses while WebServices exist, says how many would be lost and names them with their children, and changes nothing', async () => {
     const total = getJson(['get', 'webservices', '-A']).items.length;
     expect(total).toBeGreaterThanOrEqual(2);
     audit.mark();
     const result = plugin(['uninstall']);
     expect(result.status).toBe(1);
-    const [, count] =
-      /^error: (\d+) WebServices exist in \d+ namespaces?, and deleting the CRD deletes them all: delete them first, or pass --force to lose them; nothing was changed\n$/.exec(
+    const [, count, named] =
+      /^error: (\d+) WebServices exist in \d+ namespaces?, and deleting the CRD deletes them all and \d+ child(?:ren)? with them: (.+)\. Delete them first, or pass --cascade=orphan to keep their children running without them, or --force to delete the children too; nothing was changed\n$/.exec(
         result.stderr,
       ) ?? [];
     expect(Number(count)).toBeGreaterThanOrEqual(2);
+    // Ten are named, each with its children, and the rest counted (uninstall.test.ts has the exact text).
+    expect(named).toMatch(
+      /^[a-z0-9-]+\/[a-z0-9.-]+( \([^)]*\))?(, [a-z0-9-]+\/[a-z0-9.-]+( \([^)]*\))?)*( and \d+ more)?$/,
+    );
     expect((await audit.pluginRequests()).filter((e) => MUTATING.has(e.verb))).toEqual([]);
     expect(tryGetJson(['get', 'crd', CRD])).not.toBeNull();
     expect(getJson(['get', 'webservice', 'kept', '-n', ns()]).metadata.finalizers).toEqual([FINALIZER]);

@@ -176,6 +176,51 @@ describe('controller', () => {
     );
     expect(controllerVerdict('a/b', { kind: 'forbidden', message: 'no' }, NOW).status).toBe('warn');
   });
+
+  it('names the installed controller, rather than advise installing one, when it holds no Lease', () => {
+    const where = 'webservice-system/webservice-controller';
+    const chart = {
+      where,
+      replicas: 2,
+      ready: 0,
+      image: 'labhub/webservice-controller:v0.1.0',
+      placeholderImage: true,
+      helmRelease: 'default/webservice-controller',
+    };
+    for (const observed of [
+      { kind: 'read' as const, lease: null },
+      { kind: 'read' as const, lease: lease('2026-11-30T11:59:59Z', '') },
+      { kind: 'forbidden' as const, message: 'no' },
+    ]) {
+      const verdict = controllerVerdict(where, observed, NOW, chart);
+      expect(verdict).toMatchObject({
+        check: 'controller',
+        status: 'warn',
+        message: expect.stringMatching(
+          /, though the controller Deployment webservice-system\/webservice-controller \(Helm release default\/webservice-controller\) is installed with 0\/2 replicas ready$/,
+        ),
+        hint:
+          'its image labhub/webservice-controller:v0.1.0 is the placeholder of deploy/, which no registry serves: ' +
+          'build one from deploy/Dockerfile and set it: helm upgrade webservice-controller -n default --reuse-values ' +
+          '--set image.repository=REPOSITORY,image.tag=TAG',
+      });
+      expect(verdict.hint).not.toContain('install --controller');
+    }
+    const installed = { where, replicas: 2, ready: 1, image: 'registry.example.com/wsc:v1', placeholderImage: false };
+    expect(controllerVerdict(where, { kind: 'read', lease: null }, NOW, installed)).toEqual({
+      check: 'controller',
+      status: 'warn',
+      message: `no elected controller: there is no Lease ${where}, though the controller Deployment ${where} is installed with 1/2 replicas ready`,
+      hint: 'kubectl -n webservice-system get pods -l app.kubernetes.io/name=webservice-controller; kubectl -n webservice-system logs deployment/webservice-controller',
+    });
+    expect(
+      controllerVerdict(where, { kind: 'read', lease: null }, NOW, { ...installed, placeholderImage: true }).hint,
+    ).toContain('set it: kubectl webservice install --controller --image IMAGE');
+    // A controller that holds the Lease is judged by the Lease alone.
+    expect(
+      controllerVerdict(where, { kind: 'read', lease: lease('2026-11-30T11:59:57Z') }, NOW, installed).status,
+    ).toBe('ok');
+  });
 });
 
 describe('the leader fence', () => {

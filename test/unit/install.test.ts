@@ -8,7 +8,10 @@ import {
   VERSION_LABEL,
   allBundledManifests,
   bundledManifests,
+  checkImage,
+  controllerImage,
   displayName,
+  isPlaceholderImage,
   isCrd,
 } from '../../src/install/manifests';
 import { toYamlStream } from '../../src/print/output';
@@ -130,6 +133,47 @@ describe('the bundled manifests', () => {
     expect(displayName(crd)).toBe(`customresourcedefinition.apiextensions.k8s.io/${CRD_NAME}`);
     expect(displayName(role)).toBe('clusterrole.rbac.authorization.k8s.io/webservice-reconciler');
     expect(displayName(bundledManifests({ controller: true })[1])).toBe('namespace/webservice-system');
+  });
+
+  it("with --image, run that image in the controller's Deployment and change nothing else", () => {
+    const image = 'registry.example.com/team/webservice-controller:v1.2.3';
+    const placeholder = bundledManifests({ controller: true });
+    const mine = bundledManifests({ controller: true, image });
+    expect(controllerImage(placeholder)).toBe(
+      fromRepo('deploy/20-deployment.yaml')[0].spec.template.spec.containers[0].image,
+    );
+    expect(controllerImage(mine)).toBe(image);
+    const deployment = mine[mine.length - 1] as any;
+    expect(deployment.spec.template.spec.containers.map((c: { image: string }) => c.image)).toEqual([image]);
+    // Only the image differs, and the placeholder objects are left as they were.
+    deployment.spec.template.spec.containers[0].image = controllerImage(placeholder);
+    expect(mine).toEqual(placeholder);
+    expect(controllerImage(bundledManifests({ controller: true }))).not.toBe(image);
+  });
+
+  it("know deploy/'s placeholder image at any tag, and no other", () => {
+    const placeholder = controllerImage(bundledManifests({ controller: true }))!;
+    const repository = placeholder.split(':')[0];
+    for (const image of [placeholder, `${repository}:v9.9.9`, repository, `${repository}@sha256:${'b'.repeat(64)}`]) {
+      expect([image, isPlaceholderImage(image)]).toEqual([image, true]);
+    }
+    for (const image of [
+      'registry.example.com/webservice-controller:v0.1.0',
+      `${repository}-fork:v1`,
+      'localhost:5000/x',
+    ]) {
+      expect([image, isPlaceholderImage(image)]).toEqual([image, false]);
+    }
+  });
+
+  it('refuse an --image that is not an image reference, in one line', () => {
+    for (const good of ['nginx', 'registry.example.com:5000/a/b:v1', `r.example.com/c@sha256:${'a'.repeat(64)}`]) {
+      expect(checkImage(good)).toBe(good);
+    }
+    for (const bad of ['', ' nginx', 'nginx:1 ; rm -rf /', '-v', 'a'.repeat(256)]) {
+      expect(() => checkImage(bad)).toThrow(/^--image must be an image reference such as [^\n]*$/);
+      expect(() => checkImage(bad)).toThrow(`, got "${bad}"`);
+    }
   });
 });
 
