@@ -58,6 +58,8 @@ export interface ConfigReaderOptions {
 
 export class ConfigReader {
   private readonly keys = new Map<string, Promise<Buffer>>();
+  /** The resourceVersion of each namespace's key as read or made: its own watch event changes nothing. */
+  private readonly keyVersions = new Map<string, string>();
   private readonly objects = new Map<string, ReadObject>();
 
   constructor(
@@ -97,8 +99,10 @@ export class ConfigReader {
    */
   changed(kind: ConfigKind, namespace: string, name: string, resourceVersion: string | undefined): boolean {
     if (kind === 'Secret' && name === CONFIG_KEY_SECRET) {
+      if (resourceVersion !== undefined && this.keyVersions.get(namespace) === resourceVersion) return false;
       const had = this.keys.has(namespace);
       this.keys.delete(namespace);
+      this.keyVersions.delete(namespace);
       for (const id of this.objects.keys()) if (id.split('/')[1] === namespace) this.objects.delete(id);
       return had;
     }
@@ -158,7 +162,10 @@ export class ConfigReader {
       key = named(
         readOrMakeKey(client, namespace, make),
         `${who} reads config, whose digests need secret/${CONFIG_KEY_SECRET}`,
-      );
+      ).then(({ secret, resourceVersion }) => {
+        if (resourceVersion !== undefined) this.keyVersions.set(namespace, resourceVersion);
+        return secret;
+      });
       this.keys.set(namespace, key);
       key.catch(() => this.keys.delete(namespace));
     }
@@ -166,12 +173,22 @@ export class ConfigReader {
   }
 }
 
-async function readOrMakeKey(client: KubeApi, namespace: string, make: boolean): Promise<Buffer> {
+interface Key {
+  secret: Buffer;
+  /** Unset for a key made for a reader alone, which no watch reports. */
+  resourceVersion?: string;
+}
+
+async function readOrMakeKey(client: KubeApi, namespace: string, make: boolean): Promise<Key> {
   const type = CONFIG_TYPES.Secret;
-  const found = await client.getResource<ConfigObject>(type, namespace, CONFIG_KEY_SECRET);
-  if (found?.data?.[KEY_FIELD]) return Buffer.from(found.data[KEY_FIELD], 'base64');
+  const asKey = (object: ConfigObject | null): Key | null =>
+    object?.data?.[KEY_FIELD]
+      ? { secret: Buffer.from(object.data[KEY_FIELD], 'base64'), resourceVersion: object.metadata.resourceVersion }
+      : null;
+  const found = asKey(await client.getResource<ConfigObject>(type, namespace, CONFIG_KEY_SECRET));
+  if (found) return found;
   const fresh = randomBytes(KEY_BYTES);
-  if (!make) return fresh;
+  if (!make) return { secret: fresh };
   const secret = {
     apiVersion: 'v1',
     kind: 'Secret',
@@ -181,14 +198,14 @@ async function readOrMakeKey(client: KubeApi, namespace: string, make: boolean):
     data: { [KEY_FIELD]: fresh.toString('base64') },
   };
   try {
-    await client.createResource(type, namespace, secret);
-    return fresh;
+    const made = await client.createResource(type, namespace, secret);
+    return { secret: fresh, resourceVersion: (made as ConfigObject).metadata.resourceVersion };
   } catch (err) {
     // `apply` and `run` (or two replicas) made it at once: the one that landed is the key.
     if (!(err instanceof ConflictError && err.alreadyExists)) throw err;
-    const landed = await client.getResource<ConfigObject>(type, namespace, CONFIG_KEY_SECRET);
-    if (!landed?.data?.[KEY_FIELD]) throw err;
-    return Buffer.from(landed.data[KEY_FIELD], 'base64');
+    const landed = asKey(await client.getResource<ConfigObject>(type, namespace, CONFIG_KEY_SECRET));
+    if (!landed) throw err;
+    return landed;
   }
 }
 

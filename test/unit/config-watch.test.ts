@@ -3,6 +3,7 @@
 // change of one queues exactly its readers.
 import { ConfigWatch } from '../../src/controller/config-watch';
 import type { WebService } from '../../src/core/model';
+import { CONFIG_KEY_SECRET, CONFIG_TYPES } from '../../src/engine/config';
 import { FakeApi } from '../support/fake-api';
 import { until } from '../support/wait';
 
@@ -76,6 +77,18 @@ describe("run's watch of the config the pods read", () => {
       type: 'MODIFIED',
       object: { metadata: { name: 'db', namespace: 'ns', resourceVersion: '9' } },
     });
+    expect(changed).toEqual([['ns/shop']]);
+    // The key's own event, at the version it was made with, changes nothing; another key does.
+    changed.length = 0;
+    const key = await api.getResource<WebService>(CONFIG_TYPES.Secret, 'ns', CONFIG_KEY_SECRET);
+    const keyEvent = (resourceVersion: string) =>
+      api.watchers['secrets metadata']({
+        type: 'MODIFIED',
+        object: { metadata: { name: CONFIG_KEY_SECRET, namespace: 'ns', resourceVersion } },
+      });
+    keyEvent(key!.metadata.resourceVersion!);
+    expect(changed).toEqual([]);
+    keyEvent('12345');
     expect(changed).toEqual([['ns/shop']]);
     abort.abort();
     await running;
