@@ -1,7 +1,7 @@
 // What each command needs from the authorizer, read from what it does: the requests of
 // engine/gather.ts and engine/reconcile.ts over the kind table, as granted by
 // crds/rbac/webservice-reconciler.yaml.
-import { APPLIED_KINDS, CONFIG_MAP, ChildKindRow } from '../core/kinds';
+import { APPLIED_KINDS, CONFIG_MAP, KindRow, REVISION, SET_KINDS, rowVerbs } from '../core/kinds';
 import { GROUP, PLURAL } from '../core/model';
 
 export interface Access {
@@ -22,7 +22,7 @@ const webServices = (verb: string, subresource?: string): Access => ({
   resource: PLURAL,
   subresource,
 });
-const children = (row: ChildKindRow, verb: string): Access => ({ verb, group: row.group, resource: row.resource });
+const children = (row: KindRow, verb: string): Access => ({ verb, group: row.group, resource: row.resource });
 const configMaps = (verb: string): Access => children(CONFIG_MAP, verb);
 const workloads = (verb: string): Access[] => APPLIED_KINDS.map((row) => children(row, verb));
 const EVENTS: Access = {
@@ -65,7 +65,21 @@ export const COMMAND_ACCESS: Record<CommandName, Access[]> = {
  * What a WebService with spec.workload needs besides: reading, writing and deleting its
  * Deployment and Service. Reviewed only when some WebService in scope has a workload.
  */
-export const WORKLOAD_ACCESS: Access[] = ['get', 'list', 'create', 'patch', 'delete'].flatMap(workloads);
+export const WORKLOAD_ACCESS: Access[] = [
+  ...['get', 'list', 'create', 'patch', 'delete'].flatMap(workloads),
+  // Its revisions: listed, made, renumbered by a rollback, pruned past the history limit.
+  ...['list', 'create', 'patch', 'delete'].map((verb) => children(REVISION, verb)),
+];
+
+/**
+ * What a WebService that snapshots Secrets needs besides: listing our copies, making and
+ * deleting them. Reviewed only when some WebService in scope sets snapshotSecrets.
+ */
+export const SECRET_SNAPSHOT_ACCESS: Access[] = SET_KINDS.filter((row) => row.kind === 'Secret').flatMap((row) =>
+  rowVerbs(row)
+    .filter((verb) => verb !== 'watch')
+    .map((verb) => children(row, verb)),
+);
 
 /**
  * What a WebService whose pods read Secrets or ConfigMaps needs besides: reading them (the

@@ -11,7 +11,15 @@ import { configReferences } from '../core/config';
 import { ForbiddenError, LEADER_FENCE_POLICY } from '../kube/errors';
 import type { KubeClient, KubeObject } from '../kube/client';
 import { CRD_NAME, VERSION_LABEL, isPlaceholderImage } from '../install/manifests';
-import { Access, COMMANDS, COMMAND_ACCESS, CONFIG_ACCESS, WORKLOAD_ACCESS, accessKey } from './access';
+import {
+  Access,
+  COMMANDS,
+  COMMAND_ACCESS,
+  CONFIG_ACCESS,
+  SECRET_SNAPSHOT_ACCESS,
+  WORKLOAD_ACCESS,
+  accessKey,
+} from './access';
 import { WorkersObservation, parseMetrics, workersVerdict } from './workers';
 import {
   CheckResult,
@@ -310,6 +318,9 @@ async function webServiceChecks(client: KubeClient, options: CheckOptions): Prom
       results.push(await featureAccess(client, namespace, 'spec.workload', WORKLOAD_ACCESS));
       if (webServices.some((ws) => configReferences(ws.spec.workload).length > 0)) {
         results.push(await featureAccess(client, namespace, 'config', CONFIG_ACCESS));
+      }
+      if (webServices.some((ws) => ws.spec.workload?.snapshotSecrets === true)) {
+        results.push(await featureAccess(client, namespace, 'snapshotSecrets', SECRET_SNAPSHOT_ACCESS));
       }
     }
     return results;

@@ -1,7 +1,7 @@
 // The judgements of `kubectl webservice check`, pure: what was read goes in, one result per
 // check comes out, with a hint under anything that is not right. `now` is passed in.
 import { Decision } from '../core/decide';
-import { CHILD_KINDS, CONFIG_MAP } from '../core/kinds';
+import { CONFIG_MAP, NAMED_KINDS } from '../core/kinds';
 import {
   DEFAULT_REPLICAS,
   Deployment,
@@ -402,7 +402,7 @@ export type OrphanKind = string;
 /** A kind's name in the plural, as a sentence says it: Services, Ingresses. */
 const pluralKind = (kind: string) => (kind.endsWith('s') ? `${kind}es` : `${kind}s`);
 
-const ORPHAN_KINDS: OrphanKind[] = CHILD_KINDS.map((row) => row.kind);
+const ORPHAN_KINDS: OrphanKind[] = NAMED_KINDS.map((row) => row.kind);
 
 /**
  * Objects with our managed-by label that no WebService in scope owns: their controller
@@ -421,7 +421,7 @@ export function orphanVerdict(
   // The name each kind of child of each WebService would have.
   const children = new Set(
     webServices.flatMap(({ metadata: { namespace: ns, name } }) =>
-      CHILD_KINDS.map((row) => childKey(row.kind, ns, row.nameFor(name))),
+      NAMED_KINDS.map((row) => childKey(row.kind, ns, row.nameFor(name))),
     ),
   );
   const orphans = objects.filter((o) => {

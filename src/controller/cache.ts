@@ -4,7 +4,7 @@
 // listener's: the controller queues keys, `status -w` prints lines.
 import { setMaxListeners } from 'node:events';
 import { setTimeout as timeout } from 'node:timers/promises';
-import { CHILD_KINDS, ChildKindRow, resourceName } from '../core/kinds';
+import { CACHED_KINDS, KindRow, cachedForm, isSetRow, resourceName } from '../core/kinds';
 import { Child, KIND, OWNED_SELECTOR, SyncInput, WebService, kindOf } from '../core/model';
 import { REFLECTOR_BACKOFF, backoff } from '../core/retry';
 import {
@@ -26,7 +26,7 @@ const OWNED = { labelSelector: OWNED_SELECTOR };
  * A reflector for every kind of child in the kind table (ours only, by label). A Deployment's
  * status changes are events too: status follows a rollout with no timer.
  */
-function childSource(client: KubeApi, row: ChildKindRow, namespace: string | null): ListWatchSource<Child> {
+function childSource(client: KubeApi, row: KindRow, namespace: string | null): ListWatchSource<Child> {
   return {
     list: () => client.listChildren(row, namespace, OWNED),
     watch: (rv, timeout, onEvent, options) =>
@@ -36,7 +36,7 @@ function childSource(client: KubeApi, row: ChildKindRow, namespace: string | nul
 
 /** A kind of child in the kind table, and the reflector that watches it. */
 interface WatchedKind {
-  row: ChildKindRow;
+  row: KindRow;
   name: string;
   reflector: Reflector<Child>;
 }
@@ -114,7 +114,7 @@ export class WebServiceCache {
       },
       { name: 'webservices', idleTimeoutMs, watchList, log },
     );
-    this.children = CHILD_KINDS.map((row) => ({
+    this.children = CACHED_KINDS.map((row) => ({
       row,
       name: row.resource,
       reflector: new Reflector<Child>(
@@ -136,7 +136,14 @@ export class WebServiceCache {
             }
           },
         },
-        { name: row.resource, idleTimeoutMs, watchList, log, endWhenNotServed: row.optional === true },
+        {
+          name: row.resource,
+          idleTimeoutMs,
+          watchList,
+          log,
+          endWhenNotServed: row.optional === true,
+          transform: cachedForm,
+        },
       ),
     }));
   }
@@ -230,7 +237,9 @@ export class WebServiceCache {
     const rows = this.children
       .map(({ row }) => row)
       .filter((row) => this.absent?.has(row.kind) && !this.installed.has(row.kind));
-    for (const ws of this.index.parentsByKey.values()) if (rows.some((row) => row.wanted(ws))) return true;
+    for (const ws of this.index.parentsByKey.values()) {
+      if (rows.some((row) => (isSetRow(row) ? row.mayWant(ws) : row.wanted(ws)))) return true;
+    }
     return false;
   }
 

@@ -7,7 +7,8 @@
 // Secrets is needed, until some WebService reads config.
 import { getMaxListeners, setMaxListeners } from 'node:events';
 import { configReferences } from '../core/config';
-import { ConfigKind, WebService } from '../core/model';
+import { CONFIG_WATCHED_SETS, setRowOf } from '../core/kinds';
+import { Child, ConfigKind, MANAGED_BY_LABEL, MANAGED_BY_VALUE, WebService } from '../core/model';
 import { keyOf, objectKey } from '../core/object-index';
 import type { KubeApi, ObjectMetadata } from '../kube/client';
 import type { WatchEvent } from '../kube/transport';
@@ -23,6 +24,9 @@ export interface ConfigWatchOptions {
   log: ReflectorOptions['log'];
   /** The WebServices whose config changed: to be looked at again. */
   changed(keys: string[]): void;
+  /** One of our children that this watch finds (kinds.ts' watchedAsConfig: Secret snapshots), by its metadata. */
+  childChanged(child: Child): void;
+  childRemoved(child: Child): void;
 }
 
 const KINDS: ConfigKind[] = ['Secret', 'ConfigMap'];
@@ -103,8 +107,9 @@ export class ConfigWatch {
     else this.namespaces.delete(namespace);
   }
 
-  /** Whether an object is worth keeping: some WebService reads it, or it is the key of their namespace. */
+  /** Whether an object is worth keeping: some WebService reads it, it is the key of their namespace, or it is our child. */
   private wanted(kind: ConfigKind, object: ObjectMetadata): boolean {
+    if (ourChild(kind, object)) return true;
     const { namespace = '', name } = object.metadata;
     if (kind === 'Secret' && name === CONFIG_KEY_SECRET) return this.namespaces.has(namespace);
     return this.readers.has(objectId(kind, namespace, name));
@@ -145,12 +150,28 @@ export class ConfigWatch {
           ),
       },
       {
-        upsert: (object) => this.seen(kind, object, object.metadata.resourceVersion),
-        remove: (object) => this.seen(kind, object, undefined),
+        upsert: (object) => {
+          const child = ourChild(kind, object);
+          if (child) this.options.childChanged(child);
+          else this.seen(kind, object, object.metadata.resourceVersion);
+        },
+        remove: (object) => {
+          const child = ourChild(kind, object);
+          if (child) this.options.childRemoved(child);
+          else this.seen(kind, object, undefined);
+        },
       },
       { name: `${type.resource} (metadata)`, idleTimeoutMs, log },
     );
   }
+}
+
+/** The object as a child of ours, when it is one of a set row watched with the config (a Secret snapshot). */
+function ourChild(kind: ConfigKind, object: ObjectMetadata): Child | null {
+  if (object.metadata.labels?.[MANAGED_BY_LABEL] !== MANAGED_BY_VALUE) return null;
+  const child = { apiVersion: 'v1', kind, metadata: object.metadata } as Child;
+  const row = setRowOf(child);
+  return row && CONFIG_WATCHED_SETS.includes(row) ? child : null;
 }
 
 function objectId(kind: ConfigKind, namespace: string, name: string): string {

@@ -2,7 +2,7 @@
 // every kind (by our label), its events become keys, workers reconcile keys from the cache
 // through the same engine and core as `apply`. Only the engine decides and writes; this file
 // only schedules. A converged key makes no request at all.
-import { CHILD_KINDS } from '../core/kinds';
+import { NAMED_KINDS, cachedForm } from '../core/kinds';
 import { Child, WebService } from '../core/model';
 import { isOurs } from '../core/ownership';
 import {
@@ -122,6 +122,15 @@ export class Controller {
       log: options.log,
       changed: (keys) => {
         for (const key of keys) this.queue.add(key);
+      },
+      // Our Secret snapshots, found by the config's watch rather than a watch of the cache's.
+      childChanged: (child) => {
+        addChild(this.index, child);
+        this.childChanged(child, false);
+      },
+      childRemoved: (child) => {
+        removeChild(this.index, child);
+        this.childRemoved(child);
       },
     });
     // As many Events in flight as workers: the reconciles that make them are never waiting on them.
@@ -294,6 +303,7 @@ export class Controller {
       }
       result = await reconcile(client, config ? { ...input, config } : input, {
         now: this.options.now,
+        configReader: this.config.reader,
         requeueAfterSeconds: this.options.requeueAfterSeconds,
         reportingInstance: this.options.identity,
         // Past the deadline this reconcile says nothing more, as it writes nothing more.
@@ -363,7 +373,7 @@ export class Controller {
   private async refreshForeign(client: KubeApi, parent: WebService): Promise<void> {
     const { namespace = '', name } = parent.metadata;
     const absent = this.cache.absentKinds();
-    for (const row of CHILD_KINDS) {
+    for (const row of NAMED_KINDS) {
       if (absent.includes(row.kind)) continue;
       const key = childKey(row.kind, namespace, row.nameFor(name));
       if (!this.foreign.has(key)) continue;
@@ -417,7 +427,7 @@ export class Controller {
     }
     for (const child of written.children) {
       const cached = this.index.childrenByKey.get(childKeyOf(child));
-      if (!cached || isNewer(child, cached)) addChild(this.index, stripManagedFields(child));
+      if (!cached || isNewer(child, cached)) addChild(this.index, cachedForm(stripManagedFields(child)));
     }
     if (decision.action === 'conflict') {
       // Each child that is not ours is read again before the next try (refreshForeign): the

@@ -52,7 +52,7 @@ export interface ReflectorHandlers<T> {
   synced?(): void;
 }
 
-export interface ReflectorOptions {
+export interface ReflectorOptions<T = unknown> {
   name: string;
   idleTimeoutMs: number;
   minWatchTimeoutSeconds?: number;
@@ -63,6 +63,8 @@ export interface ReflectorOptions {
   watchList?: boolean;
   /** A 404 on the list or the watch ends run() with 'not-served' instead of backing off. */
   endWhenNotServed?: boolean;
+  /** What of each object the store keeps (client-go's SetTransform), besides dropping managedFields. */
+  transform?: (object: T) => T;
   log: (level: 'info' | 'error' | 'debug', message: string, fields?: Record<string, unknown>) => void;
 }
 
@@ -97,7 +99,7 @@ export class Reflector<T extends Meta> {
   constructor(
     private readonly source: ListWatchSource<T>,
     private readonly handlers: ReflectorHandlers<T>,
-    private readonly options: ReflectorOptions,
+    private readonly options: ReflectorOptions<T>,
   ) {
     this.random = options.random ?? Math.random;
   }
@@ -285,8 +287,8 @@ export class Reflector<T extends Meta> {
     return resourceVersion;
   }
 
-  private apply(object: T, initialList: boolean): void {
-    stripManagedFields(object);
+  private apply(received: T, initialList: boolean): void {
+    const object = this.options.transform?.(stripManagedFields(received)) ?? stripManagedFields(received);
     const key = keyOf(object);
     const previous = this.store.get(key);
     if (previous && previous.metadata.resourceVersion === object.metadata.resourceVersion) return;

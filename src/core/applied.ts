@@ -8,6 +8,7 @@
 // a spec that changes in any way changes the hash, and a converged child sends nothing.
 import { CONFIG_DIGEST_ANNOTATION, describeConfigChange } from './config';
 import { StoredDifference, storedDifferences } from './compare';
+import { stableJson } from './equal';
 import { ChildKindRow, childTarget } from './kinds';
 import { ObjectMeta, fnv1a32 } from './model';
 import { DesiredState, WorkloadChildFacts } from './observe';
@@ -147,16 +148,4 @@ function adoptable(parent: AppliedParent, have: WorkloadChildFacts): boolean {
   const annotations = have.object.metadata.annotations ?? {};
   const otherController = have.ownerReferences.some((ref) => ref.controller === true && ref.uid !== parent.uid);
   return annotations[ADOPT_ANNOTATION] === parent.name && !otherController;
-}
-
-/** JSON with sorted keys: the same object, the same text, the same hash. */
-function stableJson(value: unknown): string {
-  if (Array.isArray(value)) return `[${value.map(stableJson).join(',')}]`;
-  if (typeof value === 'object' && value !== null) {
-    const entries = Object.entries(value as Record<string, unknown>)
-      .filter(([, v]) => v !== undefined)
-      .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
-    return `{${entries.map(([k, v]) => `${JSON.stringify(k)}:${stableJson(v)}`).join(',')}}`;
-  }
-  return JSON.stringify(value);
 }

@@ -3,7 +3,7 @@
 // pods once. The shell reads each referenced object and hands in a digest of the keys the pods
 // read, keyed with a secret of the namespace (engine/config-digest.ts), never a value: the
 // core only combines digests, so nothing it writes lets anyone confirm a guess of a value. Pure.
-import type { ConfigKind, ConfigState, WorkloadSpec } from './model';
+import { ConfigKind, ConfigState, WorkloadSpec, fnv1a32 } from './model';
 
 /** On the pod template: a digest of the referenced config's content; a change rolls the pods. */
 export const CONFIG_DIGEST_ANNOTATION = 'webservice.labhub.io/config-digest';
@@ -129,6 +129,117 @@ export function configDigestAnnotation(references: ConfigReference[], states: Co
 }
 
 const ABSENT = 'absent';
+
+/** The digests a pod template's annotation names, by reference: what its pods were started with. */
+export function statesOfDigest(annotation: string | undefined): ConfigState[] {
+  if (!annotation) return [];
+  return annotation.split(',').flatMap((entry) => {
+    const at = entry.lastIndexOf('=');
+    const slash = entry.indexOf('/');
+    const kind = { secret: 'Secret', configmap: 'ConfigMap' }[entry.slice(0, slash)] as ConfigKind | undefined;
+    if (at < 0 || slash < 0 || !kind) return [];
+    const digest = entry.slice(at + 1);
+    return [{ kind, name: entry.slice(slash + 1, at), digest: digest === ABSENT ? null : digest }];
+  });
+}
+
+/**
+ * Whether the pods read this reference through a snapshot of their revision's own: every
+ * ConfigMap whose change rolls them, and with snapshotSecrets every such Secret. One that does
+ * not roll them (the app reloads its files) is read live, so its changes reach the pods.
+ */
+export function isSnapshotted(reference: ConfigReference, workload: WorkloadSpec): boolean {
+  return reference.rolls && (reference.kind === 'ConfigMap' || workload.snapshotSecrets === true);
+}
+
+/** An immutable copy of what the pods read of one Secret or ConfigMap, as of one content. */
+export interface ConfigSnapshot {
+  kind: ConfigKind;
+  /** The Secret or ConfigMap it copies. */
+  source: string;
+  /** Its own name: the source's, after the WebService's, and a keyed digest's first digits. */
+  name: string;
+  /** The keyed digest of what it holds (engine/config.ts): what the copy must still find in the source. */
+  digest: string;
+  /** The keys it holds; null: all of them. */
+  keys: string[] | null;
+}
+
+/** Digits of the keyed digest in a snapshot's name: its content's identity, never a plain hash of it. */
+const SNAPSHOT_DIGITS = 10;
+const MAX_NAME = 253;
+
+/**
+ * A snapshot's name: `<webservice>-<source>-<10 digits of the keyed digest>`. Only the keyed
+ * digest, so the name lets no one who cannot read the source confirm a guess of its content.
+ * A name past 253 characters keeps a prefix and a hash of the whole.
+ */
+export function snapshotName(parentName: string, source: string, digest: string): string {
+  const suffix = digest.slice(0, SNAPSHOT_DIGITS);
+  const base = `${parentName}-${source}`;
+  if (base.length + 1 + suffix.length <= MAX_NAME) return `${base}-${suffix}`;
+  const room = MAX_NAME - suffix.length - 1 - 8 - 1;
+  const prefix = base.slice(0, room).replace(/[-.]+$/, '');
+  return `${prefix}-${fnv1a32(`${parentName}/${source}`)}-${suffix}`;
+}
+
+/** The snapshots the pods read, for the references that have one and content to copy. */
+export function configSnapshots(
+  parentName: string,
+  workload: WorkloadSpec,
+  references: ConfigReference[],
+  states: ConfigState[],
+): ConfigSnapshot[] {
+  return references.flatMap((reference) => {
+    const digest = states.find((s) => s.kind === reference.kind && s.name === reference.name)?.digest;
+    if (!digest || !isSnapshotted(reference, workload)) return [];
+    const name = snapshotName(parentName, reference.name, digest);
+    return [{ kind: reference.kind, source: reference.name, name, digest, keys: reference.keys }];
+  });
+}
+
+/**
+ * On the WebService, written by a rollback: the config that a reference stays on (its revision's
+ * snapshot) although its source has changed since. It holds until the source changes again.
+ */
+export const CONFIG_PINS_ANNOTATION = 'webservice.labhub.io/config-pins';
+
+/** One reference pinned to a snapshot by a rollback. */
+export interface ConfigPin {
+  kind: ConfigKind;
+  name: string;
+  /** The pinned content's keyed digest: its snapshot is snapshotName(parent, name, digest). */
+  digest: string;
+  /** The source's keyed digest when it was pinned: once the source holds anything else, the pin is released. */
+  source: string | null;
+}
+
+/** The pins of the annotation; anything not of their shape is no pin (never trust the object's content). */
+export function parsePins(annotation: string | undefined): ConfigPin[] {
+  if (!annotation) return [];
+  let value: unknown;
+  try {
+    value = JSON.parse(annotation);
+  } catch {
+    return [];
+  }
+  if (!Array.isArray(value)) return [];
+  return (value as unknown[]).filter((entry): entry is ConfigPin => {
+    const pin = entry as Partial<Record<keyof ConfigPin, unknown>> | null;
+    return (
+      typeof pin === 'object' &&
+      pin !== null &&
+      (pin.kind === 'Secret' || pin.kind === 'ConfigMap') &&
+      typeof pin.name === 'string' &&
+      typeof pin.digest === 'string' &&
+      (pin.source === null || typeof pin.source === 'string')
+    );
+  });
+}
+
+export function formatPins(pins: ConfigPin[]): string {
+  return JSON.stringify(pins.map(({ kind, name, digest, source }) => ({ kind, name, digest, source })));
+}
 
 /** What a change of the annotation changes, by name: `secret/db changed, configmap/files added`. */
 export function describeConfigChange(want: unknown, have: unknown): string {

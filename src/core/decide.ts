@@ -1,8 +1,10 @@
 // decide: observation in, decision out. Pure and deterministic: no I/O, no clock.
 // A decision is a record (action, reason, target) plus the exact writes (ops) that
 // carry it out, so plan can print it, apply can execute it and tests can diff it.
-import { APPLIED_KINDS, CONFIG_MAP, DEPLOYMENT, childTarget, kindRow } from './kinds';
+import { APPLIED_KINDS, CONFIG_MAP, ChildSetRow, DEPLOYMENT, SET_KINDS, childTarget, kindRow } from './kinds';
+import { CONFIG_PINS_ANNOTATION, configTarget, formatPins } from './config';
 import { ConfigMap, DEFAULT_REQUEUE_AFTER_SECONDS, FINALIZER, OwnerReference, childName } from './model';
+import { CopySource, SetObject } from './revision';
 import { describeCycle } from './cycle';
 import { ChildFacts, Observation } from './observe';
 import { ApplyOp, DeleteOp, appliedVerdict } from './applied';
@@ -23,14 +25,42 @@ interface FieldChange {
 
 /**
  * The writes of a decision. The lab's ConfigMap is created and merge-patched (ops without a
- * kind); the workload's children are applied whole (applyChild) and deleted by kind.
+ * kind); the workload's children are applied whole (applyChild) and deleted by kind; a revision
+ * is created whole and renumbered by a merge patch; a config snapshot is copied from its source.
  */
 export type Op =
-  | { op: 'createChild'; object: ConfigMap }
-  | { op: 'patchChild'; name: string; patch: ChildPatch }
+  | { op: 'createChild'; kind?: string; object: ConfigMap | SetObject }
+  | { op: 'patchChild'; kind?: string; name: string; patch: ChildPatch | SetPatch }
+  | CopyOp
   | ApplyOp
   | DeleteOp
-  | { op: 'removeFinalizer'; finalizers: string[]; resourceVersion?: string };
+  | { op: 'removeFinalizer'; finalizers: string[]; resourceVersion?: string }
+  | ReleasePinsOp;
+
+/**
+ * A config snapshot: the object (without values) created with the source's content, which the
+ * shell reads and checks still has the keyed digest decided on (else the decision is stale: 409).
+ */
+export interface CopyOp {
+  op: 'copyChild';
+  kind: string;
+  name: string;
+  object: SetObject;
+  from: CopySource;
+}
+
+/** The WebService's config pins rewritten without those released (null: none left). */
+interface ReleasePinsOp {
+  op: 'releasePins';
+  pins: string | null;
+  resourceVersion?: string;
+}
+
+/** A merge patch of a set row's child; resourceVersion makes it conditional. */
+interface SetPatch {
+  metadata: { resourceVersion?: string; annotations?: Record<string, string> };
+  [field: string]: unknown;
+}
 
 /** A JSON merge patch that names only fields we own; resourceVersion makes it conditional. */
 interface ChildPatch {
@@ -131,9 +161,12 @@ export function decide(obs: Observation, options: DecideOptions = {}): Decision 
  * Deletions first (the ConfigMap's workload marker goes only once the workload has; an
  * autoscaler goes before the replica count is taken back from it), but for a child that another
  * replaces, one of a kind that shares its condition (an HTTPRoute for an Ingress: Exposed): the
- * new one is written first, so that traffic never finds neither.
+ * new one is written first, so that traffic never finds neither. Then writes in the table's
+ * order: config snapshots and the revision before the Deployment whose pods read them. Last,
+ * what the new pods no longer need: old revisions and snapshots, released pins.
  */
-function inWriteOrder(acting: ChildVerdict[]): ChildVerdict[] {
+function inWriteOrder(verdicts: ChildVerdict[]): ChildVerdict[] {
+  const acting = verdicts.filter((v) => !v.last);
   const kindOf = (v: ChildVerdict) => {
     const op = v.ops[0] as { kind?: string } | undefined;
     return kindRow(op?.kind ?? CONFIG_MAP.kind);
@@ -146,7 +179,7 @@ function inWriteOrder(acting: ChildVerdict[]): ChildVerdict[] {
     return v.state === 'unwanted' && type !== undefined && written.has(type);
   };
   const deletions = acting.filter((v) => v.state === 'unwanted' && !replaced(v));
-  return [...deletions, ...writes, ...acting.filter(replaced)];
+  return [...deletions, ...writes, ...acting.filter(replaced), ...verdicts.filter((v) => v.last)];
 }
 
 /** What one child needs: nothing, a create, a patch, a delete; or it is someone else's. */
@@ -156,11 +189,16 @@ export interface ChildVerdict {
   reason: string;
   changes: FieldChange[];
   ops: Op[];
+  /** Written after every other child: history the new pods no longer need. */
+  last?: true;
 }
 
 /** The verdict on each child the kind table has, as decide weighs them (describe shows them too). */
 export function childVerdicts(obs: Observation): ChildVerdict[] {
   const verdicts = [configMapVerdict(obs)];
+  for (const row of SET_KINDS) verdicts.push(...setVerdicts(row, obs));
+  const pins = pinsVerdict(obs);
+  if (pins) verdicts.push(pins);
   const parent = {
     name: obs.name,
     namespace: obs.namespace,
@@ -182,6 +220,73 @@ export function childVerdicts(obs: Observation): ChildVerdict[] {
     verdicts.push({ target: verdict.target, state: verdict.state, reason: verdict.reason, changes, ops: verdict.ops });
   }
   return verdicts;
+}
+
+/**
+ * A set row's children (revisions, config snapshots): each it wants and lacks is made, each it
+ * changes is patched, each of ours it no longer wants is deleted, last.
+ */
+function setVerdicts(row: ChildSetRow, obs: Observation): ChildVerdict[] {
+  const live = obs.childSets?.[row.id] ?? [];
+  if (!obs.desired.workload && live.length === 0) return [];
+  const members = row.desiredSet(obs);
+  const verdicts: ChildVerdict[] = [];
+  for (const member of members) {
+    const have = live.find((facts) => facts.name === member.name);
+    const target = childTarget(row, member.name);
+    if ('create' in member && !have) {
+      const { create: object, copy } = member;
+      const op: Op = copy
+        ? { op: 'copyChild', kind: row.kind, name: member.name, object, from: copy }
+        : { op: 'createChild', kind: row.kind, object };
+      verdicts.push({ target, state: 'missing', reason: member.reason, changes: [], ops: [op] });
+    } else if ('patch' in member && have) {
+      const metadata = { ...(member.patch.metadata as object), resourceVersion: have.resourceVersion };
+      const patch: SetPatch = { ...member.patch, metadata };
+      verdicts.push({
+        target,
+        state: 'differs',
+        reason: member.reason,
+        changes: member.changes.map((change) => ({ child: target, ...change })),
+        ops: [{ op: 'patchChild', kind: row.kind, name: member.name, patch }],
+      });
+    }
+  }
+  for (const have of live) {
+    if (members.some((member) => member.name === have.name)) continue;
+    const target = childTarget(row, have.name);
+    verdicts.push({
+      target,
+      state: 'unwanted',
+      reason: `${target} is no longer kept; deleting it`,
+      changes: [],
+      ops: [{ op: 'deleteChild', kind: row.kind, name: have.name, uid: have.uid }],
+      last: true,
+    });
+  }
+  return verdicts;
+}
+
+/** A rollback's pins that no longer hold leave the WebService's annotation, after the rest is written. */
+function pinsVerdict(obs: Observation): ChildVerdict | null {
+  const released = obs.releasedPins ?? [];
+  if (released.length === 0) return null;
+  const held = obs.pins ?? [];
+  const what = released.map(configTarget).join(', ');
+  return {
+    target: `webservice/${obs.name}`,
+    state: 'differs',
+    reason: `the rollback's pin on ${what} is released: it changed since, or is no longer read`,
+    changes: [
+      {
+        field: `metadata.annotations.${CONFIG_PINS_ANNOTATION}`,
+        from: formatPins([...held, ...released]),
+        to: held.length > 0 ? formatPins(held) : null,
+      },
+    ],
+    ops: [{ op: 'releasePins', pins: held.length > 0 ? formatPins(held) : null, resourceVersion: obs.resourceVersion }],
+    last: true,
+  };
 }
 
 /** A value in a change record: JSON, cut short past a screen's width. */

@@ -115,9 +115,13 @@ function fieldsOf(spec: Record<string, unknown>): string {
 function describeOp(op: Op): string {
   switch (op.op) {
     case 'createChild':
-      return `create configmap/${op.object.metadata.name}`;
+      return `create ${(op.kind ?? 'ConfigMap').toLowerCase()}/${op.object.metadata.name}`;
     case 'patchChild':
-      return `patch configmap/${op.name}`;
+      return `patch ${(op.kind ?? 'ConfigMap').toLowerCase()}/${op.name}`;
+    case 'copyChild':
+      return `create ${op.kind.toLowerCase()}/${op.name} (a copy of ${op.kind.toLowerCase()}/${op.from.name})`;
+    case 'releasePins':
+      return 'patch the config pins of the webservice';
     case 'applyChild':
       return `apply ${op.kind.toLowerCase()}/${op.name}${op.handover ? ` (hand over ${fieldsOf(op.object.spec)})` : ''}`;
     case 'deleteChild':

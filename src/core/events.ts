@@ -4,7 +4,9 @@
 // persists (waiting on a dependency, a conflict, an error) is reported once, when it
 // starts, i.e. when the Ready reason changes.
 import { Decision } from './decide';
+import { REVISION } from './kinds';
 import { Condition, kindOf } from './model';
+import { CHANGE_CAUSE_ANNOTATION } from './revision';
 import { FAILED_CREATE, Outcome, ReadyCondition } from './status';
 
 export const REPORTING_CONTROLLER = 'webservice-controller';
@@ -33,7 +35,25 @@ export function eventsFor(
     const starts = after?.reason === 'ReconcileError' && before?.reason !== 'ReconcileError';
     return starts ? [record('Warning', 'ReconcileError', 'Reconcile', outcome.message)] : [];
   }
-  return [...actionEvents(decision, cleaned), ...transitionEvents(decision, before, after)];
+  return [
+    ...actionEvents(decision, cleaned),
+    ...revisionEvents(decision),
+    ...transitionEvents(decision, before, after),
+  ];
+}
+
+/**
+ * One RevisionCreated per revision a decision made, or made the newest again (a rollback): its
+ * number and what changed, by name only.
+ */
+function revisionEvents(decision: Decision): EventRecord[] {
+  return decision.ops.flatMap((op) => {
+    if ((op.op !== 'createChild' && op.op !== 'patchChild') || op.kind !== REVISION.kind) return [];
+    const revision = op.op === 'createChild' ? op.object : op.patch;
+    const number = (revision as { revision?: number }).revision;
+    const cause = revision.metadata.annotations?.[CHANGE_CAUSE_ANNOTATION];
+    return [record('Normal', 'RevisionCreated', 'Create', `revision ${number}${cause ? `: ${cause}` : ''}`)];
+  });
 }
 
 /**
@@ -95,7 +115,7 @@ function actionEvents(decision: Decision, cleaned: string[]): EventRecord[] {
     case 'create': {
       // With a workload, one decision creates several children: name each.
       const created = decision.ops.flatMap((op) =>
-        op.op === 'createChild' || op.op === 'applyChild'
+        op.op === 'createChild' || op.op === 'applyChild' || op.op === 'copyChild'
           ? [`${kindOf(op.object).toLowerCase()}/${op.object.metadata.name}`]
           : [],
       );

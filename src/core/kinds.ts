@@ -22,8 +22,18 @@ import {
   ingressCondition,
   ingressHealth,
 } from './expose';
-import type { Child, ObjectMeta, WebService } from './model';
-import type { DesiredState } from './observe';
+import { Child, ObjectMeta, ROLE_LABEL, WebService, kindOf } from './model';
+import type { DesiredState, Observation } from './observe';
+import {
+  REVISION_ROLE,
+  REVISION_SET,
+  SNAPSHOT_ROLE,
+  SetMember,
+  configSnapshotHealth,
+  revisionHealth,
+  revisionSet,
+  snapshotSet,
+} from './revision';
 import {
   DesiredObject,
   desiredDeployment,
@@ -40,7 +50,11 @@ type WriteStyle =
   /** The lab's ConfigMap: JSON merge patches of the keys we own (its decision JSON is the lab's contract). */
   | 'merge'
   /** Server-side apply of the whole desired object: the server drops what we stopped setting, keeps others'. */
-  | 'apply';
+  | 'apply'
+  /** Created whole and kept (a revision); a merge patch renumbers one. */
+  | 'create'
+  /** Created by the shell as a copy of a Secret's or ConfigMap's content, which it checks is still what was decided on. */
+  | 'copy';
 
 /** Where a kind lives in the API: what a generic read needs. */
 export interface ResourceType {
@@ -52,7 +66,8 @@ export interface ResourceType {
   resource: string;
 }
 
-export interface ChildKindRow extends ResourceType {
+/** What every row says: where its kind lives, how its children are written, how healthy one is. */
+interface RowBase extends ResourceType {
   write: WriteStyle;
   /**
    * Served only where its API is installed (a CRD such as the Gateway API's): discovery says
@@ -60,6 +75,17 @@ export interface ChildKindRow extends ResourceType {
    * WebService that asks for one says so in the kind's condition. Unset: always served.
    */
   optional?: true;
+  /** How healthy a child of this kind is, from its status (and what lies under it). */
+  health(live: LiveObject, context: HealthContext): Health;
+  /**
+   * A condition of the WebService's own that this kind's child sets, while the spec asks for
+   * one: its type, and its value from the live child. A kind without it adds no condition.
+   */
+  condition?: { type: string; of(live: LiveObject): ChildCondition };
+}
+
+/** A row of one child per WebService, on a name of its own. */
+export interface ChildKindRow extends RowBase {
   /** The child's name for a WebService of this name. */
   nameFor(parentName: string): string;
   /** Whether a WebService's spec asks for this child. */
@@ -76,19 +102,12 @@ export interface ChildKindRow extends ResourceType {
    * null when it alone will do.
    */
   applyFirst?(want: DesiredObject, live: Child): DesiredObject | null;
-  /** How healthy a child of this kind is, from its status (and what lies under it). */
-  health(live: LiveObject, context: HealthContext): Health;
   /**
    * Fields of the live child that our apply is about to stop setting and another controller
    * takes over: them alone, at their live values, for an apply by a field manager of their
    * own just before ours, so the server keeps them; null when nothing is to be handed over.
    */
   handover?(live: Child, parent: { name: string; desired: DesiredState }): DesiredObject | null;
-  /**
-   * A condition of the WebService's own that this kind's child sets, while the spec asks for
-   * one: its type, and its value from the live child. A kind without it adds no condition.
-   */
-  condition?: { type: string; of(live: LiveObject): ChildCondition };
 }
 
 /** The suffix of the lab's ConfigMap: `<name>-desired`. */
@@ -211,8 +230,92 @@ const HTTP_ROUTE: ChildKindRow = {
   condition: { type: EXPOSED_CONDITION, of: httpRouteCondition },
 };
 
-/** Every kind of child, in the order they are read, written and listed (the ConfigMap first). */
-export const CHILD_KINDS: readonly ChildKindRow[] = [
+/**
+ * A row of several children per WebService, each named after its content (revisions, config
+ * snapshots): they carry the row's role label, and the row builds the set the WebService wants.
+ */
+export interface ChildSetRow extends RowBase {
+  /** The row's name in an observation's childSets. */
+  id: string;
+  /** The role label's value on its children: rows of one kind tell theirs apart by it. */
+  role: string;
+  /** Whether a WebService may want any: readers look for them then (and wherever some exist). */
+  mayWant(parent: WebService): boolean;
+  /** The children the WebService wants now, from what it asks for and what exists. */
+  desiredSet(obs: Observation): SetMember[];
+  /** What of a child the watch cache keeps: the core reads no more of it. Unset: all of it. */
+  cached?(child: Child): Child;
+  /**
+   * Watched with the config the pods read (metadata only, once some WebService reads config),
+   * not by a watch of its own: a controller whose pods read no Secret needs no access to any.
+   */
+  watchedAsConfig?: true;
+}
+
+const hasWorkload = (parent: WebService) => parent.spec.workload !== undefined;
+
+/** Immutable copies of the ConfigMaps the pods read, one per content: a revision's pods keep theirs. */
+const CONFIG_SNAPSHOT: ChildSetRow = {
+  id: 'ConfigSnapshot',
+  kind: 'ConfigMap',
+  apiVersion: 'v1',
+  group: '',
+  resource: 'configmaps',
+  role: SNAPSHOT_ROLE,
+  write: 'copy',
+  mayWant: hasWorkload,
+  desiredSet: (obs) => snapshotSet(obs, 'ConfigMap'),
+  health: configSnapshotHealth,
+  cached: withoutData,
+};
+
+/** With snapshotSecrets: the same for the Secrets the pods read. */
+const SECRET_SNAPSHOT: ChildSetRow = {
+  id: 'SecretSnapshot',
+  kind: 'Secret',
+  apiVersion: 'v1',
+  group: '',
+  resource: 'secrets',
+  role: SNAPSHOT_ROLE,
+  write: 'copy',
+  mayWant: (parent) => parent.spec.workload?.snapshotSecrets === true,
+  desiredSet: (obs) => snapshotSet(obs, 'Secret'),
+  health: configSnapshotHealth,
+  cached: withoutData,
+  watchedAsConfig: true,
+};
+
+/** Every change that rolls the pods is a numbered revision (as StatefulSets keep theirs). */
+export const REVISION: ChildSetRow = {
+  id: REVISION_SET,
+  kind: 'ControllerRevision',
+  apiVersion: 'apps/v1',
+  group: 'apps',
+  resource: 'controllerrevisions',
+  role: REVISION_ROLE,
+  write: 'create',
+  mayWant: hasWorkload,
+  desiredSet: revisionSet,
+  health: revisionHealth,
+  cached: (child) => {
+    const { data, ...rest } = child as Child & { data?: { workload?: unknown } };
+    if (!data || typeof data !== 'object') return child;
+    const { workload: _dropped, ...summary } = data;
+    return { ...rest, data: summary };
+  },
+};
+
+/** A copy without its values: the core needs a snapshot's name and labels, never what it holds. */
+function withoutData(child: Child): Child {
+  const { data: _data, binaryData: _binary, ...rest } = child as Child & { data?: unknown; binaryData?: unknown };
+  return rest;
+}
+
+/** A row of the kind table, of either shape. */
+export type KindRow = ChildKindRow | ChildSetRow;
+
+/** The rows of one child per WebService, in the order they are read, written and listed (the ConfigMap first). */
+export const NAMED_KINDS: readonly ChildKindRow[] = [
   CONFIG_MAP,
   DEPLOYMENT,
   SERVICE,
@@ -222,15 +325,56 @@ export const CHILD_KINDS: readonly ChildKindRow[] = [
   HTTP_ROUTE,
 ];
 
+/** The rows of several children per WebService: made before the Deployment that reads them. */
+export const SET_KINDS: readonly ChildSetRow[] = [CONFIG_SNAPSHOT, SECRET_SNAPSHOT, REVISION];
+
+/** Every row of the table: the lab's ConfigMap, the config snapshots and revisions, then the workload. */
+export const CHILD_KINDS: readonly KindRow[] = [CONFIG_MAP, ...SET_KINDS, ...NAMED_KINDS.slice(1)];
+
+/** Each kind once, for what is per kind (a watch, a LIST, an RBAC rule): rows of one kind share it. */
+export const WATCHED_KINDS: readonly KindRow[] = CHILD_KINDS.filter(
+  (row, i) => CHILD_KINDS.findIndex((other) => other.kind === row.kind) === i,
+);
+
+/** The kinds the watch cache watches, by our label: each kind once, but those watched with the config. */
+export const CACHED_KINDS: readonly KindRow[] = WATCHED_KINDS.filter((row) => !(isSetRow(row) && row.watchedAsConfig));
+
+/** The set rows whose children the config watch finds (kinds.ts' watchedAsConfig). */
+export const CONFIG_WATCHED_SETS: readonly ChildSetRow[] = SET_KINDS.filter((row) => row.watchedAsConfig);
+
 /** The kinds served only where their API is installed: discovery is asked about these. */
-export const OPTIONAL_KINDS: readonly ChildKindRow[] = CHILD_KINDS.filter((row) => row.optional === true);
+export const OPTIONAL_KINDS: readonly ChildKindRow[] = NAMED_KINDS.filter((row) => row.optional === true);
 
 /** The kinds written by server-side apply: a WebService's workload. */
-export const APPLIED_KINDS: readonly ChildKindRow[] = CHILD_KINDS.filter((row) => row.write === 'apply');
+export const APPLIED_KINDS: readonly ChildKindRow[] = NAMED_KINDS.filter((row) => row.write === 'apply');
 
-/** The row of a kind, or undefined for a kind no WebService owns. */
-export function kindRow(kind: string | undefined): ChildKindRow | undefined {
+/** The row of a kind for a request's path (rows of one kind share it), or undefined for a kind no WebService owns. */
+export function kindRow(kind: string | undefined): KindRow | undefined {
   return CHILD_KINDS.find((row) => row.kind === kind);
+}
+
+/** The set row a child belongs to: its kind's, told apart by the role label; undefined for a named row's child. */
+export function setRowOf(child: Child): ChildSetRow | undefined {
+  const kind = kindOf(child);
+  const role = child.metadata.labels?.[ROLE_LABEL];
+  return SET_KINDS.find((row) => row.kind === kind && row.role === role);
+}
+
+/** The verbs a row's children need: all of them, but a copy is never read whole nor patched. */
+export function rowVerbs(row: KindRow): string[] {
+  return row.write === 'copy'
+    ? ['list', 'watch', 'create', 'delete']
+    : ['get', 'list', 'watch', 'create', 'patch', 'delete'];
+}
+
+/** A child as the watch cache keeps it: what the core reads of it (its set row's cached column). */
+export function cachedForm(child: Child): Child {
+  return setRowOf(child)?.cached?.(child) ?? child;
+}
+
+/** Whether a row has several children per WebService. */
+export function isSetRow(row: KindRow): row is ChildSetRow {
+  return 'desiredSet' in row;
 }
 
 /** kubectl's name for a kind's resource: configmaps, deployments.apps. */
@@ -239,6 +383,6 @@ export function resourceName(row: ResourceType): string {
 }
 
 /** How a decision and a message name one child: deployment/checkout. */
-export function childTarget(row: ChildKindRow, name: string): string {
+export function childTarget(row: { kind: string }, name: string): string {
   return `${row.kind.toLowerCase()}/${name}`;
 }

@@ -16,6 +16,8 @@ export const INSTANCE_LABEL = 'app.kubernetes.io/instance';
 /** Selects the ConfigMaps that carry our label: reads of children are sized to what we own. */
 export const OWNED_SELECTOR = `${MANAGED_BY_LABEL}=${MANAGED_BY_VALUE}`;
 export const READY = 'Ready';
+/** Tells apart the children of one kind that play different parts (the lab's ConfigMap, a config snapshot). */
+export const ROLE_LABEL = 'webservice.labhub.io/role';
 
 export const DEFAULT_REPLICAS = 1;
 export const DEFAULT_TIER = 'dev';
@@ -134,6 +136,14 @@ export interface WorkloadSpec {
    * files) does not roll them. Unset: it rolls them once.
    */
   restartOnConfigChange?: boolean;
+  /**
+   * true: each Secret that rolls the pods is copied, like a ConfigMap, into an immutable snapshot
+   * that its revision's pods read, so that a rollback brings its old value back. Unset: the pods
+   * read the Secret itself (a snapshot is one more copy of the value).
+   */
+  snapshotSecrets?: boolean;
+  /** How many revisions (ControllerRevisions, with their config snapshots) are kept; unset: 10. */
+  revisionHistoryLimit?: number;
   podLabels?: Record<string, string>;
   podAnnotations?: Record<string, string>;
   /** A PodDisruptionBudget over the pods: one of the two, a count or a percentage ("25%"). */
@@ -189,6 +199,10 @@ export interface WebServiceStatus {
   selector?: string;
   /** With a workload only: ready/desired pods, e.g. 2/3. */
   ready?: string;
+  /** With a workload only: the revision every pod runs (the last rollout that completed). */
+  currentRevision?: number;
+  /** With a workload only: the revision the Deployment's pods are (being) rolled out to. */
+  updateRevision?: number;
   observedGeneration?: number;
   conditions?: Condition[];
 }

@@ -2,7 +2,7 @@
 // by key instead of by scanning every ConfigMap and WebService: a pass stays linear in
 // the number of objects. Pure: the shells (a command's pass, the controller's cache) hand
 // the objects in.
-import { CHILD_KINDS, CONFIG_MAP } from './kinds';
+import { CONFIG_MAP, NAMED_KINDS } from './kinds';
 import { Child, OwnerReference, SyncInput, WebService, kindOf } from './model';
 import { controllerOf } from './ownership';
 
@@ -130,7 +130,7 @@ export function syncInputFor(parent: WebService, index: ObjectIndex): SyncInput 
   const namespace = parent.metadata.namespace;
   const { name } = parent.metadata;
   const children: Child[] = [];
-  const named = CHILD_KINDS.map((row) =>
+  const named = NAMED_KINDS.map((row) =>
     index.childrenByKey.get(childKey(row.kind, namespace, row.nameFor(name))),
   ).filter((c): c is Child => c !== undefined);
   children.push(...named);

@@ -1,16 +1,25 @@
 // observe: raw objects in, the facts a decision needs out. Pure.
 import {
   CONFIG_DIGEST_ANNOTATION,
+  CONFIG_PINS_ANNOTATION,
+  ConfigPin,
   ConfigReference,
+  ConfigSnapshot,
   configDigestAnnotation,
   configReferences,
+  configSnapshots,
+  isSnapshotted,
   missingConfig,
+  parsePins,
+  snapshotName,
+  statesOfDigest,
 } from './config';
 import { findCycle } from './cycle';
-import { APPLIED_KINDS, CHILD_KINDS, CONFIG_MAP } from './kinds';
+import { APPLIED_KINDS, CHILD_KINDS, CONFIG_MAP, SET_KINDS, setRowOf } from './kinds';
 import {
   Child,
   ConfigMap,
+  ConfigState,
   DEFAULT_REPLICAS,
   Deployment,
   DEFAULT_TIER,
@@ -42,6 +51,13 @@ export interface DesiredState {
    * template (config.ts). Where the shell did not read the config, the live Deployment's.
    */
   configDigest?: string;
+  /** Only when the pods read any: the snapshots they read instead of their sources (config.ts). */
+  configSnapshots?: ConfigSnapshot[];
+  /**
+   * Only with config that rolls the pods, and only as read (or as the live pods have it): what
+   * the pods read of each Secret and ConfigMap, by keyed digest (null: absent). Their revision records it.
+   */
+  configStates?: ConfigState[];
 }
 
 /** The child's content that we own; `{}` while the child does not exist. */
@@ -77,6 +93,9 @@ export interface WorkloadChildFacts<T = Child> extends OwnedFacts {
 
 /** The workload's children by kind (kinds.ts' applied kinds): null where none has the name. */
 type WorkloadChildren = Record<string, WorkloadChildFacts | null>;
+
+/** Our children of each set row (kinds.ts' SET_KINDS), by the row's id: revisions, config snapshots. */
+type ChildSets = Record<string, WorkloadChildFacts[]>;
 
 interface ChildRef {
   /** Absent for a ConfigMap. */
@@ -118,6 +137,12 @@ export interface Observation {
   absentKinds?: string[];
   /** Only when some are: Secrets and ConfigMaps the pods must read that do not exist. */
   missingConfig?: ConfigReference[];
+  /** Only with a workload, or children of a set row: our revisions and config snapshots, by row id. */
+  childSets?: ChildSets;
+  /** Only when a rollback pinned config and the pins hold: the references that stay on their snapshot. */
+  pins?: ConfigPin[];
+  /** Only when some are: pins that no longer hold (their source changed since); the annotation loses them. */
+  releasedPins?: ConfigPin[];
   status: WebServiceStatus;
 }
 
@@ -160,30 +185,116 @@ export function observe(input: SyncInput): Observation {
   const cycle = dependencyCycleOf(parent, namespace, input.related);
   if (cycle) observation.dependencyCycle = cycle;
   if (input.absentKinds && input.absentKinds.length > 0) observation.absentKinds = [...input.absentKinds].sort();
-  observeConfig(observation, input, named(DEPLOYMENT_KIND, meta.name));
+  const sets = childSetsOf(input.children, namespace, uid);
+  if (observation.desired.workload || Object.values(sets).some((set) => set.length > 0)) observation.childSets = sets;
+  const deployment = named(DEPLOYMENT_KIND, meta.name);
+  observeConfig(observation, input, deployment && isOurs(deployment, uid) ? deployment : null, meta);
   return observation;
 }
 
 const DEPLOYMENT_KIND = 'Deployment';
 
+/** Our children of each set row, by the row's id, in name order. */
+function childSetsOf(children: Child[], namespace: string, uid: string): ChildSets {
+  const sets: ChildSets = Object.fromEntries(SET_KINDS.map((row) => [row.id, []]));
+  for (const child of children) {
+    const row = setRowOf(child);
+    if (!row || !sameNamespace(child, namespace) || !isOurs(child, uid)) continue;
+    sets[row.id].push(workloadFacts(child, uid));
+  }
+  for (const set of Object.values(sets)) set.sort((a, b) => a.name.localeCompare(b.name));
+  return sets;
+}
+
 /**
- * The digest of the config the pods read, and what of it is missing. Without the shell's
- * reading of it (a watch that does not read config), the live pods' digest stands: nothing
- * rolls on what was not seen.
+ * The config the pods read: its digest for the pod template, the snapshots they read it
+ * through, what of it is missing, and the rollback's pins. Without the shell's reading of it
+ * (a watch that does not read config), the live pods' digest stands: nothing rolls on what was
+ * not seen. A required Secret or ConfigMap that is missing keeps the digest the live pods have:
+ * pods rolled to nothing could not start, so the running ones stay.
  */
-function observeConfig(observation: Observation, input: SyncInput, deployment: Child | null): void {
+function observeConfig(
+  observation: Observation,
+  input: SyncInput,
+  deployment: Deployment | null,
+  meta: { name: string; annotations?: Record<string, string> },
+): void {
+  const pins = parsePins(meta.annotations?.[CONFIG_PINS_ANNOTATION]);
   const { workload } = observation.desired;
-  if (!workload) return;
+  if (!workload) {
+    if (pins.length > 0) observation.releasedPins = pins;
+    return;
+  }
   const references = configReferences(workload);
+  const liveDigest = deployment?.spec?.template?.metadata?.annotations?.[CONFIG_DIGEST_ANNOTATION];
+  const live = statesOfDigest(liveDigest);
+  let states: ConfigState[];
   let digest: string | undefined;
   if (input.config) {
-    digest = configDigestAnnotation(references, input.config);
     const missing = missingConfig(references, input.config);
     if (missing.length > 0) observation.missingConfig = missing;
-  } else if (deployment && isOurs(deployment, observation.uid)) {
-    digest = (deployment as Deployment).spec?.template?.metadata?.annotations?.[CONFIG_DIGEST_ANNOTATION];
+    const kept = (state: ConfigState) =>
+      missing.some((m) => m.kind === state.kind && m.name === state.name)
+        ? (live.find((l) => l.kind === state.kind && l.name === state.name) ?? state)
+        : state;
+    states = holdPins(observation, references, input.config.map(kept), pins, workload);
+    digest = configDigestAnnotation(references, states);
+  } else {
+    states = live;
+    digest = liveDigest;
   }
-  if (digest !== undefined) observation.desired.configDigest = digest;
+  if (digest !== undefined) {
+    observation.desired.configDigest = digest;
+    observation.desired.configStates = references
+      .filter((reference) => reference.rolls)
+      .map(({ kind, name }) => ({
+        kind,
+        name,
+        digest: states.find((s) => s.kind === kind && s.name === name)?.digest ?? null,
+      }));
+  }
+  const snapshots = configSnapshots(observation.name, workload, references, states);
+  if (snapshots.length > 0) observation.desired.configSnapshots = snapshots;
+}
+
+/**
+ * The states with each pin that holds in place of its source's: a pin holds while its source
+ * is as it was when the rollback pinned it and its snapshot is still there. The rest are released.
+ */
+function holdPins(
+  observation: Observation,
+  references: ConfigReference[],
+  states: ConfigState[],
+  pins: ConfigPin[],
+  workload: WorkloadSpec,
+): ConfigState[] {
+  if (pins.length === 0) return states;
+  const snapshots = new Set(
+    Object.values(observation.childSets ?? {})
+      .flat()
+      .map((facts) => `${facts.object.kind}/${facts.name}`),
+  );
+  const held: ConfigPin[] = [];
+  const released: ConfigPin[] = [];
+  let pinned = states;
+  for (const pin of pins) {
+    const reference = references.find((r) => r.kind === pin.kind && r.name === pin.name);
+    const source = states.find((s) => s.kind === pin.kind && s.name === pin.name)?.digest ?? null;
+    const holds =
+      reference !== undefined &&
+      isSnapshotted(reference, workload) &&
+      source === pin.source &&
+      snapshots.has(`${pin.kind}/${snapshotName(observation.name, pin.name, pin.digest)}`);
+    if (!holds) {
+      released.push(pin);
+      continue;
+    }
+    held.push(pin);
+    pinned = pinned.map((s) => (s.kind === pin.kind && s.name === pin.name ? { ...s, digest: pin.digest } : s));
+  }
+  if (held.length > 0) observation.pins = held;
+  if (released.length > 0) observation.releasedPins = released;
+  return pinned;
 }
 
 /** In the kind table's order: ConfigMaps first (what the rest reads), then the workload. */

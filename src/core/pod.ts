@@ -2,8 +2,8 @@
 // it, built from spec.workload. Every pod field is written here once; the CRD carries the
 // Kubernetes types' own schemas for them, and the comparison (compare.ts) knows how the
 // server stores them. Pure.
-import { CONFIG_DIGEST_ANNOTATION } from './config';
-import { FileMount, INSTANCE_LABEL, NAME_LABEL, WorkloadSpec, fnv1a32, instanceLabelValue } from './model';
+import { CONFIG_DIGEST_ANNOTATION, ConfigSnapshot } from './config';
+import { ConfigKind, FileMount, INSTANCE_LABEL, NAME_LABEL, WorkloadSpec, fnv1a32, instanceLabelValue } from './model';
 
 type Json = Record<string, unknown>;
 
@@ -22,6 +22,17 @@ export interface PodWanted {
   configHash: string;
   /** The digest of the Secrets' and ConfigMaps' content the pods read (config.ts); unset: none rolls them. */
   configDigest?: string;
+  /** The snapshots the pods read instead of their sources (config.ts): each source's name becomes its snapshot's. */
+  configSnapshots?: ConfigSnapshot[];
+}
+
+/** The name the pods read a Secret or ConfigMap by: its snapshot's, where it has one. */
+type ConfigNames = (kind: ConfigKind, name: unknown) => unknown;
+
+function configNames(want: PodWanted): ConfigNames {
+  const snapshots = want.configSnapshots ?? [];
+  if (snapshots.length === 0) return (_, name) => name;
+  return (kind, name) => snapshots.find((s) => s.kind === kind && s.source === name)?.name ?? name;
 }
 
 /**
@@ -64,7 +75,7 @@ export function podTemplate(want: PodWanted): Json {
   if (want.configDigest !== undefined) annotations[CONFIG_DIGEST_ANNOTATION] = want.configDigest;
   const spec: Json = { containers: [container(want)] };
   const files = workload.files ?? [];
-  if (files.length > 0) spec.volumes = files.map(fileVolume);
+  if (files.length > 0) spec.volumes = files.map((file) => fileVolume(file, configNames(want)));
   if (workload.serviceAccountName !== undefined) spec.serviceAccountName = workload.serviceAccountName;
   if (workload.imagePullSecrets !== undefined) spec.imagePullSecrets = workload.imagePullSecrets;
   const security = securityContext(
@@ -82,8 +93,12 @@ function container(want: PodWanted): Json {
   if (workload.args !== undefined) web.args = workload.args;
   if (workload.port !== undefined) web.ports = [{ containerPort: workload.port, protocol: 'TCP' }];
   // The lab's ConfigMap first: a key the spec's own sources also have comes from them.
-  web.envFrom = [{ configMapRef: { name: want.configMapName } }, ...(workload.envFrom ?? [])];
-  if (workload.env !== undefined) web.env = workload.env;
+  const named = configNames(want);
+  web.envFrom = [
+    { configMapRef: { name: want.configMapName } },
+    ...(workload.envFrom ?? []).map((s) => envSource(s, named)),
+  ];
+  if (workload.env !== undefined) web.env = workload.env.map((v) => envVar(v, named));
   if (workload.resources !== undefined) web.resources = workload.resources;
   for (const probe of ['readinessProbe', 'livenessProbe', 'startupProbe'] as const) {
     const given = workload[probe];
@@ -118,11 +133,35 @@ function fileVolumeName(file: FileMount): string {
   return `files-${fnv1a32(file.mountPath)}`;
 }
 
-function fileVolume(file: FileMount): Json {
+function fileVolume(file: FileMount, named: ConfigNames): Json {
   const source: Json = {};
   if (file.items !== undefined) source.items = file.items;
   if (file.optional !== undefined) source.optional = file.optional;
   return file.secret !== undefined
-    ? { name: fileVolumeName(file), secret: { secretName: file.secret, ...source } }
-    : { name: fileVolumeName(file), configMap: { name: file.configMap, ...source } };
+    ? { name: fileVolumeName(file), secret: { secretName: named('Secret', file.secret), ...source } }
+    : { name: fileVolumeName(file), configMap: { name: named('ConfigMap', file.configMap), ...source } };
+}
+
+/** A reference to a Secret's or ConfigMap's key or keys, by the name the pods read it by. */
+function renamed(ref: unknown, kind: ConfigKind, named: ConfigNames): unknown {
+  if (typeof ref !== 'object' || ref === null) return ref;
+  const { name } = ref as Json;
+  const to = named(kind, name);
+  return to === name ? ref : { ...(ref as Json), name: to };
+}
+
+function envVar(variable: Json, named: ConfigNames): Json {
+  const from = variable.valueFrom as Json | undefined;
+  if (!from || (from.secretKeyRef === undefined && from.configMapKeyRef === undefined)) return variable;
+  const valueFrom: Json = { ...from };
+  if (from.secretKeyRef !== undefined) valueFrom.secretKeyRef = renamed(from.secretKeyRef, 'Secret', named);
+  if (from.configMapKeyRef !== undefined) valueFrom.configMapKeyRef = renamed(from.configMapKeyRef, 'ConfigMap', named);
+  return { ...variable, valueFrom };
+}
+
+function envSource(source: Json, named: ConfigNames): Json {
+  const out: Json = { ...source };
+  if (source.secretRef !== undefined) out.secretRef = renamed(source.secretRef, 'Secret', named);
+  if (source.configMapRef !== undefined) out.configMapRef = renamed(source.configMapRef, 'ConfigMap', named);
+  return out;
 }

@@ -2,11 +2,12 @@
 import { ConfigReference, configTarget } from './config';
 import { Decision, Op, writesDeployment } from './decide';
 import { jsonEqual } from './equal';
-import { CHILD_KINDS, ChildKindRow, DEPLOYMENT, childTarget, resourceName } from './kinds';
+import { ChildKindRow, DEPLOYMENT, NAMED_KINDS, childTarget, resourceName } from './kinds';
 import { Condition, ConditionStatus, Deployment, READY, WebServiceStatus, childName } from './model';
 import type { LiveObject } from './health';
 import { Observation } from './observe';
 import { selectorString } from './pod';
+import { revisionPlan } from './revision';
 import { podsWanted, rolloutOf } from './workload';
 
 /** kstatus: True while a change is being rolled out. */
@@ -45,7 +46,7 @@ export interface StatusResult {
 }
 
 /** Status fields only a WebService with a workload has. */
-const WORKLOAD_FIELDS = ['selector', 'ready'] as const;
+const WORKLOAD_FIELDS = ['selector', 'ready', 'currentRevision', 'updateRevision'] as const;
 
 /**
  * `earlier`: the ops that attempts of the same reconcile carried out before a 409 cut them
@@ -87,7 +88,7 @@ function withoutWorkload(status: WebServiceStatus): WebServiceStatus {
 }
 
 /** The kinds whose child gives the WebService a condition of its own (the kind table's condition column). */
-const CONDITION_KINDS = CHILD_KINDS.filter((row) => row.condition !== undefined);
+const CONDITION_KINDS = NAMED_KINDS.filter((row) => row.condition !== undefined);
 const CONDITION_TYPES = new Set(CONDITION_KINDS.map((row) => row.condition?.type));
 
 /**
@@ -206,9 +207,34 @@ function workloadStatus(
     replicas: rollout.ready,
     selector: selectorString(obs.name),
     ready: counts,
+    ...revisions(obs, outcome, rollout.complete),
     conditions,
   };
   return { status: next, changed: !jsonEqual(next, obs.status) };
+}
+
+/**
+ * Which revision the pods are rolled out to, and which one they all run: the one rolled out to
+ * once its rollout completes; until then the one before, as the status last said. A pass that
+ * failed claims no revision it may not have made.
+ */
+function revisions(
+  obs: Observation,
+  outcome: Outcome,
+  complete: boolean,
+): Pick<WebServiceStatus, 'currentRevision' | 'updateRevision'> {
+  const plan = revisionPlan(obs);
+  const { currentRevision, updateRevision } = obs.status;
+  const before = {
+    ...(currentRevision !== undefined ? { currentRevision } : {}),
+    ...(updateRevision !== undefined ? { updateRevision } : {}),
+  };
+  if (!plan || (outcome.kind === 'failed' && plan.state !== 'current')) return before;
+  if (complete) return { currentRevision: plan.number, updateRevision: plan.number };
+  // A revision made the newest again keeps what it ran under its new number.
+  const running =
+    plan.state === 'renumbered' && currentRevision === plan.renumberedFrom ? plan.number : currentRevision;
+  return { ...(running !== undefined ? { currentRevision: running } : {}), updateRevision: plan.number };
 }
 
 function plainStatus(obs: Observation, decision: Decision, outcome: Outcome, now: string): StatusResult {

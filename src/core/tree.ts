@@ -3,7 +3,7 @@
 // Service's EndpointSlices), each with its state in a word. Pure: the objects come in as data.
 import type { ChildVerdict } from './decide';
 import { Health, LiveObject, endpointSliceHealth, podHealth, replicaSetHealth } from './health';
-import { CHILD_KINDS, ChildKindRow, DEPLOYMENT, ResourceType, childTarget, resourceName } from './kinds';
+import { CHILD_KINDS, ChildKindRow, DEPLOYMENT, ResourceType, childTarget, isSetRow, resourceName } from './kinds';
 import { OwnerReference, WebService, kindOf } from './model';
 import type { Observation } from './observe';
 import { podsWanted } from './workload';
@@ -114,6 +114,8 @@ export function buildTree(
 ): TreeNode {
   const nodes: TreeNode[] = [];
   for (const row of CHILD_KINDS) {
+    // Revisions and config snapshots are history, which `history` lists: the tree is what runs.
+    if (isSetRow(row)) continue;
     const name = row.nameFor(observation.name);
     const verdict = verdicts.find((v) => v.target === childTarget(row, name));
     const live = children.find((c) => kindOf(c) === row.kind && c.metadata.name === name) ?? null;

@@ -2,7 +2,7 @@
 // Never trust CR content: anything that does not have the expected shape is refused
 // with a message naming the field, before the core sees it.
 import { ACTIONS, Decision } from './decide';
-import { APPLIED_KINDS, CHILD_KINDS, CONFIG_MAP, OPTIONAL_KINDS } from './kinds';
+import { APPLIED_KINDS, CONFIG_MAP, OPTIONAL_KINDS, WATCHED_KINDS } from './kinds';
 import { Child, ConfigMap, ConfigState, SyncInput, WebService } from './model';
 import { Observation } from './observe';
 
@@ -162,9 +162,16 @@ function checkPodFields(workload: Json, where: string): void {
     workload.serviceAccountName === undefined || typeof workload.serviceAccountName === 'string',
     `${where}.serviceAccountName must be a string`,
   );
+  for (const field of ['restartOnConfigChange', 'snapshotSecrets']) {
+    need(
+      workload[field] === undefined || typeof workload[field] === 'boolean',
+      `${where}.${field} must be true or false`,
+    );
+  }
+  const limit = workload.revisionHistoryLimit;
   need(
-    workload.restartOnConfigChange === undefined || typeof workload.restartOnConfigChange === 'boolean',
-    `${where}.restartOnConfigChange must be true or false`,
+    limit === undefined || (Number.isInteger(limit) && (limit as number) >= 1 && (limit as number) <= 100),
+    `${where}.revisionHistoryLimit must be an integer from 1 to 100`,
   );
   checkDisruption(workload.disruption, `${where}.disruption`);
   for (const [i, file] of ((workload.files as Json[] | undefined) ?? []).entries()) {
@@ -263,10 +270,20 @@ function checkWorkloadChild(value: Json, where: string): Child {
 function checkChild(value: unknown, where: string): Child {
   if (isObject(value) && value.kind !== undefined && value.kind !== CONFIG_MAP.kind) {
     need(
-      APPLIED_KINDS.some((row) => row.kind === value.kind),
-      `${where}.kind must be one of ${CHILD_KINDS.map((row) => row.kind).join(', ')} (a WebService's children), not ${JSON.stringify(value.kind)}`,
+      WATCHED_KINDS.some((row) => row.kind === value.kind),
+      `${where}.kind must be one of ${WATCHED_KINDS.map((row) => row.kind).join(', ')} (a WebService's children), not ${JSON.stringify(value.kind)}`,
     );
-    return checkWorkloadChild(value, where);
+    if (APPLIED_KINDS.some((row) => row.kind === value.kind)) return checkWorkloadChild(value, where);
+    // A revision or a config snapshot: the core reads its name, labels and owner, and a revision's number.
+    need(
+      isObject(value.metadata) && typeof value.metadata.name === 'string',
+      `${where}.metadata.name must be a string`,
+    );
+    need(
+      value.kind !== 'ControllerRevision' || Number.isInteger(value.revision),
+      `${where}.revision must be an integer`,
+    );
+    return value as unknown as Child;
   }
   return checkConfigMap(value, where);
 }
@@ -365,20 +382,37 @@ export function parseDecision(value: unknown): Decision {
   checkName(d.name as string, 'decision.name');
   need(ACTIONS.includes(d.action as never), `decision.action must be one of ${ACTIONS.join(', ')}`);
   need(Array.isArray(d.ops), 'decision.ops must be a list');
-  const known = ['createChild', 'patchChild', 'applyChild', 'deleteChild', 'removeFinalizer'];
-  const kinds = APPLIED_KINDS.map((row) => row.kind);
+  const known = [
+    'createChild',
+    'patchChild',
+    'applyChild',
+    'copyChild',
+    'deleteChild',
+    'removeFinalizer',
+    'releasePins',
+  ];
+  const kinds = WATCHED_KINDS.map((row) => row.kind);
   for (const [i, op] of (d.ops as unknown[]).entries()) {
     need(isObject(op) && known.includes(op.op as string), `decision.ops[${i}].op must be one of ${known.join(', ')}`);
-    const { kind } = op as Json;
+    const { kind, object } = op as Json;
     need(
       kind === undefined || kinds.includes(kind as string),
-      `decision.ops[${i}].kind must be one of ${kinds.join(', ')} (absent for the ConfigMap)`,
+      `decision.ops[${i}].kind must be one of ${kinds.join(', ')} (absent for the lab's ConfigMap)`,
     );
-    if ((op as Json).op === 'applyChild') {
-      const object = (op as Json).object;
+    const writes = ['applyChild', 'copyChild', 'createChild'].includes((op as Json).op as string);
+    need(
+      !writes || (isObject(object) && object.kind === (kind ?? CONFIG_MAP.kind) && isObject(object.metadata)),
+      `decision.ops[${i}] must write an object of its kind`,
+    );
+    if ((op as Json).op === 'copyChild') {
+      const from = (op as Json).from;
       need(
-        kind !== undefined && isObject(object) && object.kind === kind && isObject(object.metadata),
-        `decision.ops[${i}] must apply an object of its kind`,
+        (kind === 'Secret' || kind === 'ConfigMap') &&
+          isObject(from) &&
+          typeof from.name === 'string' &&
+          typeof from.digest === 'string' &&
+          (from.keys === null || (Array.isArray(from.keys) && from.keys.every((k) => typeof k === 'string'))),
+        `decision.ops[${i}] must copy a Secret or ConfigMap: from {name, keys, digest}`,
       );
     }
   }

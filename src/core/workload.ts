@@ -70,6 +70,7 @@ export function workloadWanted(name: string, desired: DesiredState): WorkloadWan
     configMapName: childName(name),
     configHash: configHash(desiredData(desired)),
     ...(desired.configDigest !== undefined ? { configDigest: desired.configDigest } : {}),
+    ...(desired.configSnapshots ? { configSnapshots: desired.configSnapshots } : {}),
   };
 }
 

@@ -94,6 +94,44 @@ export class ConfigReader {
   }
 
   /**
+   * What a config snapshot holds (core/revision.ts): the keys of the source that the pods read,
+   * read now, provided that their keyed digest is still the one decided on. Anything else means
+   * the source changed since the decision was made, which is then stale: a 409, so the caller
+   * reads again and decides again, as it does after any conflict.
+   */
+  async snapshotContent(
+    client: KubeApi,
+    namespace: string,
+    kind: ConfigKind,
+    from: { name: string; keys: string[] | null; digest: string },
+  ): Promise<{ data?: Record<string, string>; binaryData?: Record<string, string> }> {
+    const reference: ConfigReference = {
+      kind,
+      name: from.name,
+      keys: from.keys,
+      optional: false,
+      rolls: true,
+      readBy: [],
+    };
+    const target = configTarget(reference);
+    const who = `a snapshot of ${target}`;
+    const [source, key] = await Promise.all([
+      named(client.getResource<ConfigObject>(CONFIG_TYPES[kind], namespace, from.name), `${who} reads ${target}`),
+      this.keyFor(client, namespace, who),
+    ]);
+    if (!source || digestOf(key, reference, valueDigests(key, source)) !== from.digest) {
+      throw new ConflictError(`${target} changed since it was read; reading it again`);
+    }
+    const keep = (map: Record<string, string> | undefined) => {
+      const entries = Object.entries(map ?? {}).filter(([name]) => from.keys === null || from.keys.includes(name));
+      return entries.length > 0 ? Object.fromEntries(entries) : undefined;
+    };
+    const data = keep(source.data);
+    const binaryData = keep(source.binaryData);
+    return { ...(data ? { data } : {}), ...(binaryData ? { binaryData } : {}) };
+  }
+
+  /**
    * A watched object changed (or went) at this version: forgets what was kept of it, and says
    * whether its WebServices must look again (false only when the kept reading is of this version).
    */

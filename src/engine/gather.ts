@@ -1,7 +1,17 @@
 // Reads what the core needs from the API server: reads sized to the question, and a
 // constant number of requests however many WebServices a scope holds.
-import { APPLIED_KINDS, CONFIG_MAP } from '../core/kinds';
-import { Child, OWNED_SELECTOR, SyncInput, WebService, kindOf } from '../core/model';
+import { APPLIED_KINDS, CONFIG_MAP, ChildSetRow, SET_KINDS } from '../core/kinds';
+import {
+  Child,
+  INSTANCE_LABEL,
+  OWNED_SELECTOR,
+  ROLE_LABEL,
+  SyncInput,
+  WebService,
+  instanceLabelValue,
+  kindOf,
+} from '../core/model';
+import { asRevision, revisionDataOf } from '../core/revision';
 import { childKey, childKeyOf, indexObjects, keyOf, syncInputFor } from '../core/object-index';
 import { WORKLOAD_ANNOTATION } from '../core/workload';
 import { absentKinds } from '../kube/discovery';
@@ -52,13 +62,49 @@ export async function gatherOne(
   if (mayHaveWorkload([parent], children)) {
     absent = await absentKinds(client);
     const served = APPLIED_KINDS.filter((row) => !absent.includes(row.kind));
-    const found = await Promise.all(served.map((row) => client.getChild(row, namespace, row.nameFor(name))));
+    const [found, sets] = await Promise.all([
+      Promise.all(served.map((row) => client.getChild(row, namespace, row.nameFor(name)))),
+      gatherSets([parent], (row) => client.listChildren(row, namespace, { labelSelector: setSelector(row, name) })),
+    ]);
     for (const object of found) if (object) children.push(object);
+    children.push(...sets.filter((child) => !children.some((c) => sameObject(c, child))));
   }
   const input = withAbsent(syncInputFor(parent, indexObjects(related, children)), absent);
   return options.readConfig === false
     ? input
     : withConfig(input, new ConfigReader(client, { makeKey: options.makeConfigKey }));
+}
+
+/**
+ * The children of the set rows (revisions, config snapshots) that the WebServices may have: each
+ * row's kind is LISTed where one of them may want some, and Secrets also where a revision names
+ * a snapshot of one (a WebService that stopped snapshotting Secrets still has them to delete).
+ */
+async function gatherSets(
+  parents: WebService[],
+  list: (row: ChildSetRow) => Promise<{ items: Child[] }>,
+  listed: Child[] = [],
+): Promise<Child[]> {
+  const rows = SET_KINDS.filter((row) => !listed.some((child) => kindOf(child) === row.kind));
+  const first = rows.filter((row) => parents.some((parent) => row.mayWant(parent)));
+  const found = (await allOrFirstError(first.map((row) => list(row)))).flatMap((result) => result.items);
+  const named = new Set(
+    found.flatMap(
+      (child) => revisionDataOf(asRevision(child)?.data)?.config.flatMap((c) => (c.snapshot ? [c.kind] : [])) ?? [],
+    ),
+  );
+  const then = rows.filter((row) => !first.includes(row) && named.has(row.kind as 'Secret' | 'ConfigMap'));
+  const more = (await allOrFirstError(then.map((row) => list(row)))).flatMap((result) => result.items);
+  return [...found, ...more];
+}
+
+/** One WebService's children of a set row: ours, its instance, the row's role (revisions carry one too). */
+function setSelector(row: ChildSetRow, name: string): string {
+  return `${OWNED_SELECTOR},${INSTANCE_LABEL}=${instanceLabelValue(name)},${ROLE_LABEL}=${row.role}`;
+}
+
+function sameObject(a: Child, b: Child): boolean {
+  return kindOf(a) === kindOf(b) && a.metadata.name === b.metadata.name;
 }
 
 /** The input with the Secrets and ConfigMaps its pods read, as found (none without a workload). */
@@ -149,7 +195,15 @@ export async function gatherAll(
   let absent: string[] = [];
   if (mayHaveWorkload(parents.items, children)) {
     absent = await absentKinds(client);
-    children.push(...(await gatherWorkloads(client, namespace, parents.items, absent)));
+    const [workloads, sets] = await Promise.all([
+      gatherWorkloads(client, namespace, parents.items, absent),
+      gatherSets(
+        parents.items,
+        (row) => client.listChildren(row, namespace, { labelSelector: OWNED_SELECTOR }),
+        children,
+      ),
+    ]);
+    children.push(...workloads, ...sets);
   }
   const index = indexObjects(parents.items, children);
   const inputs = parents.items.map((parent) => withAbsent(syncInputFor(parent, index), absent));

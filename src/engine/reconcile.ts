@@ -3,8 +3,9 @@
 // or through the same core functions; no decision is made in this file.
 import { Decision, DecideOptions, Op, decide } from '../core/decide';
 import { EventRecord, REPORTING_CONTROLLER, eventsFor, foldCreated } from '../core/events';
-import { ChildKindRow, CONFIG_MAP, kindRow } from '../core/kinds';
-import { API_VERSION, Child, KIND, SyncInput, WebService, kindOf } from '../core/model';
+import { CONFIG_MAP, KindRow, kindRow } from '../core/kinds';
+import { CONFIG_PINS_ANNOTATION } from '../core/config';
+import { API_VERSION, Child, ConfigKind, KIND, SyncInput, WebService, kindOf } from '../core/model';
 import { Observation, observe } from '../core/observe';
 import {
   CONFIG_NOT_FOUND,
@@ -20,6 +21,7 @@ import { ReportItem } from '../core/report';
 import { MAX_ATTEMPTS } from '../core/retry';
 import { ConflictError, NotLeaderError, orNull } from '../kube/errors';
 import type { KubeApi, KubeEvent } from '../kube/client';
+import { ConfigReader } from './config';
 import { gatherOne } from './gather';
 
 /** Ready's reasons that no waiting ends: someone must act (apply --wait stops, exit 1). */
@@ -27,6 +29,8 @@ const STALLED_REASONS = new Set(['ProgressDeadlineExceeded', FAILED_CREATE, CONF
 
 export interface ReconcileOptions extends DecideOptions {
   now: () => string;
+  /** Reads what a config snapshot copies (the controller's, whose keys it keeps); unset: one of the reconcile's own. */
+  configReader?: ConfigReader;
   /** Who reports the Events (events.k8s.io reportingInstance); no Events without it. */
   reportingInstance?: string;
   /**
@@ -65,6 +69,7 @@ export async function reconcile(
   options: ReconcileOptions,
 ): Promise<ReconcileResult> {
   let current = input;
+  const reader = options.configReader ?? new ConfigReader(client);
   // What attempts before a 409 on the status did: it stands, whatever the next attempt decides.
   const earlier: Earlier = { cleaned: [], children: [], events: [], ops: [] };
   for (let attempt = 1; ; attempt++) {
@@ -84,7 +89,7 @@ export async function reconcile(
     const applied: Applied = { cleaned: [], written: { children: [] }, done: [] };
     let outcome: Outcome = { kind: 'applied' };
     try {
-      await carryOut(client, decision, applied);
+      await carryOut(client, decision, applied, reader);
     } catch (err) {
       // Another replica leads: it reconciles this CR, so this one writes no status or Event about it.
       if (err instanceof NotLeaderError) throw err;
@@ -262,15 +267,22 @@ export async function carryOut(
   client: KubeApi,
   decision: Decision,
   applied: Applied = { cleaned: [], written: { children: [] }, done: [] },
+  reader: ConfigReader = new ConfigReader(client),
 ): Promise<Applied> {
   for (const op of decision.ops) {
-    await execute(client, decision, op, applied);
+    await execute(client, decision, op, applied, reader);
     applied.done.push(op);
   }
   return applied;
 }
 
-async function execute(client: KubeApi, decision: Decision, op: Op, applied: Applied): Promise<void> {
+async function execute(
+  client: KubeApi,
+  decision: Decision,
+  op: Op,
+  applied: Applied,
+  reader: ConfigReader,
+): Promise<void> {
   const { namespace, name } = decision;
   switch (op.op) {
     case 'removeFinalizer': {
@@ -282,12 +294,26 @@ async function execute(client: KubeApi, decision: Decision, op: Op, applied: App
       if (parent) applied.written.parent = parent;
       return;
     }
+    case 'releasePins': {
+      const patch = {
+        metadata: { resourceVersion: op.resourceVersion, annotations: { [CONFIG_PINS_ANNOTATION]: op.pins } },
+      };
+      applied.written.parent = await client.patchWebService(namespace, name, patch);
+      return;
+    }
     case 'createChild':
-      applied.written.children.push(await client.createChild(CONFIG_MAP, namespace, op.object));
+      applied.written.children.push(await client.createChild(rowOf(op.kind), namespace, op.object));
       return;
     case 'patchChild':
-      applied.written.children.push(await client.patchChild(CONFIG_MAP, namespace, op.name, op.patch));
+      applied.written.children.push(await client.patchChild(rowOf(op.kind), namespace, op.name, op.patch));
       return;
+    case 'copyChild': {
+      // The source's content as decided on, or a 409 that makes the reconcile read and decide again.
+      const content = await reader.snapshotContent(client, namespace, op.kind as ConfigKind, op.from);
+      const object = { ...op.object, ...content } as unknown as Child;
+      applied.written.children.push(await client.createChild(rowOf(op.kind), namespace, object));
+      return;
+    }
     case 'applyChild':
       applied.written.children.push(
         await client.applyChild(rowOf(op.kind), namespace, op.object, {
@@ -317,7 +343,7 @@ function withoutDeleted(children: Child[], done: Op[]): Child[] {
 }
 
 /** An op's kind: absent, the lab's ConfigMap. A decision from a file is checked against the table before it gets here. */
-function rowOf(kind: string | undefined): ChildKindRow {
+function rowOf(kind: string | undefined): KindRow {
   const row = kind === undefined ? CONFIG_MAP : kindRow(kind);
   if (!row) throw new Error(`no WebService owns a ${kind}: not in the kind table`);
   return row;

@@ -1,6 +1,6 @@
 // What uninstall does to the apps the WebServices run: names them (the refusal, the report)
 // and, with --cascade=orphan, lets them go. Every kind of child comes from the kind table.
-import { CHILD_KINDS, ChildKindRow, childTarget, kindRow } from '../core/kinds';
+import { KindRow, WATCHED_KINDS, childTarget, kindRow } from '../core/kinds';
 import { Child, OWNED_SELECTOR, WebService, kindOf } from '../core/model';
 import { isOurs, ownerReferencesWithout } from '../core/ownership';
 import { mapBounded } from '../engine/reconcile';
@@ -36,7 +36,7 @@ const NAMED_APPS = 10;
  */
 export async function appsOf(client: KubeClient, webServices: WebService[]): Promise<App[]> {
   const absent = await absentKinds(client);
-  const served = CHILD_KINDS.filter((row) => !absent.includes(row.kind));
+  const served = WATCHED_KINDS.filter((row) => !absent.includes(row.kind));
   const lists = await Promise.all(
     served.map((row) => client.listChildren(row, null, { labelSelector: OWNED_SELECTOR })),
   );
@@ -48,7 +48,7 @@ export async function appsOf(client: KubeClient, webServices: WebService[]): Pro
 
 /** The children of each WebService: ours (our label, it their controller), in its namespace, in table order. */
 export function groupChildren(webServices: WebService[], children: Child[]): App[] {
-  const order = (child: Child) => CHILD_KINDS.findIndex((row) => row.kind === kindOf(child));
+  const order = (child: Child) => WATCHED_KINDS.findIndex((row) => row.kind === kindOf(child));
   return webServices.map((webService) => ({
     webService,
     children: children
@@ -77,7 +77,7 @@ function childRef(child: Child): string {
   return childTarget(rowOf(child), child.metadata.name);
 }
 
-function rowOf(child: Child): ChildKindRow {
+function rowOf(child: Child): KindRow {
   const row = kindRow(kindOf(child));
   if (!row) throw new Error(`${kindOf(child)} is not a kind of child`);
   return row;

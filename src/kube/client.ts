@@ -4,7 +4,7 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { KubeConfig } from '@kubernetes/client-node/dist/config.js';
-import { ChildKindRow, ResourceType, resourceName } from '../core/kinds';
+import { ResourceType, resourceName } from '../core/kinds';
 import {
   CRD_VERSION,
   Child,
@@ -408,7 +408,7 @@ export class KubeClient {
   }
 
   /** A child of a kind in the kind table, or null when there is none. */
-  async getChild(row: ChildKindRow, namespace: string, name: string): Promise<Child | null> {
+  async getChild(row: ResourceType, namespace: string, name: string): Promise<Child | null> {
     const found = await orNull(
       this.read<Child>({ method: 'GET', path: childPath(row, namespace, name), what: whatChild(row, name) }),
     );
@@ -416,7 +416,7 @@ export class KubeClient {
   }
 
   async listChildren(
-    row: ChildKindRow,
+    row: ResourceType,
     namespace: string | null,
     options: ListOptions = {},
   ): Promise<ObjectList<Child>> {
@@ -490,7 +490,7 @@ export class KubeClient {
     return this.watch(path, resourceName(type), resourceVersion, timeoutSeconds, {}, onEvent, options, METADATA);
   }
 
-  async createChild(row: ChildKindRow, namespace: string, object: Child): Promise<Child> {
+  async createChild(row: ResourceType, namespace: string, object: Child): Promise<Child> {
     const created = await this.write<Child>('create', row.resource, {
       method: 'POST',
       path: childPath(row, namespace),
@@ -501,7 +501,7 @@ export class KubeClient {
   }
 
   /** A JSON merge patch (the lab's ConfigMap): only the fields it names change. */
-  async patchChild(row: ChildKindRow, namespace: string, name: string, patch: object): Promise<Child> {
+  async patchChild(row: ResourceType, namespace: string, name: string, patch: object): Promise<Child> {
     const patched = await this.write<Child>('patch', row.resource, {
       method: 'PATCH',
       path: childPath(row, namespace, name),
@@ -519,7 +519,7 @@ export class KubeClient {
    * same name, or a change since, is refused (409). Without, the child must not exist yet.
    */
   async applyChild(
-    row: ChildKindRow,
+    row: ResourceType,
     namespace: string,
     object: Child,
     precondition: ApplyPrecondition,
@@ -549,7 +549,7 @@ export class KubeClient {
    * client-side-apply upgrade does): without that, a field set at creation would stay forever,
    * however the spec changes later.
    */
-  private async createApplied(row: ChildKindRow, namespace: string, object: Child): Promise<Child> {
+  private async createApplied(row: ResourceType, namespace: string, object: Child): Promise<Child> {
     const { name } = object.metadata;
     const created = await this.write<Child & { metadata: { managedFields?: ManagedFieldsEntry[] } }>(
       'create',
@@ -593,7 +593,7 @@ export class KubeClient {
    * Deletes with a uid precondition, so a same-named replacement is never hit; Background, so
    * a Deployment's ReplicaSets and pods go after it. Not found is fine: false.
    */
-  async deleteChild(row: ChildKindRow, namespace: string, name: string, uid?: string): Promise<boolean> {
+  async deleteChild(row: ResourceType, namespace: string, name: string, uid?: string): Promise<boolean> {
     const deleted = this.write('delete', row.resource, {
       method: 'DELETE',
       path: childPath(row, namespace, name),
@@ -612,7 +612,7 @@ export class KubeClient {
   }
 
   watchChildren(
-    row: ChildKindRow,
+    row: ResourceType,
     namespace: string | null,
     resourceVersion: string,
     timeoutSeconds: number,
@@ -910,7 +910,7 @@ export class KubeClient {
 }
 
 /** The API server's answers carry their kind, but LIST items do not, nor a fake's or a proxy's: the core needs it. */
-function withKind(row: ChildKindRow, object: Child): Child {
+function withKind(row: ResourceType, object: Child): Child {
   return { ...object, apiVersion: row.apiVersion, kind: row.kind };
 }
 

@@ -4,7 +4,7 @@
 // controller runs) lets each step be one that makes sense now: an edit of something that
 // exists, a foreign object on a name nobody uses yet. The model says nothing about what the
 // controller should do: the oracles read that from the cluster at the end.
-import { CHILD_KINDS } from '../../src/core/kinds';
+import { NAMED_KINDS } from '../../src/core/kinds';
 import type { WebService } from '../../src/core/model';
 import { EVERY_POD_FIELD } from '../support/pod-fields';
 import { Random } from './random';
@@ -225,7 +225,7 @@ function dependsOnEdit(rng: Random, name: string, model: Model): Step {
 function tamper(rng: Random, name: string, model: Model): Step {
   const spec = model.live.get(name)!;
   // The children this spec asks for, as the kind table says.
-  const kinds = CHILD_KINDS.filter((row) => row.wanted({ spec } as unknown as WebService)).map(
+  const kinds = NAMED_KINDS.filter((row) => row.wanted({ spec } as unknown as WebService)).map(
     (row) => row.kind.toLowerCase() as ChildKind,
   );
   const child = rng.pick(kinds);
@@ -458,6 +458,9 @@ const WORKLOAD_FIELDS: Record<string, (rng: Random) => unknown> = {
       ],
     ]),
   restartOnConfigChange: (rng) => rng.pick([true, false]),
+  snapshotSecrets: (rng) => rng.pick([true, false]),
+  // Low, so that a history of a few steps reaches it and prunes revisions and their snapshots.
+  revisionHistoryLimit: (rng) => rng.int(1, 3),
   podLabels: (rng) => ({ team: rng.pick(['payments', 'search']) }),
   podAnnotations: (rng) => rng.pick([EVERY_POD_FIELD.podAnnotations, { 'example.com/note': 'campaign' }]),
   // A PodDisruptionBudget: one of its two bounds, a count of pods (0 too) or a share of them.

@@ -5,7 +5,7 @@
 // what others added to our children). Each check returns violations as sentences, so a
 // failing run reports everything at once.
 import { decide } from '../../src/core/decide';
-import { CHILD_KINDS, type ChildKindRow, resourceName } from '../../src/core/kinds';
+import { CHILD_KINDS, type ChildKindRow, NAMED_KINDS, resourceName } from '../../src/core/kinds';
 import { served } from '../support/gateway-api';
 import { MANAGED_BY_LABEL, MANAGED_BY_VALUE, READY, type Child, type WebService } from '../../src/core/model';
 import { observe } from '../../src/core/observe';
@@ -39,7 +39,7 @@ export function readState(ns: string): ClusterState {
 }
 
 /** A kind as the API names it, from the campaign's lower-case name: the kind table's row. */
-const kindOf = (kind: ChildKind) => CHILD_KINDS.find((row) => kindKey(row) === kind)?.kind;
+const kindOf = (kind: ChildKind) => NAMED_KINDS.find((row) => kindKey(row) === kind)?.kind;
 
 /**
  * Why a WebService cannot converge, as the reason its Ready condition must give; null when
@@ -80,7 +80,7 @@ export function blockers(state: ClusterState, world: Pick<World, 'foreign'>): Ma
 
 /** The rows of the kind table whose child this spec asks for: the table's own answer. */
 function wantedRows(ws: Json): ChildKindRow[] {
-  return CHILD_KINDS.filter((row) => row.wanted(ws as WebService));
+  return NAMED_KINDS.filter((row) => row.wanted(ws as WebService));
 }
 
 /** How the campaign names a kind (its steps and the world's foreign objects): lower case. */

@@ -7,7 +7,7 @@
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { CHILD_KINDS } from '../../src/core/kinds';
+import { CHILD_KINDS, NAMED_KINDS } from '../../src/core/kinds';
 import { API_VERSION, FINALIZER, KIND, MANAGED_BY_LABEL, MANAGED_BY_VALUE } from '../../src/core/model';
 import { Background, PLUGIN, ROOT, createNamespace, run, sleep, type RunResult } from '../support/cluster';
 import { ControllerProcess, controllerKubeconfig } from '../support/controller';
@@ -103,7 +103,7 @@ function editOf(kind: ChildKind, object: Json, value: string): Json {
 
 /** A child's name, as the kind table gives it. */
 function childName(kind: ChildKind, name: string): string {
-  const row = CHILD_KINDS.find((r) => r.kind.toLowerCase() === kind);
+  const row = NAMED_KINDS.find((r) => r.kind.toLowerCase() === kind);
   if (!row) throw new Error(`no kind ${kind} in the kind table`);
   return row.nameFor(name);
 }

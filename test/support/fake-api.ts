@@ -1,7 +1,7 @@
 // The one fake of the API server for unit tests: KubeApi (what gather, the engine and the
 // watch cache ask for) served from objects in memory, every request recorded. Its watches
 // stay open until aborted, and a test sends their events through `watchers`.
-import { ChildKindRow, ResourceType, kindRow } from '../../src/core/kinds';
+import { ResourceType, kindRow } from '../../src/core/kinds';
 import {
   Child,
   MANAGED_BY_LABEL,
@@ -84,7 +84,7 @@ export class FakeApi implements KubeApi {
    * Stops serving a child kind's resource, as when its CRD is deleted: its objects are deleted
    * (the open watch hears of ours), then the watch ends and every request gets a 404.
    */
-  uninstall(row: ChildKindRow): void {
+  uninstall(row: ResourceType): void {
     for (const child of this.children.filter((c) => kindOf(c) === row.kind)) {
       this.children.splice(this.children.indexOf(child), 1);
       // The watch selects ours by label: it hears of ours only.
@@ -150,13 +150,13 @@ export class FakeApi implements KubeApi {
     return this.patchParent('webservices/status', namespace, name, patch);
   }
 
-  getChild(row: ChildKindRow, namespace: string, name: string): Promise<Child | null> {
+  getChild(row: ResourceType, namespace: string, name: string): Promise<Child | null> {
     this.record({ verb: 'get', resource: row.resource, namespace, name });
     const found = this.ofKind(row, namespace).find((c) => c.metadata.name === name);
     return Promise.resolve(found ? structuredClone(found) : null);
   }
 
-  listChildren(row: ChildKindRow, namespace: string | null, options: ListOptions = {}): Promise<ObjectList<Child>> {
+  listChildren(row: ResourceType, namespace: string | null, options: ListOptions = {}): Promise<ObjectList<Child>> {
     this.record({ verb: 'list', resource: row.resource, namespace, detail: options });
     const items = this.ofKind(row, namespace).filter((c) => options.labelSelector !== OWNED_SELECTOR || isLabelled(c));
     return Promise.resolve(list(items));
@@ -174,7 +174,7 @@ export class FakeApi implements KubeApi {
   }
 
   watchChildren(
-    row: ChildKindRow,
+    row: ResourceType,
     namespace: string | null,
     _resourceVersion: string,
     _timeoutSeconds: number,
@@ -246,23 +246,23 @@ export class FakeApi implements KubeApi {
     else change(this.others[at]);
   }
 
-  createChild(row: ChildKindRow, namespace: string, object: Child): Promise<Child> {
+  createChild(row: ResourceType, namespace: string, object: Child): Promise<Child> {
     this.record({ verb: 'create', resource: row.resource, namespace, name: object.metadata.name });
     return Promise.resolve(this.store(row, namespace, object));
   }
 
-  patchChild(row: ChildKindRow, namespace: string, name: string, patch: object): Promise<Child> {
+  patchChild(row: ResourceType, namespace: string, name: string, patch: object): Promise<Child> {
     this.record({ verb: 'patch', resource: row.resource, namespace, name, detail: patch });
     const current = this.ofKind(row, namespace).find((c) => c.metadata.name === name);
     return Promise.resolve(this.store(row, namespace, mergePatch(current ?? { metadata: { name } }, patch) as Child));
   }
 
-  applyChild(row: ChildKindRow, namespace: string, object: Child, precondition: ApplyPrecondition): Promise<Child> {
+  applyChild(row: ResourceType, namespace: string, object: Child, precondition: ApplyPrecondition): Promise<Child> {
     this.record({ verb: 'apply', resource: row.resource, namespace, name: object.metadata.name, detail: precondition });
     return Promise.resolve(this.store(row, namespace, object));
   }
 
-  deleteChild(row: ChildKindRow, namespace: string, name: string, uid?: string): Promise<boolean> {
+  deleteChild(row: ResourceType, namespace: string, name: string, uid?: string): Promise<boolean> {
     this.record({ verb: 'delete', resource: row.resource, namespace, name, detail: uid });
     const at = this.children.findIndex(
       (c) => kindOf(c) === row.kind && c.metadata.name === name && inNamespace(c, namespace),
@@ -319,7 +319,7 @@ export class FakeApi implements KubeApi {
   }
 
   /** Keeps a written child, as the server would answer it: with its kind and a new resourceVersion. */
-  private store(row: ChildKindRow, namespace: string, object: Child): Child {
+  private store(row: ResourceType, namespace: string, object: Child): Child {
     const stored = {
       ...structuredClone(object),
       apiVersion: row.apiVersion,

@@ -6,14 +6,15 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { decide } from '../../src/core/decide';
 import { autoscalerCondition, horizontalPodAutoscalerHealth } from '../../src/core/health';
-import { CHILD_KINDS, DEPLOYMENT } from '../../src/core/kinds';
+import { NAMED_KINDS, DEPLOYMENT } from '../../src/core/kinds';
 import { Autoscaling, Deployment, SyncInput, WebService } from '../../src/core/model';
 import { observe } from '../../src/core/observe';
 import { computeStatus, readyOf, statusPatch } from '../../src/core/status';
 import { parseSyncInput } from '../../src/core/validate';
 import { REPLICAS_ANNOTATION, podsWanted } from '../../src/core/workload';
+import { withHistory } from '../support/writes';
 
-const row = CHILD_KINDS.find((r) => r.kind === 'HorizontalPodAutoscaler')!;
+const row = NAMED_KINDS.find((r) => r.kind === 'HorizontalPodAutoscaler')!;
 const desiredOf = (ws: WebService) => observe({ parent: ws, children: [], related: [] }).desired;
 const T0 = '2026-12-02T09:00:00Z';
 const T1 = '2026-12-02T10:00:00Z';
@@ -218,7 +219,11 @@ describe("the WebService's Autoscaling condition", () => {
         ? { ...c, status: { currentReplicas: 5, desiredReplicas: 5, conditions: hpaConditions } }
         : c,
     );
-    return { ...input, parent: { ...input.parent, spec: { ...input.parent.spec, workload }, status }, children };
+    return withHistory({
+      ...input,
+      parent: { ...input.parent, spec: { ...input.parent.spec, workload }, status },
+      children,
+    });
   }
   const statusOf = (input: SyncInput, now: string) => {
     const obs = observe(input);

@@ -1,11 +1,11 @@
 // The watch cache's wiring, on a fake client (the list/watch protocol itself is the
-// reflector's, tested against a real API server): one reflector per row of CHILD_KINDS, the
+// reflector's, tested against a real API server): one reflector per row of CACHED_KINDS, the
 // children listed only once the WebServices are, and every change in the index before its
 // listener hears of it.
 import { getEventListeners } from 'node:events';
 import { CacheListener, WebServiceCache } from '../../src/controller/cache';
 import type { Child, ConfigMap, Deployment, Service, WebService } from '../../src/core/model';
-import { CHILD_KINDS, OPTIONAL_KINDS } from '../../src/core/kinds';
+import { CACHED_KINDS, OPTIONAL_KINDS } from '../../src/core/kinds';
 import { addChild, dependentsOf, syncInputFor } from '../../src/core/object-index';
 import { FakeApi } from '../support/fake-api';
 import { until } from '../support/wait';
@@ -108,13 +108,13 @@ describe('WebServiceCache', () => {
     expect(calls()).toEqual(['list webservices in ns']);
     expect(cache.synced()).toBe(false);
     answer();
-    await until(() => cache.synced() && calls().length === 2 + OPTIONAL_KINDS.length + 2 * CHILD_KINDS.length);
+    await until(() => cache.synced() && calls().length === 2 + OPTIONAL_KINDS.length + 2 * CACHED_KINDS.length);
     expect(calls().slice(0, 2)).toEqual(['list webservices in ns', 'watch webservices']);
     // Discovery is asked about each optional kind before its watch starts; here every API is served.
     expect(calls().slice(2).sort()).toEqual(
       [
         ...OPTIONAL_KINDS.map(() => 'get discovery'),
-        ...CHILD_KINDS.flatMap((row) => [
+        ...CACHED_KINDS.flatMap((row) => [
           `list ${row.resource} in ns ${JSON.stringify(OWNED)}`,
           `watch ${row.resource}`,
         ]),
@@ -130,13 +130,13 @@ describe('WebServiceCache', () => {
         'ConfigMap web-desired listed indexed=true',
         'Deployment web listed indexed=true',
         'Service web listed indexed=true',
-        ...CHILD_KINDS.map((row) => `synced ${row.kind}`),
+        ...CACHED_KINDS.map((row) => `synced ${row.kind}`),
       ].sort(),
     );
     expect([...dependentsOf(cache.index, 'ns/web')]).toEqual(['ns/api']);
     expect(Object.entries(cache.stats()).map(([name, stats]) => [name, stats.lists, stats.watches])).toEqual([
       ['webservices', 1, 1],
-      ...CHILD_KINDS.map((row) => [row.resource, 1, 1]),
+      ...CACHED_KINDS.map((row) => [row.resource, 1, 1]),
     ]);
     abort.abort();
     await running;

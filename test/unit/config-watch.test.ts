@@ -25,13 +25,16 @@ function setUp() {
   const others = [secret('db'), ...Array.from({ length: UNREAD }, (_, i) => secret(`other-${i}`))];
   const api = new FakeApi({ others });
   const changed: string[][] = [];
+  const children: string[] = [];
   const watch = new ConfigWatch(api, {
     namespace: 'ns',
     idleTimeoutMs: 60_000,
     log: () => undefined,
     changed: (keys) => changed.push(keys),
+    childChanged: (child) => children.push(`+${child.kind}/${child.metadata.name}`),
+    childRemoved: (child) => children.push(`-${child.kind}/${child.metadata.name}`),
   });
-  return { api, watch, changed };
+  return { api, watch, changed, children };
 }
 
 describe("run's watch of the config the pods read", () => {

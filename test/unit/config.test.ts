@@ -13,6 +13,7 @@ import { parseSyncInput } from '../../src/core/validate';
 import { CONFIG_KEY_SECRET, ConfigReader } from '../../src/engine/config';
 import { ForbiddenError } from '../../src/kube/errors';
 import { FakeApi } from '../support/fake-api';
+import { convergedWorkload } from '../support/writes';
 
 function fixture(name: string): SyncInput {
   const file = path.join(__dirname, '../fixtures/decide', name, 'input.json');
@@ -44,18 +45,9 @@ const STATES: ConfigState[] = [
   { kind: 'ConfigMap', name: 'files', digest: 'cccc' },
 ];
 
-/** The converged workload fixture with this workload, its Deployment as applied with this config. */
-function convergedWith(workload: WorkloadSpec, config: ConfigState[]): SyncInput {
-  const input = fixture('noop-workload-converged');
-  const parent = { ...input.parent, spec: { ...input.parent.spec, workload } };
-  const applied = appliedDeployment(
-    decisionOf({ ...input, parent, config, children: input.children.filter((c) => c.kind !== 'Deployment') }),
-  );
-  const live = structuredClone(applied);
-  live.metadata = { ...live.metadata, uid: 'deploy-uid-1', resourceVersion: '3003', generation: 4 };
-  live.status = (input.children.find((c) => c.kind === 'Deployment') as Deployment).status;
-  return { ...input, parent, config, children: input.children.map((c) => (c.kind === 'Deployment' ? live : c)) };
-}
+/** The converged workload fixture with this workload, applied with this config and rolled out. */
+const convergedWith = (workload: WorkloadSpec, config: ConfigState[]) =>
+  convergedWorkload(fixture('noop-workload-converged'), workload, { config });
 
 const withDigest = (states: ConfigState[], name: string, digest: string | null) =>
   states.map((s) => (s.name === name ? { ...s, digest } : s));

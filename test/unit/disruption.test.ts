@@ -2,13 +2,13 @@
 // budget over the pods' selector, validation refuses what admission refuses, and its health
 // reads the disruption controller's counts.
 import { podDisruptionBudgetHealth } from '../../src/core/health';
-import { CHILD_KINDS } from '../../src/core/kinds';
+import { NAMED_KINDS } from '../../src/core/kinds';
 import { Disruption, WebService } from '../../src/core/model';
 import { observe } from '../../src/core/observe';
 import { selectorLabels } from '../../src/core/pod';
 import { parseSyncInput } from '../../src/core/validate';
 
-const row = CHILD_KINDS.find((r) => r.kind === 'PodDisruptionBudget')!;
+const row = NAMED_KINDS.find((r) => r.kind === 'PodDisruptionBudget')!;
 const desiredOf = (ws: WebService) => observe({ parent: ws, children: [], related: [] }).desired;
 
 function parent(disruption?: Disruption): WebService {

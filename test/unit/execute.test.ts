@@ -22,7 +22,12 @@ function fakeClient(name: string) {
   const input = fixture(name);
   const decision = decide(observe(input));
   const client = new FakeApi({ webServices: [input.parent], children: input.children });
-  const kinds: Record<string, string> = { configmaps: 'ConfigMap', deployments: 'Deployment', services: 'Service' };
+  const kinds: Record<string, string> = {
+    configmaps: 'ConfigMap',
+    controllerrevisions: 'ControllerRevision',
+    deployments: 'Deployment',
+    services: 'Service',
+  };
   return {
     client,
     decision,
@@ -38,21 +43,27 @@ function fakeClient(name: string) {
 }
 
 describe('carrying out workload ops', () => {
-  it('creates the ConfigMap first, then the Deployment and the Service; the cache learns their kinds', async () => {
+  it('creates the ConfigMap first, then the revision, the Deployment and the Service; the cache learns their kinds', async () => {
     const { client, decision, writes } = fakeClient('create-workload');
     const applied = await carryOut(client, decision);
     expect(writes()).toEqual([
       ['create', 'ConfigMap', 'crd-lab', 'checkout-desired'],
+      ['create', 'ControllerRevision', 'crd-lab', 'checkout-87df16d9'],
       ['apply', 'Deployment', 'crd-lab', 'checkout', { uid: undefined, resourceVersion: undefined }],
       ['apply', 'Service', 'crd-lab', 'checkout', { uid: undefined, resourceVersion: undefined }],
     ]);
-    expect(applied.written.children.map((c) => c.kind)).toEqual(['ConfigMap', 'Deployment', 'Service']);
+    expect(applied.written.children.map((c) => c.kind)).toEqual([
+      'ConfigMap',
+      'ControllerRevision',
+      'Deployment',
+      'Service',
+    ]);
   });
 
   it('applies a Deployment with the uid and resourceVersion it was read with', async () => {
     const { client, decision, writes } = fakeClient('update-workload-hand-edited-replicas');
     await carryOut(client, decision);
-    expect(writes()).toEqual([
+    expect(writes().filter(([, kind]) => kind === 'Deployment')).toEqual([
       ['apply', 'Deployment', 'crd-lab', 'checkout', { uid: 'deploy-uid-1', resourceVersion: '3003' }],
     ]);
   });

@@ -7,14 +7,14 @@ import * as path from 'node:path';
 import { decide } from '../../src/core/decide';
 import { describeWebService } from '../../src/core/description';
 import { httpRouteCondition, httpRouteHealth, ingressCondition, ingressHealth } from '../../src/core/expose';
-import { CHILD_KINDS, OPTIONAL_KINDS } from '../../src/core/kinds';
+import { NAMED_KINDS, OPTIONAL_KINDS } from '../../src/core/kinds';
 import { Expose, SyncInput, WebService } from '../../src/core/model';
 import { observe } from '../../src/core/observe';
 import { API_NOT_INSTALLED, computeStatus, readyOf, statusPatch } from '../../src/core/status';
 import { parseObservation, parseSyncInput } from '../../src/core/validate';
 
-const INGRESS = CHILD_KINDS.find((r) => r.kind === 'Ingress')!;
-const HTTP_ROUTE = CHILD_KINDS.find((r) => r.kind === 'HTTPRoute')!;
+const INGRESS = NAMED_KINDS.find((r) => r.kind === 'Ingress')!;
+const HTTP_ROUTE = NAMED_KINDS.find((r) => r.kind === 'HTTPRoute')!;
 const T0 = '2026-12-02T09:00:00Z';
 const T1 = '2026-12-02T10:00:00Z';
 
@@ -287,7 +287,7 @@ describe('exposure where the HTTPRoute API is absent', () => {
     const obs = observe(present);
     // The children as the server stores them after the create, with the rollout of its 3 pods done.
     const written = decide(obs).ops.flatMap((op) =>
-      op.op === 'applyChild' ? [op.object] : op.op === 'createChild' ? [op.object] : [],
+      op.op === 'applyChild' || op.op === 'createChild' ? [op.object as { kind?: string; metadata: object }] : [],
     );
     const children = written
       .filter((c) => c.kind !== 'HTTPRoute')

@@ -5,7 +5,7 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { decide } from '../../src/core/decide';
-import { CHILD_KINDS, OPTIONAL_KINDS } from '../../src/core/kinds';
+import { NAMED_KINDS, OPTIONAL_KINDS, SET_KINDS, WATCHED_KINDS } from '../../src/core/kinds';
 import { Child, SyncInput, WebService } from '../../src/core/model';
 import { FakeApi } from '../support/fake-api';
 import { observe } from '../../src/core/observe';
@@ -36,27 +36,31 @@ describe('gather and workloads', () => {
     expect(client.calls.sort()).toEqual(['get configmaps', 'get webservices']);
   });
 
-  it('a converged workload: a LIST more per kind of workload child, by our label, and the decision is a noop', async () => {
+  it('a converged workload: a LIST more per kind of child, by our label, and the decision is a noop', async () => {
     const input = fixture('noop-workload-converged');
     const client = fakeClient([input.parent], input.children);
     const [gathered] = await gatherAll(client, 'crd-lab');
+    // Secrets only where some WebService snapshots them.
+    const kinds = WATCHED_KINDS.filter((row) => row.kind !== 'Secret');
     expect(client.calls.sort()).toEqual(
       [
         ...OPTIONAL_KINDS.map(() => 'get discovery'),
-        ...['webservices', ...CHILD_KINDS.map((row) => row.resource)].map((resource) => `list ${resource}`),
+        ...['webservices', ...kinds.map((row) => row.resource)].map((resource) => `list ${resource}`),
       ].sort(),
     );
     expect(decide(observe(gathered)).action).toBe('noop');
   });
 
-  it('one WebService with a workload: GETs each kind of workload child by name', async () => {
+  it('one WebService with a workload: GETs each kind of named child, LISTs its revisions and snapshots', async () => {
     const input = fixture('noop-workload-converged');
     const client = fakeClient([input.parent], input.children);
     const gathered = await gatherOne(client, 'crd-lab', 'checkout');
+    const sets = SET_KINDS.filter((row) => row.kind !== 'Secret');
     expect(client.calls.sort()).toEqual(
       [
         ...OPTIONAL_KINDS.map(() => 'get discovery'),
-        ...['webservices', ...CHILD_KINDS.map((row) => row.resource)].map((resource) => `get ${resource}`),
+        ...['webservices', ...NAMED_KINDS.map((row) => row.resource)].map((resource) => `get ${resource}`),
+        ...sets.map((row) => `list ${row.resource}`),
       ].sort(),
     );
     expect(decide(observe(gathered)).action).toBe('noop');

@@ -50,22 +50,26 @@ describe('a reconcile cut short by a 409 after some of its writes', () => {
     const { client, result } = await createWithServiceConflict();
     expect(client.writes.map((w) => `${w.verb} ${w.resource}`)).toEqual([
       'create configmaps',
+      'create controllerrevisions',
       'apply deployments',
       'apply services',
       'apply services',
       'patch webservices/status',
       'create events',
       'create events',
+      'create events',
     ]);
     expect(result.events.filter((e) => e.reason === 'Created')).toEqual([
-      expect.objectContaining({ note: 'created configmap/checkout-desired, deployment/checkout, service/checkout' }),
+      expect.objectContaining({
+        note: 'created configmap/checkout-desired, controllerrevision/checkout-87df16d9, deployment/checkout, service/checkout',
+      }),
     ]);
   });
 
   it('reports the rollout it started: RolloutStarted now, its completion on the next pass', async () => {
     const { result } = await createWithServiceConflict();
     expect(result.error).toBeUndefined();
-    expect(result.events.map((e) => e.reason)).toEqual(['Created', 'RolloutStarted']);
+    expect(result.events.map((e) => e.reason)).toEqual(['Created', 'RevisionCreated', 'RolloutStarted']);
     // The Deployment was written by this reconcile: its rollout is not taken as done yet.
     const ready = result.status.status?.conditions?.find((c) => c.type === 'Ready');
     expect(ready).toMatchObject({ status: 'False', reason: 'RolloutInProgress' });

@@ -1,6 +1,6 @@
 // uninstall's pure parts: which children belong to which WebService, what an orphaned child
 // keeps of its ownerReferences, and the refusal that names every app and its children.
-import { CHILD_KINDS } from '../../src/core/kinds';
+import { NAMED_KINDS } from '../../src/core/kinds';
 import type { Child, OwnerReference, WebService } from '../../src/core/model';
 import { desiredLabels, desiredOwnerReference, ownerReferencesWithout } from '../../src/core/ownership';
 import { describeApps, groupChildren, summarize } from '../../src/install/apps';
@@ -14,7 +14,7 @@ const ws = (namespace: string, name: string): WebService => ({
 /** A child of every kind in the table, as the parent's apply makes it. */
 function childrenOf(parent: WebService): Child[] {
   const { namespace, name, uid = '' } = parent.metadata;
-  return CHILD_KINDS.map((row) => ({
+  return NAMED_KINDS.map((row) => ({
     apiVersion: row.apiVersion,
     kind: row.kind,
     metadata: {
@@ -32,11 +32,11 @@ describe('groupChildren', () => {
     const web = ws('shop', 'web');
     const api = ws('shop', 'api');
     const [app] = groupChildren([web], [...childrenOf(api), ...[...childrenOf(web)].reverse()]);
-    expect(app.children.map((c) => c.kind)).toEqual(CHILD_KINDS.map((row) => row.kind));
+    expect(app.children.map((c) => c.kind)).toEqual(NAMED_KINDS.map((row) => row.kind));
     expect(summarize(app)).toEqual({
       namespace: 'shop',
       name: 'web',
-      children: CHILD_KINDS.map((row) => `${row.kind.toLowerCase()}/${row.nameFor('web')}`),
+      children: NAMED_KINDS.map((row) => `${row.kind.toLowerCase()}/${row.nameFor('web')}`),
     });
   });
 

@@ -9,6 +9,7 @@ import { Deployment, SyncInput, WorkloadSpec } from '../../src/core/model';
 import { observe } from '../../src/core/observe';
 import { parseSyncInput } from '../../src/core/validate';
 import { EVERY_POD_FIELD } from '../support/pod-fields';
+import { convergedWorkload } from '../support/writes';
 
 function fixture(name: string): SyncInput {
   const file = path.join(__dirname, '../fixtures/decide', name, 'input.json');
@@ -25,18 +26,8 @@ function appliedDeployment(decision: Decision): Deployment {
 }
 
 /** The converged fixture with spec.workload replaced, and the live Deployment as that spec last applied it. */
-function convergedWith(workload: WorkloadSpec, edit: (live: Deployment) => void = () => undefined): SyncInput {
-  const input = fixture('noop-workload-converged');
-  const parent = { ...input.parent, spec: { ...input.parent.spec, workload } };
-  const applied = appliedDeployment(
-    decisionOf({ ...input, parent, children: input.children.filter((c) => c.kind !== 'Deployment') }),
-  );
-  const live = structuredClone(applied);
-  live.metadata = { ...live.metadata, uid: 'deploy-uid-1', resourceVersion: '3003', generation: 4 };
-  live.status = (input.children.find((c) => c.kind === 'Deployment') as Deployment).status;
-  edit(live);
-  return { ...input, parent, children: input.children.map((c) => (c.kind === 'Deployment' ? live : c)) };
-}
+const convergedWith = (workload: WorkloadSpec, edit?: (live: Deployment) => void) =>
+  convergedWorkload(fixture('noop-workload-converged'), workload, { edit });
 
 const EVERY_FIELD: WorkloadSpec = EVERY_POD_FIELD;
 
