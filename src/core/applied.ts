@@ -11,7 +11,8 @@ import { StoredDifference, storedDifferences } from './compare';
 import { ChildKindRow, childTarget } from './kinds';
 import { ObjectMeta, fnv1a32 } from './model';
 import { DesiredState, WorkloadChildFacts } from './observe';
-import { conflictReason, desiredLabels, desiredOwnerReference } from './ownership';
+import { appLabels } from './labels';
+import { conflictReason, desiredOwnerReference } from './ownership';
 import type { DesiredObject } from './workload';
 
 /** On every applied child: the hash of the desired object it was last applied from. */
@@ -68,7 +69,7 @@ function desiredObject(row: ChildKindRow, parent: AppliedParent): DesiredObject 
   const metadata: ObjectMeta = {
     name,
     namespace: parent.namespace,
-    labels: { ...parent.labels, ...desiredLabels(parent.name) },
+    labels: { ...parent.labels, ...appLabels(parent.name) },
     ownerReferences: [desiredOwnerReference(parent)],
   };
   const object = row.build?.(metadata, { name: parent.name, desired: parent.desired }) ?? null;

@@ -7,6 +7,7 @@ import {
   missingConfig,
 } from './config';
 import { findCycle } from './cycle';
+import { hasLegacySelector } from './labels';
 import { APPLIED_KINDS, CHILD_KINDS, CONFIG_MAP } from './kinds';
 import {
   Child,
@@ -42,6 +43,11 @@ export interface DesiredState {
    * template (config.ts). Where the shell did not read the config, the live Deployment's.
    */
   configDigest?: string;
+  /**
+   * Only when the live Deployment has it: it selects its pods by the selector of before the
+   * recommended labels, which it keeps, since a Deployment's selector cannot change (labels.ts).
+   */
+  legacySelector?: true;
 }
 
 /** The child's content that we own; `{}` while the child does not exist. */
@@ -161,6 +167,9 @@ export function observe(input: SyncInput): Observation {
   if (cycle) observation.dependencyCycle = cycle;
   if (input.absentKinds && input.absentKinds.length > 0) observation.absentKinds = [...input.absentKinds].sort();
   observeConfig(observation, input, named(DEPLOYMENT_KIND, meta.name));
+  if (observation.desired.workload && hasLegacySelector(meta.name, named(DEPLOYMENT_KIND, meta.name))) {
+    observation.desired.legacySelector = true;
+  }
   return observation;
 }
 

@@ -6,7 +6,7 @@ import { CHILD_KINDS, ChildKindRow, DEPLOYMENT, childTarget, resourceName } from
 import { Condition, ConditionStatus, Deployment, READY, WebServiceStatus, childName } from './model';
 import type { LiveObject } from './health';
 import { Observation } from './observe';
-import { selectorString } from './pod';
+import { podSelectorString } from './labels';
 import { podsWanted, rolloutOf } from './workload';
 
 /** kstatus: True while a change is being rolled out. */
@@ -204,7 +204,7 @@ function workloadStatus(
     ...obs.status,
     observedGeneration: obs.generation,
     replicas: rollout.ready,
-    selector: selectorString(obs.name),
+    selector: podSelectorString(obs.name, obs.desired),
     ready: counts,
     conditions,
   };
