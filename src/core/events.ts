@@ -3,7 +3,7 @@
 // The rules keep steady state silent: a noop reports nothing, and a condition that
 // persists (waiting on a dependency, a conflict, an error) is reported once, when it
 // starts, i.e. when the Ready reason changes.
-import { Decision } from './decide';
+import { Decision, writesDeployment } from './decide';
 import { Condition, kindOf } from './model';
 import { FAILED_CREATE, Outcome, ReadyCondition } from './status';
 
@@ -33,7 +33,18 @@ export function eventsFor(
     const starts = after?.reason === 'ReconcileError' && before?.reason !== 'ReconcileError';
     return starts ? [record('Warning', 'ReconcileError', 'Reconcile', outcome.message)] : [];
   }
-  return [...actionEvents(decision, cleaned), ...transitionEvents(decision, before, after)];
+  return [...actionEvents(decision, cleaned), ...warningEvents(decision), ...transitionEvents(decision, before, after)];
+}
+
+/**
+ * A warning about the spec, once: with the write of the Deployment that brings it. A noop, or a
+ * write while it stays, has none to send.
+ */
+function warningEvents(decision: Decision): EventRecord[] {
+  if (!writesDeployment(decision.ops)) return [];
+  return (decision.warnings ?? [])
+    .filter((warning) => warning.new)
+    .map((warning) => record('Warning', warning.reason, 'Check', warning.message));
 }
 
 /**

@@ -8,7 +8,7 @@ import { FileMount, WorkloadSpec, fnv1a32 } from './model';
 
 type Json = Record<string, unknown>;
 
-const CONTAINER_NAME = 'web';
+export const CONTAINER_NAME = 'web';
 /** The name of the container's port and of the Service's: probes may name it. */
 export const PORT_NAME = 'http';
 const TIER_LABEL = 'webservice.labhub.io/tier';

@@ -5,6 +5,7 @@ import { ACTIONS, Decision } from './decide';
 import { APPLIED_KINDS, CHILD_KINDS, CONFIG_MAP, OPTIONAL_KINDS } from './kinds';
 import { Child, ConfigMap, ConfigState, SyncInput, WebService } from './model';
 import { Observation } from './observe';
+import { unresolvedProbePorts } from './probes';
 
 export class InputError extends Error {}
 
@@ -166,6 +167,8 @@ function checkPodFields(workload: Json, where: string): void {
     workload.restartOnConfigChange === undefined || typeof workload.restartOnConfigChange === 'boolean',
     `${where}.restartOnConfigChange must be true or false`,
   );
+  const unresolved = unresolvedProbePorts(workload);
+  need(unresolved.length === 0, `${where}.${unresolved[0]}`);
   checkDisruption(workload.disruption, `${where}.disruption`);
   for (const [i, file] of ((workload.files as Json[] | undefined) ?? []).entries()) {
     need(typeof file.mountPath === 'string', `${where}.files[${i}].mountPath must be a string`);
