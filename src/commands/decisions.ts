@@ -36,4 +36,9 @@ export function printDecisions(ctx: Context, rows: DecisionRow[]): void {
       return cells;
     }),
   );
+  // Under the table, on stderr, as kubectl prints the API server's warnings.
+  for (const { decision: d } of rows) {
+    for (const warning of d.warnings ?? [])
+      out.progress(`warning: webservice ${d.namespace}/${d.name}: ${warning.message}`);
+  }
 }

@@ -12,7 +12,8 @@ import { stableJson } from './equal';
 import { ChildKindRow, childTarget } from './kinds';
 import { ObjectMeta, fnv1a32 } from './model';
 import { DesiredState, WorkloadChildFacts } from './observe';
-import { conflictReason, desiredLabels, desiredOwnerReference } from './ownership';
+import { appLabels } from './labels';
+import { conflictReason, desiredOwnerReference } from './ownership';
 import type { DesiredObject } from './workload';
 
 /** On every applied child: the hash of the desired object it was last applied from. */
@@ -69,7 +70,7 @@ function desiredObject(row: ChildKindRow, parent: AppliedParent): DesiredObject 
   const metadata: ObjectMeta = {
     name,
     namespace: parent.namespace,
-    labels: { ...parent.labels, ...desiredLabels(parent.name) },
+    labels: { ...parent.labels, ...appLabels(parent.name) },
     ownerReferences: [desiredOwnerReference(parent)],
   };
   const object = row.build?.(metadata, { name: parent.name, desired: parent.desired }) ?? null;

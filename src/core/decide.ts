@@ -8,6 +8,7 @@ import { CopySource, SetObject } from './revision';
 import { describeCycle } from './cycle';
 import { ChildFacts, Observation } from './observe';
 import { ApplyOp, DeleteOp, appliedVerdict } from './applied';
+import { Warning, probePortWarnings } from './probes';
 import { conflictReason, describeRef, desiredLabels, desiredOwnerReference, sameOwnerReference } from './ownership';
 import { ROLLOUT_POLL_SECONDS, WORKLOAD_ANNOTATION, desiredData, podsWanted, rolloutOf } from './workload';
 
@@ -86,6 +87,8 @@ export interface Decision {
   /** A dependency cycle through this CR: names from it back to it. */
   cycle?: string[];
   changes?: FieldChange[];
+  /** Only when there are any: what the server takes but will likely not work as meant. */
+  warnings?: Warning[];
   ops: Op[];
 }
 
@@ -138,13 +141,15 @@ export function decide(obs: Observation, options: DecideOptions = {}): Decision 
   const acting = verdicts.filter((v) => v.ops.length > 0);
   if (acting.length > 0) {
     const changes = acting.flatMap((v) => v.changes);
+    const ops = inWriteOrder(acting).flatMap((v) => v.ops);
     return record(obs, {
       action: acting.every((v) => v.state === 'missing') ? 'create' : 'update',
       reason: acting.map((v) => v.reason).join('; '),
       target: acting[0].target,
       ...(changes.length > 0 ? { changes } : {}),
       ...rollout,
-      ops: inWriteOrder(acting).flatMap((v) => v.ops),
+      ...warningsOf(obs, ops),
+      ops,
     });
   }
 
@@ -154,7 +159,19 @@ export function decide(obs: Observation, options: DecideOptions = {}): Decision 
     reason: `${targets.join(', ')} ${targets.length === 1 ? 'matches' : 'match'} the spec`,
     target: configMapTarget,
     ...rollout,
+    ...warningsOf(obs, []),
   });
+}
+
+/** The spec's warnings; new only where these ops write the Deployment that brings them. */
+function warningsOf(obs: Observation, ops: Op[]): Pick<Partial<Decision>, 'warnings'> {
+  if (!obs.desired.workload) return {};
+  const live = obs.workloadChildren?.[DEPLOYMENT.kind]?.object ?? null;
+  const writes = writesDeployment(ops);
+  const warnings = probePortWarnings(obs.desired.workload, live).map(({ new: brought, ...warning }) =>
+    writes && brought ? { ...warning, new: brought } : warning,
+  );
+  return warnings.length > 0 ? { warnings } : {};
 }
 
 /**
@@ -355,6 +372,7 @@ function record(obs: Observation, fields: DecisionFields): Decision {
   if (fields.after_seconds !== undefined) decision.after_seconds = fields.after_seconds;
   if (fields.cycle) decision.cycle = fields.cycle;
   if (fields.changes) decision.changes = fields.changes;
+  if (fields.warnings) decision.warnings = fields.warnings;
   decision.ops = fields.ops ?? [];
   return decision;
 }

@@ -3,7 +3,7 @@
 // The rules keep steady state silent: a noop reports nothing, and a condition that
 // persists (waiting on a dependency, a conflict, an error) is reported once, when it
 // starts, i.e. when the Ready reason changes.
-import { Decision } from './decide';
+import { Decision, writesDeployment } from './decide';
 import { REVISION } from './kinds';
 import { Condition, kindOf } from './model';
 import { CHANGE_CAUSE_ANNOTATION } from './revision';
@@ -38,6 +38,7 @@ export function eventsFor(
   return [
     ...actionEvents(decision, cleaned),
     ...revisionEvents(decision),
+    ...warningEvents(decision),
     ...transitionEvents(decision, before, after),
   ];
 }
@@ -54,6 +55,17 @@ function revisionEvents(decision: Decision): EventRecord[] {
     const cause = revision.metadata.annotations?.[CHANGE_CAUSE_ANNOTATION];
     return [record('Normal', 'RevisionCreated', 'Create', `revision ${number}${cause ? `: ${cause}` : ''}`)];
   });
+}
+
+/**
+ * A warning about the spec, once: with the write of the Deployment that brings it. A noop, or a
+ * write while it stays, has none to send.
+ */
+function warningEvents(decision: Decision): EventRecord[] {
+  if (!writesDeployment(decision.ops)) return [];
+  return (decision.warnings ?? [])
+    .filter((warning) => warning.new)
+    .map((warning) => record('Warning', warning.reason, 'Check', warning.message));
 }
 
 /**

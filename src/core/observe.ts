@@ -15,6 +15,7 @@ import {
   statesOfDigest,
 } from './config';
 import { findCycle } from './cycle';
+import { hasLegacySelector } from './labels';
 import { APPLIED_KINDS, CHILD_KINDS, CONFIG_MAP, SET_KINDS, setRowOf } from './kinds';
 import {
   Child,
@@ -58,6 +59,11 @@ export interface DesiredState {
    * the pods read of each Secret and ConfigMap, by keyed digest (null: absent). Their revision records it.
    */
   configStates?: ConfigState[];
+  /**
+   * Only when the live Deployment has it: it selects its pods by the selector of before the
+   * recommended labels, which it keeps, since a Deployment's selector cannot change (labels.ts).
+   */
+  legacySelector?: true;
 }
 
 /** The child's content that we own; `{}` while the child does not exist. */
@@ -189,6 +195,9 @@ export function observe(input: SyncInput): Observation {
   if (observation.desired.workload || Object.values(sets).some((set) => set.length > 0)) observation.childSets = sets;
   const deployment = named(DEPLOYMENT_KIND, meta.name);
   observeConfig(observation, input, deployment && isOurs(deployment, uid) ? deployment : null, meta);
+  if (observation.desired.workload && hasLegacySelector(meta.name, deployment)) {
+    observation.desired.legacySelector = true;
+  }
   return observation;
 }
 

@@ -11,6 +11,10 @@ import {
   instanceLabelValue,
 } from './model';
 
+/**
+ * The lab's ConfigMap's labels, as they have always been (the lab's contract): the workload's
+ * children carry the app's own name instead (labels.ts).
+ */
 export function desiredLabels(parentName: string): Record<string, string> {
   return {
     [MANAGED_BY_LABEL]: MANAGED_BY_VALUE,

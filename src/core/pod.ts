@@ -3,23 +3,23 @@
 // Kubernetes types' own schemas for them, and the comparison (compare.ts) knows how the
 // server stores them. Pure.
 import { CONFIG_DIGEST_ANNOTATION, ConfigSnapshot } from './config';
-import { ConfigKind, FileMount, INSTANCE_LABEL, NAME_LABEL, WorkloadSpec, fnv1a32, instanceLabelValue } from './model';
+import { appLabels } from './labels';
+import { ConfigKind, FileMount, WorkloadSpec, fnv1a32 } from './model';
 
 type Json = Record<string, unknown>;
 
-const CONTAINER_NAME = 'web';
+export const CONTAINER_NAME = 'web';
+/** The name of the container's port and of the Service's: probes may name it. */
+export const PORT_NAME = 'http';
 const TIER_LABEL = 'webservice.labhub.io/tier';
-/** Rolls the pods when the ConfigMap they read (envFrom) changes. */
-const CONFIG_HASH_ANNOTATION = 'webservice.labhub.io/config-hash';
 
-/** What the pod template is made from: the spec, and the parts of it the lab's ConfigMap carries. */
+/** What the pod template is made from: the spec, and the pods' selector (labels.ts). */
 export interface PodWanted {
   name: string;
   image: string;
   tier: string;
   workload: WorkloadSpec;
-  configMapName: string;
-  configHash: string;
+  selector: Record<string, string>;
   /** The digest of the Secrets' and ConfigMaps' content the pods read (config.ts); unset: none rolls them. */
   configDigest?: string;
   /** The snapshots the pods read instead of their sources (config.ts): each source's name becomes its snapshot's. */
@@ -56,22 +56,11 @@ const PROBE_DEFAULTS: Record<string, number> = {
   failureThreshold: 3,
 };
 
-/** The pods' selector: labels that never change for a WebService (never the tier). */
-export function selectorLabels(parentName: string): Record<string, string> {
-  return { [NAME_LABEL]: 'webservice', [INSTANCE_LABEL]: instanceLabelValue(parentName) };
-}
-
-export function selectorString(parentName: string): string {
-  return Object.entries(selectorLabels(parentName))
-    .map(([key, value]) => `${key}=${value}`)
-    .join(',');
-}
-
 export function podTemplate(want: PodWanted): Json {
   const { workload } = want;
-  // The spec's own labels and annotations first: ours (the selector's, the config hash) win.
-  const labels = { ...workload.podLabels, ...selectorLabels(want.name), [TIER_LABEL]: want.tier };
-  const annotations: Record<string, string> = { ...workload.podAnnotations, [CONFIG_HASH_ANNOTATION]: want.configHash };
+  // The spec's own labels and annotations first: ours (the recommended ones, the selector's) win.
+  const labels = { ...workload.podLabels, ...appLabels(want.name), ...want.selector, [TIER_LABEL]: want.tier };
+  const annotations: Record<string, string> = { ...workload.podAnnotations };
   if (want.configDigest !== undefined) annotations[CONFIG_DIGEST_ANNOTATION] = want.configDigest;
   const spec: Json = { containers: [container(want)] };
   const files = workload.files ?? [];
@@ -83,7 +72,7 @@ export function podTemplate(want: PodWanted): Json {
     workload.podSecurityContext,
   );
   if (security) spec.securityContext = security;
-  return { metadata: { labels, annotations }, spec };
+  return { metadata: Object.keys(annotations).length > 0 ? { labels, annotations } : { labels }, spec };
 }
 
 function container(want: PodWanted): Json {
@@ -91,13 +80,10 @@ function container(want: PodWanted): Json {
   const web: Json = { name: CONTAINER_NAME, image: want.image };
   if (workload.command !== undefined) web.command = workload.command;
   if (workload.args !== undefined) web.args = workload.args;
-  if (workload.port !== undefined) web.ports = [{ containerPort: workload.port, protocol: 'TCP' }];
-  // The lab's ConfigMap first: a key the spec's own sources also have comes from them.
+  if (workload.port !== undefined) web.ports = [{ name: PORT_NAME, containerPort: workload.port, protocol: 'TCP' }];
+  // The app's environment is the spec's alone: nothing of ours (the lab's ConfigMap) is in it.
   const named = configNames(want);
-  web.envFrom = [
-    { configMapRef: { name: want.configMapName } },
-    ...(workload.envFrom ?? []).map((s) => envSource(s, named)),
-  ];
+  if (workload.envFrom !== undefined) web.envFrom = workload.envFrom.map((s) => envSource(s, named));
   if (workload.env !== undefined) web.env = workload.env.map((v) => envVar(v, named));
   if (workload.resources !== undefined) web.resources = workload.resources;
   for (const probe of ['readinessProbe', 'livenessProbe', 'startupProbe'] as const) {

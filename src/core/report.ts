@@ -16,6 +16,8 @@ export interface ReportItem {
   waiting_for?: string;
   /** With a workload: its rollout is past the progress deadline, as kubectl rollout status fails. */
   stalled?: string;
+  /** With a workload: what the server takes but will likely not work as meant (the decision's warnings). */
+  warnings?: string[];
 }
 
 type Summary = Record<Action | 'error', number>;

@@ -6,7 +6,7 @@ import { ChildKindRow, DEPLOYMENT, NAMED_KINDS, childTarget, resourceName } from
 import { Condition, ConditionStatus, Deployment, READY, WebServiceStatus, childName } from './model';
 import type { LiveObject } from './health';
 import { Observation } from './observe';
-import { selectorString } from './pod';
+import { podSelectorString } from './labels';
 import { revisionPlan } from './revision';
 import { podsWanted, rolloutOf } from './workload';
 
@@ -205,7 +205,7 @@ function workloadStatus(
     ...obs.status,
     observedGeneration: obs.generation,
     replicas: rollout.ready,
-    selector: selectorString(obs.name),
+    selector: podSelectorString(obs.name, obs.desired),
     ready: counts,
     ...revisions(obs, outcome, rollout.complete),
     conditions,

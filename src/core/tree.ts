@@ -4,7 +4,7 @@
 import type { ChildVerdict } from './decide';
 import { Health, LiveObject, endpointSliceHealth, podHealth, replicaSetHealth } from './health';
 import { CHILD_KINDS, ChildKindRow, DEPLOYMENT, ResourceType, childTarget, isSetRow, resourceName } from './kinds';
-import { OwnerReference, WebService, kindOf } from './model';
+import { INSTANCE_LABEL, OwnerReference, WebService, kindOf } from './model';
 import type { Observation } from './observe';
 import { podsWanted } from './workload';
 
@@ -57,8 +57,11 @@ const ownedBy = (parent: LiveObject, object: LiveObject) =>
   parent.metadata.uid !== undefined &&
   (object.metadata.ownerReferences ?? []).some((ref: OwnerReference) => ref.uid === parent.metadata.uid);
 
-/** Our pods and ReplicaSets carry app.kubernetes.io/name=webservice (see pod.ts). */
-const OUR_PODS = 'app.kubernetes.io/name=webservice';
+/**
+ * Our pods and ReplicaSets carry app.kubernetes.io/instance, old and new alike (labels.ts); which
+ * of them are ours, their ownerReferences say.
+ */
+const OUR_PODS = INSTANCE_LABEL;
 
 export const DESCENDANT_KINDS: readonly DescendantRow[] = [
   {

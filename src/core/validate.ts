@@ -5,6 +5,7 @@ import { ACTIONS, Decision } from './decide';
 import { APPLIED_KINDS, CONFIG_MAP, OPTIONAL_KINDS, WATCHED_KINDS } from './kinds';
 import { Child, ConfigMap, ConfigState, SyncInput, WebService } from './model';
 import { Observation } from './observe';
+import { unresolvedProbePorts } from './probes';
 
 export class InputError extends Error {}
 
@@ -173,6 +174,8 @@ function checkPodFields(workload: Json, where: string): void {
     limit === undefined || (Number.isInteger(limit) && (limit as number) >= 1 && (limit as number) <= 100),
     `${where}.revisionHistoryLimit must be an integer from 1 to 100`,
   );
+  const unresolved = unresolvedProbePorts(workload);
+  need(unresolved.length === 0, `${where}.${unresolved[0]}`);
   checkDisruption(workload.disruption, `${where}.disruption`);
   for (const [i, file] of ((workload.files as Json[] | undefined) ?? []).entries()) {
     need(typeof file.mountPath === 'string', `${where}.files[${i}].mountPath must be a string`);

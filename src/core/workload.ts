@@ -2,9 +2,10 @@
 // ClusterIP Service, with a disruption budget a PodDisruptionBudget, with autoscaling a
 // HorizontalPodAutoscaler, all named after the WebService. Pure: their desired objects, whole,
 // as server-side apply sends them; and where a rollout stands.
-import { Child, Deployment, ObjectMeta, childName, fnv1a32 } from './model';
+import { podSelector } from './labels';
+import { Child, Deployment, ObjectMeta } from './model';
 import type { DesiredState } from './observe';
-import { podTemplate, selectorLabels } from './pod';
+import { PORT_NAME, podTemplate } from './pod';
 import type { PodWanted } from './pod';
 
 /**
@@ -34,26 +35,11 @@ export interface DesiredObject {
   spec: Json;
 }
 
-/** Keys of the ConfigMap's data that do not roll the pods when they change. */
-const UNHASHED_KEYS = new Set(['replicas']);
-
-/**
- * A deterministic hash of the ConfigMap's desired data: the same data, the same pods.
- * Not of replicas: scaling (kubectl scale, an HPA) must not restart every pod; the pods'
- * replicas variable is as of their start, like any environment read from a ConfigMap.
- */
-export function configHash(data: Record<string, string>): string {
-  const keys = Object.keys(data)
-    .filter((key) => !UNHASHED_KEYS.has(key))
-    .sort();
-  return fnv1a32(JSON.stringify(keys.map((key) => [key, data[key]])));
-}
-
 export interface WorkloadWanted extends PodWanted {
   replicas: number;
 }
 
-/** The lab's ConfigMap data: what the spec says, as strings. The pods read it (envFrom). */
+/** The lab's ConfigMap data: what the spec says, as strings. The lab reads it; the pods do not. */
 export function desiredData(desired: DesiredState): Record<string, string> {
   return { image: desired.image, replicas: String(desired.replicas), tier: desired.tier };
 }
@@ -67,8 +53,7 @@ export function workloadWanted(name: string, desired: DesiredState): WorkloadWan
     tier: desired.tier,
     replicas: desired.replicas,
     workload: desired.workload,
-    configMapName: childName(name),
-    configHash: configHash(desiredData(desired)),
+    selector: podSelector(name, desired.legacySelector === true),
     ...(desired.configDigest !== undefined ? { configDigest: desired.configDigest } : {}),
     ...(desired.configSnapshots ? { configSnapshots: desired.configSnapshots } : {}),
   };
@@ -90,7 +75,7 @@ export function desiredDeployment(metadata: ObjectMeta, want: WorkloadWanted): D
   // Sent only when the spec sets it: otherwise the server's default, which is the same.
   if (workload.progressDeadlineSeconds !== undefined) spec.progressDeadlineSeconds = workload.progressDeadlineSeconds;
   if (workload.strategy !== undefined) spec.strategy = workload.strategy;
-  spec.selector = { matchLabels: selectorLabels(want.name) };
+  spec.selector = { matchLabels: want.selector };
   spec.template = podTemplate(want);
   return { apiVersion: 'apps/v1', kind: 'Deployment', metadata, spec };
 }
@@ -115,7 +100,7 @@ export function rollingUpdateTakeover(want: DesiredObject, live: Child): Desired
   };
 }
 
-/** A ClusterIP Service on the container's port; null without one. */
+/** A ClusterIP Service on the container's port, named as it is; null without one. */
 export function desiredService(metadata: ObjectMeta, want: WorkloadWanted): DesiredObject | null {
   const { port } = want.workload;
   if (port === undefined) return null;
@@ -125,8 +110,8 @@ export function desiredService(metadata: ObjectMeta, want: WorkloadWanted): Desi
     metadata,
     spec: {
       type: 'ClusterIP',
-      selector: selectorLabels(want.name),
-      ports: [{ port, targetPort: port, protocol: 'TCP' }],
+      selector: want.selector,
+      ports: [{ name: PORT_NAME, port, targetPort: port, protocol: 'TCP' }],
     },
   };
 }
@@ -138,7 +123,7 @@ export function desiredService(metadata: ObjectMeta, want: WorkloadWanted): Desi
 export function desiredPodDisruptionBudget(metadata: ObjectMeta, want: WorkloadWanted): DesiredObject | null {
   const { disruption } = want.workload;
   if (!disruption) return null;
-  const spec: Json = { selector: { matchLabels: selectorLabels(want.name) } };
+  const spec: Json = { selector: { matchLabels: want.selector } };
   if (disruption.maxUnavailable !== undefined) spec.maxUnavailable = disruption.maxUnavailable;
   if (disruption.minAvailable !== undefined) spec.minAvailable = disruption.minAvailable;
   return { apiVersion: 'policy/v1', kind: 'PodDisruptionBudget', metadata, spec };

@@ -2,8 +2,9 @@
 // table: ReplicaSets, pods, EndpointSlices) and the Events. One LIST per kind whatever the
 // number of WebServices; none for a kind no child leads to. Reads only.
 import { resourceName } from '../core/kinds';
+import { podSelectorString } from '../core/labels';
 import { SyncInput, kindOf } from '../core/model';
-import { selectorString } from '../core/pod';
+import { observe } from '../core/observe';
 import { EVENT, RawEvent } from '../core/recent-events';
 import { LiveObject, RelatedObjects, descendantsOf } from '../core/tree';
 import type { KubeApi } from '../kube/client';
@@ -31,6 +32,8 @@ export async function gatherDescribeReads(
   const one = inputs.length === 1 ? inputs[0].parent.metadata : undefined;
   const namespace = one ? (one.namespace ?? scope) : scope;
   const childKinds = [...new Set(inputs.flatMap((input) => input.children.map(kindOf)))];
+  // One WebService's pods, by the selector its status gives.
+  const pods = one ? podSelectorString(one.name, observe(inputs[0]).desired) : '';
   const refused = (what: string) => (err: unknown) => {
     if (!(err instanceof ForbiddenError)) throw err;
     reads.unread.push(`${what}: ${err.message}`);
@@ -38,7 +41,7 @@ export async function gatherDescribeReads(
   };
   await Promise.all([
     ...descendantsOf(childKinds).map(async (row) => {
-      const labelSelector = one ? row.selector(one.name, selectorString(one.name)) : row.scopeSelector;
+      const labelSelector = one ? row.selector(one.name, pods) : row.scopeSelector;
       const list = await client
         .listObjects<LiveObject>(row.type, namespace, labelSelector ? { labelSelector } : {})
         .catch(refused(resourceName(row.type)));

@@ -146,7 +146,7 @@ function keep(earlier: Earlier, decision: Decision, outcome: Outcome, applied: A
   earlier.children.push(...applied.written.children);
   earlier.ops.push(...applied.done);
   // Without a Ready condition before and after, eventsFor reports only what was done (Created,
-  // Updated, Finalized); a change of readiness is the final attempt's to report.
+  // Updated, Finalized, a warning its writes brought); a change of readiness is the final attempt's to report.
   earlier.events.push(...eventsFor(decision, outcome, undefined, undefined, applied.cleaned));
 }
 
@@ -364,6 +364,7 @@ export function reportItem(result: ReconcileResult): ReportItem {
   const ready = result.error ? undefined : readyOf(result.status.status ?? undefined);
   if (ready?.reason === 'RolloutInProgress') item.waiting_for = ready.message;
   if (ready && STALLED_REASONS.has(ready.reason)) item.stalled = ready.message;
+  if (decision.warnings) item.warnings = decision.warnings.map((warning) => warning.message);
   return item;
 }
 

@@ -58,6 +58,7 @@ describe('the CRD carries the Kubernetes types of the pod fields', () => {
       webService('forms', {
         image: 'nginx:1.27',
         workload: {
+          port: 8080,
           resources: { requests: { cpu: '0.5', memory: '1.5Gi' }, limits: { cpu: 1, memory: '1e9' } },
           readinessProbe: { httpGet: { path: '/', port: 'http' } },
           livenessProbe: { tcpSocket: { port: 8080 } },

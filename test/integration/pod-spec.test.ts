@@ -78,7 +78,7 @@ describeWorkloads(title, () => {
       command: EVERY_FIELD.command,
       args: EVERY_FIELD.args,
       env: EVERY_FIELD.env,
-      envFrom: [{ configMapRef: { name: 'shop-desired' } }, ...EVERY_FIELD.envFrom],
+      envFrom: EVERY_FIELD.envFrom,
       // As the server stores them.
       resources: { requests: { cpu: '500m', memory: '1536Mi' }, limits: { cpu: '1', memory: '2Gi' } },
       readinessProbe: expect.objectContaining({ httpGet: expect.objectContaining({ path: '/ready', port: 8080 }) }),

@@ -63,20 +63,24 @@ describeWorkloads(title, () => {
       expect.objectContaining({ kind: 'WebService', name: 'web', uid: ws.metadata.uid, controller: true }),
     ]);
     expect(deployment.spec.selector.matchLabels).toEqual({
-      'app.kubernetes.io/name': 'webservice',
+      'app.kubernetes.io/name': 'web',
       'app.kubernetes.io/instance': 'web',
     });
     const [container] = deployment.spec.template.spec.containers;
     expect(container).toMatchObject({
       image: 'nginx:1.27',
-      ports: [expect.objectContaining({ containerPort: 8080 })],
-      envFrom: [{ configMapRef: { name: 'web-desired' } }],
+      ports: [expect.objectContaining({ name: 'http', containerPort: 8080 })],
     });
-    expect(service.spec).toMatchObject({ type: 'ClusterIP', ports: [expect.objectContaining({ port: 8080 })] });
+    // The app's environment is its own: nothing of ours (image, replicas, tier) is in it.
+    expect(container.envFrom).toBeUndefined();
+    expect(service.spec).toMatchObject({
+      type: 'ClusterIP',
+      ports: [expect.objectContaining({ name: 'http', port: 8080 })],
+    });
     expect(ws.status).toMatchObject({
       replicas: 2,
       ready: '2/2',
-      selector: 'app.kubernetes.io/name=webservice,app.kubernetes.io/instance=web',
+      selector: 'app.kubernetes.io/name=web,app.kubernetes.io/instance=web',
     });
     expect(kubectl(['wait', '--for=condition=Ready', 'webservice/web', '-n', ns, '--timeout=10s'])).toContain(
       'condition met',
@@ -110,12 +114,12 @@ describeWorkloads(title, () => {
   });
 
   it('a new image rolls the pods; Ready again once they are all new', () => {
-    const before = get('deployment', 'web').spec.template.metadata.annotations['webservice.labhub.io/config-hash'];
+    const before = get('deployment', 'web').metadata.generation;
     kubectl(['patch', 'webservice', 'web', '-n', ns, '--type=merge', '-p', '{"spec":{"image":"nginx:1.28"}}']);
     converge('web');
     const deployment = get('deployment', 'web');
     expect(deployment.spec.template.spec.containers[0].image).toBe('nginx:1.28');
-    expect(deployment.spec.template.metadata.annotations['webservice.labhub.io/config-hash']).not.toBe(before);
+    expect(deployment.metadata.generation).toBe(before + 1);
     expect(getJson(['get', 'webservice', 'web', '-n', ns]).status.ready).toBe('2/2');
   });
 

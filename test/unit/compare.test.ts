@@ -138,6 +138,18 @@ describe('storedDifferences', () => {
     ]);
   });
 
+  it('finds a port by its number, not its name: a name put on a live unnamed port is one field of it', () => {
+    const named = structuredClone(want);
+    Object.assign(named.spec.template.spec.containers[0].ports[0], { name: 'http' });
+    expect(storedDifferences(named, live)).toEqual([
+      { path: 'spec.template.spec.containers[web].ports[8080/TCP].name', want: 'http', have: undefined },
+    ]);
+    const service = { spec: { ports: [{ name: 'http', port: 8080, targetPort: 8080, protocol: 'TCP' }] } };
+    const unnamed = { spec: { ports: [{ port: 8080, targetPort: 8080, protocol: 'TCP' }] } };
+    expect(storedDifferences(service, unnamed).map((d) => d.path)).toEqual(['spec.ports[8080/TCP].name']);
+    expect(storedDifferences(service, service)).toEqual([]);
+  });
+
   it('sees a value where the server has none, unless ours is empty', () => {
     expect(storedDifferences({ a: { b: 1 } }, {})).toEqual([{ path: 'a', want: { b: 1 }, have: undefined }]);
     expect(storedDifferences({ a: false, b: '', c: [], d: {}, e: 0 }, {})).toEqual([]);

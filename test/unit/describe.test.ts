@@ -425,7 +425,7 @@ describe('the reads describe adds', () => {
           ...rs,
           metadata: {
             ...rs.metadata,
-            labels: { 'app.kubernetes.io/name': 'webservice', 'app.kubernetes.io/instance': 'checkout' },
+            labels: { 'app.kubernetes.io/name': 'checkout', 'app.kubernetes.io/instance': 'checkout' },
           },
         })),
         SLICE,
@@ -438,13 +438,13 @@ describe('the reads describe adds', () => {
         'list',
         'replicasets',
         'crd-lab',
-        { labelSelector: 'app.kubernetes.io/name=webservice,app.kubernetes.io/instance=checkout' },
+        { labelSelector: 'app.kubernetes.io/name=checkout,app.kubernetes.io/instance=checkout' },
       ],
       [
         'list',
         'pods',
         'crd-lab',
-        { labelSelector: 'app.kubernetes.io/name=webservice,app.kubernetes.io/instance=checkout' },
+        { labelSelector: 'app.kubernetes.io/name=checkout,app.kubernetes.io/instance=checkout' },
       ],
       ['list', 'endpointslices', 'crd-lab', { labelSelector: 'kubernetes.io/service-name=checkout' }],
       ['list', 'events', 'crd-lab', {}],
@@ -455,14 +455,23 @@ describe('the reads describe adds', () => {
     expect(reads.events.get('crd-lab')?.map((e) => e.metadata.name)).toEqual(['e1']);
   });
 
+  it('one WebService whose Deployment keeps the legacy selector: its pods by that selector', async () => {
+    const api = new FakeApi();
+    await gatherDescribeReads(api, [fixture('update-workload-upgrade')], 'crd-lab');
+    expect(api.requests.slice(0, 2).map((r) => r.detail)).toEqual([
+      { labelSelector: 'app.kubernetes.io/name=webservice,app.kubernetes.io/instance=checkout' },
+      { labelSelector: 'app.kubernetes.io/name=webservice,app.kubernetes.io/instance=checkout' },
+    ]);
+  });
+
   it('several in a scope: one LIST per kind, by our label; none for kinds no child leads to', async () => {
     const api = new FakeApi();
     await gatherDescribeReads(api, [fixture('noop-converged'), fixture('noop-long-name')], null);
     expect(api.calls).toEqual(['list events']);
     await gatherDescribeReads(api, [input, fixture('noop-converged')], null);
     expect(api.requests.slice(1).map((r) => [r.resource, r.namespace, r.detail])).toEqual([
-      ['replicasets', null, { labelSelector: 'app.kubernetes.io/name=webservice' }],
-      ['pods', null, { labelSelector: 'app.kubernetes.io/name=webservice' }],
+      ['replicasets', null, { labelSelector: 'app.kubernetes.io/instance' }],
+      ['pods', null, { labelSelector: 'app.kubernetes.io/instance' }],
       ['endpointslices', null, { labelSelector: 'kubernetes.io/service-name' }],
       ['events', null, {}],
     ]);

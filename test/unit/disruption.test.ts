@@ -5,7 +5,6 @@ import { podDisruptionBudgetHealth } from '../../src/core/health';
 import { NAMED_KINDS } from '../../src/core/kinds';
 import { Disruption, WebService } from '../../src/core/model';
 import { observe } from '../../src/core/observe';
-import { selectorLabels } from '../../src/core/pod';
 import { parseSyncInput } from '../../src/core/validate';
 
 const row = NAMED_KINDS.find((r) => r.kind === 'PodDisruptionBudget')!;
@@ -32,7 +31,10 @@ describe('the PodDisruptionBudget row', () => {
       apiVersion: 'policy/v1',
       kind: 'PodDisruptionBudget',
       metadata: { name: 'shop' },
-      spec: { selector: { matchLabels: selectorLabels('shop') }, ...d },
+      spec: {
+        selector: { matchLabels: { 'app.kubernetes.io/name': 'shop', 'app.kubernetes.io/instance': 'shop' } },
+        ...d,
+      },
     });
   });
 

@@ -48,7 +48,7 @@ describe('carrying out workload ops', () => {
     const applied = await carryOut(client, decision);
     expect(writes()).toEqual([
       ['create', 'ConfigMap', 'crd-lab', 'checkout-desired'],
-      ['create', 'ControllerRevision', 'crd-lab', 'checkout-87df16d9'],
+      ['create', 'ControllerRevision', 'crd-lab', expect.stringMatching(/^checkout-[0-9a-f]{8}$/)],
       ['apply', 'Deployment', 'crd-lab', 'checkout', { uid: undefined, resourceVersion: undefined }],
       ['apply', 'Service', 'crd-lab', 'checkout', { uid: undefined, resourceVersion: undefined }],
     ]);
