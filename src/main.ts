@@ -10,9 +10,11 @@ import { applyCommand } from './commands/apply';
 import { checkCommand } from './commands/check';
 import { describeCommand } from './commands/describe';
 import { finalizeCommand } from './commands/finalize';
+import { historyCommand } from './commands/history';
 import { installCommand } from './commands/install';
 import { observeCommand } from './commands/observe';
 import { planCommand } from './commands/plan';
+import { rollbackCommand } from './commands/rollback';
 import { runCommand } from './commands/run';
 import { statusCommand } from './commands/status';
 import { uninstallCommand } from './commands/uninstall';
@@ -30,6 +32,8 @@ const COMMANDS = [
   describeCommand,
   applyCommand,
   statusCommand,
+  historyCommand,
+  rollbackCommand,
   finalizeCommand,
   runCommand,
   installCommand,
@@ -78,6 +82,8 @@ export async function main(argv: string[]): Promise<void> {
       .command(planCommand)
       .command(describeCommand)
       .command(applyCommand)
+      .command(historyCommand)
+      .command(rollbackCommand)
       .command(statusCommand)
       .command(finalizeCommand)
       .command(runCommand)

@@ -2,7 +2,7 @@
 import * as os from 'node:os';
 import type { Argv } from 'yargs';
 import { Decision, decide } from '../core/decide';
-import { CHILD_KINDS } from '../core/kinds';
+import { NAMED_KINDS, WATCHED_KINDS } from '../core/kinds';
 import { DEFAULT_REQUEUE_AFTER_SECONDS, GROUP, KIND, SyncInput } from '../core/model';
 import { keyOf } from '../core/object-index';
 import { Observation, observe } from '../core/observe';
@@ -13,6 +13,7 @@ import { GatherOptions, gatherAll, gatherOne } from '../engine/gather';
 import { Context, requireTarget } from '../cli/context';
 import type { TargetArgs } from '../cli/target';
 import { parseWholeSeconds } from '../cli/duration';
+import { UserError } from '../kube/errors';
 
 export type { TargetArgs };
 
@@ -121,7 +122,7 @@ function nameOf(item: unknown): string {
 }
 
 /** Kinds -f accepts beside WebServices: the children a WebService can have (the kind table). */
-const CHILD_KIND_NAMES = CHILD_KINDS.map((row) => row.kind);
+const CHILD_KIND_NAMES = WATCHED_KINDS.map((row) => row.kind);
 
 /**
  * The children, for help texts, from the kind table: `the ConfigMap; as the spec asks, a
@@ -129,9 +130,19 @@ const CHILD_KIND_NAMES = CHILD_KINDS.map((row) => row.kind);
  */
 export const CHILDREN_HELP = ((first: string, rest: string[]) =>
   `the ${first}; as the spec asks, a ${rest.slice(0, -1).join(', ')} or ${rest[rest.length - 1]}`)(
-  CHILD_KIND_NAMES[0],
-  CHILD_KIND_NAMES.slice(1),
+  NAMED_KINDS[0].kind,
+  NAMED_KINDS.slice(1).map((row) => row.kind),
 );
+
+/** The one WebService a command acts on (history, rollback): NAME, never --all. */
+export async function singleTarget(
+  ctx: Context,
+  args: TargetArgs,
+  verb: string,
+): Promise<{ namespace: string; name: string }> {
+  if (!args.name) throw new UserError(`${verb} acts on one WebService: give its NAME`);
+  return { namespace: checkNamespace(await ctx.namespace()), name: checkName(args.name) };
+}
 
 /**
  * The observations in a -f file: raw objects (as kubectl get prints them, or as

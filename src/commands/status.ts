@@ -247,8 +247,16 @@ function visibleState(ctx: Context, row: StatusRow): string {
 
 function statusHeaders(ctx: Context): string[] {
   const headers = ['namespace', 'name', 'ready', 'reason', 'generation', 'observed', 'replicas', 'age'];
-  if (ctx.out.format === 'wide') headers.push('written', 'message');
+  if (ctx.out.format === 'wide') headers.push('revision', 'written', 'message');
   return headers;
+}
+
+/** The revision the pods run, and the one they are rolled out to when it is another: `3`, `3→4`. */
+function revisionText(status: StatusRow['status']): string {
+  const current = status?.currentRevision;
+  const update = status?.updateRevision;
+  if (update === undefined) return current === undefined ? '-' : String(current);
+  return current === update ? String(current) : `${current ?? '-'}→${update}`;
 }
 
 function statusCells(ctx: Context, row: StatusRow): Cell[] {
@@ -270,6 +278,8 @@ function statusCells(ctx: Context, row: StatusRow): Cell[] {
     { text: String(row.status?.replicas ?? '-') },
     { text: row.deleted ? '-' : age(row.creationTimestamp, ctx.now()) },
   ];
-  if (out.format === 'wide') cells.push({ text: String(row.written) }, { text: ready?.message ?? '' });
+  if (out.format === 'wide') {
+    cells.push({ text: revisionText(row.status) }, { text: String(row.written) }, { text: ready?.message ?? '' });
+  }
   return cells;
 }

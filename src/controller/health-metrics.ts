@@ -60,7 +60,22 @@ const FAMILIES: readonly Family[] = [
     samples: (ws, object) =>
       `webservice_status_observed_generation${object}} ${number(ws.status?.observedGeneration ?? 0)}\n`,
   },
+  {
+    name: 'webservice_status_current_revision',
+    help: 'The revision every pod of a WebService runs (status.currentRevision; with a workload only)',
+    samples: (ws, object) => optional('webservice_status_current_revision', object, ws.status?.currentRevision),
+  },
+  {
+    name: 'webservice_status_update_revision',
+    help: 'The revision the pods of a WebService are rolled out to (status.updateRevision; with a workload only)',
+    samples: (ws, object) => optional('webservice_status_update_revision', object, ws.status?.updateRevision),
+  },
 ];
+
+/** A sample where the status has the field; none where it has not (a WebService without a workload). */
+function optional(name: string, object: string, value: number | undefined): string {
+  return value === undefined ? '' : `${name}${object}} ${number(value)}\n`;
+}
 
 /**
  * Roughly how much text a piece holds. A scrape of 10 000 WebServices is 5.6 MB of text; made

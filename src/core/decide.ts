@@ -42,7 +42,7 @@ export type Op =
  * A config snapshot: the object (without values) created with the source's content, which the
  * shell reads and checks still has the keyed digest decided on (else the decision is stale: 409).
  */
-export interface CopyOp {
+interface CopyOp {
   op: 'copyChild';
   kind: string;
   name: string;

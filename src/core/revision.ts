@@ -16,19 +16,19 @@ import { workloadWanted } from './workload';
 type Json = Record<string, unknown>;
 
 /** Revisions kept when the spec says nothing (a Deployment keeps as many ReplicaSets). */
-export const DEFAULT_REVISION_HISTORY_LIMIT = 10;
+const DEFAULT_REVISION_HISTORY_LIMIT = 10;
 /** On a revision: what changed from the one before it, by name only (kubectl's change-cause, ours). */
 export const CHANGE_CAUSE_ANNOTATION = 'webservice.labhub.io/change-cause';
 /** On a revision made the newest again by a rollback: the revision it rolled back from. */
 export const ROLLED_BACK_ANNOTATION = 'webservice.labhub.io/rolled-back-from';
 /** On a config snapshot: the Secret or ConfigMap it copies (configmap/files). */
-export const SNAPSHOT_SOURCE_ANNOTATION = 'webservice.labhub.io/snapshot-of';
+const SNAPSHOT_SOURCE_ANNOTATION = 'webservice.labhub.io/snapshot-of';
 export const REVISION_ROLE = 'revision';
 const REVISION_TARGET = 'controllerrevision';
 export const SNAPSHOT_ROLE = 'config-snapshot';
 
 /** spec.workload's fields that are not the pods': a revision leaves them out, and a rollback leaves them as they are. */
-const NOT_POD_FIELDS = new Set([
+export const NOT_POD_FIELDS = new Set([
   'autoscaling',
   'disruption',
   'progressDeadlineSeconds',
@@ -66,7 +66,7 @@ export interface ControllerRevision {
 }
 
 /** A revision as it exists, newest first in every list. */
-export interface LiveRevision {
+interface LiveRevision {
   name: string;
   number: number;
   data: RevisionData | null;
@@ -166,7 +166,7 @@ function keptRevisions(obs: Observation, live: LiveRevision[], plan: Omit<Revisi
 }
 
 /** Our revisions, newest first. */
-export function liveRevisions(obs: Observation): LiveRevision[] {
+function liveRevisions(obs: Observation): LiveRevision[] {
   return (obs.childSets?.[REVISION_SET] ?? [])
     .map((facts) => {
       const object = facts.object as unknown as ControllerRevision;
@@ -234,7 +234,7 @@ function revisionData(desired: DesiredState): RevisionData {
 }
 
 /** What changed from one revision to the next, by name: `image a → b, workload.env, configmap/files changed`. */
-export function describeChange(before: RevisionData, after: RevisionData): string {
+function describeChange(before: RevisionData, after: RevisionData): string {
   const changes: string[] = [];
   if (before.image !== after.image) changes.push(`image ${before.image} → ${after.image}`);
   if (before.tier !== after.tier) changes.push(`tier ${before.tier} → ${after.tier}`);

@@ -44,9 +44,8 @@ export function afterWrites(input: SyncInput, decision: Decision): SyncInput {
         const kind = op.kind ?? 'ConfigMap';
         const live = children.find(same(kind, op.name));
         if (!live) break;
-        const { metadata, ...rest } = op.patch as { metadata: { annotations?: Record<string, string | null> } };
-        const annotations = { ...live.metadata.annotations, ...metadata.annotations };
-        const patched = { ...live, ...rest, metadata: { ...live.metadata, annotations } };
+        const { resourceVersion: _condition, ...metadata } = (op.patch as { metadata: { resourceVersion?: string } }).metadata;
+        const patched = mergePatched(live, { ...op.patch, metadata }) as Child;
         children = children.map((c) => (c === live ? stored(patched, live) : c));
         break;
       }
@@ -66,6 +65,18 @@ export function afterWrites(input: SyncInput, decision: Decision): SyncInput {
     }
   }
   return { ...input, parent, children };
+}
+
+/** An object with an RFC 7386 merge patch applied: null removes, objects merge, the rest replaces. */
+function mergePatched(target: unknown, patch: unknown): unknown {
+  if (typeof patch !== 'object' || patch === null || Array.isArray(patch)) return patch;
+  const out: Record<string, unknown> =
+    typeof target === 'object' && target !== null && !Array.isArray(target) ? { ...target } : {};
+  for (const [key, value] of Object.entries(patch)) {
+    if (value === null) delete out[key];
+    else out[key] = mergePatched(out[key], value);
+  }
+  return out;
 }
 
 /**

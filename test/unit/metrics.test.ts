@@ -200,6 +200,19 @@ describe('per-WebService health', () => {
     expect(text).not.toContain(`webservice_status_condition{${fresh}`);
     expect(value(text, `webservice_status_replicas_ready{${fresh}}`)).toBe(0);
     expect(value(text, `webservice_status_observed_generation{${fresh}}`)).toBe(0);
+    expect(text).not.toContain(`webservice_status_current_revision{${fresh}`);
+  });
+
+  it('exports the revision the pods run and the one they are rolled out to, where the status has them', async () => {
+    const m = createMetrics();
+    const rolling = ws('web', { status: { ...ready('True', 3), currentRevision: 3, updateRevision: 4 } });
+    m.health(
+      () => [rolling],
+      () => true,
+    );
+    const text = await m.registry.metrics();
+    expect(value(text, 'webservice_status_current_revision{namespace="shop",name="web"}')).toBe(3);
+    expect(value(text, 'webservice_status_update_revision{namespace="shop",name="web"}')).toBe(4);
   });
 
   it('follows the source at each scrape: a WebService gone has no series left, a change shows at once', async () => {
@@ -281,8 +294,11 @@ describe('per-WebService health', () => {
       'webservice_status_replicas_ready',
       'webservice_metadata_generation',
       'webservice_status_observed_generation',
+      'webservice_status_current_revision',
+      'webservice_status_update_revision',
     ]);
-    expect(families.map((f) => f.trim().split('\n').length - 2)).toEqual([6000, 2000, 2000, 2000, 2000]);
+    // The revisions only where a status has them (a workload's): these have none.
+    expect(families.map((f) => f.trim().split('\n').length - 2)).toEqual([6000, 2000, 2000, 2000, 2000, 0, 0]);
   });
 
   it("exports the process's resident memory", async () => {
