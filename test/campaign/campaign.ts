@@ -6,7 +6,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { ROOT, deleteNamespace } from '../support/cluster';
 import { generate } from './generate';
-import type { Perturbation } from './proxy';
+import type { Perturbation, ProxyCounts } from '../support/proxy';
 import {
   Reversibility,
   crashViolations,
@@ -47,7 +47,7 @@ export interface CampaignResult {
     counts: World['counts'];
     fired: World['fired'];
     /** The watch proxy's counts: watches, events, delayed, coalesced. */
-    proxy: Record<string, number>;
+    proxy: Partial<ProxyCounts>;
     webServices: number;
     /** How often a spec came back to one seen at a quiescence, and its children were compared. */
     reverted: number;

@@ -12,7 +12,7 @@ import { API_VERSION, FINALIZER, KIND, MANAGED_BY_LABEL, MANAGED_BY_VALUE } from
 import { Background, PLUGIN, ROOT, createNamespace, run, sleep, type RunResult } from '../support/cluster';
 import { ControllerProcess, controllerKubeconfig } from '../support/controller';
 import { podFieldsPrerequisites } from '../support/pod-fields';
-import { WatchProxy, type Perturbation } from './proxy';
+import { WatchProxy, type Perturbation, type ProxyCounts } from '../support/proxy';
 import type { ChildKind, Step, WritePoint } from './steps';
 
 type Json = Record<string, any>;
@@ -164,7 +164,7 @@ export class World {
   }
 
   /** How often the proxy's perturbations fired, by kind; {} without a proxy. */
-  proxyCounts(): Record<string, number> {
+  proxyCounts(): Partial<ProxyCounts> {
     return this.proxy?.counts() ?? {};
   }
 

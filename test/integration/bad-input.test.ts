@@ -7,7 +7,7 @@ import * as fs from 'node:fs';
 import * as net from 'node:net';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { CHILD_KINDS } from '../../src/core/kinds';
+import { WATCHED_KINDS } from '../../src/core/kinds';
 import { instanceLabelValue } from '../../src/core/model';
 import {
   AuditEvent,
@@ -732,9 +732,9 @@ describe('-f files that are not what they should be are refused in one line, cha
     ],
     [
       'plan -f an object of a kind that is no WebService nor its child',
-      () => ['plan', '-f', writeScratch('secret.yaml', 'apiVersion: v1\nkind: Secret\nmetadata: {name: s}\n')],
+      () => ['plan', '-f', writeScratch('pod.yaml', 'apiVersion: v1\nkind: Pod\nmetadata: {name: p}\n')],
       new RegExp(
-        `^error: -f takes WebServices and their children \\(${CHILD_KINDS.map((r) => r.kind).join(', ')}\\), not a Secret$`,
+        `^error: -f takes WebServices and their children \\(${WATCHED_KINDS.map((r) => r.kind).join(', ')}\\), not a Pod$`,
       ),
     ],
     [

@@ -20,7 +20,7 @@ import {
   fromPlugin,
   PACKAGE_VERSION,
 } from '../support/cluster';
-import { APPLIED_KINDS, CHILD_KINDS, resourceName } from '../../src/core/kinds';
+import { APPLIED_KINDS, NAMED_KINDS, resourceName } from '../../src/core/kinds';
 import { FINALIZER } from '../../src/core/model';
 import { ControllerProcess } from '../support/controller';
 import { absentOptionalKinds } from '../support/gateway-api';
@@ -84,7 +84,7 @@ describe('on a good setup', () => {
         'to keep WebServices reconciled, kubectl webservice install --controller\n',
     );
     expect(lines).toContain(`✓ no WebService has been terminating for longer than 5m in namespace ${ns}`);
-    expect(lines).toContain(`✓ no orphaned ${enumerate(CHILD_KINDS.map(plural), 'or')} in namespace ${ns}`);
+    expect(lines).toContain(`✓ no orphaned ${enumerate(NAMED_KINDS.map(plural), 'or')} in namespace ${ns}`);
     expect(lines).toContain(`✓ no WebService conflicts with a foreign ConfigMap in namespace ${ns}`);
     expect(lines).toContain(`✓ every WebService is Ready (1) in namespace ${ns}`);
     expect(result.stdout.endsWith('\n12 passed, 1 warning, 0 failed\n')).toBe(true);
@@ -257,7 +257,7 @@ describe('fails with the right hint', () => {
         new RegExp(
           // A kind whose API the plane does not serve has nothing to list: none of it is an orphan.
           `^‼ no orphaned ${enumerate(
-            CHILD_KINDS.filter((row) => row.write === 'merge' || absentOptionalKinds().includes(row.kind)).map(plural),
+            NAMED_KINDS.filter((row) => row.write === 'merge' || absentOptionalKinds().includes(row.kind)).map(plural),
             'or',
           )} in namespace ${ns}; ` +
             `${enumerate(

@@ -17,7 +17,14 @@ import {
   useNamespace,
   webService,
 } from '../support/cluster';
-import { CONTROLLER_USER, ControllerProcess, controlledNamespace, endControlled } from '../support/controller';
+import {
+  CONTROLLER_USER,
+  ControllerProcess,
+  controlledNamespace,
+  controllerKubeconfig,
+  endControlled,
+} from '../support/controller';
+import { WatchProxy } from '../support/proxy';
 
 const CONFIG_KEY = 'webservice-config-key';
 const DIGEST = 'webservice.labhub.io/config-digest';
@@ -181,13 +188,20 @@ describeWorkloads('the config the pods read, with apply', () => {
 describeWorkloads('the config the pods read, with run', () => {
   let ns: string;
   let ctl: ControllerProcess;
+  // The controller talks through the test proxy, which counts what it reads of Secrets: the audit
+  // log cannot tell a list of their metadata from a list of their data.
+  let proxy: WatchProxy;
   beforeAll(async () => {
-    ({ ns, ctl } = await controlledNamespace('config-run'));
+    proxy = await WatchProxy.start(controllerKubeconfig(), { delayP: 0, delayMs: 0, seed: 1 });
+    ({ ns, ctl } = await controlledNamespace('config-run', proxy.kubeconfig));
     configObjects(ns);
     applyYaml(ns, webService('shop', { image: 'nginx:1.27', workload: READS_CONFIG }));
     await eventually(() => (readyOf(ns, 'shop') === 'True' ? true : undefined), 120_000);
   });
-  afterAll(() => endControlled(ns, ctl));
+  afterAll(async () => {
+    await endControlled(ns, ctl);
+    await proxy.stop();
+  });
 
   const readyOf = (namespace: string, name: string) =>
     getJson(['get', 'webservice', name, '-n', namespace]).status?.conditions?.find((c: any) => c.type === 'Ready')
@@ -231,5 +245,14 @@ describeWorkloads('the config the pods read, with run', () => {
     );
     expect(reads.map((e) => e.objectRef?.name)).not.toContain('unrelated');
     expect(reads.map((e) => e.objectRef?.name)).toContain('db');
+    // Through the proxy: every list and watch of Secrets asked for their metadata alone, and the
+    // only Secrets whose data the controller read are the one its pods read and the digest key.
+    const counts = await eventually(() => {
+      const now = proxy.counts();
+      return now.secretsRead.includes('db') ? now : undefined;
+    }, 5_000);
+    expect(counts.secretLists).toBe(0);
+    expect(counts.secretMetadataLists).toBeGreaterThan(0);
+    expect(counts.secretsRead.sort()).toEqual(['db', CONFIG_KEY]);
   });
 });

@@ -3,7 +3,7 @@
 // of it all, the decision plan makes, -o json and -o yaml as data, and not one write.
 import * as path from 'node:path';
 import * as yaml from 'js-yaml';
-import { CHILD_KINDS, resourceName } from '../../src/core/kinds';
+import { CACHED_KINDS, resourceName } from '../../src/core/kinds';
 import { absentOptionalKinds } from '../support/gateway-api';
 import {
   ROOT,
@@ -140,7 +140,7 @@ describeWorkloads('describe', () => {
         '-n',
         ns(),
         '--verb=get,list',
-        `--resource=webservices.apps.labhub.io,${CHILD_KINDS.filter((row) => !absentOptionalKinds().includes(row.kind))
+        `--resource=webservices.apps.labhub.io,${CACHED_KINDS.filter((row) => !absentOptionalKinds().includes(row.kind))
           .map(resourceName)
           .join(',')}`,
       ]);

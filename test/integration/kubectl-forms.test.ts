@@ -1,6 +1,6 @@
 // The forms a kubectl user types: several NAMEs, TYPE/NAME, -A without --all, -l, -o name,
 // and kubectl's words for a command or a flag that does not exist.
-import { CHILD_KINDS } from '../../src/core/kinds';
+import { NAMED_KINDS } from '../../src/core/kinds';
 import {
   AuditWindow,
   applyYaml,
@@ -119,7 +119,7 @@ describe('usage errors in kubectl words, before any request', () => {
       );
     }
     // The children, from the kind table: every kind is named.
-    const children = `the ConfigMap; as the spec asks, a ${CHILD_KINDS.slice(1, -1)
+    const children = `the ConfigMap; as the spec asks, a ${NAMED_KINDS.slice(1, -1)
       .map((row) => row.kind)
       .join(', ')} or HTTPRoute`;
     expect(help('apply')).toContain(`(${children})`);

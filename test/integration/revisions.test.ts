@@ -169,6 +169,14 @@ describeWorkloads('revisions, history and rollback', () => {
       next: { action: 'update' },
     });
     expect(await pluginWrites()).toEqual([]);
+    // A server dry run sends the patch with dryRun=All: admitted, persisted nowhere.
+    audit.mark();
+    const server = plugin(['rollback', 'shop', '-n', ns, '--to-revision=1', '--dry-run=server']);
+    expect(server.stdout).toMatch(/rolled back to revision 1 \(server dry run\)/);
+    const sent = (await audit.events()).filter((e) => fromPlugin(e) && MUTATING.has(e.verb));
+    expect(sent.map(describeEvent)).toEqual([expect.stringMatching(/^patch .*webservices/)]);
+    expect(sent.every((e) => /[?&]dryRun=All(&|$)/.test(e.requestURI ?? ''))).toBe(true);
+    expect(getJson(['get', 'webservice', 'shop', '-n', ns]).spec.image).toBe('nginx:1.28');
 
     const rolled = plugin(['rollback', 'shop', '-n', ns, '--to-revision=1']);
     expect(rolled.stderr).toBe('');

@@ -10,7 +10,7 @@ import {
   useNamespace,
   webService,
 } from '../support/cluster';
-import { CHILD_KINDS } from '../../src/core/kinds';
+import { CACHED_KINDS } from '../../src/core/kinds';
 import { absentOptionalKinds } from '../support/gateway-api';
 import { ControllerProcess } from '../support/controller';
 
@@ -43,7 +43,7 @@ it('by default syncs from streaming lists, with no LIST, and reconciles what was
     // Every kind the plane serves (an optional kind's API may be absent: it is not watched then).
     new Set([
       'webservices',
-      ...CHILD_KINDS.filter((row) => !absentOptionalKinds().includes(row.kind)).map((row) => row.resource),
+      ...CACHED_KINDS.filter((row) => !absentOptionalKinds().includes(row.kind)).map((row) => row.resource),
     ]),
   );
   expect(reads.filter((e) => e.verb === 'list')).toEqual([]);

@@ -102,9 +102,12 @@ export function podReplica(podName: string): { kubeconfig: string; env: NodeJS.P
 }
 
 /** A fresh namespace with a controller reconciling it, as deploy/'s ServiceAccount. */
-export async function controlledNamespace(prefix: string): Promise<{ ns: string; ctl: ControllerProcess }> {
+export async function controlledNamespace(
+  prefix: string,
+  kubeconfig = controllerKubeconfig(),
+): Promise<{ ns: string; ctl: ControllerProcess }> {
   const ns = createNamespace(prefix);
-  const ctl = new ControllerProcess(['-n', ns, '--kubeconfig', controllerKubeconfig()]);
+  const ctl = new ControllerProcess(['-n', ns, '--kubeconfig', kubeconfig]);
   try {
     await ctl.waitForLog(/controller working/);
   } catch (err) {

@@ -14,7 +14,10 @@
 //   up through the events since, as from an API server that lagged (or gets 410 Gone if
 //   they were compacted, and lists again).
 // Randomness comes from mulberry32 seeded by WATCH_SEED. Every second, and on SIGTERM, it
-// prints a JSON line of counts: watches, events, delayed, coalesced, lists, staleLists.
+// prints a JSON line of counts: watches, events, delayed, coalesced, lists, staleLists; and
+// the reads of Secrets, which the API server's audit log cannot tell apart: secretsRead, the
+// Secrets whose data was asked for by name; secretLists, the lists and watches of Secrets in
+// full; secretMetadataLists, those of their metadata only (PartialObjectMetadata).
 'use strict';
 const fs = require('node:fs');
 const http = require('node:http');
@@ -38,7 +41,30 @@ function random() {
   return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
 }
 
-const counts = { watches: 0, events: 0, delayed: 0, coalesced: 0, lists: 0, staleLists: 0 };
+const counts = {
+  watches: 0,
+  events: 0,
+  delayed: 0,
+  coalesced: 0,
+  lists: 0,
+  staleLists: 0,
+  secretsRead: [],
+  secretLists: 0,
+  secretMetadataLists: 0,
+};
+
+/** Counts a read of Secrets: by name (its data, unless only its metadata is asked for), or of a collection. */
+function countSecrets(req) {
+  const match = /^\/api\/v1\/(?:namespaces\/[^/]+\/)?secrets(?:\/([^/]+))?$/.exec(
+    new URL(req.url, 'http://proxy').pathname,
+  );
+  if (req.method !== 'GET' || !match) return;
+  const metadataOnly = (req.headers.accept ?? '').includes('as=PartialObjectMetadata');
+  if (match[1] !== undefined) {
+    if (!metadataOnly && !counts.secretsRead.includes(match[1])) counts.secretsRead.push(match[1]);
+  } else if (metadataOnly) counts.secretMetadataLists++;
+  else counts.secretLists++;
+}
 /** Per collection (path and label selector): the first list served, kept to be served again. */
 const snapshots = new Map();
 const report = () => process.stdout.write(`${JSON.stringify(counts)}\n`);
@@ -211,6 +237,7 @@ function staleStreamingList(req, res, headers) {
 }
 
 const server = http.createServer((req, res) => {
+  countSecrets(req);
   const headers = { ...req.headers, host: upstream.host };
   // Plain text on the way back, so the proxy can read the events.
   delete headers['accept-encoding'];

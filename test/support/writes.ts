@@ -44,7 +44,8 @@ export function afterWrites(input: SyncInput, decision: Decision): SyncInput {
         const kind = op.kind ?? 'ConfigMap';
         const live = children.find(same(kind, op.name));
         if (!live) break;
-        const { resourceVersion: _condition, ...metadata } = (op.patch as { metadata: { resourceVersion?: string } }).metadata;
+        const { resourceVersion: _condition, ...metadata } = (op.patch as { metadata: { resourceVersion?: string } })
+          .metadata;
         const patched = mergePatched(live, { ...op.patch, metadata }) as Child;
         children = children.map((c) => (c === live ? stored(patched, live) : c));
         break;

@@ -3,7 +3,7 @@
 // it; kubectl and the oracles see the API server as it is.
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { Background, ROOT } from '../support/cluster';
+import { Background, ROOT } from './cluster';
 
 export interface Perturbation {
   /** The share of watch events that hold the stream behind them (stale state). */
@@ -16,6 +16,21 @@ export interface Perturbation {
 }
 
 type Json = Record<string, any>;
+
+/** The proxy's report (watch-proxy.cjs). */
+export interface ProxyCounts {
+  watches: number;
+  events: number;
+  delayed: number;
+  coalesced: number;
+  lists: number;
+  staleLists: number;
+  /** The Secrets whose data was asked for by name. */
+  secretsRead: string[];
+  /** Lists and watches of Secrets in full, and of their metadata only. */
+  secretLists: number;
+  secretMetadataLists: number;
+}
 
 export class WatchProxy {
   private constructor(
@@ -49,13 +64,15 @@ export class WatchProxy {
     return new WatchProxy(proxy, proxied);
   }
 
-  /** How often each perturbation fired so far: the proxy's last report. */
-  counts(): Record<string, number> {
+  /** How often each perturbation fired so far, and what was read of Secrets: the proxy's last report. */
+  counts(): ProxyCounts {
     const lines = this.process.stdout
       .trim()
       .split('\n')
       .filter((line) => line.startsWith('{'));
-    return lines.length > 0 ? (JSON.parse(lines[lines.length - 1]) as Record<string, number>) : {};
+    const none = { watches: 0, events: 0, delayed: 0, coalesced: 0, lists: 0, staleLists: 0 };
+    const empty: ProxyCounts = { ...none, secretsRead: [], secretLists: 0, secretMetadataLists: 0 };
+    return lines.length > 0 ? (JSON.parse(lines[lines.length - 1]) as ProxyCounts) : empty;
   }
 
   async stop(): Promise<void> {
