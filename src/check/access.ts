@@ -57,8 +57,17 @@ export const COMMAND_ACCESS: Record<CommandName, Access[]> = {
   status: [...READ, STATUS],
   apply: [...READ, ...RECONCILE],
   finalize: [...READ, configMaps('delete'), webServices('patch'), EVENTS],
-  // The controller always watches our Deployments and Services: without them its caches never sync.
-  run: [...READ, webServices('watch'), configMaps('watch'), ...workloads('list'), ...workloads('watch'), ...RECONCILE],
+  // The controller always watches our Deployments, Services and revisions: without them its caches never sync.
+  run: [
+    ...READ,
+    webServices('watch'),
+    configMaps('watch'),
+    ...workloads('list'),
+    ...workloads('watch'),
+    children(REVISION, 'list'),
+    children(REVISION, 'watch'),
+    ...RECONCILE,
+  ],
 };
 
 /**
