@@ -17,6 +17,7 @@ import {
   useNamespace,
   webService,
 } from '../support/cluster';
+import { appliedQuietly, pluginMutations } from '../support/commands';
 import {
   CONTROLLER_USER,
   ControllerProcess,
@@ -54,17 +55,12 @@ const templateDigest = (ns: string, name: string) =>
 describeWorkloads('the config the pods read, with apply', () => {
   const namespace = useNamespace('config');
   const audit = new AuditWindow(namespace);
-  const applyWait = (name: string) => {
-    const result = plugin(['apply', name, '-n', namespace(), '--wait=3m', '-o', 'json']);
-    expect(result.stderr).toBe('');
-    expect(result.status).toBe(0);
-    return JSON.parse(result.stdout);
-  };
+  const applyWait = (name: string) => appliedQuietly(namespace(), name);
   /** An apply that must change nothing: noop, and no mutating request at all. */
   const applyNothing = async (name: string) => {
     audit.mark();
     expect(applyWait(name).decision.action).toBe('noop');
-    expect((await audit.events()).filter((e) => fromPlugin(e) && MUTATING.has(e.verb)).map(describeEvent)).toEqual([]);
+    expect(await pluginMutations(audit)).toEqual([]);
   };
 
   beforeAll(() => {

@@ -18,6 +18,7 @@ import {
   useNamespace,
   webService,
 } from '../support/cluster';
+import { appliedQuietly, pluginMutations } from '../support/commands';
 
 const OURS = 'app.kubernetes.io/managed-by=webservice-controller';
 const WORKLOAD = {
@@ -53,12 +54,7 @@ const replicaSetsOf = (ns: string, name: string) =>
 describeWorkloads('revisions, history and rollback', () => {
   const namespace = useNamespace('revisions');
   const audit = new AuditWindow(namespace);
-  const apply = (name: string, wait = true) => {
-    const result = plugin(['apply', name, '-n', namespace(), ...(wait ? ['--wait=3m'] : []), '-o', 'json']);
-    expect(result.stderr).toBe('');
-    expect(result.status).toBe(0);
-    return JSON.parse(result.stdout);
-  };
+  const apply = (name: string, wait = true) => appliedQuietly(namespace(), name, wait && '3m');
   const deployment = (name: string) => getJson(['get', 'deployment', name, '-n', namespace()]);
   const status = (name: string) => getJson(['get', 'webservice', name, '-n', namespace()]).status;
   const editFiles = (content: string) =>
@@ -71,8 +67,7 @@ describeWorkloads('revisions, history and rollback', () => {
       '-p',
       JSON.stringify({ data: { 'app.conf': content } }),
     ]);
-  const pluginWrites = async () =>
-    (await audit.events()).filter((e) => fromPlugin(e) && MUTATING.has(e.verb)).map(describeEvent);
+  const pluginWrites = () => pluginMutations(audit);
 
   beforeAll(() => {
     const ns = namespace();

@@ -7,8 +7,10 @@ import * as path from 'node:path';
 import { childName } from '../../src/core/model';
 import {
   AuditWindow,
+  MUTATING,
   ROOT,
   backgroundPlugin,
+  describeEvent,
   eventually,
   fromPlugin,
   getJson,
@@ -70,3 +72,18 @@ export const pluginWrites = async (audit: AuditWindow) =>
       (e) =>
         `${e.verb} ${e.objectRef?.resource}${e.objectRef?.subresource ? `/${e.objectRef.subresource}` : ''} ${e.responseStatus?.code}`,
     );
+
+/**
+ * The plugin's apply of one WebService, -o json, waiting for it (`wait`: a duration, or false):
+ * it must succeed with nothing on stderr; its report.
+ */
+export function appliedQuietly(ns: string, name: string, wait: string | false = '3m'): any {
+  const result = plugin(['apply', name, '-n', ns, ...(wait ? [`--wait=${wait}`] : []), '-o', 'json']);
+  expect(result.stderr).toBe('');
+  expect(result.status).toBe(0);
+  return JSON.parse(result.stdout);
+}
+
+/** The plugin's mutating requests since audit.mark(), as `verb resource/name`. */
+export const pluginMutations = async (audit: AuditWindow) =>
+  (await audit.events()).filter((e) => fromPlugin(e) && MUTATING.has(e.verb)).map(describeEvent);
