@@ -399,8 +399,11 @@ export interface LabelledObject {
 
 /** A kind of the kind table. */
 export type OrphanKind = string;
-/** A kind's name in the plural, as a sentence says it: Services, Ingresses. */
-const pluralKind = (kind: string) => (kind.endsWith('s') ? `${kind}es` : `${kind}s`);
+/** A kind's name in the plural, as a sentence says it: Services, Ingresses, NetworkPolicies. */
+export function pluralKind(kind: string): string {
+  if (/[^aeiou]y$/i.test(kind)) return `${kind.slice(0, -1)}ies`;
+  return /(s|x|z|ch|sh)$/.test(kind) ? `${kind}es` : `${kind}s`;
+}
 
 const ORPHAN_KINDS: OrphanKind[] = NAMED_KINDS.map((row) => row.kind);
 

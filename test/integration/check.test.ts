@@ -20,6 +20,7 @@ import {
   fromPlugin,
   PACKAGE_VERSION,
 } from '../support/cluster';
+import { pluralKind } from '../../src/check/verdicts';
 import { APPLIED_KINDS, NAMED_KINDS, resourceName } from '../../src/core/kinds';
 import { FINALIZER } from '../../src/core/model';
 import { ControllerProcess } from '../support/controller';
@@ -422,7 +423,7 @@ describe('check -n on a namespace that does not exist', () => {
 /** "A, B and C", as check's messages list kinds. */
 /** A kind's plural as check writes it: Services, Ingresses. */
 function plural(row: { kind: string }): string {
-  return row.kind.endsWith('s') ? `${row.kind}es` : `${row.kind}s`;
+  return pluralKind(row.kind);
 }
 
 function enumerate(items: string[], last: 'and' | 'or'): string {

@@ -12,6 +12,7 @@ import {
   rolloutVerdict,
   serverVerdict,
   stuckVerdict,
+  pluralKind,
 } from '../../src/check/verdicts';
 import type { Decision } from '../../src/core/decide';
 import type { Deployment, WebService } from '../../src/core/model';
@@ -308,6 +309,19 @@ describe('stuck deletions', () => {
       NOW,
     );
     expect(verdict.hint).toBe('finalizers that are not ours (example.com/hold) are for whoever set them to remove');
+  });
+});
+
+describe('a kind in the plural', () => {
+  it('says Services, Ingresses, NetworkPolicies and HTTPRoutes, as English does', () => {
+    expect(['Service', 'Ingress', 'NetworkPolicy', 'HTTPRoute', 'Gateway', 'ConfigMap'].map(pluralKind)).toEqual([
+      'Services',
+      'Ingresses',
+      'NetworkPolicies',
+      'HTTPRoutes',
+      'Gateways',
+      'ConfigMaps',
+    ]);
   });
 });
 
