@@ -32,8 +32,12 @@ export function eventsFor(
 ): EventRecord[] {
   if (outcome.kind === 'planned') return [];
   if (outcome.kind === 'failed') {
+    // A revision made before the write that failed is made all the same: it says so once.
     const starts = after?.reason === 'ReconcileError' && before?.reason !== 'ReconcileError';
-    return starts ? [record('Warning', 'ReconcileError', 'Reconcile', outcome.message)] : [];
+    return [
+      ...revisionEvents(decision),
+      ...(starts ? [record('Warning', 'ReconcileError', 'Reconcile', outcome.message)] : []),
+    ];
   }
   return [
     ...actionEvents(decision, cleaned),

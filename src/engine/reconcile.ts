@@ -187,7 +187,14 @@ function finish(
   // One Created for all the children this reconcile made, over however many attempts.
   const events = foldCreated([
     ...earlier.events,
-    ...eventsFor(decision, outcome, readyOf(observation.status), readyOf(status.status ?? undefined), applied.cleaned),
+    ...eventsFor(
+      // A failed decision reports only what its ops that were carried out did.
+      outcome.kind === 'failed' ? { ...decision, ops: applied.done } : decision,
+      outcome,
+      readyOf(observation.status),
+      readyOf(status.status ?? undefined),
+      applied.cleaned,
+    ),
   ]);
   const converged = !error && isConverged(observation.generation, status.status);
   return { observation, decision, status, statusWritten, cleaned, written, events, error, converged };

@@ -7,7 +7,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { Deployment, SyncInput } from '../../src/core/model';
 import { reconcile } from '../../src/engine/reconcile';
-import { ConflictError } from '../../src/kube/errors';
+import { ConflictError, KubeError } from '../../src/kube/errors';
 import { FakeApi } from '../support/fake-api';
 
 const NOW = '2026-12-02T14:05:09Z';
@@ -103,5 +103,21 @@ describe('a reconcile whose spec changes between two attempts', () => {
     expect(client.hasChild('Service', 'crd-lab', 'checkout')).toBe(false);
     expect(result.written.children.map((c) => `${c.kind}/${c.metadata.name}`)).not.toContain('Service/checkout');
     expect(result.written.children.map((c) => c.kind)).toEqual(expect.arrayContaining(['ConfigMap', 'Deployment']));
+  });
+});
+
+describe('a reconcile whose Deployment is refused after its revision was made', () => {
+  it('reports the revision all the same: one RevisionCreated, then the error', async () => {
+    const start = input('create-workload');
+    const client = new FakeApi({ webServices: [start.parent] });
+    client.beforeWrite = (request) => {
+      if (request.verb === 'apply' && request.resource === 'deployments') {
+        throw new KubeError('Invalid', 'Deployment.apps "checkout" is invalid: refused by a test');
+      }
+    };
+    const result = await reconcile(client, start, { now: () => NOW, reportingInstance: 'test' });
+    expect(result.error?.message).toMatch(/refused by a test/);
+    expect(client.writes.map((w) => `${w.verb} ${w.resource}`)).toContain('create controllerrevisions');
+    expect(result.events.map((e) => e.reason)).toEqual(['RevisionCreated', 'ReconcileError']);
   });
 });
