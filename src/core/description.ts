@@ -122,8 +122,10 @@ function describeOp(op: Op): string {
       return `create ${op.kind.toLowerCase()}/${op.name} (a copy of ${op.kind.toLowerCase()}/${op.from.name})`;
     case 'releasePins':
       return 'patch the config pins of the webservice';
-    case 'applyChild':
-      return `apply ${op.kind.toLowerCase()}/${op.name}${op.handover ? ` (hand over ${fieldsOf(op.object.spec)})` : ''}`;
+    case 'applyChild': {
+      const handedOver = op.handover ? op.object.spec : op.handedOver?.spec;
+      return `apply ${op.kind.toLowerCase()}/${op.name}${handedOver ? ` (hand over ${fieldsOf(handedOver)})` : ''}`;
+    }
     case 'deleteChild':
       return `delete ${(op.kind ?? 'ConfigMap').toLowerCase()}/${op.name}`;
     case 'removeFinalizer':

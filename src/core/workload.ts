@@ -60,9 +60,9 @@ export function workloadWanted(name: string, desired: DesiredState): WorkloadWan
 }
 
 /**
- * With autoscaling, spec.replicas is the HorizontalPodAutoscaler's: our apply leaves it out
- * (a new Deployment starts from the server's default, 1, and the autoscaler raises it to its
- * minimum), and the annotation says so, which is how a pass knows a handover is due.
+ * With autoscaling, spec.replicas is the HorizontalPodAutoscaler's: our apply leaves it out,
+ * and the annotation says so, which is how a pass knows a handover is due. A new Deployment is
+ * created at the autoscaler's minimum, its count handed over from the start (replicasHandover).
  */
 export function desiredDeployment(metadata: ObjectMeta, want: WorkloadWanted): DesiredObject {
   const { workload } = want;
@@ -141,21 +141,26 @@ export function desiredPodDisruptionBudget(metadata: ObjectMeta, want: WorkloadW
  * would raise it there itself, except from 0: a target at 0 replicas is one it leaves alone
  * ("scaling is disabled since the replica count of the target is zero"), so a WebService
  * scaled to 0 before it asked for autoscaling would keep no pod at all.
+ *
+ * No live Deployment (a new one, or one deleted by hand): it is created at the minimum, and
+ * the handover's manager owns that count from the start. Created without it, it would start
+ * at the server's default of 1, and run (and look rolled out) below its floor until the
+ * autoscaler's first look; created with it as ours, our next apply would reset it to 1.
  */
-export function replicasHandover(live: Deployment, want: WorkloadWanted): DesiredObject | null {
+export function replicasHandover(live: Deployment | null, want: WorkloadWanted): DesiredObject | null {
   const { autoscaling } = want.workload;
   if (!autoscaling) return null;
+  const minimum = autoscalerMinimum(autoscaling, want.replicas);
+  if (!live) return replicasAt({ name: want.name }, minimum);
   if (live.metadata.annotations?.[REPLICAS_ANNOTATION] === REPLICAS_FROM_AUTOSCALER) return null;
   const replicas = live.spec?.replicas;
   if (replicas === undefined) return null;
   const { name, namespace } = live.metadata;
-  const minimum = autoscalerMinimum(autoscaling, want.replicas);
-  return {
-    apiVersion: 'apps/v1',
-    kind: 'Deployment',
-    metadata: { name, namespace },
-    spec: { replicas: Math.max(replicas, minimum) },
-  };
+  return replicasAt({ name, namespace }, Math.max(replicas, minimum));
+}
+
+function replicasAt(metadata: ObjectMeta, replicas: number): DesiredObject {
+  return { apiVersion: 'apps/v1', kind: 'Deployment', metadata, spec: { replicas } };
 }
 
 /** The autoscaler's minReplicas: the spec's minReplicas, else spec.replicas (see the README). */
@@ -187,12 +192,14 @@ export function desiredHorizontalPodAutoscaler(metadata: ObjectMeta, want: Workl
 
 /**
  * How many pods the Deployment should have: spec.replicas; with autoscaling, the count its
- * autoscaler set on the live Deployment (before there is one, the autoscaler's minimum).
+ * autoscaler set on the live Deployment, and never fewer than the autoscaler's minimum (a
+ * count below it is one the autoscaler has yet to raise: its pods are not all there yet).
  */
 export function podsWanted(desired: DesiredState, deployment: Deployment | null): number {
   const autoscaling = desired.workload?.autoscaling;
   if (!autoscaling) return desired.replicas;
-  return deployment?.spec?.replicas ?? autoscalerMinimum(autoscaling, desired.replicas);
+  const minimum = autoscalerMinimum(autoscaling, desired.replicas);
+  return Math.max(deployment?.spec?.replicas ?? minimum, minimum);
 }
 
 function listOf<T>(value: T[] | undefined): T[] {
