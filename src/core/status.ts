@@ -151,7 +151,7 @@ function workloadStatus(
   now: string,
   earlier: Op[],
 ): StatusResult {
-  const base = readyCondition(decision, outcome);
+  const base = standingError(obs, decision, outcome) ?? readyCondition(decision, outcome);
   const live = obs.workloadChildren?.[DEPLOYMENT.kind];
   const deployment = live && live.controlledByParent && live.managedByUs ? (live.object as Deployment) : null;
   const specChanged = writesDeployment([...earlier, ...decision.ops]);
@@ -282,8 +282,25 @@ function reconciled(decision: Decision): ReadyCondition {
   return { status: 'True', reason: 'Reconciled', message: `configmap/${childName(decision.name)} matches the spec` };
 }
 
+/** Whether the decision makes or changes a child: until it is carried out, the children do not match the spec. */
 function touchesChild(decision: Decision): boolean {
-  return decision.ops.some((op) => op.op === 'createChild' || op.op === 'patchChild');
+  return decision.ops.some((op) => op.op === 'createChild' || op.op === 'patchChild' || op.op === 'applyChild');
+}
+
+/**
+ * The stored ReconcileError, while the writes it failed on are still to be made and nothing
+ * has tried them since: a status computed without writing (`status`, describe) cannot know
+ * whether they would succeed now, so the last attempt's error stands. Otherwise it would say
+ * a rollout is under way for a Deployment the API server refuses, and the next pass would put
+ * the error back: a write and an Event each, on every look. Only with a workload: the lab's
+ * status keeps its contract.
+ */
+function standingError(obs: Observation, decision: Decision, outcome: Outcome): ReadyCondition | null {
+  if (outcome.kind !== 'planned' || decision.ops.length === 0) return null;
+  if (decision.action !== 'create' && decision.action !== 'update') return null;
+  const stored = readyOf(obs.status);
+  if (stored?.reason !== 'ReconcileError' || stored.observedGeneration !== obs.generation) return null;
+  return { status: stored.status, reason: stored.reason, message: stored.message };
 }
 
 /**

@@ -221,6 +221,44 @@ describe('status from the rollout', () => {
     expect(still.events).toEqual([]);
   });
 
+  describe('computed without writing (status, describe)', () => {
+    /** The converged fixture without its Deployment, as if the API server had refused it. */
+    const refused = (parentStatus?: SyncInput['parent']['status']): SyncInput => {
+      const input = withRollout(COMPLETE, parentStatus);
+      return { ...input, children: input.children.filter((c) => c.kind !== 'Deployment') };
+    };
+    const planned = (input: SyncInput, now = T1) => {
+      const obs = observe(input);
+      const decision = decide(obs);
+      const result = computeStatus(obs, decision, { kind: 'planned' }, now);
+      return { result, events: transitionEvents(decision, readyOf(obs.status), readyOf(result.status!)) };
+    };
+
+    it('says a child is missing, not that a rollout is under way', () => {
+      const { result } = planned(refused());
+      expect(condition(result.status, 'Ready')).toMatchObject({
+        status: 'False',
+        reason: 'ChildMissing',
+        message: 'deployment/checkout does not exist yet',
+      });
+    });
+
+    it('keeps the error the last pass stored while its writes are still to be made: no write, no Event', () => {
+      const obs = observe(refused());
+      const message = 'Deployment.apps "checkout" is forbidden: ValidatingAdmissionPolicy denied request';
+      const failed = computeStatus(obs, decide(obs), { kind: 'failed', message }, T0).status!;
+      const { result, events } = planned(refused(failed));
+      expect(result.changed).toBe(false);
+      expect(condition(result.status, 'Ready')).toMatchObject({ status: 'False', reason: 'ReconcileError', message });
+      expect(condition(result.status, 'Stalled')).toMatchObject({ status: 'True', reason: 'ReconcileError' });
+      expect(events).toEqual([]);
+      // Once the spec changes, the error is about a spec that is gone.
+      const changed = refused(failed);
+      changed.parent = { ...changed.parent, metadata: { ...changed.parent.metadata, generation: 3 } };
+      expect(condition(planned(changed).result.status, 'Ready')).toMatchObject({ reason: 'ChildMissing' });
+    });
+  });
+
   it('workload removed: selector, ready and the kstatus pair go; the patch sends null for the fields', () => {
     const before = appliedStatus(fixture('noop-workload-converged'), T0).status!;
     const input = fixture('update-workload-removed');
