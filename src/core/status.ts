@@ -8,7 +8,7 @@ import type { LiveObject } from './health';
 import { Observation } from './observe';
 import { podSelectorString } from './labels';
 import { revisionPlan } from './revision';
-import { podsWanted, rolloutOf } from './workload';
+import { podsWanted, rolloutOf, rolloutProgress } from './workload';
 
 /** kstatus: True while a change is being rolled out. */
 const RECONCILING = 'Reconciling';
@@ -157,6 +157,7 @@ function workloadStatus(
   const specChanged = writesDeployment([...earlier, ...decision.ops]);
   const rollout = rolloutOf(deployment, podsWanted(obs.desired, deployment), specChanged);
   const counts = `${rollout.ready}/${rollout.desired}`;
+  const progress = `deployment/${obs.name}: ${rolloutProgress(rollout)}`;
   let ready: ReadyCondition = base;
   let reconciling: ReadyCondition = { status: 'False', reason: base.reason, message: base.message };
   let stalled: ReadyCondition = { status: 'False', reason: base.reason, message: base.message };
@@ -168,21 +169,22 @@ function workloadStatus(
       stalled = { status: 'True', reason: CONFIG_NOT_FOUND, message };
       reconciling = { status: 'False', reason: CONFIG_NOT_FOUND, message };
     } else if (rollout.complete) {
-      ready = { ...base, message: `${base.message}; deployment/${obs.name}: ${counts} ready` };
+      // The lab's ConfigMap matching is an internal detail here: the pods are what count.
+      ready = { ...base, message: progress };
       reconciling = stalled = { status: 'False', reason: 'RolloutComplete', message: ready.message };
     } else if (rollout.failure !== undefined) {
       // The ReplicaSet cannot make pods: nothing will change until someone fixes the cause.
-      const message = `deployment/${obs.name}: ${counts} ready; pods cannot be created: ${rollout.failure}`;
+      const message = `${progress}; pods cannot be created: ${rollout.failure}`;
       ready = { status: 'False', reason: FAILED_CREATE, message };
       stalled = { status: 'True', reason: FAILED_CREATE, message };
       reconciling = { status: 'False', reason: FAILED_CREATE, message };
     } else if (rollout.stalled || stallStands(obs, specChanged)) {
-      const message = `deployment/${obs.name}: ${counts} ready; its progress deadline was exceeded`;
+      const message = `${progress}; its progress deadline was exceeded`;
       ready = { status: 'False', reason: 'ProgressDeadlineExceeded', message };
       stalled = { status: 'True', reason: 'ProgressDeadlineExceeded', message };
       reconciling = { status: 'False', reason: 'ProgressDeadlineExceeded', message };
     } else {
-      const message = `deployment/${obs.name}: ${counts} ready`;
+      const message = progress;
       ready = { status: 'False', reason: 'RolloutInProgress', message };
       reconciling = { status: 'True', reason: 'RolloutInProgress', message };
       stalled = { status: 'False', reason: 'RolloutInProgress', message };

@@ -210,6 +210,13 @@ function listOf<T>(value: T[] | undefined): T[] {
 export interface Rollout {
   desired: number;
   ready: number;
+  /**
+   * The Deployment controller has not seen its current spec yet (this pass writes it, or it
+   * has yet to catch up): its counts are of the spec before, whatever they say.
+   */
+  unobserved?: true;
+  /** Its pods of the current spec, while pods of an older one are still there. */
+  updated?: number;
   /** The Deployment controller has seen the current spec, and every pod is new, available and ready. */
   complete: boolean;
   /** Its Progressing condition says ProgressDeadlineExceeded. */
@@ -226,7 +233,8 @@ export interface Rollout {
 export function rolloutOf(deployment: Deployment | null, desired: number, specChanged: boolean): Rollout {
   const status = deployment?.status ?? {};
   const ready = status.readyReplicas ?? 0;
-  if (!deployment || specChanged) return { desired, ready, complete: false, stalled: false };
+  if (!deployment) return { desired, ready, complete: false, stalled: false };
+  if (specChanged) return { desired, ready, unobserved: true, complete: false, stalled: false };
   const observed = (status.observedGeneration ?? 0) >= (deployment.metadata.generation ?? 0);
   const complete =
     observed &&
@@ -240,13 +248,25 @@ export function rolloutOf(deployment: Deployment | null, desired: number, specCh
   const replicaFailure = complete
     ? undefined
     : listOf(status.conditions).find((c) => c.type === 'ReplicaFailure' && c.status === 'True');
-  return replicaFailure
-    ? {
-        desired,
-        ready,
-        complete,
-        stalled,
-        failure: replicaFailure.message || replicaFailure.reason || 'ReplicaFailure',
-      }
-    : { desired, ready, complete, stalled };
+  const updated = status.updatedReplicas ?? 0;
+  return {
+    desired,
+    ready,
+    ...(observed ? {} : { unobserved: true as const }),
+    ...(observed && (status.replicas ?? 0) > updated ? { updated } : {}),
+    complete,
+    stalled,
+    ...(replicaFailure ? { failure: replicaFailure.message || replicaFailure.reason || 'ReplicaFailure' } : {}),
+  };
+}
+
+/**
+ * How far a rollout is, in a few words that count no old pod as rolled out: `2/3 ready`;
+ * while pods of an older spec are still there, `1/3 updated, 3 ready`; while its controller
+ * has not seen the new spec, only how many are ready.
+ */
+export function rolloutProgress(rollout: Rollout): string {
+  if (rollout.unobserved) return `the new spec is not observed yet; ${rollout.ready} ready`;
+  if (rollout.updated !== undefined) return `${rollout.updated}/${rollout.desired} updated, ${rollout.ready} ready`;
+  return `${rollout.ready}/${rollout.desired} ready`;
 }
