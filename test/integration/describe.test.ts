@@ -68,6 +68,7 @@ describeWorkloads('describe', () => {
       expect(out).toMatch(/^Labels: +team=pay$/m);
       expect(out).toMatch(/^ {2}Image: +nginx:1\.27$/m);
       expect(out).toMatch(/^ {2}Workload: +port 80$/m);
+      expect(out).toMatch(/^ {2}Expose: +<none>$/m);
       expect(out).toMatch(/^ {2}Ready +True +\d+[smh] +Reconciled +deployment\/web: 2\/2 ready$/m);
       const tree = out.slice(out.indexOf('Children:'), out.indexOf('Decision:')).split('\n');
       const row = (pattern: RegExp) => tree.filter((line) => pattern.test(line));
