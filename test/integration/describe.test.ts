@@ -165,7 +165,11 @@ describeWorkloads('describe', () => {
       const d = describeJson(ns(), 'web');
       expect(d.decision).toMatchObject({ action: plan.action, reason: plan.reason, target: plan.target });
       expect(d.decision.action).toBe('update');
-      expect(d.decision.writes).toEqual(['patch configmap/web-desired', 'apply deployment/web']);
+      expect(d.decision.writes).toEqual([
+        'patch configmap/web-desired',
+        expect.stringMatching(/^create controllerrevision\/web-[0-9a-f]+$/),
+        'apply deployment/web',
+      ]);
       expect(childOf(d.tree, 'ConfigMap')).toMatchObject({
         state: 'OutOfDate',
         message: expect.stringMatching(/data\.image/),

@@ -115,7 +115,12 @@ describeWorkloads('a workload WebService', () => {
       decision.ops.map((op: { op: string; object?: { kind: string; metadata: { name: string } } }) =>
         [op.op, op.object?.kind, op.object?.metadata.name].join(' '),
       ),
-    ).toEqual(['createChild ConfigMap waited-desired', 'applyChild Deployment waited', 'applyChild Service waited']);
+    ).toEqual([
+      'createChild ConfigMap waited-desired',
+      expect.stringMatching(/^createChild ControllerRevision waited-[0-9a-f]+$/),
+      'applyChild Deployment waited',
+      'applyChild Service waited',
+    ]);
     expect(done).toMatchObject({ statusWritten: true, converged: true });
     expect(decision.after_seconds).toBeUndefined();
   });
@@ -123,7 +128,7 @@ describeWorkloads('a workload WebService', () => {
   it('one rollout gets one RolloutStarted and one RolloutComplete, with apply --wait', async () => {
     // The Events of the test above; a moment more for any late pass.
     await sleep(2_000);
-    expect(events('waited')).toEqual({ Created: 1, RolloutStarted: 1, RolloutComplete: 1 });
+    expect(events('waited')).toEqual({ Created: 1, RevisionCreated: 1, RolloutStarted: 1, RolloutComplete: 1 });
   });
 
   it('one rollout gets one RolloutStarted and one RolloutComplete, with run', async () => {
@@ -134,12 +139,18 @@ describeWorkloads('a workload WebService', () => {
       await eventually(() => readyOf('ran')?.status === 'True', 120_000);
       // The Deployment's last status updates come after Ready: each is a pass, none an Event.
       await sleep(3_000);
-      expect(events('ran')).toEqual({ Created: 1, RolloutStarted: 1, RolloutComplete: 1 });
+      expect(events('ran')).toEqual({ Created: 1, RevisionCreated: 1, RolloutStarted: 1, RolloutComplete: 1 });
       // A new image is a new rollout: one pair more.
       kubectl(['patch', 'webservice', 'ran', '-n', ns(), '--type=merge', '-p', '{"spec":{"image":"nginx:1.28"}}']);
       await eventually(() => ws('ran').status?.observedGeneration === 2 && readyOf('ran')?.status === 'True', 120_000);
       await sleep(3_000);
-      expect(events('ran')).toEqual({ Created: 1, Updated: 1, RolloutStarted: 2, RolloutComplete: 2 });
+      expect(events('ran')).toEqual({
+        Created: 1,
+        Updated: 1,
+        RevisionCreated: 2,
+        RolloutStarted: 2,
+        RolloutComplete: 2,
+      });
     } finally {
       await ctl.stop();
     }
@@ -195,7 +206,7 @@ describeWorkloads('a workload WebService', () => {
         /rollout stalled: deployment\/stuck: 0\/1 ready; pods cannot be created: .*no pods for stuck/,
       );
       expect(plugin(['status', 'stuck', '-n', ns()]).status).toBe(0);
-      expect(events('stuck')).toEqual({ Created: 1, RolloutStarted: 1, RolloutStalled: 1 });
+      expect(events('stuck')).toEqual({ Created: 1, RevisionCreated: 1, RolloutStarted: 1, RolloutStalled: 1 });
     } finally {
       kubectl(['delete', 'validatingadmissionpolicybinding,validatingadmissionpolicy', policy, '--ignore-not-found']);
     }
