@@ -2,6 +2,7 @@
 // way controller-gen embeds core types in a CRD: EnvVar, Probe, ResourceRequirements,
 // SecurityContext... are validated at admission as Kubernetes validates them, `kubectl explain`
 // describes them, and an unknown field is refused. Pure: OpenAPI documents in, schemas out.
+import { MAX_RESOURCE_NAMES, RESOURCE_NAMES, resourceNamesRule } from '../../src/core/resource-names';
 
 type Json = Record<string, unknown>;
 
@@ -86,10 +87,33 @@ export function workloadFieldSchemas(documents: OpenApiDocument[]): Record<strin
     if (!properties?.[field]) throw new Error(`the OpenAPI has no ${type}.${field}`);
     fields[name] = structural(properties[field], schemas);
   }
+  fields.resources = withResourceNameRules(fields.resources);
   const keyToPath = schemas[`${CORE}.KeyToPath`];
   if (!keyToPath) throw new Error(`the OpenAPI has no ${CORE}.KeyToPath`);
   fields.fileItems = { type: 'array', items: structural(keyToPath, schemas) };
   return fields;
+}
+
+/**
+ * ResourceRequirements' requests and limits with a rule on their keys: Kubernetes refuses a
+ * container whose resource name it does not know (`memroy`), and so, at once, does admission of
+ * the WebService; its OpenAPI says only "a map of quantities". The bound on their size keeps the
+ * rule within the API server's cost budget (see MAX_RESOURCE_NAMES).
+ */
+function withResourceNameRules(resources: Json): Json {
+  const properties = { ...(resources.properties as Record<string, Json | undefined>) };
+  for (const field of ['limits', 'requests']) {
+    const quantities = properties[field];
+    if (!quantities) throw new Error(`the OpenAPI's ResourceRequirements has no ${field}`);
+    properties[field] = {
+      ...quantities,
+      maxProperties: MAX_RESOURCE_NAMES,
+      'x-kubernetes-validations': [
+        { rule: resourceNamesRule(), message: `a resource name is one of ${RESOURCE_NAMES}` },
+      ],
+    };
+  }
+  return { ...resources, properties };
 }
 
 /** An OpenAPI schema with its references inlined, as a CRD's structural schema. */

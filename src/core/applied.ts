@@ -47,6 +47,12 @@ export interface ApplyOp {
    * so that fields our next apply stops setting keep their values.
    */
   handover?: true;
+  /**
+   * On a create: the fields of `object` that are another controller's from the start (the
+   * handover column's, for no live child). They are created with it, and owned by the
+   * handover's field manager rather than ours, as a handover before our apply leaves them.
+   */
+  handedOver?: DesiredObject;
 }
 
 export interface DeleteOp {
@@ -103,13 +109,12 @@ export function appliedVerdict(
     };
   }
   if (!have) {
-    return {
-      target,
-      state: 'missing',
-      reason: `${target} does not exist yet`,
-      differences: [],
-      ops: [{ op: 'applyChild', kind: row.kind, name, object: want }],
-    };
+    const handedOver = row.handover?.(null, { name: parent.name, desired: parent.desired }) ?? null;
+    // The hash stays the desired object's: what we apply from then on, without those fields.
+    const op: ApplyOp = handedOver
+      ? { op: 'applyChild', kind: row.kind, name, object: withSpecOf(want, handedOver), handedOver }
+      : { op: 'applyChild', kind: row.kind, name, object: want };
+    return { target, state: 'missing', reason: `${target} does not exist yet`, differences: [], ops: [op] };
   }
   const adopting = !ours && adoptable(parent, have);
   if (!ours && !adopting) {
@@ -136,6 +141,11 @@ export function appliedVerdict(
     at === 0 ? { ...step, uid: have.uid, resourceVersion: have.resourceVersion } : { ...step, uid: have.uid },
   );
   return { target, state: 'differs', reason: `${target} ${what}`, differences, ops };
+}
+
+/** The object with the other's spec fields set in its spec. */
+function withSpecOf(object: DesiredObject, other: DesiredObject): DesiredObject {
+  return { ...object, spec: { ...object.spec, ...other.spec } };
 }
 
 /** A difference's path; for the pods' config digest, also what changed in the config, by name. */

@@ -2,7 +2,7 @@
 // tree of what it owns, what a pass would do now (the decision plan makes, and the Ready it
 // would hold), and the Events of it all. Pure: the reads and the decision come in.
 import { Decision, Op, childVerdicts } from './decide';
-import { Condition, SyncInput } from './model';
+import { Condition, Expose, SyncInput } from './model';
 import type { Observation } from './observe';
 import { eventsAbout, DescribedEvent, RawEvent } from './recent-events';
 import { ReadyCondition, computeStatus, readyOf } from './status';
@@ -21,6 +21,8 @@ export interface Description {
     dependsOn: string[];
     /** null without spec.workload; else its port and the names of the other fields it sets. */
     workload: { port?: number; fields: string[] } | null;
+    /** spec.expose as it is; null without it. */
+    expose: Expose | null;
   };
   generation: number;
   observedGeneration?: number;
@@ -85,6 +87,7 @@ export function describeWebService({
       workload: observation.desired.workload
         ? { ...(port !== undefined ? { port } : {}), fields: Object.keys(fields).sort() }
         : null,
+      expose: observation.desired.expose ?? null,
     },
     generation: observation.generation,
     observedGeneration: parent.status?.observedGeneration,
@@ -122,8 +125,10 @@ function describeOp(op: Op): string {
       return `create ${op.kind.toLowerCase()}/${op.name} (a copy of ${op.kind.toLowerCase()}/${op.from.name})`;
     case 'releasePins':
       return 'patch the config pins of the webservice';
-    case 'applyChild':
-      return `apply ${op.kind.toLowerCase()}/${op.name}${op.handover ? ` (hand over ${fieldsOf(op.object.spec)})` : ''}`;
+    case 'applyChild': {
+      const handedOver = op.handover ? op.object.spec : op.handedOver?.spec;
+      return `apply ${op.kind.toLowerCase()}/${op.name}${handedOver ? ` (hand over ${fieldsOf(handedOver)})` : ''}`;
+    }
     case 'deleteChild':
       return `delete ${(op.kind ?? 'ConfigMap').toLowerCase()}/${op.name}`;
     case 'removeFinalizer':

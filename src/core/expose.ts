@@ -165,8 +165,8 @@ const describeParent = (ref: ParentRef, routeNamespace: string | undefined) =>
  * Whether the HTTPRoute is taken up, in the gateway controller's own words: True only when a
  * parent status for our parentRef says Accepted=True of the route's current generation (and its
  * backends resolve); False with the controller's reason and message when it says otherwise;
- * Unknown while what it said is about an older generation; False while no Gateway has said
- * anything about it.
+ * Unknown while what it said is about an older generation; False while no gateway controller
+ * has said anything about it (which cannot tell a Gateway that is missing from one not yet looked at).
  */
 export function httpRouteCondition(live: LiveObject): ChildCondition {
   const target = `httproute/${live.metadata.name}`;
@@ -209,11 +209,14 @@ export function httpRouteCondition(live: LiveObject): ChildCondition {
       };
     }
   }
+  // Silence is all the route's status can show: nothing in it says whether the Gateway exists.
   const gateways = wanted.map((ref) => describeParent(ref, namespace)).join(', ');
   return {
     status: 'False',
     reason: 'NotAccepted',
-    message: `${target} is not accepted by any Gateway yet (${gateways || 'no parentRefs'} has not reported on it)`,
+    message:
+      `${target} is not accepted yet: no gateway controller has reported on it for ${gateways || 'any parent'} ` +
+      '(none ever does for a Gateway that does not exist, or that no controller runs)',
   };
 }
 

@@ -106,8 +106,10 @@ export interface ChildKindRow extends RowBase {
    * Fields of the live child that our apply is about to stop setting and another controller
    * takes over: them alone, at their live values, for an apply by a field manager of their
    * own just before ours, so the server keeps them; null when nothing is to be handed over.
+   * Without a live child: the fields a new one is created with for the other controller,
+   * owned by that field manager from the start.
    */
-  handover?(live: Child, parent: { name: string; desired: DesiredState }): DesiredObject | null;
+  handover?(live: Child | null, parent: { name: string; desired: DesiredState }): DesiredObject | null;
 }
 
 /** The suffix of the lab's ConfigMap: `<name>-desired`. */

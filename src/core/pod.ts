@@ -4,7 +4,7 @@
 // server stores them. Pure.
 import { CONFIG_DIGEST_ANNOTATION, ConfigSnapshot } from './config';
 import { appLabels } from './labels';
-import { ConfigKind, FileMount, WorkloadSpec, fnv1a32 } from './model';
+import { ConfigKind, FileMount, INSTANCE_LABEL, MANAGED_BY_LABEL, NAME_LABEL, WorkloadSpec, fnv1a32 } from './model';
 
 type Json = Record<string, unknown>;
 
@@ -55,6 +55,13 @@ const PROBE_DEFAULTS: Record<string, number> = {
   successThreshold: 1,
   failureThreshold: 3,
 };
+
+/**
+ * The pod labels that are ours, which spec.workload.podLabels may not set: the recommended
+ * ones (labels.ts; the selector's among them), and the tier's. Admission refuses them there
+ * (the CRD has the same list); ours would win anyway.
+ */
+export const OWN_POD_LABELS: readonly string[] = [MANAGED_BY_LABEL, NAME_LABEL, INSTANCE_LABEL, TIER_LABEL];
 
 export function podTemplate(want: PodWanted): Json {
   const { workload } = want;

@@ -8,7 +8,7 @@ import type { LiveObject } from './health';
 import { Observation } from './observe';
 import { podSelectorString } from './labels';
 import { revisionPlan } from './revision';
-import { podsWanted, rolloutOf } from './workload';
+import { podsWanted, rolloutOf, rolloutProgress } from './workload';
 
 /** kstatus: True while a change is being rolled out. */
 const RECONCILING = 'Reconciling';
@@ -151,12 +151,13 @@ function workloadStatus(
   now: string,
   earlier: Op[],
 ): StatusResult {
-  const base = readyCondition(decision, outcome);
+  const base = standingError(obs, decision, outcome) ?? readyCondition(decision, outcome);
   const live = obs.workloadChildren?.[DEPLOYMENT.kind];
   const deployment = live && live.controlledByParent && live.managedByUs ? (live.object as Deployment) : null;
   const specChanged = writesDeployment([...earlier, ...decision.ops]);
   const rollout = rolloutOf(deployment, podsWanted(obs.desired, deployment), specChanged);
   const counts = `${rollout.ready}/${rollout.desired}`;
+  const progress = `deployment/${obs.name}: ${rolloutProgress(rollout)}`;
   let ready: ReadyCondition = base;
   let reconciling: ReadyCondition = { status: 'False', reason: base.reason, message: base.message };
   let stalled: ReadyCondition = { status: 'False', reason: base.reason, message: base.message };
@@ -168,21 +169,22 @@ function workloadStatus(
       stalled = { status: 'True', reason: CONFIG_NOT_FOUND, message };
       reconciling = { status: 'False', reason: CONFIG_NOT_FOUND, message };
     } else if (rollout.complete) {
-      ready = { ...base, message: `${base.message}; deployment/${obs.name}: ${counts} ready` };
+      // The lab's ConfigMap matching is an internal detail here: the pods are what count.
+      ready = { ...base, message: progress };
       reconciling = stalled = { status: 'False', reason: 'RolloutComplete', message: ready.message };
     } else if (rollout.failure !== undefined) {
       // The ReplicaSet cannot make pods: nothing will change until someone fixes the cause.
-      const message = `deployment/${obs.name}: ${counts} ready; pods cannot be created: ${rollout.failure}`;
+      const message = `${progress}; pods cannot be created: ${rollout.failure}`;
       ready = { status: 'False', reason: FAILED_CREATE, message };
       stalled = { status: 'True', reason: FAILED_CREATE, message };
       reconciling = { status: 'False', reason: FAILED_CREATE, message };
     } else if (rollout.stalled || stallStands(obs, specChanged)) {
-      const message = `deployment/${obs.name}: ${counts} ready; its progress deadline was exceeded`;
+      const message = `${progress}; its progress deadline was exceeded`;
       ready = { status: 'False', reason: 'ProgressDeadlineExceeded', message };
       stalled = { status: 'True', reason: 'ProgressDeadlineExceeded', message };
       reconciling = { status: 'False', reason: 'ProgressDeadlineExceeded', message };
     } else {
-      const message = `deployment/${obs.name}: ${counts} ready`;
+      const message = progress;
       ready = { status: 'False', reason: 'RolloutInProgress', message };
       reconciling = { status: 'True', reason: 'RolloutInProgress', message };
       stalled = { status: 'False', reason: 'RolloutInProgress', message };
@@ -282,8 +284,25 @@ function reconciled(decision: Decision): ReadyCondition {
   return { status: 'True', reason: 'Reconciled', message: `configmap/${childName(decision.name)} matches the spec` };
 }
 
+/** Whether the decision makes or changes a child: until it is carried out, the children do not match the spec. */
 function touchesChild(decision: Decision): boolean {
-  return decision.ops.some((op) => op.op === 'createChild' || op.op === 'patchChild');
+  return decision.ops.some((op) => op.op === 'createChild' || op.op === 'patchChild' || op.op === 'applyChild');
+}
+
+/**
+ * The stored ReconcileError, while the writes it failed on are still to be made and nothing
+ * has tried them since: a status computed without writing (`status`, describe) cannot know
+ * whether they would succeed now, so the last attempt's error stands. Otherwise it would say
+ * a rollout is under way for a Deployment the API server refuses, and the next pass would put
+ * the error back: a write and an Event each, on every look. Only with a workload: the lab's
+ * status keeps its contract.
+ */
+function standingError(obs: Observation, decision: Decision, outcome: Outcome): ReadyCondition | null {
+  if (outcome.kind !== 'planned' || decision.ops.length === 0) return null;
+  if (decision.action !== 'create' && decision.action !== 'update') return null;
+  const stored = readyOf(obs.status);
+  if (stored?.reason !== 'ReconcileError' || stored.observedGeneration !== obs.generation) return null;
+  return { status: stored.status, reason: stored.reason, message: stored.message };
 }
 
 /**

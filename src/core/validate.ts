@@ -6,6 +6,8 @@ import { APPLIED_KINDS, CONFIG_MAP, OPTIONAL_KINDS, WATCHED_KINDS } from './kind
 import { Child, ConfigMap, ConfigState, SyncInput, WebService } from './model';
 import { Observation } from './observe';
 import { unresolvedProbePorts } from './probes';
+import { OWN_POD_LABELS } from './pod';
+import { MAX_RESOURCE_NAMES, RESOURCE_NAMES, isResourceName } from './resource-names';
 
 export class InputError extends Error {}
 
@@ -155,6 +157,14 @@ function checkPodFields(workload: Json, where: string): void {
       `${where}.${field} must map strings to strings`,
     );
   }
+  const ours = Object.keys((workload.podLabels as Json | undefined) ?? {}).filter((key) =>
+    OWN_POD_LABELS.includes(key),
+  );
+  need(
+    ours.length === 0,
+    `${where}.podLabels cannot set ${ours.join(', ')}: the WebService sets ${OWN_POD_LABELS.join(', ')} on its pods (the recommended ones and the tier's)`,
+  );
+  checkResourceNames(workload.resources as Json | undefined, `${where}.resources`);
   need(
     workload.podSecurity === undefined || workload.podSecurity === 'baseline' || workload.podSecurity === 'restricted',
     `${where}.podSecurity must be baseline or restricted`,
@@ -187,6 +197,24 @@ function checkPodFields(workload: Json, where: string): void {
       (typeof file.configMap === 'string') !== (typeof file.secret === 'string'),
       `${where}.files[${i}] must name one configMap or one secret`,
     );
+  }
+}
+
+/** What the API server would refuse in the container's resources, and the CRD refuses at admission: a name it does not know. */
+function checkResourceNames(resources: Json | undefined, where: string): void {
+  for (const field of ['requests', 'limits']) {
+    const quantities = resources?.[field];
+    if (!isObject(quantities)) continue;
+    need(
+      Object.keys(quantities).length <= MAX_RESOURCE_NAMES,
+      `${where}.${field} may name at most ${MAX_RESOURCE_NAMES} resources`,
+    );
+    for (const name of Object.keys(quantities)) {
+      need(
+        isResourceName(name),
+        `${where}.${field}: "${name}" is not a resource name; a resource name is one of ${RESOURCE_NAMES}`,
+      );
+    }
   }
 }
 

@@ -60,9 +60,9 @@ export function workloadWanted(name: string, desired: DesiredState): WorkloadWan
 }
 
 /**
- * With autoscaling, spec.replicas is the HorizontalPodAutoscaler's: our apply leaves it out
- * (a new Deployment starts from the server's default, 1, and the autoscaler raises it to its
- * minimum), and the annotation says so, which is how a pass knows a handover is due.
+ * With autoscaling, spec.replicas is the HorizontalPodAutoscaler's: our apply leaves it out,
+ * and the annotation says so, which is how a pass knows a handover is due. A new Deployment is
+ * created at the autoscaler's minimum, its count handed over from the start (replicasHandover).
  */
 export function desiredDeployment(metadata: ObjectMeta, want: WorkloadWanted): DesiredObject {
   const { workload } = want;
@@ -141,21 +141,26 @@ export function desiredPodDisruptionBudget(metadata: ObjectMeta, want: WorkloadW
  * would raise it there itself, except from 0: a target at 0 replicas is one it leaves alone
  * ("scaling is disabled since the replica count of the target is zero"), so a WebService
  * scaled to 0 before it asked for autoscaling would keep no pod at all.
+ *
+ * No live Deployment (a new one, or one deleted by hand): it is created at the minimum, and
+ * the handover's manager owns that count from the start. Created without it, it would start
+ * at the server's default of 1, and run (and look rolled out) below its floor until the
+ * autoscaler's first look; created with it as ours, our next apply would reset it to 1.
  */
-export function replicasHandover(live: Deployment, want: WorkloadWanted): DesiredObject | null {
+export function replicasHandover(live: Deployment | null, want: WorkloadWanted): DesiredObject | null {
   const { autoscaling } = want.workload;
   if (!autoscaling) return null;
+  const minimum = autoscalerMinimum(autoscaling, want.replicas);
+  if (!live) return replicasAt({ name: want.name }, minimum);
   if (live.metadata.annotations?.[REPLICAS_ANNOTATION] === REPLICAS_FROM_AUTOSCALER) return null;
   const replicas = live.spec?.replicas;
   if (replicas === undefined) return null;
   const { name, namespace } = live.metadata;
-  const minimum = autoscalerMinimum(autoscaling, want.replicas);
-  return {
-    apiVersion: 'apps/v1',
-    kind: 'Deployment',
-    metadata: { name, namespace },
-    spec: { replicas: Math.max(replicas, minimum) },
-  };
+  return replicasAt({ name, namespace }, Math.max(replicas, minimum));
+}
+
+function replicasAt(metadata: ObjectMeta, replicas: number): DesiredObject {
+  return { apiVersion: 'apps/v1', kind: 'Deployment', metadata, spec: { replicas } };
 }
 
 /** The autoscaler's minReplicas: the spec's minReplicas, else spec.replicas (see the README). */
@@ -187,12 +192,14 @@ export function desiredHorizontalPodAutoscaler(metadata: ObjectMeta, want: Workl
 
 /**
  * How many pods the Deployment should have: spec.replicas; with autoscaling, the count its
- * autoscaler set on the live Deployment (before there is one, the autoscaler's minimum).
+ * autoscaler set on the live Deployment, and never fewer than the autoscaler's minimum (a
+ * count below it is one the autoscaler has yet to raise: its pods are not all there yet).
  */
 export function podsWanted(desired: DesiredState, deployment: Deployment | null): number {
   const autoscaling = desired.workload?.autoscaling;
   if (!autoscaling) return desired.replicas;
-  return deployment?.spec?.replicas ?? autoscalerMinimum(autoscaling, desired.replicas);
+  const minimum = autoscalerMinimum(autoscaling, desired.replicas);
+  return Math.max(deployment?.spec?.replicas ?? minimum, minimum);
 }
 
 function listOf<T>(value: T[] | undefined): T[] {
@@ -203,6 +210,13 @@ function listOf<T>(value: T[] | undefined): T[] {
 export interface Rollout {
   desired: number;
   ready: number;
+  /**
+   * The Deployment controller has not seen its current spec yet (this pass writes it, or it
+   * has yet to catch up): its counts are of the spec before, whatever they say.
+   */
+  unobserved?: true;
+  /** Its pods of the current spec, while pods of an older one are still there. */
+  updated?: number;
   /** The Deployment controller has seen the current spec, and every pod is new, available and ready. */
   complete: boolean;
   /** Its Progressing condition says ProgressDeadlineExceeded. */
@@ -219,7 +233,8 @@ export interface Rollout {
 export function rolloutOf(deployment: Deployment | null, desired: number, specChanged: boolean): Rollout {
   const status = deployment?.status ?? {};
   const ready = status.readyReplicas ?? 0;
-  if (!deployment || specChanged) return { desired, ready, complete: false, stalled: false };
+  if (!deployment) return { desired, ready, complete: false, stalled: false };
+  if (specChanged) return { desired, ready, unobserved: true, complete: false, stalled: false };
   const observed = (status.observedGeneration ?? 0) >= (deployment.metadata.generation ?? 0);
   const complete =
     observed &&
@@ -233,13 +248,25 @@ export function rolloutOf(deployment: Deployment | null, desired: number, specCh
   const replicaFailure = complete
     ? undefined
     : listOf(status.conditions).find((c) => c.type === 'ReplicaFailure' && c.status === 'True');
-  return replicaFailure
-    ? {
-        desired,
-        ready,
-        complete,
-        stalled,
-        failure: replicaFailure.message || replicaFailure.reason || 'ReplicaFailure',
-      }
-    : { desired, ready, complete, stalled };
+  const updated = status.updatedReplicas ?? 0;
+  return {
+    desired,
+    ready,
+    ...(observed ? {} : { unobserved: true as const }),
+    ...(observed && (status.replicas ?? 0) > updated ? { updated } : {}),
+    complete,
+    stalled,
+    ...(replicaFailure ? { failure: replicaFailure.message || replicaFailure.reason || 'ReplicaFailure' } : {}),
+  };
+}
+
+/**
+ * How far a rollout is, in a few words that count no old pod as rolled out: `2/3 ready`;
+ * while pods of an older spec are still there, `1/3 updated, 3 ready`; while its controller
+ * has not seen the new spec, only how many are ready.
+ */
+export function rolloutProgress(rollout: Rollout): string {
+  if (rollout.unobserved) return `the new spec is not observed yet; ${rollout.ready} ready`;
+  if (rollout.updated !== undefined) return `${rollout.updated}/${rollout.desired} updated, ${rollout.ready} ready`;
+  return `${rollout.ready}/${rollout.desired} ready`;
 }

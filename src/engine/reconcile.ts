@@ -327,6 +327,7 @@ async function execute(
           uid: op.uid,
           resourceVersion: op.resourceVersion,
           ...(op.handover ? { handover: true } : {}),
+          ...(op.handedOver ? { handedOver: op.handedOver } : {}),
         }),
       );
       return;

@@ -289,6 +289,8 @@ export interface ApplyPrecondition {
   resourceVersion?: string;
   /** A handover (core/applied.ts): by the handover's field manager. */
   handover?: boolean;
+  /** A create's handover (core/applied.ts): these fields of the object go to the handover's field manager. */
+  handedOver?: { spec: Record<string, unknown> };
 }
 
 /** One manager's fields in metadata.managedFields. */
@@ -298,11 +300,57 @@ interface ManagedFieldsEntry {
   [field: string]: unknown;
 }
 
-/** The object's managedFields, with our manager's Update entry made an Apply entry. */
-function asApplied(object: { metadata: { managedFields?: ManagedFieldsEntry[] } }): ManagedFieldsEntry[] {
-  return (object.metadata.managedFields ?? []).map((entry) =>
-    entry.manager === CHILD_FIELD_MANAGER && entry.operation === 'Update' ? { ...entry, operation: 'Apply' } : entry,
+/**
+ * The object's managedFields, with our manager's Update entry made an Apply entry. Fields
+ * handed over (a create's handover, as fieldsV1) go from that entry to an Apply entry of the
+ * handover's manager: the server then keeps them when our apply leaves them out.
+ */
+function asApplied(
+  object: { metadata: { managedFields?: ManagedFieldsEntry[] } },
+  handedOver: FieldSet = {},
+): ManagedFieldsEntry[] {
+  return (object.metadata.managedFields ?? []).flatMap((entry) => {
+    if (entry.manager !== CHILD_FIELD_MANAGER || entry.operation !== 'Update') return [entry];
+    const ours = structuredClone((entry.fieldsV1 ?? {}) as FieldSet);
+    const moved = takeFields(ours, handedOver);
+    const applied = { ...entry, operation: 'Apply', fieldsV1: ours };
+    // None left to move: another manager (the autoscaler) has taken them already.
+    if (moved === null) return [applied];
+    return [applied, { ...entry, manager: HANDOVER_FIELD_MANAGER, operation: 'Apply', fieldsV1: moved }];
+  });
+}
+
+/** A set of fields as managedFields' fieldsV1 has it: {"f:spec": {"f:replicas": {}}}. */
+type FieldSet = { [field: string]: FieldSet };
+
+/** The fields an object sets, as a FieldSet: each member of a plain object, down to the leaves. */
+function fieldSetOf(value: Record<string, unknown>): FieldSet {
+  return Object.fromEntries(
+    Object.entries(value).map(([key, member]) => [
+      `f:${key}`,
+      typeof member === 'object' && member !== null && !Array.isArray(member)
+        ? fieldSetOf(member as Record<string, unknown>)
+        : {},
+    ]),
   );
+}
+
+/** Takes the fields `wanted` names out of `from`; what it took, or null when none of them is there. */
+function takeFields(from: FieldSet, wanted: FieldSet): FieldSet | null {
+  const taken: FieldSet = {};
+  for (const [key, below] of Object.entries(wanted)) {
+    if (!Object.hasOwn(from, key)) continue;
+    if (Object.keys(below).length === 0) {
+      taken[key] = from[key];
+      delete from[key];
+      continue;
+    }
+    const inner = takeFields(from[key], below);
+    if (inner === null) continue;
+    taken[key] = inner;
+    if (Object.keys(from[key]).length === 0) delete from[key];
+  }
+  return Object.keys(taken).length > 0 ? taken : null;
 }
 
 function withoutManagedFields<T extends { metadata: object }>(object: T): T {
@@ -524,7 +572,7 @@ export class KubeClient {
     object: Child,
     precondition: ApplyPrecondition,
   ): Promise<Child> {
-    if (precondition.uid === undefined) return this.createApplied(row, namespace, object);
+    if (precondition.uid === undefined) return this.createApplied(row, namespace, object, precondition.handedOver);
     const { name } = object.metadata;
     const metadata = { ...object.metadata, uid: precondition.uid, resourceVersion: precondition.resourceVersion };
     // A handover at the live values only shares them (no conflict, so force takes nothing);
@@ -547,9 +595,15 @@ export class KubeClient {
    * take it over. So a POST, which is refused with AlreadyExists, and then its fields are made
    * ours as an apply's would be (our manager's Update entry becomes an Apply entry, as kubectl's
    * client-side-apply upgrade does): without that, a field set at creation would stay forever,
-   * however the spec changes later.
+   * however the spec changes later. Fields handed over at creation go to the handover's manager.
    */
-  private async createApplied(row: ResourceType, namespace: string, object: Child): Promise<Child> {
+  private async createApplied(
+    row: ResourceType,
+    namespace: string,
+    object: Child,
+    handedOver?: { spec: Record<string, unknown> },
+  ): Promise<Child> {
+    const handedFields = handedOver ? fieldSetOf({ spec: handedOver.spec }) : {};
     const { name } = object.metadata;
     const created = await this.write<Child & { metadata: { managedFields?: ManagedFieldsEntry[] } }>(
       'create',
@@ -578,7 +632,12 @@ export class KubeClient {
         return this.write<Child>('patch', row.resource, {
           method: 'PATCH',
           path,
-          body: { metadata: { resourceVersion: current.metadata.resourceVersion, managedFields: asApplied(current) } },
+          body: {
+            metadata: {
+              resourceVersion: current.metadata.resourceVersion,
+              managedFields: asApplied(current, handedFields),
+            },
+          },
           contentType: MERGE_PATCH,
           what: whatChild(row, name),
         });

@@ -26,6 +26,7 @@ export function renderDescription(d: Description, color: ChalkInstance, now: Dat
         ['Tier', d.spec.tier],
         ['Depends On', d.spec.dependsOn.join(', ') || '<none>'],
         ['Workload', workloadText(d.spec.workload)],
+        ['Expose', exposeText(d.spec.expose, d.namespace)],
       ],
       INDENT,
     ),
@@ -83,6 +84,17 @@ function workloadText(workload: Description['spec']['workload']): string {
   if (!workload) return '<none> (no Deployment, no Service)';
   const port = workload.port !== undefined ? `port ${workload.port}` : 'no port (no Service)';
   return workload.fields.length > 0 ? `${port}; ${workload.fields.join(', ')}` : port;
+}
+
+/** Where the endpoint is, and through what: `shop.example.com/ (HTTPRoute on gateway infra/public)`. */
+function exposeText(expose: Description['spec']['expose'], namespace: string): string {
+  if (!expose) return '<none>';
+  const where = `${expose.host}${expose.path ?? '/'}`;
+  if (expose.gateway) {
+    return `${where} (HTTPRoute on gateway ${expose.gateway.namespace ?? namespace}/${expose.gateway.name})`;
+  }
+  const tls = expose.tls ? `, TLS with secret ${expose.tls.secretName}` : '';
+  return `${where} (Ingress, ${expose.ingressClassName ? `class ${expose.ingressClassName}` : 'the default IngressClass'}${tls})`;
 }
 
 /**

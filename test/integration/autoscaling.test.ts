@@ -9,6 +9,7 @@ import {
   AUTOSCALER_MANAGER,
   AuditEvent,
   AuditWindow,
+  Background,
   MUTATING,
   applyYaml,
   createNamespace,
@@ -18,6 +19,7 @@ import {
   eventually,
   fromPlugin,
   getJson,
+  kubectl,
   plugin,
   run,
   scaleAsAutoscaler as scaleDeploymentAsAutoscaler,
@@ -95,9 +97,9 @@ describeWorkloads('autoscaling', () => {
         { type: 'Resource', resource: { name: 'cpu', target: { type: 'Utilization', averageUtilization: 70 } } },
       ],
     });
-    // Our apply never set the Deployment's replicas: the autoscaler brings it to its minimum.
-    await eventually(() => deployment('shop').spec.replicas === 2, 60_000);
-    expect(replicasOwners('shop')).toEqual([AUTOSCALER_MANAGER]);
+    // Created at the autoscaler's minimum, a count that is the handover's from the start.
+    expect(deployment('shop').spec.replicas).toBe(2);
+    expect(replicasOwners('shop')).toEqual(['webservice-controller-handover']);
   });
 
   it('shows in Autoscaling that the autoscaler has no metrics, in its words, while Ready stays True', async () => {
@@ -175,6 +177,68 @@ describeWorkloads('autoscaling', () => {
     expect(replicasOwners('cart')).toEqual(['webservice-controller']);
     expect(condition('cart', 'Autoscaling')).toBeUndefined();
     expect(condition('cart', 'Ready')).toMatchObject({ status: 'True' });
+  });
+
+  it('a new Deployment starts at the minimum, and Ready (kubectl wait) never comes below it', async () => {
+    setSpec('floor4', 4, { maxReplicas: 8 });
+    // Every version of the WebService, from before any pass: its pods, and whether it is Ready.
+    const versions = new Background('kubectl', [
+      ...['get', 'webservice', 'floor4', '-n', ns, '-w'],
+      '-o',
+      'jsonpath={.status.ready} {.status.conditions[?(@.type=="Ready")].status}{"\\n"}',
+    ]);
+    const waiting = new Background('kubectl', [
+      ...['wait', '--for=condition=Ready', 'webservice/floor4', '-n', ns, '--timeout=3m'],
+    ]);
+    const ctl = new ControllerProcess(['-n', ns, '--kubeconfig', controllerKubeconfig()]);
+    try {
+      expect(await waiting.exited).toEqual({ code: 0, signal: null });
+      expect(deployment('floor4').status.readyReplicas).toBeGreaterThanOrEqual(4);
+      await sleep(2_000);
+    } finally {
+      await ctl.stop();
+      await versions.end('SIGTERM', 5_000);
+    }
+    const readyAt = versions.stdout
+      .split('\n')
+      .filter((line) => line.endsWith(' True'))
+      .map((line) => line.split(' ')[0]);
+    expect(readyAt.length).toBeGreaterThan(0);
+    for (const pods of readyAt) expect(pods).toMatch(/^([4-8])\/\1$/);
+  });
+
+  it('a Deployment deleted by hand comes back at the minimum, with no RolloutComplete below it', async () => {
+    kubectl(['delete', 'deployment', 'floor4', '-n', ns]);
+    const applied = plugin(['apply', 'floor4', '-n', ns]);
+    expect(applied.status).toBe(0);
+    expect(deployment('floor4').spec.replicas).toBe(4);
+    expect(replicasOwners('floor4')).toEqual(['webservice-controller-handover']);
+    converge('floor4');
+    expect(webservice('floor4').status.ready).toBe('4/4');
+    const completions = getJson<{ items: { reason: string; note: string }[] }>([
+      ...['get', 'events.events.k8s.io', '-n', ns],
+      ...['--field-selector', 'regarding.kind=WebService,regarding.name=floor4'],
+    ])
+      .items.filter((event) => event.reason === 'RolloutComplete')
+      .map((event) => event.note);
+    expect(completions.length).toBeGreaterThan(0);
+    for (const note of completions) expect(note).toMatch(/deployment\/floor4: ([4-8])\/\1 ready/);
+    // A new spec is applied without the count: the handover's manager keeps it, nothing resets it to 1.
+    audit.mark();
+    applyYaml(
+      ns,
+      webService('floor4', {
+        image: 'nginx:1.28',
+        replicas: 4,
+        workload: { port: 80, resources: { requests: { cpu: '100m' } }, autoscaling: { maxReplicas: 8 } },
+      }),
+    );
+    converge('floor4');
+    expect(deployment('floor4').spec.replicas).toBe(4);
+    const deploymentWrites = specWrites((await audit.events()).filter(fromPlugin)).filter((write) =>
+      write.includes('deployments/'),
+    );
+    expect(deploymentWrites).toEqual(['patch deployments/floor4']);
   });
 
   it('describe shows the autoscaler among the children', () => {

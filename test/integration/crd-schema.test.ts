@@ -79,4 +79,28 @@ describe('the CRD carries the Kubernetes types of the pod fields', () => {
       ),
     ).toThrow(/spec\.workload\.resources\.requests\.cpu/);
   });
+
+  it('refuses a resource name Kubernetes does not know, and takes the ones it does', () => {
+    const withResources = (name: string, resources: unknown) =>
+      webService(name, { image: 'nginx:1.27', workload: { resources } });
+    expect(() => applyYaml(ns(), withResources('memroy', { requests: { memroy: '128Mi' } }))).toThrow(
+      /spec\.workload\.resources\.requests: Invalid value: a resource name is one of cpu, memory/,
+    );
+    expect(() => applyYaml(ns(), withResources('gpus', { limits: { gpu: 1 } }))).toThrow(
+      /spec\.workload\.resources\.limits: Invalid value/,
+    );
+    const known = { cpu: '1', memory: '1Gi', 'ephemeral-storage': '1Gi', 'hugepages-2Mi': '2Mi', 'nvidia.com/gpu': 1 };
+    applyYaml(ns(), withResources('known', { requests: known, limits: known }));
+  });
+
+  it("refuses pod labels that are the WebService's own, which a pass would drop", () => {
+    const own = ['app.kubernetes.io/managed-by', 'app.kubernetes.io/name', 'app.kubernetes.io/instance'];
+    for (const key of [...own, 'webservice.labhub.io/tier']) {
+      const clash = webService('clash', { image: 'nginx:1.27', workload: { podLabels: { team: 'a', [key]: 'x' } } });
+      expect(() => applyYaml(ns(), clash)).toThrow(
+        /spec\.workload\.podLabels: Invalid value: app\.kubernetes\.io\/managed-by, app\.kubernetes\.io\/name/,
+      );
+    }
+    applyYaml(ns(), webService('team', { image: 'nginx:1.27', workload: { podLabels: { team: 'a' } } }));
+  });
 });

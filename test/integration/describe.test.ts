@@ -68,7 +68,8 @@ describeWorkloads('describe', () => {
       expect(out).toMatch(/^Labels: +team=pay$/m);
       expect(out).toMatch(/^ {2}Image: +nginx:1\.27$/m);
       expect(out).toMatch(/^ {2}Workload: +port 80$/m);
-      expect(out).toMatch(/^ {2}Ready +True +\d+[smh] +Reconciled +configmap\/web-desired matches the spec/m);
+      expect(out).toMatch(/^ {2}Expose: +<none>$/m);
+      expect(out).toMatch(/^ {2}Ready +True +\d+[smh] +Reconciled +deployment\/web: 2\/2 ready$/m);
       const tree = out.slice(out.indexOf('Children:'), out.indexOf('Decision:')).split('\n');
       const row = (pattern: RegExp) => tree.filter((line) => pattern.test(line));
       expect(row(/^ {2}WebService\/web +Ready /)).toHaveLength(1);
@@ -164,7 +165,11 @@ describeWorkloads('describe', () => {
       const d = describeJson(ns(), 'web');
       expect(d.decision).toMatchObject({ action: plan.action, reason: plan.reason, target: plan.target });
       expect(d.decision.action).toBe('update');
-      expect(d.decision.writes).toEqual(['patch configmap/web-desired', 'apply deployment/web']);
+      expect(d.decision.writes).toEqual([
+        'patch configmap/web-desired',
+        expect.stringMatching(/^create controllerrevision\/web-[0-9a-f]+$/),
+        'apply deployment/web',
+      ]);
       expect(childOf(d.tree, 'ConfigMap')).toMatchObject({
         state: 'OutOfDate',
         message: expect.stringMatching(/data\.image/),

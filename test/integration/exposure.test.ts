@@ -267,7 +267,9 @@ describeWorkloads('exposure', () => {
       await eventually(() => condition('route', 'Exposed')?.reason === 'NotAccepted', 30_000);
       expect(condition('route', 'Exposed')).toMatchObject({
         status: 'False',
-        message: 'httproute/route is not accepted by any Gateway yet (gateway infra/public has not reported on it)',
+        message:
+          'httproute/route is not accepted yet: no gateway controller has reported on it for gateway infra/public ' +
+          '(none ever does for a Gateway that does not exist, or that no controller runs)',
       });
     });
 

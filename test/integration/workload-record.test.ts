@@ -4,6 +4,10 @@
 // shows what is stored and prints a line only when a column changes, and a restart of the
 // Deployment's pods survives the next pass.
 import {
+  AuditEvent,
+  AuditWindow,
+  MUTATING,
+  describeEvent,
   describeWorkloads,
   applyYaml,
   backgroundPlugin,
@@ -18,8 +22,51 @@ import {
 } from '../support/cluster';
 import { ControllerProcess } from '../support/controller';
 
+/** A ValidatingAdmissionPolicy, bound to the namespace, that refuses to create a `resource` unless `expression` holds. */
+function denyPolicy(policy: string, namespace: string, resource: string, expression: string, message: string): string {
+  return JSON.stringify({
+    apiVersion: 'v1',
+    kind: 'List',
+    items: [
+      {
+        apiVersion: 'admissionregistration.k8s.io/v1',
+        kind: 'ValidatingAdmissionPolicy',
+        metadata: { name: policy },
+        spec: {
+          failurePolicy: 'Fail',
+          matchConstraints: {
+            resourceRules: [{ apiGroups: ['*'], apiVersions: ['*'], operations: ['CREATE'], resources: [resource] }],
+          },
+          validations: [{ expression, message }],
+        },
+      },
+      {
+        apiVersion: 'admissionregistration.k8s.io/v1',
+        kind: 'ValidatingAdmissionPolicyBinding',
+        metadata: { name: policy },
+        spec: {
+          policyName: policy,
+          validationActions: ['Deny'],
+          matchResources: { namespaceSelector: { matchLabels: { 'kubernetes.io/metadata.name': namespace } } },
+        },
+      },
+    ],
+  });
+}
+
+/** The writes of a WebService's status and the Events made, as `verb resource/name`. */
+const statusAndEventWrites = (events: AuditEvent[]) =>
+  events
+    .filter(
+      (e) =>
+        MUTATING.has(e.verb) &&
+        (e.objectRef?.subresource === 'status' || (e.objectRef?.resource === 'events' && e.verb === 'create')),
+    )
+    .map(describeEvent);
+
 describeWorkloads('a workload WebService', () => {
   const ns = useNamespace('first-day');
+  const audit = new AuditWindow(ns);
   const ws = (name: string) => getJson(['get', 'webservice', name, '-n', ns()]);
   const readyOf = (name: string) =>
     (ws(name).status?.conditions ?? []).find((c: { type: string }) => c.type === 'Ready') as
@@ -68,7 +115,12 @@ describeWorkloads('a workload WebService', () => {
       decision.ops.map((op: { op: string; object?: { kind: string; metadata: { name: string } } }) =>
         [op.op, op.object?.kind, op.object?.metadata.name].join(' '),
       ),
-    ).toEqual(['createChild ConfigMap waited-desired', 'applyChild Deployment waited', 'applyChild Service waited']);
+    ).toEqual([
+      'createChild ConfigMap waited-desired',
+      expect.stringMatching(/^createChild ControllerRevision waited-[0-9a-f]+$/),
+      'applyChild Deployment waited',
+      'applyChild Service waited',
+    ]);
     expect(done).toMatchObject({ statusWritten: true, converged: true });
     expect(decision.after_seconds).toBeUndefined();
   });
@@ -76,7 +128,7 @@ describeWorkloads('a workload WebService', () => {
   it('one rollout gets one RolloutStarted and one RolloutComplete, with apply --wait', async () => {
     // The Events of the test above; a moment more for any late pass.
     await sleep(2_000);
-    expect(events('waited')).toEqual({ Created: 1, RolloutStarted: 1, RolloutComplete: 1 });
+    expect(events('waited')).toEqual({ Created: 1, RevisionCreated: 1, RolloutStarted: 1, RolloutComplete: 1 });
   });
 
   it('one rollout gets one RolloutStarted and one RolloutComplete, with run', async () => {
@@ -87,12 +139,18 @@ describeWorkloads('a workload WebService', () => {
       await eventually(() => readyOf('ran')?.status === 'True', 120_000);
       // The Deployment's last status updates come after Ready: each is a pass, none an Event.
       await sleep(3_000);
-      expect(events('ran')).toEqual({ Created: 1, RolloutStarted: 1, RolloutComplete: 1 });
+      expect(events('ran')).toEqual({ Created: 1, RevisionCreated: 1, RolloutStarted: 1, RolloutComplete: 1 });
       // A new image is a new rollout: one pair more.
       kubectl(['patch', 'webservice', 'ran', '-n', ns(), '--type=merge', '-p', '{"spec":{"image":"nginx:1.28"}}']);
       await eventually(() => ws('ran').status?.observedGeneration === 2 && readyOf('ran')?.status === 'True', 120_000);
       await sleep(3_000);
-      expect(events('ran')).toEqual({ Created: 1, Updated: 1, RolloutStarted: 2, RolloutComplete: 2 });
+      expect(events('ran')).toEqual({
+        Created: 1,
+        Updated: 1,
+        RevisionCreated: 2,
+        RolloutStarted: 2,
+        RolloutComplete: 2,
+      });
     } finally {
       await ctl.stop();
     }
@@ -103,41 +161,14 @@ describeWorkloads('a workload WebService', () => {
     const policy = `deny-pods-${ns()}`;
     kubectl(
       ['apply', '-f', '-'],
-      JSON.stringify({
-        apiVersion: 'v1',
-        kind: 'List',
-        items: [
-          {
-            apiVersion: 'admissionregistration.k8s.io/v1',
-            kind: 'ValidatingAdmissionPolicy',
-            metadata: { name: policy },
-            spec: {
-              failurePolicy: 'Fail',
-              matchConstraints: {
-                resourceRules: [{ apiGroups: [''], apiVersions: ['v1'], operations: ['CREATE'], resources: ['pods'] }],
-              },
-              validations: [
-                {
-                  expression:
-                    "!has(object.metadata.labels) || !('app.kubernetes.io/instance' in object.metadata.labels) || " +
-                    "object.metadata.labels['app.kubernetes.io/instance'] != 'stuck'",
-                  message: 'no pods for stuck',
-                },
-              ],
-            },
-          },
-          {
-            apiVersion: 'admissionregistration.k8s.io/v1',
-            kind: 'ValidatingAdmissionPolicyBinding',
-            metadata: { name: policy },
-            spec: {
-              policyName: policy,
-              validationActions: ['Deny'],
-              matchResources: { namespaceSelector: { matchLabels: { 'kubernetes.io/metadata.name': ns() } } },
-            },
-          },
-        ],
-      }),
+      denyPolicy(
+        policy,
+        ns(),
+        'pods',
+        "!has(object.metadata.labels) || !('app.kubernetes.io/instance' in object.metadata.labels) || " +
+          "object.metadata.labels['app.kubernetes.io/instance'] != 'stuck'",
+        'no pods for stuck',
+      ),
     );
     try {
       // An admission policy takes effect a moment after it is made: wait until it refuses.
@@ -175,8 +206,71 @@ describeWorkloads('a workload WebService', () => {
         /rollout stalled: deployment\/stuck: 0\/1 ready; pods cannot be created: .*no pods for stuck/,
       );
       expect(plugin(['status', 'stuck', '-n', ns()]).status).toBe(0);
-      expect(events('stuck')).toEqual({ Created: 1, RolloutStarted: 1, RolloutStalled: 1 });
+      expect(events('stuck')).toEqual({ Created: 1, RevisionCreated: 1, RolloutStarted: 1, RolloutStalled: 1 });
     } finally {
+      kubectl(['delete', 'validatingadmissionpolicybinding,validatingadmissionpolicy', policy, '--ignore-not-found']);
+    }
+  });
+
+  it('status leaves the error of a Deployment the API server refuses: no write, no Event, with run or without', async () => {
+    const policy = `deny-deployments-${ns()}`;
+    kubectl(
+      ['apply', '-f', '-'],
+      denyPolicy(policy, ns(), 'deployments', "object.metadata.name != 'refused'", 'no deployments named refused'),
+    );
+    let ctl: ControllerProcess | undefined;
+    try {
+      const deployment = JSON.stringify({
+        apiVersion: 'apps/v1',
+        kind: 'Deployment',
+        metadata: { name: 'refused' },
+        spec: {
+          selector: { matchLabels: { app: 'refused' } },
+          template: { metadata: { labels: { app: 'refused' } }, spec: { containers: [{ name: 'web', image: 'x' }] } },
+        },
+      });
+      await eventually(
+        () => run('kubectl', ['create', '--dry-run=server', '-n', ns(), '-f', '-'], { input: deployment }).status !== 0,
+      );
+      applyYaml(ns(), webService('refused', { image: 'nginx:1.27', replicas: 2, workload: {} }));
+      // Twice: the first pass makes the revision before the Deployment is refused, so the second
+      // is the one whose status is what any pass computes from what is there now.
+      for (let pass = 0; pass < 2; pass++) expect(plugin(['apply', 'refused', '-n', ns()]).status).not.toBe(0);
+      const error = readyOf('refused');
+      expect(error).toMatchObject({ status: 'False', reason: 'ReconcileError' });
+      expect(JSON.stringify(error)).toMatch(/no deployments named refused/);
+      // What the lab's scripts read keeps its shape, and says nothing changed.
+      const dry = plugin(['status', 'refused', '-n', ns(), '--dry-run=client', '-o', 'json']);
+      expect(dry.status).toBe(0);
+      const row = JSON.parse(dry.stdout);
+      expect(Object.keys(row).sort()).toEqual([
+        'changed',
+        'creationTimestamp',
+        'generation',
+        'name',
+        'namespace',
+        'resourceVersion',
+        'status',
+        'written',
+      ]);
+      expect(row).toMatchObject({ changed: false, written: false });
+
+      audit.mark();
+      expect(plugin(['status', 'refused', '-n', ns()]).status).toBe(0);
+      expect(readyOf('refused')).toEqual(error);
+      expect(statusAndEventWrites(await audit.events())).toEqual([]);
+
+      // With run too: its retries find the error stored, and status leaves it: no flip.
+      ctl = new ControllerProcess(['-n', ns()]);
+      await ctl.waitForLog(/controller working/);
+      await sleep(3_000);
+      audit.mark();
+      for (let look = 0; look < 2; look++) expect(plugin(['status', 'refused', '-n', ns()]).status).toBe(0);
+      await sleep(3_000);
+      expect(statusAndEventWrites(await audit.events())).toEqual([]);
+      expect(readyOf('refused')).toMatchObject({ reason: 'ReconcileError' });
+    } finally {
+      await ctl?.stop();
       kubectl(['delete', 'validatingadmissionpolicybinding,validatingadmissionpolicy', policy, '--ignore-not-found']);
     }
   });

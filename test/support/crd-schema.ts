@@ -20,6 +20,8 @@ export interface Schema {
   anyOf?: Schema[];
   'x-kubernetes-int-or-string'?: boolean;
   'x-kubernetes-preserve-unknown-fields'?: boolean;
+  /** CEL rules: read by tests that check them against the code's lists, never evaluated here. */
+  'x-kubernetes-validations'?: { rule: string; message?: string }[];
 }
 
 const CRD_FILE = path.join(__dirname, '../../crds/webservices.apps.labhub.io.yaml');

@@ -88,7 +88,7 @@ describe("the Deployment's replicas under an autoscaler", () => {
     metadata: { name: 'shop', namespace: 'ns', annotations },
     spec: { replicas: 5 },
   });
-  const handover = (d: Deployment, autoscaling?: Autoscaling) =>
+  const handover = (d: Deployment | null, autoscaling?: Autoscaling) =>
     DEPLOYMENT.handover!(d, { name: 'shop', desired: desiredOf(parent(autoscaling)) });
 
   it('are handed over at their live value, once: before the first apply that leaves them out', () => {
@@ -132,6 +132,55 @@ describe("the Deployment's replicas under an autoscaler", () => {
     expect(podsWanted(desired, live())).toBe(5);
     expect(podsWanted(desired, null)).toBe(2);
     expect(podsWanted(desiredOf(parent()), live())).toBe(3);
+  });
+
+  it('count never fewer than the minimum: a count below it is one the autoscaler has yet to raise', () => {
+    const below: Deployment = { ...live(), spec: { replicas: 1 } };
+    expect(podsWanted(desiredOf(parent({ minReplicas: 4, maxReplicas: 8 })), below)).toBe(4);
+    // Without minReplicas, spec.replicas (3) is the minimum.
+    expect(podsWanted(desiredOf(parent({ maxReplicas: 8 })), below)).toBe(3);
+  });
+
+  it("start at the autoscaler's minimum in a new Deployment, handed over from the start", () => {
+    expect(handover(null, { minReplicas: 4, maxReplicas: 8 })).toEqual({
+      apiVersion: 'apps/v1',
+      kind: 'Deployment',
+      metadata: { name: 'shop' },
+      spec: { replicas: 4 },
+    });
+    const decision = decide(observe(fixture('create-workload-autoscaling')));
+    const create = decision.ops.find((op) => op.op === 'applyChild' && op.kind === 'Deployment');
+    if (create?.op !== 'applyChild') throw new Error('no Deployment applied');
+    expect(create.object.spec.replicas).toBe(2);
+    expect(create.handedOver?.spec).toEqual({ replicas: 2 });
+    expect(create.object.metadata.annotations).toMatchObject({ [REPLICAS_ANNOTATION]: 'autoscaler' });
+  });
+
+  it('created at the minimum, the Deployment matches the spec on the next pass: no write', () => {
+    const input = fixture('create-workload-autoscaling');
+    const made = decide(observe(input)).ops.flatMap((op) =>
+      op.op === 'createChild' || op.op === 'applyChild'
+        ? [{ ...op.object, metadata: { ...op.object.metadata, uid: `uid-${op.object.kind}` } }]
+        : [],
+    );
+    const next = decide(observe({ ...input, children: made }));
+    expect(next.action).toBe('noop');
+    expect(next.ops).toEqual([]);
+  });
+
+  it('hold Ready back while the Deployment runs fewer pods than the minimum, however rolled out', () => {
+    const input = fixture('update-workload-autoscaling-removed');
+    const workload = { ...input.parent.spec.workload, autoscaling: { minReplicas: 4, maxReplicas: 8 } };
+    const atOne = (d: Deployment): Deployment => ({
+      ...d,
+      spec: { ...d.spec, replicas: 1 },
+      status: { ...d.status, replicas: 1, updatedReplicas: 1, readyReplicas: 1, availableReplicas: 1 },
+    });
+    const children = input.children.map((c) => (c.kind === 'Deployment' ? atOne(c as Deployment) : c));
+    const obs = observe({ ...input, parent: { ...input.parent, spec: { ...input.parent.spec, workload } }, children });
+    const { status } = computeStatus(obs, decide(obs), { kind: 'applied' }, T0);
+    expect(status?.ready).toBe('1/4');
+    expect(readyOf(status!)).toMatchObject({ status: 'False', reason: 'RolloutInProgress' });
   });
 });
 

@@ -7,7 +7,7 @@ import { decide } from '../../src/core/decide';
 import { describeWebService } from '../../src/core/description';
 import { DESCENDANT_KINDS, LiveObject, RelatedObjects, TreeNode, descendantsOf } from '../../src/core/tree';
 import { RawEvent, eventsAbout } from '../../src/core/recent-events';
-import { Deployment, SyncInput } from '../../src/core/model';
+import { Deployment, Expose, SyncInput } from '../../src/core/model';
 import { observe } from '../../src/core/observe';
 import { gatherDescribeReads } from '../../src/engine/describe';
 import { eventAge, renderDescription } from '../../src/print/describe';
@@ -349,7 +349,7 @@ describe('the text', () => {
           observedGeneration: 2,
           lastTransitionTime: '2026-11-29T09:51:00Z',
           reason: 'Reconciled',
-          message: 'configmap/checkout-desired matches the spec; deployment/checkout: 3/3 ready',
+          message: 'deployment/checkout: 3/3 ready',
         },
       ],
       ready: '3/3',
@@ -374,10 +374,11 @@ describe('the text', () => {
       '  Tier:        dev',
       '  Depends On:  <none>',
       '  Workload:    port 8080',
+      '  Expose:      <none>',
       'Conditions:',
       '  Type   Status  Age  Reason      Message',
       '  ----   ------  ---  ------      -------',
-      '  Ready  True    9m   Reconciled  configmap/checkout-desired matches the spec; deployment/checkout: 3/3 ready',
+      '  Ready  True    9m   Reconciled  deployment/checkout: 3/3 ready',
       'Children:',
       '  Object                            State   Age  Info',
       '  ------                            -----   ---  ----',
@@ -395,13 +396,31 @@ describe('the text', () => {
       '  Target:  configmap/checkout-desired',
       '  Reason:  configmap/checkout-desired, deployment/checkout, service/checkout match the spec',
       '  Writes:  <none>',
-      '  Ready:   True (Reconciled): configmap/checkout-desired matches the spec; deployment/checkout: 3/3 ready',
+      '  Ready:   True (Reconciled): deployment/checkout: 3/3 ready',
       'Events:',
       '  Type    Reason             Age  From                   Object               Message',
       '  ----    ------             ---  ----                   ------               -------',
       '  Normal  ScalingReplicaSet  10m  deployment-controller  Deployment/checkout  Scaled up replica set checkout-5d4f from 0 to 3',
       '',
     ]);
+  });
+
+  it('shows spec.expose in the Spec section: where, and through an Ingress or an HTTPRoute', () => {
+    const exposeLine = (expose: Expose) => {
+      const input = fixture('noop-workload-converged');
+      input.parent.spec.expose = expose;
+      return /^ {2}Expose: +(.*)$/m.exec(renderDescription(describeOf(input, {}, []), NO_COLOR, new Date(NOW)))?.[1];
+    };
+    expect(exposeLine({ host: 'shop.example.com' })).toBe('shop.example.com/ (Ingress, the default IngressClass)');
+    expect(
+      exposeLine({ host: 'shop.example.com', path: '/api', ingressClassName: 'nginx', tls: { secretName: 'tls' } }),
+    ).toBe('shop.example.com/api (Ingress, class nginx, TLS with secret tls)');
+    expect(exposeLine({ host: 'shop.example.com', gateway: { name: 'public', namespace: 'infra' } })).toBe(
+      'shop.example.com/ (HTTPRoute on gateway infra/public)',
+    );
+    expect(exposeLine({ host: 'shop.example.com', gateway: { name: 'public' } })).toBe(
+      'shop.example.com/ (HTTPRoute on gateway crd-lab/public)',
+    );
   });
 
   it('says what it could not read', () => {

@@ -201,11 +201,13 @@ describe("the HTTPRoute's condition", () => {
   const ours = { group: 'gateway.networking.k8s.io', kind: 'Gateway', name: 'public', namespace: 'infra' };
   const accepted = { type: 'Accepted', status: 'True', reason: 'Accepted', message: 'Route is accepted' };
 
-  it('is False while no Gateway has said anything about it', () => {
+  it('is False while no gateway controller has said anything about it, never claiming the Gateway exists', () => {
     expect(httpRouteCondition(route())).toEqual({
       status: 'False',
       reason: 'NotAccepted',
-      message: 'httproute/shop is not accepted by any Gateway yet (gateway infra/public has not reported on it)',
+      message:
+        'httproute/shop is not accepted yet: no gateway controller has reported on it for gateway infra/public ' +
+        '(none ever does for a Gateway that does not exist, or that no controller runs)',
     });
     expect(httpRouteHealth(route()).state).toBe('Pending');
   });

@@ -8,6 +8,9 @@ import { Decision, decide } from '../../src/core/decide';
 import { Deployment, SyncInput, WorkloadSpec } from '../../src/core/model';
 import { observe } from '../../src/core/observe';
 import { parseSyncInput } from '../../src/core/validate';
+import { OWN_POD_LABELS } from '../../src/core/pod';
+import { MAX_RESOURCE_NAMES, resourceNamesRule } from '../../src/core/resource-names';
+import { Schema, webServiceSpecSchema } from '../support/crd-schema';
 import { EVERY_POD_FIELD } from '../support/pod-fields';
 import { convergedWorkload } from '../support/writes';
 
@@ -219,6 +222,58 @@ describe('the pod spec from spec.workload', () => {
       expect.objectContaining({ team: 'payments', 'app.kubernetes.io/managed-by': 'webservice-controller' }),
       expect.objectContaining({ team: 'payments', 'app.kubernetes.io/managed-by': 'webservice-controller' }),
     ]);
+  });
+
+  describe('what admission refuses, plan -f refuses too, in one line', () => {
+    const input = (workload: WorkloadSpec) => {
+      const raw = fixture('create-workload');
+      return { ...raw, parent: { ...raw.parent, spec: { ...raw.parent.spec, workload } } };
+    };
+
+    it('a resource name Kubernetes does not know (the container would be refused on every pass)', () => {
+      expect(() => decisionOf(input({ resources: { requests: { memroy: '128Mi' } } }))).toThrow(
+        'parent.spec.workload.resources.requests: "memroy" is not a resource name; a resource name is one of ' +
+          'cpu, memory, ephemeral-storage, hugepages-<size>, or a name with a domain prefix such as nvidia.com/gpu',
+      );
+      expect(() => decisionOf(input({ resources: { limits: { CPU: 1 } } }))).toThrow(/limits: "CPU" is not/);
+      const known = { cpu: 1, memory: '1Gi', 'ephemeral-storage': '1Gi', 'hugepages-2Mi': '2Mi', 'nvidia.com/gpu': 1 };
+      expect(() => decisionOf(input({ resources: { requests: known, limits: known } }))).not.toThrow();
+      // The CRD's bound, which keeps its rule within the API server's cost budget.
+      const many = Object.fromEntries(
+        Array.from({ length: MAX_RESOURCE_NAMES + 1 }, (_, i) => [`example.com/r${i}`, 1]),
+      );
+      expect(() => decisionOf(input({ resources: { limits: many } }))).toThrow(
+        `parent.spec.workload.resources.limits may name at most ${MAX_RESOURCE_NAMES} resources`,
+      );
+    });
+
+    /** The CRD's schema of a field of spec.workload. */
+    const workloadField = (name: string): Schema | undefined =>
+      webServiceSpecSchema().properties?.workload.properties?.[name];
+
+    it('the CRD has the same rule on requests and limits', () => {
+      const resources = workloadField('resources')?.properties;
+      for (const field of ['requests', 'limits'])
+        expect(resources?.[field]).toMatchObject({
+          maxProperties: MAX_RESOURCE_NAMES,
+          'x-kubernetes-validations': [{ rule: resourceNamesRule() }],
+        });
+    });
+
+    it("pod labels that are the WebService's own (the recommended ones, the tier's), which were dropped silently", () => {
+      for (const key of OWN_POD_LABELS)
+        expect(() => decisionOf(input({ podLabels: { team: 'payments', [key]: 'mine' } }))).toThrow(
+          `parent.spec.workload.podLabels cannot set ${key}: the WebService sets app.kubernetes.io/managed-by, ` +
+            'app.kubernetes.io/name, app.kubernetes.io/instance, webservice.labhub.io/tier on its pods',
+        );
+      // They are the labels the pod template sets of its own: a pod without podLabels has exactly them.
+      const pod = appliedDeployment(decisionOf(input({ port: 8080 }))).spec!.template!.metadata!;
+      expect(Object.keys(pod.labels ?? {}).sort()).toEqual([...OWN_POD_LABELS].sort());
+      // The CRD's rule names the same keys.
+      const rule = (workloadField('podLabels')?.['x-kubernetes-validations'] ?? []).at(0);
+      const keys = [...(rule?.rule ?? '').matchAll(/'([^']+)' in self/g)].map((match) => match[1]);
+      expect(keys).toEqual(OWN_POD_LABELS);
+    });
   });
 
   it('without podSecurity, nothing is added to an image that runs today', () => {

@@ -71,10 +71,61 @@ describe('status from the rollout', () => {
   it('complete: Ready=True, Reconciling and Stalled False, replicas 3', () => {
     const { status } = appliedStatus(fixture('noop-workload-converged'));
     expect(status).toMatchObject({ replicas: 3, ready: '3/3', observedGeneration: 2 });
-    expect(condition(status, 'Ready')).toMatchObject({ status: 'True', reason: 'Reconciled' });
+    // The pods, not the lab's ConfigMap (an internal detail with a workload).
+    expect(condition(status, 'Ready')).toMatchObject({
+      status: 'True',
+      reason: 'Reconciled',
+      message: 'deployment/checkout: 3/3 ready',
+    });
     expect(condition(status, 'Reconciling')).toMatchObject({ status: 'False', reason: 'RolloutComplete' });
     expect(condition(status, 'Stalled')).toMatchObject({ status: 'False', reason: 'RolloutComplete' });
     expect(isConverged(2, status)).toBe(true);
+  });
+
+  describe('counts no old pod as rolled out', () => {
+    const message = (input: SyncInput) => condition(appliedStatus(input).status, 'Ready')?.message;
+    /** Three pods of the spec before, ready, and none of the current one. */
+    const oldPodsReady = {
+      observedGeneration: 4,
+      replicas: 3,
+      updatedReplicas: 0,
+      readyReplicas: 3,
+      availableReplicas: 3,
+    };
+
+    it('the pass that writes a new image: how many are ready, and that the new spec is not seen yet', () => {
+      const input = fixture('noop-workload-converged');
+      input.parent = { ...input.parent, spec: { ...input.parent.spec, image: 'nginx:1.28' } };
+      const obs = observe(input);
+      const decision = decide(obs);
+      const after = readyOf(computeStatus(obs, decision, { kind: 'applied' }, T1).status!);
+      expect(after).toMatchObject({
+        reason: 'RolloutInProgress',
+        message: 'deployment/checkout: the new spec is not observed yet; 3 ready',
+      });
+      expect(transitionEvents(decision, readyOf(obs.status), after)).toEqual([
+        expect.objectContaining({ reason: 'RolloutStarted', note: after?.message }),
+      ]);
+    });
+
+    it('while old pods are there: how many are updated, and how many ready', () => {
+      const rolling = { ...oldPodsReady, replicas: 4, updatedReplicas: 1 };
+      expect(message(withRollout(rolling))).toBe('deployment/checkout: 1/3 updated, 3 ready');
+      // A Deployment that has not seen its spec yet: its counts are of the spec before.
+      expect(message(withRollout({ ...rolling, observedGeneration: 3 }))).toBe(
+        'deployment/checkout: the new spec is not observed yet; 3 ready',
+      );
+    });
+
+    it('a rollout a quota blocks: the old pods are ready, no new one can be made', () => {
+      const blocked = {
+        ...oldPodsReady,
+        conditions: [{ type: 'ReplicaFailure', status: 'True', reason: 'FailedCreate', message: 'exceeded quota' }],
+      };
+      expect(message(withRollout(blocked))).toBe(
+        'deployment/checkout: 0/3 updated, 3 ready; pods cannot be created: exceeded quota',
+      );
+    });
   });
 
   it('stalled: ProgressDeadlineExceeded makes Stalled=True and Ready=False', () => {
@@ -219,6 +270,44 @@ describe('status from the rollout', () => {
     expect(still.decision.ops).toEqual([]);
     expect(condition(still.status, 'Stalled')).toMatchObject({ status: 'True' });
     expect(still.events).toEqual([]);
+  });
+
+  describe('computed without writing (status, describe)', () => {
+    /** The converged fixture without its Deployment, as if the API server had refused it. */
+    const refused = (parentStatus?: SyncInput['parent']['status']): SyncInput => {
+      const input = withRollout(COMPLETE, parentStatus);
+      return { ...input, children: input.children.filter((c) => c.kind !== 'Deployment') };
+    };
+    const planned = (input: SyncInput, now = T1) => {
+      const obs = observe(input);
+      const decision = decide(obs);
+      const result = computeStatus(obs, decision, { kind: 'planned' }, now);
+      return { result, events: transitionEvents(decision, readyOf(obs.status), readyOf(result.status!)) };
+    };
+
+    it('says a child is missing, not that a rollout is under way', () => {
+      const { result } = planned(refused());
+      expect(condition(result.status, 'Ready')).toMatchObject({
+        status: 'False',
+        reason: 'ChildMissing',
+        message: 'deployment/checkout does not exist yet',
+      });
+    });
+
+    it('keeps the error the last pass stored while its writes are still to be made: no write, no Event', () => {
+      const obs = observe(refused());
+      const message = 'Deployment.apps "checkout" is forbidden: ValidatingAdmissionPolicy denied request';
+      const failed = computeStatus(obs, decide(obs), { kind: 'failed', message }, T0).status!;
+      const { result, events } = planned(refused(failed));
+      expect(result.changed).toBe(false);
+      expect(condition(result.status, 'Ready')).toMatchObject({ status: 'False', reason: 'ReconcileError', message });
+      expect(condition(result.status, 'Stalled')).toMatchObject({ status: 'True', reason: 'ReconcileError' });
+      expect(events).toEqual([]);
+      // Once the spec changes, the error is about a spec that is gone.
+      const changed = refused(failed);
+      changed.parent = { ...changed.parent, metadata: { ...changed.parent.metadata, generation: 3 } };
+      expect(condition(planned(changed).result.status, 'Ready')).toMatchObject({ reason: 'ChildMissing' });
+    });
   });
 
   it('workload removed: selector, ready and the kstatus pair go; the patch sends null for the fields', () => {

@@ -1,7 +1,7 @@
 {{/*
-The objects of one bundled file, a stream of YAML documents read through files/ (which
-links to crds/ and deploy/, the files `kubectl webservice install` bundles), as a JSON
-list. Each is labelled with the chart's appVersion under webservice.labhub.io/version, as
+The objects of one bundled file, a stream of YAML documents read from files/ (copies of
+crds/ and deploy/, the files `kubectl webservice install` bundles: npm run chart:files), as a
+JSON list. Each is labelled with the chart's appVersion under webservice.labhub.io/version, as
 install labels it. Usage:
   fromJsonArray (include "webservice-controller.objects" (list . "files/10-rbac.yaml"))
 */}}
@@ -10,7 +10,7 @@ install labels it. Usage:
 {{- $file := index . 1 -}}
 {{- $text := $root.Files.Get $file -}}
 {{- if not $text -}}
-{{- fail (printf "%s is missing or empty: files/ links to crds/ and deploy/ (package the chart with helm package, which follows the links)" $file) -}}
+{{- fail (printf "%s is missing or empty: files/ holds copies of crds/ and deploy/ (npm run chart:files makes them)" $file) -}}
 {{- end -}}
 {{- $objects := list -}}
 {{- range $doc := splitList "\n---\n" $text -}}
