@@ -328,7 +328,10 @@ describe("the controller's RBAC, bound for real", () => {
     expect(canI('update', 'webservices.apps.labhub.io', '-A')).toBe('no');
     expect(canI('delete', 'webservices.apps.labhub.io', '-A')).toBe('no');
     expect(canI('update', 'configmaps', '-A')).toBe('no');
-    expect(canI('get', 'secrets', '-A')).toBe('no');
+    // Secrets: read (the config the pods read), made and deleted (the digest key, snapshots), never changed.
+    expect(canI('update', 'secrets', '-A')).toBe('no');
+    expect(canI('patch', 'secrets', '-A')).toBe('no');
+    expect(canI('update', 'controllerrevisions.apps', '-A')).toBe('no');
     expect(canI('list', 'pods', '-A')).toBe('no');
     expect(canI('list', 'leases.coordination.k8s.io', '-n', ns)).toBe('no');
   });
