@@ -4,7 +4,7 @@
 // a container's ports by port) entry by entry. To the server, a hand edit of an entry's key
 // (`kubectl patch service web --type=json … replace /spec/ports/0/port`) removes our entry and
 // adds another, which the editor's field manager owns; our next apply puts ours back beside
-// it, and for a Service that is two unnamed ports, which is invalid, refused on every pass.
+// it, and for a Service that is two ports of one name, which is invalid, refused on every pass.
 // A change to the key of an entry of ours is a change to our field: ours goes back, and the
 // moved one goes. The server cannot tell a moved entry from an added one (both are another
 // manager's, and ours is gone from every manager), so its place tells: an entry with a key none

@@ -149,7 +149,7 @@ describeWorkloads('the correctness campaign', () => {
       await world.step({ step: 'tamper', name: 'alpha', child: 'deployment', how: 'key', value: 'v3' });
       expect((await quiesce(world, 60_000)).violations).toEqual([]);
       const [web] = world.get('deployment', 'alpha')!.spec.template.spec.containers;
-      expect([web.env, web.ports]).toEqual([env, [{ containerPort: 8080, protocol: 'TCP' }]]);
+      expect([web.env, web.ports]).toEqual([env, [{ name: 'http', containerPort: 8080, protocol: 'TCP' }]]);
       expect(world.counts.tamper).toEqual({ ran: 3, skipped: 0 });
       expect(world.violations).toEqual([]);
     } finally {

@@ -112,12 +112,12 @@ describeWorkloads(title, () => {
       getJson(['get', 'webservice', 'web', '-n', ns]).status.conditions.find(
         (c: { type: string }) => c.type === 'Ready',
       );
-    // The three commands: a Service with two unnamed ports would be invalid, for good.
+    // The three commands: a Service with two ports of one name would be invalid, for good.
     moveKey('service/web', '/spec/ports/0/port', 9999);
     expect(converge('web').decision.reason).toContain(
       'spec.ports[9999/TCP] stands where ours was (a key changed by hand): removing it',
     );
-    expect(get('service', 'web').spec.ports).toEqual([{ port: 8080, targetPort: 8080, protocol: 'TCP' }]);
+    expect(get('service', 'web').spec.ports).toEqual([{ name: 'http', port: 8080, targetPort: 8080, protocol: 'TCP' }]);
     expect(ready()).toMatchObject({ status: 'True', reason: 'Reconciled' });
     // No field of the moved port is left to anyone.
     const managers = getJson(['get', 'service', 'web', '-n', ns, '--show-managed-fields']).metadata.managedFields.map(
@@ -134,7 +134,7 @@ describeWorkloads(title, () => {
     moveKey('deployment/web', '/spec/template/spec/containers/0/env/0/name', 'MOVED');
     converge('web');
     const [container] = get('deployment', 'web').spec.template.spec.containers;
-    expect(container.ports).toEqual([{ containerPort: 8080, protocol: 'TCP' }]);
+    expect(container.ports).toEqual([{ name: 'http', containerPort: 8080, protocol: 'TCP' }]);
     // Ours is added again after what is there (server-side apply keeps the live order).
     expect(container.env).toEqual([{ name: 'ADDED', value: '1' }, ...env]);
     expect(ready()).toMatchObject({ status: 'True', reason: 'Reconciled' });

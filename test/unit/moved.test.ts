@@ -33,7 +33,7 @@ describe("a Service's port changed by hand (kubectl patch … replace /spec/port
         entries: [
           {
             path: 'spec.ports[9999/TCP]',
-            steps: ['spec', 'ports', { entry: { port: 9999, targetPort: 8080, protocol: 'TCP' } }],
+            steps: ['spec', 'ports', { entry: { name: 'http', port: 9999, targetPort: 8080, protocol: 'TCP' } }],
           },
         ],
         uid: 'svc-uid-1',
