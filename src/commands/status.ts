@@ -47,6 +47,13 @@ interface StatusRow {
   deleted?: boolean;
 }
 
+/**
+ * The REASON column's width from the first line of status -w: Ready's longest reason (the
+ * Deployment's own ProgressDeadlineExceeded), so that no later reason of ours moves the
+ * columns after it.
+ */
+const REASON_WIDTH = 'ProgressDeadlineExceeded'.length;
+
 /** A silent watch is restarted after this long (the API server sends bookmarks about every minute). */
 const WATCH_IDLE_TIMEOUT_MS = 3 * 60_000;
 
@@ -69,7 +76,7 @@ export const statusCommand: CommandModule<object, Args> = {
       })
       .example('$0 status checkout', 'READY, REASON, GENERATION, OBSERVED, REPLICAS, AGE')
       .example('$0 status checkout --dry-run -o json', 'the status that would be written, and whether it changed')
-      .example('$0 status --all -w', 'watch WebServices converge, like kubectl get -w')
+      .example('$0 status -w -n shop', 'watch the WebServices of a namespace converge, like kubectl get -w')
       .example('$0 status --all -w --computed', 'watch what a pass would write, as children change'),
   handler: withContext<Args>(async (ctx, args) => {
     if (args.watch) return watchStatus(ctx, args);
@@ -171,13 +178,14 @@ function storedStatus(input: SyncInput): StatusRow {
  * shows what a pass would write instead.
  */
 async function watchStatus(ctx: Context, args: Args): Promise<number> {
-  if (args.many) throw new UserError('status -w watches one NAME, or --all');
+  if (args.many) throw new UserError('status -w watches one NAME, or the namespace');
   if (args.selector !== undefined) throw new UserError('status -w watches one NAME, or --all without a selector');
   const now = nowIso(ctx);
-  const inputs = await gatherTarget(ctx, args);
+  // Like kubectl get -w: without a NAME, every WebService in the namespace (-A: in all).
+  const inputs = await gatherTarget(ctx, args.name ? args : { ...args, all: true });
   const { out } = ctx;
   const machine = out.machine;
-  const table = out.tableStream(statusHeaders(ctx), { ready: 'Deleting'.length });
+  const table = out.tableStream(statusHeaders(ctx), { ready: 'Deleting'.length, reason: REASON_WIDTH });
   const rowOf = (input: SyncInput) =>
     args.computed ? plannedStatus(input, args['requeue-after'], now).row : storedStatus(input);
   const shown = new Map<string, string>();
@@ -202,6 +210,7 @@ async function watchStatus(ctx: Context, args: Args): Promise<number> {
   process.once('SIGTERM', stop);
   process.stdout.once('error', stop); // e.g. `| head`: the reader went away
   const { watchSyncInputs } = await import('../watch/sync-inputs');
+  const { warnOncePerCause } = await import('../watch/warnings');
   const namespace = args.name ? checkNamespace(await ctx.namespace()) : await ctx.scopeNamespace();
   await watchSyncInputs(await ctx.client(), {
     namespace,
@@ -214,10 +223,11 @@ async function watchStatus(ctx: Context, args: Args): Promise<number> {
     },
     idleTimeoutMs: WATCH_IDLE_TIMEOUT_MS,
     signal: abort.signal,
-    log: (level, message, fields) => {
-      if (level === 'error' || ctx.args.verbose)
-        out.progress(`warning: ${message}${typeof fields?.error === 'string' ? `: ${fields.error}` : ''}`);
-    },
+    // With -v, every line; otherwise each error once while it lasts, not once per retry.
+    log: ctx.args.verbose
+      ? (_level, message, fields) =>
+          out.progress(`warning: ${message}${typeof fields?.error === 'string' ? `: ${fields.error}` : ''}`)
+      : warnOncePerCause((text) => out.progress(text)),
     changed: (input) => show([rowOf(input)]),
     deleted: (key) => {
       if (!shown.has(key)) return;

@@ -275,6 +275,16 @@ export class WebServiceCache {
     );
   }
 
+  /**
+   * Why the cache cannot follow the cluster now: each watched kind whose list/watch keeps
+   * failing (an API server that does not answer, a CRD deleted), in its reflector's words.
+   */
+  problems(): string[] {
+    const absent = this.absent ?? new Set<string>();
+    const children = this.children.filter(({ row }) => !absent.has(row.kind)).map(({ reflector }) => reflector);
+    return [this.webServices, ...children].flatMap((reflector) => reflector.problem() ?? []);
+  }
+
   /** What each reflector did, by its name. */
   stats(): Record<string, ReflectorStats> {
     const children = this.children.map(({ name, reflector }): [string, ReflectorStats] => [name, reflector.stats]);

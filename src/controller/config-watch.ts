@@ -72,6 +72,11 @@ export class ConfigWatch {
     return this.started && this.reflectors.every((reflector) => reflector.synced());
   }
 
+  /** Its reflectors' problems (see WebServiceCache.problems). */
+  problems(): string[] {
+    return this.started ? this.reflectors.flatMap((reflector) => reflector.problem() ?? []) : [];
+  }
+
   webServiceChanged(ws: WebService): void {
     const key = keyOf(ws);
     const namespace = ws.metadata.namespace ?? '';

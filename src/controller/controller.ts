@@ -152,6 +152,17 @@ export class Controller {
     return this.cache.synced();
   }
 
+  /**
+   * Ready (/readyz): true once the caches have synced and while every watch can follow the
+   * cluster; otherwise why not. A cache synced long ago but cut off now (the API server gone,
+   * the CRD deleted) is stale, and a controller working from it is not ready.
+   */
+  readiness(): true | string {
+    if (!this.synced()) return 'the caches have not synced yet';
+    const problems = [...this.cache.problems(), ...this.config.problems()];
+    return problems.length === 0 ? true : problems.join('; ');
+  }
+
   /** The WebServices the cache holds now. */
   webServices(): Iterable<WebService> {
     return this.index.parentsByKey.values();

@@ -17,8 +17,11 @@ export interface ProbeServerOptions {
   address: string;
   /** Serve /metrics from this registry. */
   metrics?: MetricsSource;
-  /** Serve /healthz and /readyz; /readyz answers 200 only while this returns true. */
-  ready?: () => boolean;
+  /**
+   * Serve /healthz and /readyz; /readyz answers 200 only while this returns true. A string
+   * is not ready, and says why (the body of the 503).
+   */
+  ready?: () => boolean | string;
   /** /healthz answers 200 while this returns true (default: always). */
   healthy?: () => boolean;
 }
@@ -95,15 +98,16 @@ function handle(options: ProbeServerOptions, req: http.IncomingMessage, res: htt
     if (check(options.healthy ?? (() => true))) send(res, 200, 'ok');
     else send(res, 503, 'unhealthy\n');
   } else if (path === '/readyz' && ready) {
-    if (check(ready)) send(res, 200, 'ok');
-    else send(res, 503, 'not ready\n');
+    const answer = check(ready);
+    if (answer === true) send(res, 200, 'ok');
+    else send(res, 503, typeof answer === 'string' ? `not ready: ${answer}\n` : 'not ready\n');
   } else {
     send(res, 404, 'not found\n');
   }
 }
 
 /** A probe whose check throws is failing, not crashing the server. */
-function check(probe: () => boolean): boolean {
+function check<T>(probe: () => T): T | false {
   try {
     return probe();
   } catch {

@@ -78,7 +78,7 @@ export async function runManager(client: KubeClient, options: ManagerOptions): P
 
   const servers = await Promise.all([
     startProbeServer({ address: options.metricsBindAddress, metrics: metrics.registry }),
-    startProbeServer({ address: options.healthProbeBindAddress, ready: () => controller.synced() }),
+    startProbeServer({ address: options.healthProbeBindAddress, ready: () => controller.readiness() }),
   ]);
   if (servers[0]) log('info', 'serving /metrics', { address: options.metricsBindAddress, port: servers[0].port });
   if (servers[1])

@@ -5,7 +5,10 @@
 //   5–10 minute timeoutSeconds, then watch again from the last resourceVersion seen;
 // - relist on 410 Gone (etcd compacted the version we asked for);
 // - on any other failure, back off as client-go's reflector does (800 ms doubling to 30 s,
-//   with jitter: REFLECTOR_BACKOFF) and retry;
+//   with jitter: REFLECTOR_BACKOFF) and retry. The count starts over only once a watch has
+//   worked (delivered an event or a bookmark): a LIST that succeeds, or a watch that opens and
+//   fails again, is no proof that the server is back, so an outage is retried ever more slowly;
+// - while its attempts keep failing, problem() says why: the controller is not ready then;
 // - a watchdog aborts a watch that brings neither an event nor a bookmark for too long;
 // - for an optional kind (endWhenNotServed), a 404 on the collection ends the loop: its API
 //   may be gone, which only the caller can tell (discovery);
@@ -69,6 +72,12 @@ export interface ReflectorOptions<T = unknown> {
 }
 
 /** Counts what a reflector did, for tests and logs: relists after 410, restarts after errors. */
+/** Logged when a list or a watch succeeds after failures. */
+export const WORKS_AGAIN = 'list/watch works again';
+
+/** Failed attempts in a row after which the reflector has a problem (one alone is a blip: a watch cut). */
+const FAILURES_BEFORE_PROBLEM = 2;
+
 export interface ReflectorStats {
   lists: number;
   /** Of the lists, those that were streaming lists. */
@@ -95,6 +104,10 @@ export class Reflector<T extends Meta> {
   private readonly random: () => number;
   /** The server refused or ignored a streaming list: LIST from now on. */
   private watchListRefused = false;
+  /** Consecutive failures since a watch last worked (delivered something): the backoff's count. */
+  private failuresSinceWorked = 0;
+  /** Consecutive failed attempts since a list or a watch last succeeded, and the last one's error. */
+  private failing: { attempts: number; error: string } | null = null;
 
   constructor(
     private readonly source: ListWatchSource<T>,
@@ -109,6 +122,16 @@ export class Reflector<T extends Meta> {
   }
 
   /**
+   * Why it cannot list or watch, while its attempts keep failing (FAILURES_BEFORE_PROBLEM in a
+   * row, with no list done nor watch opened since); null while it works.
+   */
+  problem(): string | null {
+    const { failing } = this;
+    if (!failing || failing.attempts < FAILURES_BEFORE_PROBLEM) return null;
+    return `${this.options.name}: list/watch failed ${failing.attempts} times in a row: ${failing.error}`;
+  }
+
+  /**
    * Runs until the signal aborts, or with endWhenNotServed until the collection answers 404.
    * It can run again afterwards: it lists first.
    */
@@ -119,8 +142,6 @@ export class Reflector<T extends Meta> {
       capMs: this.options.maxBackoffMs ?? REFLECTOR_BACKOFF.capMs,
       random: this.random,
     };
-    /** Consecutive failures since a watch last started (after its list, if one was needed). */
-    let failures = 0;
     let resourceVersion: string | null = null;
     while (!signal.aborted) {
       try {
@@ -128,7 +149,6 @@ export class Reflector<T extends Meta> {
           resourceVersion =
             this.options.watchList && !this.watchListRefused ? await this.streamingList(signal) : await this.relist();
         }
-        failures = 0;
         resourceVersion = await this.watchOnce(resourceVersion, signal);
       } catch (err) {
         // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition -- aborted during the awaits above
@@ -152,7 +172,8 @@ export class Reflector<T extends Meta> {
         if (this.progress !== null) resourceVersion = this.progress;
         this.stats.failures++;
         if (err instanceof WatchIdleError) this.stats.idleTimeouts++;
-        const delay = backoff(++failures, policy);
+        this.failing = { attempts: (this.failing?.attempts ?? 0) + 1, error: (err as Error).message };
+        const delay = backoff(++this.failuresSinceWorked, policy);
         this.options.log('error', `list/watch failed; retrying in ${(delay / 1000).toFixed(1)}s`, {
           reflector: this.options.name,
           error: (err as Error).message,
@@ -177,6 +198,7 @@ export class Reflector<T extends Meta> {
   private async relist(): Promise<string> {
     this.stats.lists++;
     const list = await this.source.list();
+    this.succeeded();
     const seen = new Set<string>();
     // A relist after 410 reports only what changed meanwhile (apply skips the rest): those are
     // changes like any watch event. Only the first list is the initial list.
@@ -227,6 +249,7 @@ export class Reflector<T extends Meta> {
         this.watchTimeoutSeconds(),
         (event) => {
           if (event.type === 'ERROR') throw watchError(event.object);
+          this.worked();
           const synced = stream.resourceVersion !== null;
           if (event.type === 'BOOKMARK') {
             if (!synced) initialEventsEnded(event.object);
@@ -241,7 +264,7 @@ export class Reflector<T extends Meta> {
           const next = event.object.metadata.resourceVersion;
           if (next && (synced || event.type === 'BOOKMARK')) stream.resourceVersion = this.progress = next;
         },
-        { idleTimeoutMs: this.options.idleTimeoutMs, signal, sendInitialEvents: true },
+        { idleTimeoutMs: this.options.idleTimeoutMs, signal, sendInitialEvents: true, onOpen: () => this.succeeded() },
       );
     } catch (err) {
       const refused = err instanceof KubeError && err.kind === 'Invalid';
@@ -272,6 +295,7 @@ export class Reflector<T extends Meta> {
       this.watchTimeoutSeconds(),
       (event) => {
         if (event.type === 'ERROR') throw watchError(event.object);
+        this.worked();
         const next = event.object.metadata.resourceVersion;
         if (event.type === 'DELETED') {
           const key = keyOf(event.object);
@@ -282,9 +306,26 @@ export class Reflector<T extends Meta> {
         }
         if (next) resourceVersion = this.progress = next;
       },
-      { idleTimeoutMs: this.options.idleTimeoutMs, signal },
+      { idleTimeoutMs: this.options.idleTimeoutMs, signal, onOpen: () => this.succeeded() },
     );
     return resourceVersion;
+  }
+
+  /** A list came in, or a watch opened: the reflector has no problem (the backoff goes on until one works). */
+  private succeeded(): void {
+    if (this.failing) {
+      this.options.log('info', WORKS_AGAIN, {
+        reflector: this.options.name,
+        failures: this.failing.attempts,
+      });
+    }
+    this.failing = null;
+  }
+
+  /** A watch delivered an event or a bookmark: it works, and the next failure is a first one again. */
+  private worked(): void {
+    this.succeeded();
+    this.failuresSinceWorked = 0;
   }
 
   private apply(received: T, initialList: boolean): void {

@@ -11,6 +11,7 @@ import { StoredDifference, storedDifferences } from './compare';
 import { stableJson } from './equal';
 import { ChildKindRow, childTarget } from './kinds';
 import { ObjectMeta, fnv1a32 } from './model';
+import { MovedEntry, movedEntries } from './moved';
 import { DesiredState, WorkloadChildFacts } from './observe';
 import { appLabels } from './labels';
 import { conflictReason, desiredOwnerReference } from './ownership';
@@ -31,6 +32,8 @@ export interface AppliedParent {
   uid: string;
   labels: Record<string, string>;
   desired: DesiredState;
+  /** The last pass was refused (Ready says ReconcileError): whatever stands where ours should be must give way. */
+  refused?: boolean;
 }
 
 /** What the apply carries: the object, and what it must find (the child we read, or nothing). */
@@ -55,6 +58,19 @@ export interface ApplyOp {
   handedOver?: DesiredObject;
 }
 
+/**
+ * Entries of a child's keyed lists that are ours with their keys changed by hand (moved.ts):
+ * made ours in its managedFields, so that the apply after it removes them.
+ */
+export interface TakeOverOp {
+  op: 'takeOverChild';
+  kind: string;
+  name: string;
+  entries: MovedEntry[];
+  uid: string;
+  resourceVersion?: string;
+}
+
 export interface DeleteOp {
   op: 'deleteChild';
   kind?: string;
@@ -67,7 +83,7 @@ export interface AppliedVerdict {
   state: 'missing' | 'differs' | 'unwanted' | 'matches' | 'conflict';
   reason: string;
   differences: StoredDifference[];
-  ops: (ApplyOp | DeleteOp)[];
+  ops: (TakeOverOp | ApplyOp | DeleteOp)[];
 }
 
 /** The desired object of one kind for this parent, with its hash; null when the spec does not ask for it. */
@@ -123,22 +139,31 @@ export function appliedVerdict(
   const differences = storedDifferences(want, have.object);
   if (differences.length === 0)
     return { target, state: 'matches', reason: `${target} matches the spec`, differences, ops: [] };
+  const moved =
+    !adopting && mayHaveMoved(want, have, parent) ? movedEntries(want, have.object as { spec?: unknown }) : [];
   const what = adopting
     ? `adopting it (annotation ${ADOPT_ANNOTATION}=${parent.name})`
-    : `differs from the spec: ${differences.map(describeDifference).join(', ')}`;
+    : `differs from the spec: ${differences.map(describeDifference).join(', ')}` +
+      (moved.length > 0
+        ? `; ${moved.map((entry) => entry.path).join(', ')} ${moved.length === 1 ? 'stands where ours was' : 'stand where ours were'} (a key changed by hand): removing ${moved.length === 1 ? 'it' : 'them'}`
+        : '');
   const handover = row.handover?.(have.object, { name: parent.name, desired: parent.desired }) ?? null;
   const first = row.applyFirst?.(want, have.object) ?? null;
   // The first write is made on the child we read; the ones after it follow on the same object
   // (its uid), whose resourceVersion the first has just moved on.
-  const steps: Omit<ApplyOp, 'uid' | 'resourceVersion'>[] = [
+  type Step = Omit<TakeOverOp, 'uid' | 'resourceVersion'> | Omit<ApplyOp, 'uid' | 'resourceVersion'>;
+  const steps: Step[] = [
+    ...(moved.length > 0 ? [{ op: 'takeOverChild' as const, kind: row.kind, name, entries: moved }] : []),
     ...(handover
       ? [{ op: 'applyChild' as const, kind: row.kind, name, object: handover, handover: true as const }]
       : []),
     ...(first ? [{ op: 'applyChild' as const, kind: row.kind, name, object: first }] : []),
     { op: 'applyChild', kind: row.kind, name, object: want },
   ];
-  const ops: ApplyOp[] = steps.map((step, at) =>
-    at === 0 ? { ...step, uid: have.uid, resourceVersion: have.resourceVersion } : { ...step, uid: have.uid },
+  const ops = steps.map(
+    (step, at): TakeOverOp | ApplyOp =>
+      (at === 0 ? { ...step, uid: have.uid, resourceVersion: have.resourceVersion } : { ...step, uid: have.uid }) as
+        TakeOverOp | ApplyOp,
   );
   return { target, state: 'differs', reason: `${target} ${what}`, differences, ops };
 }
@@ -146,6 +171,16 @@ export function appliedVerdict(
 /** The object with the other's spec fields set in its spec. */
 function withSpecOf(object: DesiredObject, other: DesiredObject): DesiredObject {
   return { ...object, spec: { ...object.spec, ...other.spec } };
+}
+
+/**
+ * Whether an entry of ours missing from a keyed list can only have been moved (or removed) by
+ * hand, not be new: the live child was applied from this very spec (its applied hash), or the
+ * last pass was refused, so what stands in ours' place must go whatever it is.
+ */
+function mayHaveMoved(want: DesiredObject, have: WorkloadChildFacts, parent: AppliedParent): boolean {
+  const applied = have.object.metadata.annotations?.[APPLIED_HASH_ANNOTATION];
+  return parent.refused === true || applied === want.metadata.annotations?.[APPLIED_HASH_ANNOTATION];
 }
 
 /** A difference's path; for the pods' config digest, also what changed in the config, by name. */

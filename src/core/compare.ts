@@ -34,6 +34,11 @@ const LIST_KEYS: Record<string, (item: Json) => string | undefined> = {
   },
 };
 
+/** How the items of a keyed list of this field name are identified; undefined for an atomic list. */
+export function listKey(field: string): ((item: Json) => string | undefined) | undefined {
+  return Object.hasOwn(LIST_KEYS, field) ? LIST_KEYS[field] : undefined;
+}
+
 /** Maps whose values are quantities. */
 const QUANTITY_MAPS = new Set(['requests', 'limits', 'overhead']);
 /** Fields that are quantities themselves. */
@@ -66,7 +71,7 @@ function differences(want: unknown, have: unknown, path: string, field: string, 
 
 function listDifferences(want: unknown[], have: unknown, path: string, field: string): StoredDifference[] {
   const live = Array.isArray(have) ? have : [];
-  const keyOf = Object.hasOwn(LIST_KEYS, field) ? LIST_KEYS[field] : undefined;
+  const keyOf = listKey(field);
   if (keyOf && want.every(isObject) && live.every(isObject)) {
     return want.flatMap((item) => {
       const key = keyOf(item);

@@ -3,11 +3,11 @@
 // carry it out, so plan can print it, apply can execute it and tests can diff it.
 import { APPLIED_KINDS, CONFIG_MAP, ChildSetRow, DEPLOYMENT, SET_KINDS, childTarget, kindRow } from './kinds';
 import { CONFIG_PINS_ANNOTATION, configTarget, formatPins } from './config';
-import { ConfigMap, DEFAULT_REQUEUE_AFTER_SECONDS, FINALIZER, OwnerReference, childName } from './model';
+import { ConfigMap, DEFAULT_REQUEUE_AFTER_SECONDS, FINALIZER, OwnerReference, READY, childName } from './model';
 import { CopySource, SetObject } from './revision';
 import { describeCycle } from './cycle';
 import { ChildFacts, Observation } from './observe';
-import { ApplyOp, DeleteOp, appliedVerdict } from './applied';
+import { ApplyOp, DeleteOp, TakeOverOp, appliedVerdict } from './applied';
 import { Warning, probePortWarnings } from './probes';
 import { conflictReason, describeRef, desiredLabels, desiredOwnerReference, sameOwnerReference } from './ownership';
 import { ROLLOUT_POLL_SECONDS, WORKLOAD_ANNOTATION, desiredData, podsWanted, rolloutOf } from './workload';
@@ -33,6 +33,7 @@ export type Op =
   | { op: 'createChild'; kind?: string; object: ConfigMap | SetObject }
   | { op: 'patchChild'; kind?: string; name: string; patch: ChildPatch | SetPatch }
   | CopyOp
+  | TakeOverOp
   | ApplyOp
   | DeleteOp
   | { op: 'removeFinalizer'; finalizers: string[]; resourceVersion?: string }
@@ -222,6 +223,7 @@ export function childVerdicts(obs: Observation): ChildVerdict[] {
     uid: obs.uid,
     labels: obs.labels ?? {},
     desired: obs.desired,
+    refused: obs.status.conditions?.find((c) => c.type === READY)?.reason === 'ReconcileError',
   };
   for (const row of APPLIED_KINDS) {
     // Where its API is not served there is nothing to read or write: the kind's condition says so.

@@ -125,6 +125,8 @@ function describeOp(op: Op): string {
       return `create ${op.kind.toLowerCase()}/${op.name} (a copy of ${op.kind.toLowerCase()}/${op.from.name})`;
     case 'releasePins':
       return 'patch the config pins of the webservice';
+    case 'takeOverChild':
+      return `take over ${op.entries.map((entry) => entry.path).join(', ')} of ${op.kind.toLowerCase()}/${op.name} (managedFields)`;
     case 'applyChild': {
       const handedOver = op.handover ? op.object.spec : op.handedOver?.spec;
       return `apply ${op.kind.toLowerCase()}/${op.name}${handedOver ? ` (hand over ${fieldsOf(handedOver)})` : ''}`;

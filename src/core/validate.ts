@@ -416,6 +416,7 @@ export function parseDecision(value: unknown): Decision {
   const known = [
     'createChild',
     'patchChild',
+    'takeOverChild',
     'applyChild',
     'copyChild',
     'deleteChild',
@@ -430,6 +431,12 @@ export function parseDecision(value: unknown): Decision {
       kind === undefined || kinds.includes(kind as string),
       `decision.ops[${i}].kind must be one of ${kinds.join(', ')} (absent for the lab's ConfigMap)`,
     );
+    if ((op as Json).op === 'takeOverChild') {
+      need(
+        kind !== undefined && Array.isArray((op as Json).entries) && typeof (op as Json).uid === 'string',
+        `decision.ops[${i}] must name the entries to take over of a child of its kind, by uid`,
+      );
+    }
     const writes = ['applyChild', 'copyChild', 'createChild'].includes((op as Json).op as string);
     need(
       !writes || (isObject(object) && object.kind === (kind ?? CONFIG_MAP.kind) && isObject(object.metadata)),

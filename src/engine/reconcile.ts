@@ -321,6 +321,13 @@ async function execute(
       applied.written.children.push(await client.createChild(rowOf(op.kind), namespace, object));
       return;
     }
+    case 'takeOverChild':
+      // Nothing to record: the apply after it writes the child.
+      await client.takeOverChild(rowOf(op.kind), namespace, op.name, op.entries, {
+        uid: op.uid,
+        resourceVersion: op.resourceVersion,
+      });
+      return;
     case 'applyChild':
       applied.written.children.push(
         await client.applyChild(rowOf(op.kind), namespace, op.object, {

@@ -17,9 +17,10 @@ import {
   WebService,
 } from '../core/model';
 import type { StatusPatch } from '../core/status';
+import { ManagedFieldsEntry, MovedEntry, takeOverEntries } from '../core/moved';
 import { CONVERSION_ATTEMPTS, CONVERSION_BACKOFF } from '../core/retry';
 import { retryOnConflict } from '../engine/retry';
-import { UserError, ignoreNotFound, orNull } from './errors';
+import { ConflictError, UserError, ignoreNotFound, orNull } from './errors';
 import { Request, Transport, WatchEvent, WatchOptions } from './transport';
 import { objectLocation } from './object-location';
 
@@ -293,13 +294,6 @@ export interface ApplyPrecondition {
   handedOver?: { spec: Record<string, unknown> };
 }
 
-/** One manager's fields in metadata.managedFields. */
-interface ManagedFieldsEntry {
-  manager?: string;
-  operation?: string;
-  [field: string]: unknown;
-}
-
 /**
  * The object's managedFields, with our manager's Update entry made an Apply entry. Fields
  * handed over (a create's handover, as fieldsV1) go from that entry to an Apply entry of the
@@ -389,6 +383,7 @@ type KubeVerbs = Pick<
   | 'watchChildren'
   | 'createChild'
   | 'patchChild'
+  | 'takeOverChild'
   | 'applyChild'
   | 'deleteChild'
   | 'createEvent'
@@ -587,6 +582,46 @@ export class KubeClient {
       what: whatChild(row, name),
     });
     return withKind(row, applied);
+  }
+
+  /**
+   * Makes entries of the child's keyed lists ours (core/moved.ts): its managedFields, read now,
+   * with those entries' fields moved to our Apply entry, written back with the resourceVersion
+   * the decision read (409 if the child changed since). Nothing is written when no other
+   * manager holds them. The apply that follows, which does not set them, removes them.
+   */
+  async takeOverChild(
+    row: ResourceType,
+    namespace: string,
+    name: string,
+    entries: MovedEntry[],
+    precondition: ApplyPrecondition,
+  ): Promise<void> {
+    const path = childPath(row, namespace, name);
+    const what = whatChild(row, name);
+    const current = await this.read<Child & { metadata: { managedFields?: ManagedFieldsEntry[] } }>({
+      method: 'GET',
+      path,
+      what,
+    });
+    if (precondition.uid !== undefined && current.metadata.uid !== precondition.uid)
+      throw new ConflictError(`${what} is not the object that was read (uid ${precondition.uid})`);
+    const managedFields = takeOverEntries(
+      current.metadata.managedFields ?? [],
+      entries.map((entry) => entry.steps),
+      CHILD_FIELD_MANAGER,
+      row.apiVersion,
+    );
+    if (!managedFields) return;
+    await this.write('patch', row.resource, {
+      method: 'PATCH',
+      path,
+      body: {
+        metadata: { resourceVersion: precondition.resourceVersion ?? current.metadata.resourceVersion, managedFields },
+      },
+      contentType: MERGE_PATCH,
+      what,
+    });
   }
 
   /**

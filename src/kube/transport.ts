@@ -69,6 +69,8 @@ export interface WatchOptions {
    * for each object there is, then a bookmark annotated k8s.io/initial-events-end, then goes on.
    */
   sendInitialEvents?: boolean;
+  /** Called once the server has accepted the watch (a 2xx answer), before any event. */
+  onOpen?: () => void;
 }
 
 /** Counts connections opened and requests sent, so tests and -v can show the pool works. */
@@ -224,6 +226,7 @@ export class Transport {
     try {
       const res = await call.response;
       if ((res.statusCode ?? 0) >= 400) throw statusError(res.statusCode ?? 0, await readText(res), req.what);
+      options.onOpen?.();
       // Split as bytes: a newline is never inside a JSON string or a UTF-8 character, and an
       // event's managedFields go before its text is made (a streaming list's 10 000 objects,
       // a rollout's status events).

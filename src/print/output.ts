@@ -172,15 +172,22 @@ export function createPrinter(options: PrinterOptions): Printer {
         rows(allRows) {
           const [, rows] = withoutNamespace(allHeaders, allRows);
           if (rows.length === 0) return;
+          const header = headers.map((h) => ({ text: h.toUpperCase() }));
           if (!widths) {
             // Widths a later row may need (READY's "Deleting"), so later lines keep the header's columns.
             widths = columnWidths(headers, rows).map((w, col) => Math.max(w, minWidths[headers[col]] ?? 0));
-            stdout.write(formatRows([headers.map((h) => ({ text: h.toUpperCase() })), ...rows], widths));
+            stdout.write(formatRows([header, ...rows], widths));
             return;
           }
+          // A cell wider than its column widens it for good (kubectl's tabwriter remembers
+          // widths too); the header goes out again in the new widths, so that every line still
+          // lines up with the header above it.
           const current = widths;
-          widths = columnWidths(headers, rows).map((w, col) => Math.max(w, current[col]));
-          stdout.write(formatRows(rows, widths));
+          const wider = columnWidths(headers, rows).map((w, col) => Math.max(w, current[col]));
+          // The last column is not padded: its width moves nothing.
+          const widened = wider.some((w, col) => col < wider.length - 1 && w > current[col]);
+          widths = wider;
+          stdout.write(formatRows(widened ? [header, ...rows] : rows, widths));
         },
       };
     },

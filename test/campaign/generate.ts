@@ -231,6 +231,10 @@ function tamper(rng: Random, name: string, model: Model): Step {
   const child = rng.pick(kinds);
   const hows: Tamper[] = ['edit', 'delete', 'label', 'annotation'];
   if (child === 'deployment') hows.push('env', 'container', 'restart', 'scale');
+  // A list key of ours: the Service's port, the container's port or an env var's name.
+  const workload = spec.workload as Json | undefined;
+  if (child === 'service' || (child === 'deployment' && (workload?.port !== undefined || workload?.env !== undefined)))
+    hows.push('key');
   const how = rng.pick(hows);
   return { step: 'tamper', name, child, how, value: `v${rng.int(1, 99)}` };
 }

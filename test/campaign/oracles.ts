@@ -10,6 +10,7 @@ import { served } from '../support/gateway-api';
 import { MANAGED_BY_LABEL, MANAGED_BY_VALUE, READY, type Child, type WebService } from '../../src/core/model';
 import { observe } from '../../src/core/observe';
 import { computeStatus } from '../../src/core/status';
+import { CONFIG_KEY_SECRET } from '../../src/engine/config';
 import { AuditWindow, MUTATING, describeEvent, fromPlugin, getJson, sleep } from '../support/cluster';
 import type { ChildKind } from './steps';
 import { foreignContent, type World } from './world';
@@ -213,8 +214,10 @@ function truthfulStatus(ws: Json, state: ClusterState): string[] {
 
 function orphans(state: ClusterState, live: Json[]): string[] {
   const uids = new Set(live.map((ws) => ws.metadata.uid));
+  // The namespace's config key is ours and no WebService's: it outlives them all (README, "No Secret leaks").
+  const namespaceWide = (c: Json) => c.kind === 'Secret' && c.metadata.name === CONFIG_KEY_SECRET;
   return state.children
-    .filter((c) => c.metadata.labels?.[MANAGED_BY_LABEL] === MANAGED_BY_VALUE)
+    .filter((c) => c.metadata.labels?.[MANAGED_BY_LABEL] === MANAGED_BY_VALUE && !namespaceWide(c))
     .filter((c) => !(c.metadata.ownerReferences ?? []).some((ref: Json) => ref.controller && uids.has(ref.uid)))
     .map((c) => `${c.kind.toLowerCase()}/${c.metadata.name} carries our label but has no live owner`);
 }

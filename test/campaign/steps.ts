@@ -16,7 +16,8 @@ export type Tamper =
   | 'env' // a foreign env var (Deployment)
   | 'container' // a foreign sidecar container (Deployment)
   | 'restart' // kubectl rollout restart (Deployment)
-  | 'scale'; // kubectl scale of the Deployment itself
+  | 'scale' // kubectl scale of the Deployment itself
+  | 'key'; // the key of an entry of ours in a keyed list: a Service's port, a container's port, an env var's name
 
 /** Where killInWrite stops the controller: before a write to a child, the status, or an Event. */
 export type WritePoint = 'child' | 'status' | 'event';

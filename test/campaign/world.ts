@@ -101,6 +101,33 @@ function editOf(kind: ChildKind, object: Json, value: string): Json {
   }
 }
 
+/**
+ * A hand edit of the key of an entry of ours in a keyed list, in place (a JSON patch, as
+ * `kubectl patch --type=json` or `kubectl edit` makes it): the Service's port; the container's
+ * port or, for an even value, its first env var's name, where it has them. Null when the child
+ * has no such entry. The test makes sure that the entry is still the one the patch read.
+ */
+function keyEdit(kind: ChildKind, object: Json, value: string): Json[] | null {
+  const n = Number(value.slice(1));
+  const moved = (path: string, from: unknown, to: unknown) => [
+    { op: 'test', path, value: from },
+    { op: 'replace', path, value: to },
+  ];
+  if (kind === 'service') {
+    const port = object.spec.ports?.[0]?.port as number | undefined;
+    return port === undefined ? null : moved('/spec/ports/0/port', port, 9000 + n);
+  }
+  const containers = (object.spec.template.spec.containers ?? []) as Json[];
+  const at = containers.findIndex((c) => c.name === 'web');
+  if (at < 0) return null;
+  const container = `/spec/template/spec/containers/${at}`;
+  const env = containers[at].env?.[0]?.name as string | undefined;
+  const port = containers[at].ports?.[0]?.containerPort as number | undefined;
+  if (env !== undefined && (n % 2 === 0 || port === undefined))
+    return moved(`${container}/env/0/name`, env, `MOVED_${env}`);
+  return port === undefined ? null : moved(`${container}/ports/0/containerPort`, port, 9000 + n);
+}
+
 /** A child's name, as the kind table gives it. */
 function childName(kind: ChildKind, name: string): string {
   const row = NAMED_KINDS.find((r) => r.kind.toLowerCase() === kind);
@@ -375,6 +402,10 @@ export class World {
       }
       case 'scale':
         return this.kubectlOk(['scale', ref, `--replicas=${4 + (Number(value.slice(1)) % 2)}`]);
+      case 'key': {
+        const patch = keyEdit(kind, object, value);
+        return patch !== null && this.kubectlOk(['patch', ref, '--type=json', '-p', JSON.stringify(patch)]);
+      }
     }
   }
 

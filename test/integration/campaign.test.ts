@@ -130,6 +130,34 @@ describeWorkloads('the correctness campaign', () => {
     }
   }, 300_000);
 
+  // Reported from a seeded history (issue 39): the Service's port changed by hand. Our apply put
+  // ours back beside the moved one, a Service with two unnamed ports, refused on every pass:
+  // the oracles saw "can converge but is not Ready (ReconcileError …)". The same for the
+  // container's port and an env var's name, where the moved entry stayed beside ours.
+  it('keys of ours changed by hand (the tamper `key`): every WebService converges, the moved entries gone', async () => {
+    const world = new World('campaign-key');
+    try {
+      await world.startController();
+      const env = [{ name: 'LOG_LEVEL', value: 'info' }];
+      await world.step({ step: 'create', name: 'alpha', spec: { image: 'nginx:1.27', workload: { port: 8080, env } } });
+      expect((await quiesce(world, 60_000)).violations).toEqual([]);
+      await world.step({ step: 'tamper', name: 'alpha', child: 'service', how: 'key', value: 'v7' });
+      expect((await quiesce(world, 60_000)).violations).toEqual([]);
+      expect(world.get('service', 'alpha')?.spec.ports.map((p: { port: number }) => p.port)).toEqual([8080]);
+      // An even value moves the env var's name, an odd one the container's port.
+      await world.step({ step: 'tamper', name: 'alpha', child: 'deployment', how: 'key', value: 'v2' });
+      await world.step({ step: 'tamper', name: 'alpha', child: 'deployment', how: 'key', value: 'v3' });
+      expect((await quiesce(world, 60_000)).violations).toEqual([]);
+      const [web] = world.get('deployment', 'alpha')!.spec.template.spec.containers;
+      expect([web.env, web.ports]).toEqual([env, [{ name: 'http', containerPort: 8080, protocol: 'TCP' }]]);
+      expect(world.counts.tamper).toEqual({ ran: 3, skipped: 0 });
+      expect(world.violations).toEqual([]);
+    } finally {
+      await world.stop();
+      deleteNamespace(world.ns);
+    }
+  }, 300_000);
+
   // Sieve's stale state: every list after the first of its collection is answered from the
   // lagging copy (the empty namespace), and goes on as a watch from there. A controller
   // restarted onto it must neither undo nor repeat what the one before it did.

@@ -28,7 +28,7 @@ const interrupt = (watch: Background) => watch.end('SIGINT', 10_000);
 
 const pluginWrites = async () => (await audit.mutating()).filter((e) => fromPlugin(e) && MUTATING.has(e.verb));
 
-describe('status --all -w --computed', () => {
+describe('status -w --computed: without a NAME, the namespace, as kubectl get -w', () => {
   let watch: Background;
   afterAll(async () => {
     // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition -- unset when beforeAll failed
@@ -37,7 +37,7 @@ describe('status --all -w --computed', () => {
 
   it('prints the table first', async () => {
     applyYaml(ns(), webService('first', { image: 'nginx:1.27' }));
-    watch = backgroundPlugin(['status', '--all', '-w', '--computed', '-n', ns()]);
+    watch = backgroundPlugin(['status', '-w', '--computed', '-n', ns()]);
     await watch.waitFor(/^NAME\s+READY\s+REASON\s+GENERATION\s+OBSERVED\s+REPLICAS\s+AGE\n/);
     await watch.waitFor(new RegExp(`^first\\s+False\\s+ChildMissing\\s+1\\s+1\\s+1\\s+\\d+s$`, 'm'));
   });

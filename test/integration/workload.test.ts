@@ -104,6 +104,46 @@ describeWorkloads(title, () => {
     expect(deployment.metadata.labels.team).toBe('payments');
   });
 
+  it("a hand edit of a key of ours (the Service's port, the container's port, an env var's name) is put back, and the moved entry goes", () => {
+    const patch = (ref: string, type: 'json' | 'merge', body: unknown) =>
+      kubectl(['patch', ref, '-n', ns, `--type=${type}`, '-p', JSON.stringify(body)]);
+    const moveKey = (ref: string, path: string, value: unknown) => patch(ref, 'json', [{ op: 'replace', path, value }]);
+    const ready = () =>
+      getJson(['get', 'webservice', 'web', '-n', ns]).status.conditions.find(
+        (c: { type: string }) => c.type === 'Ready',
+      );
+    // The three commands: a Service with two ports of one name would be invalid, for good.
+    moveKey('service/web', '/spec/ports/0/port', 9999);
+    expect(converge('web').decision.reason).toContain(
+      'spec.ports[9999/TCP] stands where ours was (a key changed by hand): removing it',
+    );
+    expect(get('service', 'web').spec.ports).toEqual([{ name: 'http', port: 8080, targetPort: 8080, protocol: 'TCP' }]);
+    expect(ready()).toMatchObject({ status: 'True', reason: 'Reconciled' });
+    // No field of the moved port is left to anyone.
+    const managers = getJson(['get', 'service', 'web', '-n', ns, '--show-managed-fields']).metadata.managedFields.map(
+      (m: { manager: string }) => m.manager,
+    );
+    expect(managers).not.toContain('kubectl-patch');
+
+    // In the Deployment: the container's port, and an env var's name, beside one someone added.
+    const env = [{ name: 'LOG_LEVEL', value: 'info' }];
+    patch('webservice/web', 'merge', { spec: { workload: { port: 8080, env } } });
+    converge('web');
+    kubectl(['set', 'env', 'deployment/web', '-n', ns, '-c', 'web', 'ADDED=1']);
+    moveKey('deployment/web', '/spec/template/spec/containers/0/ports/0/containerPort', 9999);
+    moveKey('deployment/web', '/spec/template/spec/containers/0/env/0/name', 'MOVED');
+    converge('web');
+    const [container] = get('deployment', 'web').spec.template.spec.containers;
+    expect(container.ports).toEqual([{ name: 'http', containerPort: 8080, protocol: 'TCP' }]);
+    // Ours is added again after what is there (server-side apply keeps the live order).
+    expect(container.env).toEqual([{ name: 'ADDED', value: '1' }, ...env]);
+    expect(ready()).toMatchObject({ status: 'True', reason: 'Reconciled' });
+    // Back to the spec the tests below expect: without env, and ADDED goes with kubectl.
+    patch('webservice/web', 'merge', { spec: { workload: { port: 8080 } } });
+    kubectl(['set', 'env', 'deployment/web', '-n', ns, '-c', 'web', 'ADDED-']);
+    converge('web');
+  });
+
   it("observe shows the image the Deployment runs, and its pods as kubectl's READY does", () => {
     kubectl(['set', 'image', 'deployment/web', '-n', ns, 'web=nginx:9.9']);
     const table = plugin(['observe', 'web', '-n', ns]);

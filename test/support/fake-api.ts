@@ -262,6 +262,11 @@ export class FakeApi implements KubeApi {
     return Promise.resolve(this.store(row, namespace, object));
   }
 
+  takeOverChild(...[row, namespace, name, entries, precondition]: Parameters<KubeApi['takeOverChild']>): Promise<void> {
+    this.record({ verb: 'patch', resource: row.resource, namespace, name, detail: { entries, precondition } });
+    return Promise.resolve();
+  }
+
   deleteChild(row: ResourceType, namespace: string, name: string, uid?: string): Promise<boolean> {
     this.record({ verb: 'delete', resource: row.resource, namespace, name, detail: uid });
     const at = this.children.findIndex(

@@ -34,6 +34,9 @@ export function afterWrites(input: SyncInput, decision: Decision): SyncInput {
         children.push(stored(object));
         break;
       }
+      case 'takeOverChild':
+        // Only its managedFields change, which these objects do not carry: the apply after it stores ours whole.
+        break;
       case 'applyChild': {
         const live = children.find(same(op.kind, op.name));
         children = children.filter((c) => c !== live);

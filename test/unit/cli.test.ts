@@ -157,4 +157,33 @@ describe('tableStream (status -w)', () => {
     table.rows([[{ text: 'web' }, { text: 'True' }]]);
     expect(chunks.join('')).toBe('NAME       READY\ncheckout   False\nweb        True\n');
   });
+
+  it('keeps every line under a header of its widths: a wider cell widens its column and the header comes again', () => {
+    const chunks: string[] = [];
+    const stdout = { isTTY: false, write: (c: string) => chunks.push(c) > 0 } as unknown as NodeJS.WriteStream;
+    const out = createPrinter({ format: 'table', colorFlag: false, stdout, stderr: stdout, env: {} });
+    const table = out.tableStream(['name', 'reason', 'age', 'message'], { reason: 'ProgressDeadlineExceeded'.length });
+    const row = (reason: string, message = '') => [
+      { text: 'web' },
+      { text: reason },
+      { text: '5s' },
+      { text: message },
+    ];
+    table.rows([row('Reconciled')]);
+    // Within the reserved width, and a longer last column (it is not padded): the same columns.
+    table.rows([row('ProgressDeadlineExceeded', 'a message longer than its header')]);
+    table.rows([row('SomeoneElsesReasonThatIsLonger')]);
+    table.rows([row('Reconciled')]);
+    expect(chunks.join('')).toBe(
+      [
+        'NAME   REASON                     AGE   MESSAGE',
+        'web    Reconciled                 5s',
+        'web    ProgressDeadlineExceeded   5s    a message longer than its header',
+        'NAME   REASON                           AGE   MESSAGE',
+        'web    SomeoneElsesReasonThatIsLonger   5s',
+        'web    Reconciled                       5s',
+        '',
+      ].join('\n'),
+    );
+  });
 });

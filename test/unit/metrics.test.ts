@@ -371,6 +371,17 @@ describe('startProbeServer', () => {
     expect(await request(port, '/readyz')).toMatchObject({ status: 200, body: 'ok' });
   });
 
+  it('says why it is not ready when the check says why', async () => {
+    const { port } = await serve({
+      address: '127.0.0.1:0',
+      ready: () => 'webservices: list/watch failed 2 times in a row',
+    });
+    expect(await request(port, '/readyz')).toMatchObject({
+      status: 503,
+      body: 'not ready: webservices: list/watch failed 2 times in a row\n',
+    });
+  });
+
   it('answers /healthz 503 when unhealthy, or when the check throws', async () => {
     let healthy: () => boolean = () => false;
     const { port } = await serve({ address: '127.0.0.1:0', ready: () => true, healthy: () => healthy() });

@@ -130,9 +130,30 @@ describe('Reflector', () => {
     expect(r.stats.idleTimeouts).toBe(1);
   });
 
-  it("backs off as client-go's reflector does, 800 ms doubling, and starts over once a watch starts", async () => {
+  /** A reflector over source with the longest delays (random 1), and what it logged. */
+  function backingOff(source: ListWatchSource<Obj>) {
+    const logged: string[] = [];
+    const r = new Reflector<Obj>(
+      source,
+      { upsert: () => undefined, remove: () => undefined },
+      { name: 'test', idleTimeoutMs: 1000, random: () => 1, log: (_level, message) => logged.push(message) },
+    );
+    return { r, logged };
+  }
+  /** Runs body under jest's fake timers. */
+  async function withFakeTimers(body: () => Promise<void>): Promise<void> {
     jest.useFakeTimers();
     try {
+      await body();
+    } finally {
+      jest.useRealTimers();
+    }
+  }
+  const retrying = (waits: string[]) => waits.map((wait) => `list/watch failed; retrying in ${wait}`);
+  const refused = () => new UnreachableError('the connection to the server was refused (ECONNREFUSED)');
+
+  it("backs off as client-go's reflector does, 800 ms doubling, and starts over once a watch works", async () => {
+    await withFakeTimers(async () => {
       const abort = new AbortController();
       let lists = 0;
       let watches = 0;
@@ -141,23 +162,81 @@ describe('Reflector', () => {
           if (++lists <= 3) throw new KubeError('Server', 'etcdserver: leader changed', 500);
           return { items: [], resourceVersion: '1' };
         },
-        watch: async () => {
-          if (++watches === 1) throw new KubeError('Server', 'watch failed', 500);
+        watch: async (_rv, _timeout, onEvent) => {
+          watches++;
+          // A list that works, and a watch that fails at once, prove nothing: the count goes on.
+          if (watches === 1) throw new KubeError('Server', 'watch failed', 500);
+          // A watch that delivers something works: the next failure is a first one again.
+          if (watches === 2) {
+            onEvent({ type: 'BOOKMARK', object: obj('', '2') });
+            throw new KubeError('Server', 'watch failed', 500);
+          }
           abort.abort();
         },
       };
-      const logged: string[] = [];
-      const run = new Reflector<Obj>(
-        source,
-        { upsert: () => undefined, remove: () => undefined },
-        { name: 'test', idleTimeoutMs: 1000, random: () => 1, log: (_level, message) => logged.push(message) },
-      ).run(abort.signal);
-      await jest.advanceTimersByTimeAsync(10_000);
+      const { r, logged } = backingOff(source);
+      const run = r.run(abort.signal);
+      await jest.advanceTimersByTimeAsync(30_000);
       await run;
-      expect(logged).toEqual(['0.8s', '1.6s', '3.2s', '0.8s'].map((wait) => `list/watch failed; retrying in ${wait}`));
-    } finally {
-      jest.useRealTimers();
-    }
+      expect(logged.filter((line) => line.startsWith('list/watch failed'))).toEqual(
+        retrying(['0.8s', '1.6s', '3.2s', '6.4s', '0.8s']),
+      );
+    });
+  });
+
+  it('backs off a watch that resumes from its progress and fails, up to 30 s: a 20 s outage is 5 tries', async () => {
+    await withFakeTimers(async () => {
+      const abort = new AbortController();
+      let watches = 0;
+      const source: ListWatchSource<Obj> = {
+        list: async () => ({ items: [], resourceVersion: '1' }),
+        watch: async (_rv, _timeout, onEvent) => {
+          // The first watch delivers an event, then the API server goes away for good.
+          if (++watches === 1) onEvent({ type: 'MODIFIED', object: obj('a', '2') });
+          throw refused();
+        },
+      };
+      const { r, logged } = backingOff(source);
+      const run = r.run(abort.signal);
+      await jest.advanceTimersByTimeAsync(20_000);
+      // 0.8 + 1.6 + 3.2 + 6.4 s: the fifth try is at 12 s, the sixth only at 24.8 s.
+      expect(logged).toEqual(retrying(['0.8s', '1.6s', '3.2s', '6.4s', '12.8s']));
+      await jest.advanceTimersByTimeAsync(120_000);
+      expect(logged.slice(5)).toEqual(retrying(['25.6s', '30.0s', '30.0s', '30.0s']));
+      abort.abort();
+      await run;
+    });
+  });
+
+  it('has a problem from the second failure in a row until a watch opens again, and says so', async () => {
+    await withFakeTimers(async () => {
+      const abort = new AbortController();
+      let watches = 0;
+      const source: ListWatchSource<Obj> = {
+        list: async () => ({ items: [], resourceVersion: '1' }),
+        watch: async (_rv, _timeout, _onEvent, options) => {
+          if (++watches <= 2) throw refused();
+          options.onOpen?.();
+          // Open and silent until the end.
+          await new Promise((resolve) => abort.signal.addEventListener('abort', resolve));
+        },
+      };
+      const { r, logged } = backingOff(source);
+      const run = r.run(abort.signal);
+      await jest.advanceTimersByTimeAsync(0);
+      // One failure is a blip (a watch cut, retried at once): no problem yet.
+      expect(logged).toEqual(retrying(['0.8s']));
+      expect(r.problem()).toBeNull();
+      await jest.advanceTimersByTimeAsync(800);
+      expect(r.problem()).toBe(
+        'test: list/watch failed 2 times in a row: the connection to the server was refused (ECONNREFUSED)',
+      );
+      await jest.advanceTimersByTimeAsync(1600);
+      expect(r.problem()).toBeNull();
+      expect(logged).toEqual([...retrying(['0.8s', '1.6s']), 'list/watch works again']);
+      abort.abort();
+      await run;
+    });
   });
 });
 

@@ -283,3 +283,96 @@ describe('the pod spec from spec.workload', () => {
     expect(pod.containers![0].securityContext).toBeUndefined();
   });
 });
+
+describe('a hand edit of the key of an entry of ours (the key of a keyed list)', () => {
+  const env = [
+    { name: 'LOG_LEVEL', value: 'info' },
+    { name: 'REGION', value: 'eu' },
+  ];
+  type Web = { env?: { name: string; value?: string }[]; ports?: { containerPort: number }[] };
+  const webOf = (d: Deployment) => d.spec!.template!.spec!.containers!.find((c) => c.name === 'web') as Web;
+  /** The writes of the Deployment, in order (a new pod template also makes a revision). */
+  const deploymentOps = (decision: Pick<Decision, 'ops'>) =>
+    decision.ops.filter((op) => 'kind' in op && op.kind === 'Deployment').map((op) => op.op);
+  /** Converged with env and a port, then edited by hand as `edit` says; and someone's env var added at the end. */
+  const handEdited = (edit: (web: ReturnType<typeof webOf>) => void) =>
+    convergedWith({ port: 8080, env }, (live) => {
+      edit(webOf(live));
+      webOf(live).env!.push({ name: 'ADDED_BY_HAND', value: '1' });
+    });
+
+  it('an env var renamed in place: the entry at its place is taken over first, then our apply removes it', () => {
+    const input = handEdited((web) => (web.env![0].name = 'MOVED_LOG_LEVEL'));
+    const { uid, resourceVersion } = input.children.find((c) => c.kind === 'Deployment')!.metadata;
+    const decision = decisionOf(input);
+    expect(decision.ops.map((op) => op.op)).toEqual(['takeOverChild', 'applyChild']);
+    const [takeOver, apply] = decision.ops;
+    expect(takeOver).toMatchObject({
+      kind: 'Deployment',
+      name: 'checkout',
+      uid,
+      resourceVersion,
+      entries: [
+        {
+          path: 'spec.template.spec.containers[web].env[MOVED_LOG_LEVEL]',
+          steps: [
+            'spec',
+            'template',
+            'spec',
+            'containers',
+            { entry: expect.objectContaining({ name: 'web' }) },
+            'env',
+            { entry: { name: 'MOVED_LOG_LEVEL', value: 'info' } },
+          ],
+        },
+      ],
+    });
+    // The apply holds to the uid alone (the takeover moved the resourceVersion on), and sets ours.
+    expect(apply).toMatchObject({ op: 'applyChild', uid });
+    expect(apply).not.toHaveProperty('resourceVersion');
+    expect(webOf(appliedDeployment(decision)).env).toEqual(env);
+    expect(decision.reason).toContain(
+      'spec.template.spec.containers[web].env[MOVED_LOG_LEVEL] stands where ours was (a key changed by hand): removing it',
+    );
+  });
+
+  it("a container's port changed in place: the same", () => {
+    const decision = decisionOf(handEdited((web) => (web.ports![0].containerPort = 9999)));
+    const takeOver = decision.ops[0];
+    expect(takeOver.op === 'takeOverChild' && takeOver.entries.map((entry) => entry.path)).toEqual([
+      'spec.template.spec.containers[web].ports[9999/TCP]',
+    ]);
+  });
+
+  it('what others add beside ours stays: an env var at the end, where none of ours is missing, or after a new one of ours', () => {
+    // Someone's env var, and nothing of ours missing: nothing to do.
+    expect(decisionOf(handEdited(() => undefined)).action).toBe('noop');
+    // The spec adds an env var of ours at the end: where someone's stands now. The live child was
+    // applied from another spec, so ours is new, not moved: one apply, and theirs stays.
+    const input = handEdited(() => undefined);
+    input.parent.spec.workload = { port: 8080, env: [...env, { name: 'NEW', value: 'x' }] };
+    expect(deploymentOps(decisionOf(input))).toEqual(['applyChild']);
+  });
+
+  it('after a refused pass, whatever stands where ours should be goes, even when the spec changed since', () => {
+    const input = handEdited((web) => (web.env![0].name = 'MOVED_LOG_LEVEL'));
+    input.parent.spec.workload = { port: 8080, env, progressDeadlineSeconds: 120 };
+    expect(deploymentOps(decisionOf(input))).toEqual(['applyChild']);
+    input.parent.status = {
+      conditions: [
+        {
+          type: 'Ready',
+          status: 'False',
+          reason: 'ReconcileError',
+          message: 'Deployment.apps "checkout" is invalid',
+          lastTransitionTime: '2026-01-01T00:00:00Z',
+        },
+      ],
+    };
+    const ops = decisionOf(input).ops;
+    expect(deploymentOps({ ops })).toEqual(['takeOverChild', 'applyChild']);
+    expect(ops[0].op === 'takeOverChild' && ops[0].entries.map((entry) => entry.path)).toEqual([
+      'spec.template.spec.containers[web].env[MOVED_LOG_LEVEL]',
+    ]);
+  });
+});
