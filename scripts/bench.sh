@@ -7,10 +7,11 @@
 # floor, kubectl get and the lab's per-object shell loop; then the controller's start,
 # burst, event-to-converged latency and steady state; the runtimes side by side (Node 20,
 # Node 24, the SEA), the write floor beside the burst, and bursts of workload WebServices
-# (a port only, and every pod field) on the workloads plane (for them, the plane is started
-# with workloads and 4 Nodes of 800 pods unless WEBSERVICE_CP_WORKLOADS / _NODES / _NODE_PODS
-# say otherwise). --only=CASE,… runs some of: plugin shell burst runtimes floor backlog
-# workload every-field. Writes bench/results.json,
+# (a port only, and every pod field) on the workloads plane, and the config case there (each
+# WebService reading its own Secret, rotated; for them, the plane is started with workloads
+# and 4 Nodes of 1000 pods unless WEBSERVICE_CP_WORKLOADS / _NODES / _NODE_PODS say otherwise).
+# --only=CASE,… runs some of: plugin shell burst runtimes floor backlog workload every-field
+# config, and keeps what results.json held of the others. Writes bench/results.json,
 # bench/RESULTS.md and bench/pass-time.svg (--quick: N = 10 and 100, into .cache/bench/).
 # A full run takes 25-35 minutes and keeps both cores busy. --scale runs, instead, the
 # 100 000-WebService run into bench/scale.json (70 minutes on 2 cores, plus its namespace
@@ -30,15 +31,16 @@ wants_workloads() {
     [[ "${arg}" != --scale* ]] || return 1
     [[ "${arg}" != --only=* ]] || only="${arg#--only=}"
   done
-  [[ -z "${only}" || ",${only}," == *",workload,"* || ",${only}," == *",every-field,"* ]]
+  [[ -z "${only}" || ",${only}," =~ ,(workload|every-field|config), ]]
 }
 
 main() {
   cd "${ROOT}"
   if wants_workloads "$@"; then
-    # 1000 every-field WebServices × 3 replicas need room for 3000 pods.
+    # 1000 WebServices × 3 replicas need room for 3000 pods, and 1000 more while all of them
+    # roll at once (the config case's rotation: one surge pod each).
     export WEBSERVICE_CP_WORKLOADS="${WEBSERVICE_CP_WORKLOADS:-true}"
-    export WEBSERVICE_CP_NODES="${WEBSERVICE_CP_NODES:-4}" WEBSERVICE_CP_NODE_PODS="${WEBSERVICE_CP_NODE_PODS:-800}"
+    export WEBSERVICE_CP_NODES="${WEBSERVICE_CP_NODES:-4}" WEBSERVICE_CP_NODE_PODS="${WEBSERVICE_CP_NODE_PODS:-1000}"
     # Its writes by client need the controllers' requests in the audit log too.
     export WEBSERVICE_CP_AUDIT_SYSTEM="${WEBSERVICE_CP_AUDIT_SYSTEM:-true}"
   fi

@@ -121,11 +121,14 @@ export class Audit {
     }
   }
 
+  /** One client's requests since the mark, in the order the log has them. */
+  async requests(since: number, client: Client): Promise<AuditEvent[]> {
+    return unique(await this.eventsSince(since)).filter((e) => clientOf(e.userAgent) === client);
+  }
+
   /** One client's mutating requests since the mark, in the order the log has them. */
   async writes(since: number, client: Client): Promise<AuditEvent[]> {
-    return unique(await this.eventsSince(since)).filter(
-      (e) => clientOf(e.userAgent) === client && !READ_VERBS.has(e.verb),
-    );
+    return (await this.requests(since, client)).filter((e) => !READ_VERBS.has(e.verb));
   }
 
   /** Every client's requests since the mark about objects in one namespace, by client. */

@@ -58,8 +58,7 @@ async function newcomerBehindBacklog(
       5 * 60_000,
       5,
     );
-    const errors = controller.errors();
-    if (errors.length > 0) throw new Error(`the controller logged errors: ${JSON.stringify(errors.slice(0, 3))}`);
+    controller.mustHaveNoErrors();
     let writtenBefore: number | null = null;
     if (audit) {
       const writes = (await audit.writes(since, 'controller')).filter((e) => writtenFor(e) !== undefined);

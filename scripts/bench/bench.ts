@@ -6,9 +6,11 @@
 //
 //   --quick         N = 10 and 100 only, a smaller controller burst; output in .cache/bench/
 //   --sizes=A,B     other sizes (for development); the cases of one size (burst, runtimes,
-//                   floor, workload) then run at the largest of them, if smaller than theirs
+//                   floor, workload, config) then run at the largest of them, if smaller than theirs
 //   --only=A,B      only these cases (default: all): plugin shell burst runtimes floor backlog workload
-//                   every-field
+//                   every-field config
+//   With --only or --sizes, what DIR/results.json held of other cases (and of the plugin case's
+//   other sizes) is kept, and RESULTS.md names the run it came from (merge.ts).
 //   --scale[=N]     instead of the cases: the run at N = 100 000 (or N) into DIR/scale.json, then
 //                   RESULTS.md rewritten from DIR/results.json and it
 //   --out=DIR       where to write (default bench/, or .cache/bench/ with --quick)
@@ -23,7 +25,9 @@ import { createNamespace, createWebServices, deleteNamespace } from './cluster';
 import { controllerBurst, controllerStartup } from './controller';
 import { FLOOR_CREATOR, FLOOR_IN_FLIGHT, writeFloor } from './floor';
 import { runtimeCases } from './runtimes';
-import { checkWorkloadCapacity, controllersAudited, workloadBurst } from './workload';
+import { checkWorkloadCapacity, controllersAudited, podsNeeded, workloadBurst } from './workload';
+import { configCase } from './config';
+import { CASES, Case, mergeResults } from './merge';
 import { passTimeChart, resultsMarkdown, targets } from './report';
 import { Results, ScaleRun, extrapolate } from './results';
 import { SCALE_N, scaleRun } from './scale';
@@ -33,10 +37,6 @@ const FULL_SIZES = [10, 100, 1000, 10_000];
 const QUICK_SIZES = [10, 100];
 /** The shell loop is measured up to here and extrapolated beyond. */
 const SHELL_MAX = 100;
-
-/** Every case, in the order a run takes them. */
-export const CASES = ['plugin', 'shell', 'burst', 'runtimes', 'floor', 'backlog', 'workload', 'every-field'] as const;
-type Case = (typeof CASES)[number];
 
 interface Options {
   quick: boolean;
@@ -180,8 +180,13 @@ async function measureAll(options: Options): Promise<Results> {
     ...(options.only.length < CASES.length ? { only: options.only } : {}),
   };
   const wants = (c: Case) => options.only.includes(c);
-  if (wants('workload') || wants('every-field')) {
-    await checkWorkloadCapacity(Math.max(wants('workload') ? caseSize(options, 200) : 0, caseSize(options, 1000)));
+  if (wants('workload') || wants('every-field') || wants('config')) {
+    await checkWorkloadCapacity(
+      Math.max(
+        podsNeeded(wants('workload') ? caseSize(options, 200) : 0),
+        podsNeeded(caseSize(options, 1000), wants('config')),
+      ),
+    );
     if (controllersAudited() === false)
       progress("this plane's audit log leaves out the controllers: the workload burst will count only our writes");
   }
@@ -297,6 +302,14 @@ async function measureAll(options: Options): Promise<Results> {
       results.everyFieldBurst = await workloadBurst(audit, `bench-every-field-${tag}`, n, steady, 'every field');
     });
   }
+  if (wants('config')) {
+    await recordFailure(results, 'config', async () => {
+      const n = caseSize(options, 1000);
+      // The port-only burst of this N, if the run made one: the case does not make it twice.
+      const port = [results.portBurstSameN, results.workloadBurst].find((b) => b?.n === n);
+      results.config = await configCase(audit, tag, n, steady, options.quick ? 30 : 100, port);
+    });
+  }
 
   results.finishedAt = stamp();
   results.loadAverage.end = loadAverage();
@@ -356,7 +369,13 @@ async function main(): Promise<void> {
     printSummary(results, options.out, readJson<ScaleRun>(path.join(options.out, 'scale.json')));
     return;
   }
-  const results = await measureAll(options);
+  const measured = await measureAll(options);
+  const previous = readJson<Results>(resultsFile);
+  const partial = options.sized || options.only.length < CASES.length;
+  const results =
+    partial && previous && previous.quick === measured.quick
+      ? mergeResults(previous, measured, options.only)
+      : measured;
   writeOutputs(results, options.out);
   printSummary(results, options.out, readJson<ScaleRun>(path.join(options.out, 'scale.json')));
   if (results.failed) throw new Error(`case(s) failed: ${results.failed.map((f) => f.case).join(', ')}`);

@@ -24,14 +24,24 @@ export async function createNamespace(name: string): Promise<void> {
   await kubectl(['create', 'namespace', name]);
 }
 
-/**
- * Creates WebServices 0..count-1 with `kubectl create -f` of Lists, several calls at
- * once. Returns how long it took.
- */
-export async function createWebServices(
+/** Creates WebServices 0..count-1 (see sendLists). Returns how long it took. */
+export function createWebServices(
   namespace: string,
   count: number,
   make: (index: number) => Record<string, unknown> = webService,
+): Promise<number> {
+  return sendLists('create', namespace, count, make);
+}
+
+/**
+ * Creates (or replaces, whole) objects 0..count-1 with `kubectl create -f` (`replace -f`) of
+ * Lists, several calls at once. Returns how long it took.
+ */
+export async function sendLists(
+  verb: 'create' | 'replace',
+  namespace: string,
+  count: number,
+  make: (index: number) => Record<string, unknown>,
 ): Promise<number> {
   const started = Date.now();
   const chunks: number[][] = [];
@@ -43,7 +53,7 @@ export async function createWebServices(
     while (next < chunks.length) {
       const chunk = chunks[next++];
       const list = { apiVersion: 'v1', kind: 'List', items: chunk.map((i) => make(i)) };
-      await kubectl(['create', '-n', namespace, '--validate=false', '-f', '-'], { input: JSON.stringify(list) });
+      await kubectl([verb, '-n', namespace, '--validate=false', '-f', '-'], { input: JSON.stringify(list) });
     }
   };
   await Promise.all(Array.from({ length: CREATE_PARALLEL }, worker));
@@ -120,8 +130,11 @@ export interface WatchLine {
 }
 
 /**
- * `kubectl get -w -o jsonpath=…`: one line per object and per change, space-separated
- * fields, starting with the current list. Arrival times are the bench's performance.now().
+ * `kubectl get -w -o jsonpath=…`: one line per change, space-separated fields, after the
+ * current list. kubectl reads that list in chunks of 500 and prints each chunk as one line
+ * whose fields are empty; `listEach` asks for it unchunked, one line per object (a case that
+ * needs the objects there are, not only their changes). Arrival times are the bench's
+ * performance.now().
  */
 export class WatchStream {
   private readonly child: ChildProcess;
@@ -134,11 +147,12 @@ export class WatchStream {
     namespace: string,
     fields: string[],
     onLine: (line: WatchLine) => void,
-    selector?: string,
+    { selector, listEach = false }: { selector?: string; listEach?: boolean } = {},
   ) {
     const template = `${fields.map((f) => `{${f}}`).join(' ')}{"\\n"}`;
     const args = ['get', resource, '-n', namespace, '-w', '-o', `jsonpath=${template}`];
     if (selector) args.push('-l', selector);
+    if (listEach) args.push('--chunk-size=0');
     this.child = spawn('kubectl', args, { stdio: ['ignore', 'pipe', 'pipe'] });
     this.child.stdout!.on('data', (chunk: Buffer) => {
       const atMs = performance.now();

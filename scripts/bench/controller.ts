@@ -6,9 +6,9 @@
 import { ChildProcess, spawn } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as net from 'node:net';
-import { Audit } from './audit';
+import { Audit, RequestCount } from './audit';
 import { WatchLine, WatchStream, createWebServices, until, webServiceName } from './cluster';
-import { ControllerBurst, ControllerLatency, ControllerStartup, ControllerSteady } from './results';
+import { ControllerBurst, ControllerLatency, ControllerStartup, ControllerSteady, Latencies } from './results';
 import { PLUGIN, controlPlaneCpuMs, kubectl, percentile, processCpuMs, progress, round, sleep, withCpu } from './proc';
 
 interface LogEntry {
@@ -41,6 +41,7 @@ export class ControllerProcess {
     namespace: string,
     private readonly metricsPort: number,
     extraArgs: string[],
+    env: NodeJS.ProcessEnv,
   ) {
     const args = [
       'run',
@@ -53,7 +54,7 @@ export class ControllerProcess {
     // Started as deploy/Dockerfile starts it: the bench's node (the pinned Node 24), capped young generation.
     this.child = spawn(process.execPath, ['--max-semi-space-size=16', PLUGIN, ...args], {
       stdio: ['ignore', 'ignore', 'pipe'],
-      env: { ...process.env, NO_COLOR: '1' },
+      env: { ...process.env, NO_COLOR: '1', ...env },
     });
     this.child.stderr!.on('data', (chunk: Buffer) => {
       const text = chunk.toString('utf8');
@@ -78,8 +79,13 @@ export class ControllerProcess {
     );
   }
 
-  static async start(namespace: string, extraArgs: string[] = []): Promise<ControllerProcess> {
-    return new ControllerProcess(namespace, await freePort(), extraArgs);
+  /** `env`: beside the bench's own (a KUBECONFIG through a proxy). */
+  static async start(
+    namespace: string,
+    extraArgs: string[] = [],
+    env: NodeJS.ProcessEnv = {},
+  ): Promise<ControllerProcess> {
+    return new ControllerProcess(namespace, await freePort(), extraArgs, env);
   }
 
   /** Milliseconds since start at which a log line matching `pattern` appeared. */
@@ -96,9 +102,10 @@ export class ControllerProcess {
     return performance.now() - this.startedAt;
   }
 
-  /** Errors the controller logged (a bench run with errors is not a clean figure). */
-  errors(): LogEntry[] {
-    return this.entries.filter((e) => e.level === 'error');
+  /** Throws if the controller logged an error: a bench run with errors is not a clean figure. */
+  mustHaveNoErrors(): void {
+    const errors = this.entries.filter((e) => e.level === 'error');
+    if (errors.length > 0) throw new Error(`the controller logged errors: ${JSON.stringify(errors.slice(0, 3))}`);
   }
 
   get pid(): number {
@@ -188,8 +195,7 @@ export async function controllerStartup(
       peakRssMiB: controller.peakRssMiB(),
     };
     const steady = steadySeconds > 0 ? await steadyWindow(audit, controller, n, steadySeconds) : null;
-    const errors = controller.errors();
-    if (errors.length > 0) throw new Error(`the controller logged errors: ${JSON.stringify(errors.slice(0, 3))}`);
+    controller.mustHaveNoErrors();
     return { startup, steady };
   } finally {
     await controller.stop();
@@ -339,8 +345,7 @@ export async function controllerBurst(
 
     const latency =
       latencySamples > 0 ? await measureLatency(audit, controller, namespace, n, latencySamples, streams) : null;
-    const errors = controller.errors();
-    if (errors.length > 0) throw new Error(`the controller logged errors: ${JSON.stringify(errors.slice(0, 3))}`);
+    controller.mustHaveNoErrors();
     return { burst, latency };
   } finally {
     await Promise.all(streams.map((s) => s.stop()));
@@ -383,13 +388,9 @@ async function measureLatency(
   };
   streams.push(new WatchStream('webservices', namespace, READY_FIELDS, onParent));
   streams.push(
-    new WatchStream(
-      'configmaps',
-      namespace,
-      ['.metadata.name', '.data.image'],
-      onChild,
-      'app.kubernetes.io/managed-by=webservice-controller',
-    ),
+    new WatchStream('configmaps', namespace, ['.metadata.name', '.data.image'], onChild, {
+      selector: 'app.kubernetes.io/managed-by=webservice-controller',
+    }),
   );
   await sleep(2000); // both watches have listed and are streaming
 
@@ -427,17 +428,21 @@ async function measureLatency(
   }
   change = undefined;
   const count = audit ? await audit.count(since, 'controller') : null;
+  return { ...latencies(n, latenciesMs, count), fromPatchMs, peakRssMiB: controller.peakRssMiB() };
+}
+
+/** Latencies of changes one at a time, with their percentiles and the controller's requests over them. */
+export function latencies(n: number, latenciesMs: number[], count: RequestCount | null): Latencies {
   return {
-    samples,
+    samples: latenciesMs.length,
     n,
     latenciesMs,
-    fromPatchMs,
     p50Ms: percentile(latenciesMs, 50),
     p99Ms: percentile(latenciesMs, 99),
     maxMs: Math.max(...latenciesMs),
     requests: count?.requests ?? null,
     writes: count?.writes ?? null,
     events: count?.events ?? null,
-    peakRssMiB: controller.peakRssMiB(),
+    ...(count ? { writesByKind: count.byKind } : {}),
   };
 }

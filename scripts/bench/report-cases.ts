@@ -2,7 +2,7 @@
 // runtimes side by side, the write floor beside `run`'s burst, and the workload burst.
 import { RequestCount } from './audit';
 import { DEFAULT_WORKERS } from './controller';
-import { ControllerBurst, PlanFloor, Results, RuntimePlan, WorkloadBurst, WriteFloor } from './results';
+import { BusyWindow, ControllerBurst, PlanFloor, Results, RuntimePlan, WorkloadBurst, WriteFloor } from './results';
 import { median, round } from './proc';
 
 type Standing = 'met' | 'missed' | 'not measured';
@@ -436,44 +436,61 @@ export function caseSections(results: Results, { ms, table }: Format): string[] 
 }
 
 /** A burst of workload WebServices: who wrote what, where the CPU went, and the steady state after it. */
-function workloadSection(
+export function workloadSection(
   heading: string,
   what: string,
   results: Results,
   wb: WorkloadBurst,
-  { ms, table }: Format,
+  format: Format,
 ): string[] {
-  const clients = Object.keys(wb.byClient).sort();
-  const writeRows = clients.map((c) => [
-    c === 'controller' ? '**ours** (`run`)' : c,
-    String(wb.byClient[c].requests),
-    (wb.byClient[c].requests / (wb.readyMs / 1000)).toFixed(1),
-    String(wb.byClient[c].writes),
-    String(wb.byClient[c].events),
-    kinds(wb.byClient[c]),
-  ]);
-  const cpuRows = Object.keys(wb.cpuMs).map((p) => [
-    p === 'controller' ? '**ours** (`run`)' : p,
-    ms(wb.cpuMs[p]),
-    ms(wb.steady.cpuMs[p]),
-  ]);
-  const steadyRows = Object.keys(wb.steady.byClient)
-    .sort()
-    .map((c) => [
-      c,
-      String(wb.steady.byClient[c].requests),
-      String(wb.steady.byClient[c].writes),
-      String(wb.steady.byClient[c].events),
-    ]);
   return [
     heading,
     '',
     `${what}, created at once while \`run\` ran,` +
-      ` on the workloads plane (${wb.nodes} fake Nodes, ${wb.podCapacity} pods in all): all Ready after **${ms(wb.readyMs)}**` +
-      ` (creates ${ms(wb.createMs)}; machine ${round((100 * wb.machineCpuMs) / (results.machine.cpus * wb.readyMs))}% busy; our peak RSS ${wb.peakRssMiB} MiB).`,
+      ` on the workloads plane (${wb.nodes} fake Nodes, ${wb.podCapacity} pods in all): all Ready after **${format.ms(wb.readyMs)}**` +
+      ` (creates ${format.ms(wb.createMs)}; machine ${round((100 * wb.machineCpuMs) / (results.machine.cpus * wb.readyMs))}% busy; our peak RSS ${wb.peakRssMiB} MiB).`,
     '',
-    "Requests about the namespace's objects during the burst, by client, with their rate over the burst's wall time" +
-      (wb.controllersAudited === true
+    ...windowTables('burst', wb, wb.readyMs, wb.controllersAudited, format),
+  ];
+}
+
+/**
+ * A busy window's tables (`what`: a burst, a rotation): every client's requests about the namespace,
+ * with their rate over `wallMs`, where the CPU went, and the steady state after it.
+ */
+export function windowTables(
+  what: string,
+  window: BusyWindow & { steady: BusyWindow & { seconds: number } },
+  wallMs: number,
+  controllersAudited: boolean | null,
+  { ms, table }: Format,
+): string[] {
+  const clients = Object.keys(window.byClient).sort();
+  const writeRows = clients.map((c) => [
+    c === 'controller' ? '**ours** (`run`)' : c,
+    String(window.byClient[c].requests),
+    (window.byClient[c].requests / (wallMs / 1000)).toFixed(1),
+    String(window.byClient[c].writes),
+    String(window.byClient[c].events),
+    kinds(window.byClient[c]),
+  ]);
+  const cpuRows = Object.keys(window.cpuMs).map((p) => [
+    p === 'controller' ? '**ours** (`run`)' : p,
+    ms(window.cpuMs[p]),
+    ms(window.steady.cpuMs[p]),
+  ]);
+  const { steady } = window;
+  const steadyRows = Object.keys(steady.byClient)
+    .sort()
+    .map((c) => [
+      c,
+      String(steady.byClient[c].requests),
+      String(steady.byClient[c].writes),
+      String(steady.byClient[c].events),
+    ]);
+  return [
+    `Requests about the namespace's objects during the ${what}, by client, with their rate over its wall time` +
+      (controllersAudited === true
         ? " (the controllers' too: the plane audited them):"
         : ": **the plane's audit log left out kube-controller-manager, kube-scheduler and kwok**" +
           " (start it with WEBSERVICE_CP_AUDIT_SYSTEM=true, as scripts/bench.sh does), so only ours and kubectl's are here:"),
@@ -487,11 +504,11 @@ function workloadSection(
       'l',
     ]),
     '',
-    `Where the CPU went (user + system, /proc/PID/stat), during the burst and over ${wb.steady.seconds} s of steady state after it:`,
+    `Where the CPU went (user + system, /proc/PID/stat), during the ${what} and over ${steady.seconds} s of steady state after it:`,
     '',
-    table(['process', 'burst', 'steady state'], cpuRows, ['l', 'r', 'r']),
+    table(['process', what, 'steady state'], cpuRows, ['l', 'r', 'r']),
     '',
-    `Steady state, ${wb.steady.seconds} s, requests about the namespace by client:`,
+    `Steady state, ${steady.seconds} s, requests about the namespace by client:`,
     '',
     steadyRows.length > 0
       ? table(['client', 'requests', 'writes', 'Event creates'], steadyRows, ['l', 'r', 'r', 'r'])
@@ -522,6 +539,6 @@ export const CASE_NOTES = [
     ' included, is in the audit log (where the run recorded it). Runs recorded before the floor had bursts of its own compare' +
     " the burst case's median with the faster floor's one run.",
   '- **The workload burst** (issue 17): on the workloads plane (kube-scheduler, KWOK and fake Nodes; scripts/bench.sh asks for' +
-    " 4 Nodes × 200 pods); requests counted by User-Agent for objects in the burst's namespace (Node heartbeats and Leases elsewhere" +
+    " 4 Nodes, and each section says how many pods they hold); requests counted by User-Agent for objects in the burst's namespace (Node heartbeats and Leases elsewhere" +
     ' are left out); CPU from /proc/PID/stat of `run` and of each process of the plane, by their pid files.',
 ];

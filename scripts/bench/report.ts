@@ -6,6 +6,7 @@ import { Point, Series, logLogChart } from './chart';
 import { CaseResult, PluginSize, Results, ScaleRun, ShellSize } from './results';
 import { median, round } from './proc';
 import { CASE_NOTES, caseSections, caseTargets } from './report-cases';
+import { CONFIG_NOTE, configSection, configTargets } from './report-config';
 import { SCALE_NOTE, scaleSection, scaleTargets } from './report-scale';
 
 const MB_PER_MIB = 1.048576;
@@ -215,6 +216,7 @@ export function targets(results: Results, scale?: ScaleRun): TargetRow[] {
     );
   }
   caseTargets(results, add, { ms, table });
+  configTargets(results, add, { ms, table });
   scaleTargets(scale, add, { ms, table, mib });
   return rows;
 }
@@ -411,6 +413,19 @@ function planeText(results: Results): string {
     : 'the embedded control plane: etcd, kube-apiserver and kube-controller-manager on the same machine';
 }
 
+/** What the file keeps from earlier runs (merge.ts), by run: ` The figures of … come from the run of …`. */
+function carriedText(results: Results): string {
+  const only = results.only ? ` This run measured only ${results.only.join(', ')}.` : '';
+  const byRun = new Map<string, string[]>();
+  for (const c of results.carried ?? []) {
+    const run = `the run of ${c.startedAt} at ${c.commit ? `commit ${c.commit.slice(0, 12)}` : 'an unknown commit'}`;
+    const what = c.sizes ? `${c.case} at N = ${c.sizes.join(', ')}` : c.case;
+    byRun.set(run, [...(byRun.get(run) ?? []), what]);
+  }
+  const carried = [...byRun].map(([run, cases]) => ` The figures of ${cases.join(', ')} come from ${run}.`);
+  return `${only}${carried.join('')}`;
+}
+
 export function resultsMarkdown(results: Results, previous?: string, scale?: ScaleRun): string {
   const m = results.machine;
   const standingMark: Record<Standing, string> = {
@@ -430,7 +445,7 @@ export function resultsMarkdown(results: Results, previous?: string, scale?: Sca
       `${m.srcChanges.length > 0 ? ` **with uncommitted changes in ${m.srcChanges.length} path(s) under src/**` : ''}.` +
       ` Load average (1 min) ${results.loadAverage.start[0]} at the start, ${results.loadAverage.end[0]} at the end: the two cores` +
       ' also run the control plane, and whatever else the machine was doing.' +
-      ' Every raw number is in [results.json](results.json).',
+      `${carriedText(results)} Every raw number is in [results.json](results.json).`,
     '',
     '![Pass time against N, log-log: the plugin, the shell loop and the raw floor](pass-time.svg)',
     '',
@@ -458,6 +473,7 @@ export function resultsMarkdown(results: Results, previous?: string, scale?: Sca
     controllerTable(results),
     '',
     ...caseSections(results, { ms, table }),
+    ...configSection(results, { ms, table }),
     ...scaleSection(scale, { ms, table, mib }),
     '## How it was measured',
     '',
@@ -495,6 +511,7 @@ export function resultsMarkdown(results: Results, previous?: string, scale?: Sca
     '- **Steady state**: the controller over N converged WebServices, after every key was reconciled once; the audit log counts its' +
       ' requests over the window (a watch counts when it starts or ends). The controller runs without leader election, so no Lease renewals.',
     ...CASE_NOTES,
+    CONFIG_NOTE,
     SCALE_NOTE,
     '',
   ];

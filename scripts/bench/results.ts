@@ -107,19 +107,25 @@ export interface ControllerBurst {
   peakRssMiB: number;
 }
 
-export interface ControllerLatency {
+/** Changes one at a time: each one's latency, in order, their percentiles, and the controller's requests over all. */
+export interface Latencies {
   samples: number;
   n: number;
-  /** Event seen → converged, per change (ms), in order. */
   latenciesMs: number[];
-  /** kubectl patch started → converged (includes kubectl's start-up), per change. */
-  fromPatchMs: number[];
   p50Ms: number;
   p99Ms: number;
   maxMs: number;
   requests: number | null;
   writes: number | null;
   events: number | null;
+  /** Absent in runs before it was recorded. */
+  writesByKind?: Record<string, number>;
+}
+
+/** Spec changes: event seen → converged. */
+export interface ControllerLatency extends Latencies {
+  /** kubectl patch started → converged (includes kubectl's start-up), per change. */
+  fromPatchMs: number[];
   peakRssMiB: number;
 }
 
@@ -167,6 +173,8 @@ export interface Results {
   };
   /** The cases a run was asked for (--only); absent: every case. */
   only?: string[];
+  /** What this file keeps from earlier runs, which a run of some cases or sizes did not measure again (merge.ts). */
+  carried?: Carried[];
   /** Cases that failed, with why: the rest of the run is still written. */
   failed?: { case: string; error: string }[];
   runtimes?: Runtimes;
@@ -187,6 +195,16 @@ export interface Results {
   portBurstSameN?: WorkloadBurst;
   /** The backlog case: the priority queue on, then off. */
   backlog?: BacklogRun[];
+  /** Issue 38: the config the pods read. */
+  config?: ConfigRun;
+}
+
+/** A case (for the plugin case, some of its sizes) whose figures come from an earlier run. */
+export interface Carried {
+  case: string;
+  sizes?: number[];
+  startedAt: string;
+  commit: string | null;
 }
 
 export interface BacklogRun {
@@ -342,11 +360,17 @@ export interface Runtimes {
   sea: { bytes: number; archive: string; archiveBytes: number; builtByBench: boolean } | null;
 }
 
+/**
+ * Which workload each WebService of a burst has: a port only (issue 17), every pod field
+ * (issue 27), or a port and an env var from a Secret of its own (issue 38).
+ */
+export type WorkloadFields = 'port' | 'every field' | 'own secret';
+
 /** Issue 17: a burst of workload WebServices on the workloads plane, until all are Ready. */
 export interface WorkloadBurst {
   n: number;
-  /** A port only, or every pod field (absent in runs before issue 27: a port only). */
-  fields?: 'port' | 'every field';
+  /** A port only, every pod field, or a Secret of its own (absent in runs before issue 27: a port only). */
+  fields?: WorkloadFields;
   replicas: number;
   /** Fake Nodes and the pods they hold in all. */
   nodes: number;
@@ -369,6 +393,83 @@ export interface WorkloadBurst {
     byClient: Record<string, RequestCount>;
     cpuMs: Record<string, number | null>;
   };
+}
+
+/** Every client's requests about a namespace's objects, and each process's CPU (user + system, ms), over a window. */
+export interface BusyWindow {
+  byClient: Record<string, RequestCount>;
+  cpuMs: Record<string, number | null>;
+}
+
+/**
+ * Issue 38: a burst of N WebServices each reading its own Secret through env; every Secret
+ * rotated at once; single rotations one at a time; then `run` started over them without and
+ * with unreferenced Secrets beside them.
+ */
+export interface ConfigRun {
+  n: number;
+  burst: WorkloadBurst;
+  /** The port-only burst of the same N in the same run: the every-field case's, or this case's own. */
+  portBurst: WorkloadBurst;
+  portBurstBy: 'every-field' | 'config';
+  rotation: ConfigRotation;
+  latency: RotationLatency;
+  /** The burst's controller's VmHWM after the rotation's steady state, and at its end (the whole run). */
+  peakRssMiB: { rotation: number; whole: number };
+  unreferenced: UnreferencedSecrets;
+}
+
+/** Every Secret rotated at once, until each WebService is Ready on its new revision, then a steady state. */
+export interface ConfigRotation extends BusyWindow {
+  /** How long the replaces took (kubectl replace of Lists, several at once). */
+  replaceMs: number;
+  /** From the first replace to the last Deployment's new pod template, as a watch saw it. */
+  templatesMs: number;
+  /** From the first replace to the last WebService Ready on its new revision. */
+  readyMs: number;
+  machineCpuMs: number;
+  /** Deployments by how often their pod template's config digest changed, to the end of the steady state. */
+  rolled: Record<string, number>;
+  /** Deployments by how many ReplicaSets they own, at the end of the steady state. */
+  replicaSets: Record<string, number>;
+  steady: BusyWindow & { seconds: number };
+}
+
+/** Single rotations, one at a time: from the Secret's watch event to its Deployment's new pod template's. */
+export type RotationLatency = Latencies;
+
+/** Unreferenced Secrets in the namespace: `run` started over the converged WebServices without them, and with them. */
+export interface UnreferencedSecrets {
+  count: number;
+  /** The bytes of each one's value. */
+  bytes: number;
+  without: ControllerOverConfig;
+  /** Started with them there, then every one of them rewritten while it ran. */
+  with: ControllerOverConfig;
+}
+
+export interface ControllerOverConfig {
+  /** From its start until every key was reconciled once and the queue was empty. */
+  reconciledMs: number;
+  peakRssMiB: number;
+  steady: ControllerSteady;
+  /** Its requests about Secrets, from the audit log: GETs by name (of them, of unreferenced ones), LISTs, WATCHes. */
+  secrets: { gets: number; unreferencedGets: number; lists: number; watches: number } | null;
+  /** What it received of Secrets through the counting proxy (test/support/watch-proxy.cjs). */
+  received: SecretsReceived;
+}
+
+export interface SecretsReceived {
+  /** Secrets whose data it asked for by name, and of them, unreferenced ones. */
+  read: number;
+  unreferencedRead: number;
+  /** Lists and watches of Secrets asking for whole objects, and for their metadata only. */
+  lists: number;
+  metadataLists: number;
+  /** The bytes of the answers to those reads. */
+  bytes: { read: number; lists: number; metadataLists: number };
+  /** Answers (to any request) holding the base64 of an unreferenced value's first bytes. */
+  marked: number;
 }
 
 /** `run` from a cold start over N WebServices that none has reconciled, to all Ready. */

@@ -84,8 +84,7 @@ async function controllerColdStart(
         peakRssMiB: controller.peakRssMiB(),
       };
       const steady = await steadyWindow(audit, controller, n, 60);
-      const errors = controller.errors();
-      if (errors.length > 0) throw new Error(`the controller logged errors: ${JSON.stringify(errors.slice(0, 3))}`);
+      controller.mustHaveNoErrors();
       return { controller: result, steady, planeAfterRun: componentMemory() };
     } finally {
       await controller.stop();

@@ -4,21 +4,28 @@
 // (its Deployment rolled out on KWOK's fake pods). Then who wrote what, by client and kind,
 // from the audit log; where the CPU went, process by process, from /proc; and a window of
 // steady state, which must hold 0 writes of ours. Issue 27 runs the same burst with every
-// pod field set, at N = 1000, beside a port-only one at that N.
+// pod field set, at N = 1000, beside a port-only one at that N; issue 38 one whose pods each
+// read their own Secret (config.ts goes on from there).
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { Audit } from './audit';
-import { WatchStream, createNamespace, createWebServices, deleteNamespace, until, webService } from './cluster';
+import {
+  WatchStream,
+  createNamespace,
+  createWebServices,
+  deleteNamespace,
+  sendLists,
+  until,
+  webService,
+  webServiceName,
+} from './cluster';
 import { ControllerProcess, READY_FIELDS, isReadyLine } from './controller';
-import { WorkloadBurst } from './results';
+import { BusyWindow, WorkloadBurst, WorkloadFields } from './results';
 import { EVERY_POD_FIELD, POD_FIELD_OBJECTS } from '../../test/support/every-pod-field';
 import { ROOT, componentCpuMs, kubectl, machineCpuMs, processCpuMs, progress, sleep } from './proc';
 
 const WORKLOAD_REPLICAS = 3;
 const WORKLOAD_PORT = 8080;
-
-/** Which workload each WebService of a burst has: a port only (issue 17), or every pod field (issue 27). */
-export type WorkloadFields = 'port' | 'every field';
 
 /** How long a burst may take to be all Ready. */
 const BURST_TIMEOUT_SECONDS = 15 * 60;
@@ -40,12 +47,58 @@ const EVERY_FIELD_WORKLOAD = {
   resources: { requests: { cpu: '0.01', memory: '0.0625Gi' }, limits: { cpu: 1, memory: '2Gi' } },
 };
 
+/** The Secret that WebService `index` of an 'own secret' burst reads: its `password` is `value`. */
+export function ownSecret(index: number, value: string): Record<string, unknown> {
+  return {
+    apiVersion: 'v1',
+    kind: 'Secret',
+    metadata: { name: ownSecretName(index) },
+    stringData: { password: value },
+  };
+}
+
+export function ownSecretName(index: number): string {
+  return `${webServiceName(index)}-db`;
+}
+
+/** With the every-field burst's progress deadline, for the same reason: its rotation rolls 1000 at once. */
+function ownSecretWorkload(index: number): Record<string, unknown> {
+  const password = { secretKeyRef: { name: ownSecretName(index), key: 'password' } };
+  return {
+    port: WORKLOAD_PORT,
+    progressDeadlineSeconds: BURST_TIMEOUT_SECONDS,
+    env: [{ name: 'DB_PASSWORD', valueFrom: password }],
+  };
+}
+
 function workloadWebService(fields: WorkloadFields): (index: number) => Record<string, unknown> {
-  const workload = fields === 'port' ? { port: WORKLOAD_PORT } : EVERY_FIELD_WORKLOAD;
   return (index) => {
+    const workload =
+      fields === 'port'
+        ? { port: WORKLOAD_PORT }
+        : fields === 'every field'
+          ? EVERY_FIELD_WORKLOAD
+          : ownSecretWorkload(index);
     const base = webService(index) as { spec: Record<string, unknown> };
     return { ...base, spec: { ...base.spec, replicas: WORKLOAD_REPLICAS, workload } };
   };
+}
+
+/** What a burst's WebServices read, created in the namespace before them. */
+async function createReadObjects(namespace: string, n: number, fields: WorkloadFields): Promise<void> {
+  if (fields === 'every field') {
+    const list = { apiVersion: 'v1', kind: 'List', items: POD_FIELD_OBJECTS };
+    await kubectl(['create', '-n', namespace, '-f', '-'], { input: JSON.stringify(list) });
+  } else if (fields === 'own secret') {
+    await sendLists('create', namespace, n, (index) => ownSecret(index, 'initial'));
+  }
+}
+
+/** A Node's pod capacity, a quantity: the server writes 1000 as `1k`. */
+function podCount(quantity: string): number {
+  const match = /^(\d+)(k?)$/.exec(quantity);
+  if (!match) throw new Error(`a Node's pod capacity of ${quantity}: not a count the bench reads`);
+  return Number(match[1]) * (match[2] ? 1000 : 1);
 }
 
 /** The Ready, schedulable Nodes and the pods they hold in all. */
@@ -62,7 +115,7 @@ async function nodeCapacity(): Promise<{ nodes: number; pods: number }> {
   );
   return {
     nodes: usable.length,
-    pods: usable.reduce((sum, node) => sum + Number(node.status?.allocatable?.pods ?? 0), 0),
+    pods: usable.reduce((sum, node) => sum + podCount(node.status?.allocatable?.pods ?? '0'), 0),
   };
 }
 
@@ -93,32 +146,71 @@ async function cpuOf(controller: ControllerProcess): Promise<Record<string, numb
   return { controller: await processCpuMs(controller.pid), ...(await componentCpuMs()) };
 }
 
-/** Throws unless the plane's Nodes hold a burst of N: a bench finds out at its start, not after 20 minutes. */
-export async function checkWorkloadCapacity(n: number): Promise<{ nodes: number; pods: number }> {
+/**
+ * The pods a burst of N needs; `rolling`: while all of them roll at once, one pod more each
+ * (the Deployment's default surge of 25% of 3 replicas rounds up to 1).
+ */
+export function podsNeeded(n: number, rolling = false): number {
+  return n * (WORKLOAD_REPLICAS + (rolling ? 1 : 0));
+}
+
+/** Throws unless the plane's Nodes hold that many pods: a bench finds out at its start, not after 20 minutes. */
+export async function checkWorkloadCapacity(wanted: number): Promise<{ nodes: number; pods: number }> {
   const capacity = await nodeCapacity();
-  const wanted = n * WORKLOAD_REPLICAS;
   if (capacity.nodes === 0 || capacity.pods < wanted) {
     throw new Error(
-      `the workload burst needs ${wanted} pods, the plane's ${capacity.nodes} Ready Node(s) hold ${capacity.pods}: ` +
-        'start it with WEBSERVICE_CP_WORKLOADS=true WEBSERVICE_CP_NODES=4 WEBSERVICE_CP_NODE_PODS=800 (after control-plane.sh down)',
+      `the workload cases need ${wanted} pods, the plane's ${capacity.nodes} Ready Node(s) hold ${capacity.pods}: ` +
+        'start it with WEBSERVICE_CP_WORKLOADS=true WEBSERVICE_CP_NODES=4 WEBSERVICE_CP_NODE_PODS=1000 (after control-plane.sh down)',
     );
   }
   return capacity;
 }
 
+/** Runs body, then counts every client's requests about the namespace and each process's CPU meanwhile. */
+export async function busyWindow<T>(
+  audit: Audit | undefined,
+  controller: ControllerProcess,
+  namespace: string,
+  body: () => Promise<T>,
+): Promise<BusyWindow & { value: T; machineCpuMs: number }> {
+  const since = audit?.mark() ?? 0;
+  const cpuBefore = await cpuOf(controller);
+  const machineBefore = machineCpuMs();
+  const value = await body();
+  const cpuMs = difference(await cpuOf(controller), cpuBefore);
+  const machine = machineCpuMs() - machineBefore;
+  const byClient = audit ? await audit.countByClient(since, namespace) : {};
+  return { value, byClient, cpuMs, machineCpuMs: machine };
+}
+
+/** A window of steady state after a burst, once its last status patches and rollouts settled (5 s). */
+export async function steadyState(
+  audit: Audit | undefined,
+  controller: ControllerProcess,
+  namespace: string,
+  seconds: number,
+): Promise<BusyWindow & { seconds: number }> {
+  progress(`steady state for ${seconds}s`);
+  await sleep(5000);
+  const { byClient, cpuMs } = await busyWindow(audit, controller, namespace, () => sleep(seconds * 1000));
+  return { seconds, byClient, cpuMs };
+}
+
+/**
+ * The burst, from the creates to all Ready, then a window of steady state; `then` goes on with
+ * the same controller and namespace before they go (a rotation after the burst).
+ */
 export async function workloadBurst(
   audit: Audit | undefined,
   namespace: string,
   n: number,
   steadySeconds: number,
   fields: WorkloadFields = 'port',
+  then?: (controller: ControllerProcess) => Promise<void>,
 ): Promise<WorkloadBurst> {
-  const capacity = await checkWorkloadCapacity(n);
+  const capacity = await checkWorkloadCapacity(podsNeeded(n, fields === 'own secret'));
   await createNamespace(namespace);
-  if (fields === 'every field') {
-    const list = { apiVersion: 'v1', kind: 'List', items: POD_FIELD_OBJECTS };
-    await kubectl(['create', '-n', namespace, '-f', '-'], { input: JSON.stringify(list) });
-  }
+  await createReadObjects(namespace, n, fields);
   const controller = await ControllerProcess.start(namespace);
   const streams: WatchStream[] = [];
   try {
@@ -135,49 +227,35 @@ export async function workloadBurst(
     progress(
       `workload burst (${fields}): ${n} WebServices × ${WORKLOAD_REPLICAS} replicas on ${capacity.nodes} fake Nodes`,
     );
-    const since = audit?.mark() ?? 0;
-    const cpuBefore = await cpuOf(controller);
-    const machineBefore = machineCpuMs();
-    const started = performance.now();
-    const createMs = await createWebServices(namespace, n, workloadWebService(fields));
-    await until(
-      `${n} workload WebServices Ready`,
-      () => {
-        if (streams[0].failure) throw new Error(streams[0].failure);
-        return ready.size >= n;
-      },
-      BURST_TIMEOUT_SECONDS * 1000,
-    );
-    const readyMs = Math.round(performance.now() - started);
-    const cpuMs = difference(await cpuOf(controller), cpuBefore);
-    const machine = machineCpuMs() - machineBefore;
-    const byClient = audit ? await audit.countByClient(since, namespace) : {};
-
-    progress(`workload burst: steady state for ${steadySeconds}s`);
-    await sleep(5000); // the last status patches and rollouts settle
-    const window = audit?.mark() ?? 0;
-    const steadyBefore = await cpuOf(controller);
-    await sleep(steadySeconds * 1000);
-    const steadyCpu = difference(await cpuOf(controller), steadyBefore);
-    const steadyByClient = audit ? await audit.countByClient(window, namespace) : {};
-
-    const errors = controller.errors();
-    if (errors.length > 0) throw new Error(`the controller logged errors: ${JSON.stringify(errors.slice(0, 3))}`);
-    return {
+    const { value, ...burst } = await busyWindow(audit, controller, namespace, async () => {
+      const started = performance.now();
+      const createMs = await createWebServices(namespace, n, workloadWebService(fields));
+      await until(
+        `${n} workload WebServices Ready`,
+        () => {
+          if (streams[0].failure) throw new Error(streams[0].failure);
+          return ready.size >= n;
+        },
+        BURST_TIMEOUT_SECONDS * 1000,
+      );
+      return { createMs, readyMs: Math.round(performance.now() - started) };
+    });
+    const steady = await steadyState(audit, controller, namespace, steadySeconds);
+    controller.mustHaveNoErrors();
+    const result: WorkloadBurst = {
       n,
       fields,
       replicas: WORKLOAD_REPLICAS,
       nodes: capacity.nodes,
       podCapacity: capacity.pods,
       controllersAudited: controllersAudited(),
-      readyMs,
-      createMs,
-      byClient,
-      cpuMs,
-      machineCpuMs: machine,
+      ...value,
+      ...burst,
       peakRssMiB: controller.peakRssMiB(),
-      steady: { seconds: steadySeconds, byClient: steadyByClient, cpuMs: steadyCpu },
+      steady,
     };
+    await then?.(controller);
+    return result;
   } finally {
     await Promise.all(streams.map((s) => s.stop()));
     await controller.stop();

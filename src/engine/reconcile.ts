@@ -242,11 +242,17 @@ function eventBody(observation: Observation, event: EventRecord, reportingInstan
   };
 }
 
-/** Like client-go's recorder: the object's name, a dot, a hex timestamp (plus a little randomness). */
+/** Events this process has named: a reconcile sends several in one millisecond. */
+let eventsNamed = 0;
+
+/**
+ * Like client-go's recorder: the object's name, a dot, a hex timestamp; then this process's
+ * count of Events, so that no two of its own share a name, and a little randomness for those
+ * of another process (apply beside run) in the same millisecond.
+ */
 function eventName(objectName: string, now: string): string {
-  const suffix = `${Date.parse(now).toString(16)}${Math.floor(Math.random() * 0xffff)
-    .toString(16)
-    .padStart(4, '0')}`;
+  const hex4 = (value: number) => (value % 0x10000).toString(16).padStart(4, '0');
+  const suffix = `${Date.parse(now).toString(16)}${hex4(eventsNamed++)}${hex4(Math.floor(Math.random() * 0x10000))}`;
   return `${objectName.slice(0, 253 - suffix.length - 1)}.${suffix}`;
 }
 

@@ -4,6 +4,7 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { Background, ROOT } from './cluster';
+import { proxyUpstream, throughProxy } from './proxy-kubeconfig';
 
 export interface Perturbation {
   /** The share of watch events that hold the stream behind them (stale state). */
@@ -30,6 +31,10 @@ export interface ProxyCounts {
   /** Lists and watches of Secrets in full, and of their metadata only. */
   secretLists: number;
   secretMetadataLists: number;
+  /** The bytes of the answers to those three kinds of reads. */
+  secretBytes: { read: number; lists: number; metadataLists: number };
+  /** Answers that held the proxy's COUNT_MARKER. */
+  marked: number;
 }
 
 export class WatchProxy {
@@ -41,15 +46,9 @@ export class WatchProxy {
 
   static async start(kubeconfig: string, perturbation: Perturbation): Promise<WatchProxy> {
     const config = JSON.parse(fs.readFileSync(kubeconfig, 'utf8')) as Json;
-    const cluster = config.clusters[0].cluster as Json;
     const dir = path.dirname(kubeconfig);
-    const ca = path.join(dir, 'proxy-ca.crt');
-    if (cluster['certificate-authority-data']) {
-      fs.writeFileSync(ca, Buffer.from(cluster['certificate-authority-data'] as string, 'base64'));
-    } else {
-      fs.copyFileSync(cluster['certificate-authority'] as string, ca);
-    }
-    const proxy = new Background('node', [path.join(ROOT, 'test/support/watch-proxy.cjs'), cluster.server, ca], {
+    const upstream = proxyUpstream(config, path.join(dir, 'proxy-ca.crt'));
+    const proxy = new Background('node', [path.join(ROOT, 'test/support/watch-proxy.cjs'), ...upstream], {
       env: {
         WATCH_DELAY_P: String(perturbation.delayP),
         WATCH_DELAY_MS: String(perturbation.delayMs),
@@ -59,8 +58,7 @@ export class WatchProxy {
     });
     const port = (await proxy.waitFor(/^(\d+)\n/))[1];
     const proxied = path.join(dir, 'proxied-config');
-    config.clusters[0].cluster = { server: `http://127.0.0.1:${port}` };
-    fs.writeFileSync(proxied, JSON.stringify(config));
+    fs.writeFileSync(proxied, JSON.stringify(throughProxy(config, port)));
     return new WatchProxy(proxy, proxied);
   }
 
@@ -71,7 +69,8 @@ export class WatchProxy {
       .split('\n')
       .filter((line) => line.startsWith('{'));
     const none = { watches: 0, events: 0, delayed: 0, coalesced: 0, lists: 0, staleLists: 0 };
-    const empty: ProxyCounts = { ...none, secretsRead: [], secretLists: 0, secretMetadataLists: 0 };
+    const secrets = { secretsRead: [], secretLists: 0, secretMetadataLists: 0, marked: 0 };
+    const empty: ProxyCounts = { ...none, ...secrets, secretBytes: { read: 0, lists: 0, metadataLists: 0 } };
     return lines.length > 0 ? (JSON.parse(lines[lines.length - 1]) as ProxyCounts) : empty;
   }
 

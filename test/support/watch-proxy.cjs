@@ -17,7 +17,9 @@
 // prints a JSON line of counts: watches, events, delayed, coalesced, lists, staleLists; and
 // the reads of Secrets, which the API server's audit log cannot tell apart: secretsRead, the
 // Secrets whose data was asked for by name; secretLists, the lists and watches of Secrets in
-// full; secretMetadataLists, those of their metadata only (PartialObjectMetadata).
+// full; secretMetadataLists, those of their metadata only (PartialObjectMetadata); secretBytes,
+// the bytes of the answers to each of these three kinds; and marked, how many answers (to any
+// request) held COUNT_MARKER, a string the client must never receive, such as a value's base64.
 'use strict';
 const fs = require('node:fs');
 const http = require('node:http');
@@ -51,19 +53,57 @@ const counts = {
   secretsRead: [],
   secretLists: 0,
   secretMetadataLists: 0,
+  secretBytes: { read: 0, lists: 0, metadataLists: 0 },
+  marked: 0,
 };
+const marker = process.env.COUNT_MARKER ?? '';
 
-/** Counts a read of Secrets: by name (its data, unless only its metadata is asked for), or of a collection. */
+/**
+ * Counts a read of Secrets: by name (its data, unless only its metadata is asked for), or of a
+ * collection. Returns which of secretBytes' kinds it is, if any.
+ */
 function countSecrets(req) {
   const match = /^\/api\/v1\/(?:namespaces\/[^/]+\/)?secrets(?:\/([^/]+))?$/.exec(
     new URL(req.url, 'http://proxy').pathname,
   );
-  if (req.method !== 'GET' || !match) return;
+  if (req.method !== 'GET' || !match) return null;
   const metadataOnly = (req.headers.accept ?? '').includes('as=PartialObjectMetadata');
   if (match[1] !== undefined) {
-    if (!metadataOnly && !counts.secretsRead.includes(match[1])) counts.secretsRead.push(match[1]);
-  } else if (metadataOnly) counts.secretMetadataLists++;
-  else counts.secretLists++;
+    if (metadataOnly) return null;
+    if (!counts.secretsRead.includes(match[1])) counts.secretsRead.push(match[1]);
+    return 'read';
+  }
+  if (metadataOnly) {
+    counts.secretMetadataLists++;
+    return 'metadataLists';
+  }
+  counts.secretLists++;
+  return 'lists';
+}
+
+/** Counts what goes back to the client: the bytes of a read of Secrets (`kind`), and the marker in any answer. */
+function countAnswer(res, kind) {
+  let tail = '';
+  const see = (chunk) => {
+    if (chunk === undefined || chunk === null || typeof chunk === 'function') return;
+    const bytes = Buffer.isBuffer(chunk) ? chunk : Buffer.from(chunk);
+    if (kind !== null) counts.secretBytes[kind] += bytes.length;
+    if (marker === '') return;
+    // The tail is shorter than the marker: one that spans two chunks counts once.
+    const text = tail + bytes.toString('latin1');
+    counts.marked += text.split(marker).length - 1;
+    tail = text.slice(-(marker.length - 1));
+  };
+  const write = res.write.bind(res);
+  const end = res.end.bind(res);
+  res.write = (chunk, ...rest) => {
+    see(chunk);
+    return write(chunk, ...rest);
+  };
+  res.end = (chunk, ...rest) => {
+    see(chunk);
+    return end(chunk, ...rest);
+  };
 }
 /** Per collection (path and label selector): the first list served, kept to be served again. */
 const snapshots = new Map();
@@ -237,7 +277,7 @@ function staleStreamingList(req, res, headers) {
 }
 
 const server = http.createServer((req, res) => {
-  countSecrets(req);
+  countAnswer(res, countSecrets(req));
   const headers = { ...req.headers, host: upstream.host };
   // Plain text on the way back, so the proxy can read the events.
   delete headers['accept-encoding'];

@@ -1,32 +1,15 @@
-// Where the bench's targets of issues 17, 18, 19 and 27 stand, read from results.json alone.
+// Where the bench's targets of issues 17, 18, 19, 27 and 38 stand, read from results.json alone.
 import { targets } from '../../scripts/bench/report';
 import {
   BacklogRun,
-  CaseResult,
+  ConfigRun,
   ControllerBurst,
+  ControllerOverConfig,
   Results,
   ScaleRun,
-  WorkloadBurst,
   WriteFloor,
 } from '../../scripts/bench/results';
-
-function caseOf(wallMs: number, extra: Partial<CaseResult> = {}): CaseResult {
-  return {
-    runs: 10,
-    wallMs,
-    cpuMs: null,
-    cpuPerWriteMs: null,
-    serverCpuMs: null,
-    otherCpuMs: null,
-    peakRssMiB: null,
-    requests: null,
-    reads: null,
-    writes: null,
-    events: null,
-    samples: [],
-    ...extra,
-  };
-}
+import { caseOf, results, workloadOf } from '../support/bench-results';
 
 function burstOf(n: number, readyMs: number): ControllerBurst {
   return {
@@ -46,32 +29,6 @@ function burstOf(n: number, readyMs: number): ControllerBurst {
 
 function floorOf(n: number, inFlight: number, wallMs: number): WriteFloor {
   return { n, inFlight, wallMs, createsMs: 0, requests: 4 * n, writes: 3 * n, events: n, clientCpuMs: 0 };
-}
-
-function results(extra: Partial<Results>): Results {
-  return {
-    schema: 1,
-    quick: false,
-    startedAt: '2026-01-01T00:00:00Z',
-    finishedAt: '2026-01-01T00:10:00Z',
-    machine: {
-      cpus: 2,
-      cpuModel: 'x',
-      memoryGiB: 8,
-      node: 'v24',
-      kubernetes: 'v1',
-      plugin: '0',
-      commit: null,
-      srcChanges: [],
-      gnuTime: true,
-    },
-    loadAverage: { start: [0], end: [0] },
-    sizes: [1000],
-    plugin: [],
-    shell: [],
-    controller: { startup: [], bursts: [], latency: null, steady: null },
-    ...extra,
-  };
 }
 
 function standing(r: Results, prefix: string, scale?: ScaleRun): string[] {
@@ -100,25 +57,54 @@ function runtimes(n: number, seaMs: number, node24Ms: number, perWrite: number):
   };
 }
 
-function workloadOf(n: number, readyMs: number, steadyWrites = 0): WorkloadBurst {
-  return {
-    n,
-    replicas: 3,
-    nodes: 4,
-    podCapacity: 3200,
-    controllersAudited: true,
-    readyMs,
-    createMs: 1,
-    byClient: {},
-    cpuMs: {},
-    machineCpuMs: 0,
-    peakRssMiB: 0,
-    steady: {
-      seconds: 60,
-      byClient: { controller: { requests: steadyWrites, reads: 0, writes: steadyWrites, events: 0, byKind: {} } },
-      cpuMs: {},
+/** A config run at N = 1000 that meets every target; `change` spoils one. */
+function configRun(change: (c: ConfigRun) => void = () => undefined): ConfigRun {
+  const over = (peakRssMiB: number): ControllerOverConfig => ({
+    reconciledMs: 1000,
+    peakRssMiB,
+    steady: { n: 1000, seconds: 60, requests: 0, reads: 0, writes: 0, events: 0, cpuMs: 0, serverCpuMs: 0, peakRssMiB },
+    secrets: { gets: 1001, unreferencedGets: 0, lists: 0, watches: 1 },
+    received: {
+      read: 1001,
+      unreferencedRead: 0,
+      lists: 0,
+      metadataLists: 2,
+      bytes: { read: 1_000_000, lists: 0, metadataLists: 9_000_000 },
+      marked: 0,
     },
+  });
+  const run: ConfigRun = {
+    n: 1000,
+    burst: workloadOf(1000, 290_000),
+    portBurst: { ...workloadOf(1000, 289_000), peakRssMiB: 120 },
+    portBurstBy: 'every-field',
+    rotation: {
+      replaceMs: 5000,
+      templatesMs: 20_000,
+      readyMs: 600_000,
+      machineCpuMs: 0,
+      byClient: {},
+      cpuMs: {},
+      rolled: { '1': 1000 },
+      replicaSets: { '2': 1000 },
+      steady: workloadOf(1000, 1).steady,
+    },
+    latency: {
+      samples: 100,
+      n: 1000,
+      latenciesMs: [],
+      p50Ms: 300,
+      p99Ms: 900,
+      maxMs: 950,
+      requests: 0,
+      writes: 0,
+      events: 0,
+    },
+    peakRssMiB: { rotation: 130, whole: 140 },
+    unreferenced: { count: 10_000, bytes: 4096, without: over(100), with: over(110) },
   };
+  change(run);
+  return run;
 }
 
 describe('bench targets of issues 17-19 and 27', () => {
@@ -285,5 +271,67 @@ describe('bench targets of issues 17-19 and 27', () => {
     expect(standing(r, 'at 100,000', scale(100_000, 960, 2100))).toEqual(['missed', 'missed']);
     expect(standing(r, 'at 100,000', scale(50_000, 100, 100))).toEqual(['not measured', 'not measured']);
     expect(standing(r, 'at 100,000')).toEqual(['not measured', 'not measured']);
+  });
+});
+
+describe('bench targets of issue 38: the config the pods read', () => {
+  const judged = (change?: (c: ConfigRun) => void) =>
+    targets(results({ config: configRun(change) }))
+      .filter((t) => t.issue === '#38')
+      .map((t) => t.standing);
+
+  it('meets each target on a run that does', () => {
+    // The rotation, its RSS, the latency, the unreferenced RSS and reads; then the plugin's two, not measured here.
+    expect(judged()).toEqual(['met', 'met', 'met', 'met', 'met', 'not measured', 'not measured']);
+  });
+
+  it('misses the rotation on a Deployment that rolled twice, kept one ReplicaSet, or a write at steady state', () => {
+    expect(judged((c) => (c.rotation.rolled = { '1': 999, '2': 1 }))[0]).toBe('missed');
+    expect(judged((c) => (c.rotation.replicaSets = { '1': 1, '2': 999 }))[0]).toBe('missed');
+    expect(judged((c) => (c.rotation.steady = workloadOf(1000, 1, 1).steady))[0]).toBe('missed');
+  });
+
+  it('judges peak RSS against 1.2× the port-only burst and 1.15× the run without unreferenced Secrets', () => {
+    // 120 MiB × 1.2 = 144; 100 × 1.15 = 115.
+    expect(judged((c) => (c.peakRssMiB.whole = 145))[1]).toBe('missed');
+    expect(judged((c) => (c.unreferenced.with.peakRssMiB = 114))[3]).toBe('met');
+    expect(judged((c) => (c.unreferenced.with.peakRssMiB = 116))[3]).toBe('missed');
+  });
+
+  it('judges the p50 of 100 rotations against 1 s, and no fewer rotations', () => {
+    expect(judged((c) => (c.latency.p50Ms = 1001))[2]).toBe('missed');
+    expect(judged((c) => (c.latency.samples = 30))[2]).toBe('not measured');
+  });
+
+  it('misses the reads on a GET of an unreferenced Secret, a whole list or watch, or a value received', () => {
+    expect(judged((c) => (c.unreferenced.with.secrets!.unreferencedGets = 1))[4]).toBe('missed');
+    expect(judged((c) => (c.unreferenced.with.received.unreferencedRead = 1))[4]).toBe('missed');
+    expect(judged((c) => (c.unreferenced.with.received.lists = 1))[4]).toBe('missed');
+    expect(judged((c) => (c.unreferenced.with.received.marked = 1))[4]).toBe('missed');
+    expect(judged((c) => (c.unreferenced.with.secrets = null))[4]).toBe('not measured');
+  });
+
+  it('does not judge a run at another N', () => {
+    expect(judged((c) => (c.n = 100)).slice(0, 5)).toEqual(Array(5).fill('not measured'));
+  });
+
+  it("keeps the plugin's no-op pass at 10 000 within 2× the floor, and plan NAME within 1.78× kubectl get", () => {
+    const size = (n: number, noopMs: number, planMs: number) => ({
+      n,
+      setupMs: 0,
+      cold: caseOf(1),
+      noop: caseOf(noopMs),
+      oneChange: caseOf(1),
+      planName: caseOf(planMs),
+      kubectlGetName: caseOf(100),
+      floor: caseOf(500),
+      kubectlGetAll: caseOf(1),
+    });
+    const plugin = (noopMs: number, planMs: number) =>
+      targets(results({ plugin: [size(1000, 1, planMs), size(10_000, noopMs, 1)] }))
+        .filter((t) => t.issue === '#38' && t.standing !== 'not measured')
+        .map((t) => t.standing);
+    expect(plugin(1000, 178)).toEqual(['met', 'met']);
+    expect(plugin(1001, 179)).toEqual(['missed', 'missed']);
   });
 });

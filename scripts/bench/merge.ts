@@ -1,0 +1,109 @@
+// A run of some cases (--only, or some sizes with --sizes) written into a results.json that
+// holds more: the file keeps what this run did not measure, as the run that measured it left
+// it, and names that run (Results.carried), so that no target loses its figures and none is
+// read as this run's.
+import { Carried, Results } from './results';
+
+/** Every case, in the order a run takes them. */
+export const CASES = [
+  'plugin',
+  'shell',
+  'burst',
+  'runtimes',
+  'floor',
+  'backlog',
+  'workload',
+  'every-field',
+  'config',
+] as const;
+export type Case = (typeof CASES)[number];
+
+interface CaseFigures {
+  /** Whether a results file holds the case's figures. */
+  held(r: Results): boolean;
+  /** Copies them from one file to another. */
+  copy(from: Results, to: Results): void;
+}
+
+/** The cases kept whole; the plugin case is kept size by size (mergePlugin). */
+const FIGURES: Record<Exclude<Case, 'plugin'>, CaseFigures> = {
+  shell: { held: (r) => r.shell.length > 0, copy: (from, to) => void (to.shell = from.shell) },
+  burst: {
+    held: (r) => r.controller.bursts.length > 0,
+    copy: (from, to) => {
+      to.controller.bursts = from.controller.bursts;
+      to.controller.latency = from.controller.latency;
+    },
+  },
+  runtimes: { held: (r) => r.runtimes !== undefined, copy: (from, to) => void (to.runtimes = from.runtimes) },
+  floor: {
+    held: (r) => (r.writeFloor?.length ?? 0) > 0,
+    copy: (from, to) => {
+      to.writeFloor = from.writeFloor;
+      to.floorBursts = from.floorBursts;
+      to.floorBurst = from.floorBurst;
+    },
+  },
+  backlog: { held: (r) => r.backlog !== undefined, copy: (from, to) => void (to.backlog = from.backlog) },
+  workload: {
+    held: (r) => r.workloadBurst !== undefined,
+    copy: (from, to) => void (to.workloadBurst = from.workloadBurst),
+  },
+  'every-field': {
+    held: (r) => r.everyFieldBurst !== undefined,
+    copy: (from, to) => {
+      to.everyFieldBurst = from.everyFieldBurst;
+      to.portBurstSameN = from.portBurstSameN;
+    },
+  },
+  config: { held: (r) => r.config !== undefined, copy: (from, to) => void (to.config = from.config) },
+};
+
+/** The run that measured a case (at size n) of a results file: its own, or the one it carried it from. */
+function originOf(file: Results, name: Case, n?: number): Omit<Carried, 'case' | 'sizes'> {
+  const entry = file.carried?.find((c) => c.case === name && (n === undefined || !c.sizes || c.sizes.includes(n)));
+  return entry
+    ? { startedAt: entry.startedAt, commit: entry.commit }
+    : { startedAt: file.startedAt, commit: file.machine.commit };
+}
+
+/** The plugin case's sizes that this run did not measure (all, when it did not run it), kept beside those it did. */
+function mergePlugin(previous: Results, current: Results, merged: Results): Carried[] {
+  const measured = new Set(current.plugin.map((p) => p.n));
+  const kept = previous.plugin.filter((p) => !measured.has(p.n));
+  const byN = <T extends { n: number }>(a: T, b: T) => a.n - b.n;
+  merged.plugin = [...kept, ...current.plugin].sort(byN);
+  merged.controller.startup = [
+    ...previous.controller.startup.filter((s) => !measured.has(s.n)),
+    ...current.controller.startup,
+  ].sort(byN);
+  merged.controller.steady = current.controller.steady ?? previous.controller.steady;
+  merged.sizes = [...new Set([...previous.sizes, ...current.sizes])].sort((a, b) => a - b);
+  const carried = new Map<string, Carried>();
+  for (const { n } of kept) {
+    const origin = originOf(previous, 'plugin', n);
+    const key = `${origin.startedAt} ${origin.commit}`;
+    const entry = carried.get(key) ?? { case: 'plugin', sizes: [], ...origin };
+    entry.sizes!.push(n);
+    carried.set(key, entry);
+  }
+  return [...carried.values()];
+}
+
+/**
+ * The results of a run that measured `ran`, with every other case the previous file held
+ * carried over; the plugin case by size.
+ */
+export function mergeResults(previous: Results, current: Results, ran: readonly Case[]): Results {
+  const merged: Results = { ...current, controller: { ...current.controller } };
+  const carried: Carried[] = [];
+  if (previous.plugin.length > 0) carried.push(...mergePlugin(previous, current, merged));
+  for (const [name, figures] of Object.entries(FIGURES) as [Exclude<Case, 'plugin'>, CaseFigures][]) {
+    if (ran.includes(name) || !figures.held(previous)) continue;
+    figures.copy(previous, merged);
+    carried.push({ case: name, ...originOf(previous, name) });
+  }
+  if (carried.length > 0) merged.carried = carried;
+  else delete merged.carried;
+  return merged;
+}
