@@ -146,7 +146,7 @@ export function decide(obs: Observation, options: DecideOptions = {}): Decision 
     return record(obs, {
       action: acting.every((v) => v.state === 'missing') ? 'create' : 'update',
       reason: acting.map((v) => v.reason).join('; '),
-      target: acting[0].target,
+      target: (acting.find((v) => !v.bookkeeping) ?? acting[0]).target,
       ...(changes.length > 0 ? { changes } : {}),
       ...rollout,
       ...warningsOf(obs, ops),
@@ -209,6 +209,8 @@ export interface ChildVerdict {
   ops: Op[];
   /** Written after every other child: history the new pods no longer need. */
   last?: true;
+  /** A revision, a snapshot or a pin: it records a change, so it names the decision only alone. */
+  bookkeeping?: true;
 }
 
 /** The verdict on each child the kind table has, as decide weighs them (describe shows them too). */
@@ -258,7 +260,7 @@ function setVerdicts(row: ChildSetRow, obs: Observation): ChildVerdict[] {
       const op: Op = copy
         ? { op: 'copyChild', kind: row.kind, name: member.name, object, from: copy }
         : { op: 'createChild', kind: row.kind, object };
-      verdicts.push({ target, state: 'missing', reason: member.reason, changes: [], ops: [op] });
+      verdicts.push({ target, state: 'missing', reason: member.reason, changes: [], ops: [op], bookkeeping: true });
     } else if ('patch' in member && have) {
       const metadata = { ...(member.patch.metadata as object), resourceVersion: have.resourceVersion };
       const patch: SetPatch = { ...member.patch, metadata };
@@ -268,6 +270,7 @@ function setVerdicts(row: ChildSetRow, obs: Observation): ChildVerdict[] {
         reason: member.reason,
         changes: member.changes.map((change) => ({ child: target, ...change })),
         ops: [{ op: 'patchChild', kind: row.kind, name: member.name, patch }],
+        bookkeeping: true,
       });
     }
   }
@@ -281,6 +284,7 @@ function setVerdicts(row: ChildSetRow, obs: Observation): ChildVerdict[] {
       changes: [],
       ops: [{ op: 'deleteChild', kind: row.kind, name: have.name, uid: have.uid }],
       last: true,
+      bookkeeping: true,
     });
   }
   return verdicts;
@@ -305,6 +309,7 @@ function pinsVerdict(obs: Observation): ChildVerdict | null {
     ],
     ops: [{ op: 'releasePins', pins: held.length > 0 ? formatPins(held) : null, resourceVersion: obs.resourceVersion }],
     last: true,
+    bookkeeping: true,
   };
 }
 

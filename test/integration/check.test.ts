@@ -236,6 +236,9 @@ describe('fails with the right hint', () => {
       run: [
         ...workloadResources.map((resource) => `list ${resource}`),
         ...workloadResources.map((resource) => `watch ${resource}`),
+        // Its revisions, which it keeps in the watch cache beside the rest.
+        'list controllerrevisions.apps',
+        'watch controllerrevisions.apps',
         'delete configmaps',
       ].join(', '),
     };

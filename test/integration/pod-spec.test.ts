@@ -71,14 +71,22 @@ describeWorkloads(title, () => {
     });
     expect(pod.volumes).toEqual([
       expect.objectContaining({
-        configMap: expect.objectContaining({ name: 'features', items: EVERY_FIELD.files[0].items }),
+        // The revision's snapshot of ConfigMap features, named after its content's digest.
+        configMap: expect.objectContaining({
+          name: expect.stringMatching(/^shop-features-[0-9a-f]{10}$/),
+          items: EVERY_FIELD.files[0].items,
+        }),
       }),
     ]);
+    // Every reference to ConfigMap features reads that snapshot; Secret db is read as it is.
+    const snapshot = pod.volumes[0].configMap.name as string;
+    const readingSnapshot = <T>(refs: T): T =>
+      JSON.parse(JSON.stringify(refs).split('"name":"features"').join(`"name":"${snapshot}"`)) as T;
     expect(web('shop')).toMatchObject({
       command: EVERY_FIELD.command,
       args: EVERY_FIELD.args,
-      env: EVERY_FIELD.env,
-      envFrom: EVERY_FIELD.envFrom,
+      env: readingSnapshot(EVERY_FIELD.env),
+      envFrom: readingSnapshot(EVERY_FIELD.envFrom),
       // As the server stores them.
       resources: { requests: { cpu: '500m', memory: '1536Mi' }, limits: { cpu: '1', memory: '2Gi' } },
       readinessProbe: expect.objectContaining({ httpGet: expect.objectContaining({ path: '/ready', port: 8080 }) }),
@@ -185,7 +193,14 @@ describeWorkloads(title, () => {
   });
 
   it('plan -f and observe -f take Deployments and Services as kubectl prints them', () => {
-    const objects = kubectl(['get', 'webservice,configmap,deployment,service', '-n', ns, '-o', 'json']);
+    const objects = kubectl([
+      'get',
+      'webservice,configmap,secret,controllerrevision,deployment,service',
+      '-n',
+      ns,
+      '-o',
+      'json',
+    ]);
     const plan = plugin(['plan', '-f', '-', '-o', 'json'], { input: objects });
     expect(plan.stderr).toBe('');
     const decisions = JSON.parse(plan.stdout).items as Json[];
@@ -196,7 +211,7 @@ describeWorkloads(title, () => {
       input: JSON.stringify({ apiVersion: 'v1', kind: 'Pod', metadata: { name: 'p' } }),
     });
     expect(refused.status).not.toBe(0);
-    expect(refused.stderr).toMatch(/ConfigMap, Deployment, Service/);
+    expect(refused.stderr).toMatch(/ConfigMap, Secret, ControllerRevision, Deployment, Service/);
   });
 });
 

@@ -30,9 +30,9 @@ const ownPlaneWithPods = process.env.USE_EXISTING_CLUSTER !== 'true' && process.
   const plane = ownPlane({ prefix: 'webservice-uninstall', workloads: true });
   let ns: string;
   let audit: AuditWindow;
-  /** What web and lab made: kind/name as kubectl names them. */
-  const webChildren = ['configmap/web-desired', 'deployment/web', 'service/web', 'poddisruptionbudget/web'];
-  const children = [...webChildren, 'configmap/lab-desired'];
+  /** What web and lab made: kind/name as kubectl names them, in the kind table's order. */
+  let webChildren: string[];
+  let children: string[];
   const get = (ref: string) => tryGetJson(['get', ref, '-n', ns]);
   /** The ownerReferences of ours an object carries: to a WebService. */
   const ourReferences = (ref: string) =>
@@ -61,6 +61,13 @@ const ownPlaneWithPods = process.env.USE_EXISTING_CLUSTER !== 'true' && process.
     applyYaml(ns, webService('lab', { image: 'nginx:1.27' }));
     const applied = plugin(['apply', '--all', '-n', ns, '--wait=3m']);
     if (applied.status !== 0) throw new Error(applied.stderr);
+    // web's one revision, named after the hash of what its pods run.
+    const revisions = getJson(['get', 'controllerrevisions', '-n', ns]).items.map(
+      (r: { metadata: { name: string } }) => `controllerrevision/${r.metadata.name}`,
+    );
+    expect(revisions).toEqual([expect.stringMatching(/^controllerrevision\/web-[0-9a-f]{8}$/)]);
+    webChildren = ['configmap/web-desired', ...revisions, 'deployment/web', 'service/web', 'poddisruptionbudget/web'];
+    children = [...webChildren, 'configmap/lab-desired'];
   }, 300_000);
   afterAll(() => plane.down());
 
@@ -81,7 +88,7 @@ const ownPlaneWithPods = process.env.USE_EXISTING_CLUSTER !== 'true' && process.
     const result = plugin(['uninstall']);
     expect([result.status, result.stdout]).toEqual([1, '']);
     expect(result.stderr).toBe(
-      `error: 2 WebServices exist in 1 namespace, and deleting the CRD deletes them all and 5 children with them: ` +
+      `error: 2 WebServices exist in 1 namespace, and deleting the CRD deletes them all and 6 children with them: ` +
         `${ns}/lab (configmap/lab-desired), ${ns}/web (${webChildren.join(', ')}). ` +
         'Delete them first, or pass --cascade=orphan to keep their children running without them, ' +
         'or --force to delete the children too; nothing was changed\n',

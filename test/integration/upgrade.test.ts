@@ -79,12 +79,16 @@ describeWorkloads('upgrading an app made before the recommended labels', () => {
     expect(container.envFrom).toEqual([{ configMapRef: { name: 'shop-desired' } }]);
   });
 
-  it('its first pass writes the Deployment and the Service once, and the pods roll once', async () => {
+  it('its first pass records its first revision, writes the Deployment and the Service once, and the pods roll once', async () => {
     const configMap = get('configmap', 'shop-desired').metadata.resourceVersion;
     audit.mark();
     expect(applyWait('shop').decision).toMatchObject({ action: 'update', target: 'deployment/shop' });
     const writes = (await pluginWrites()).filter((w) => !w.includes('webservices') && !w.includes('events'));
-    expect(writes).toEqual(['patch deployments/shop', 'patch services/shop']);
+    expect(writes).toEqual([
+      expect.stringMatching(/^create controllerrevisions\//),
+      'patch deployments/shop',
+      'patch services/shop',
+    ]);
     expect(replicaSets().filter((rs) => !before.includes(rs))).toHaveLength(1);
     expect(get('configmap', 'shop-desired').metadata.resourceVersion).toBe(configMap);
   });
