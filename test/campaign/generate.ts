@@ -78,10 +78,13 @@ function track(model: Model, step: Step, rng: Random): void {
       break;
     case 'kill':
     case 'tamper':
+    case 'config':
+    case 'rollback':
     case 'applyAll':
     case 'invalid':
     case 'invalidCreate':
     case 'pause':
+      // What a rollback makes of the spec is the cluster's to say: the next edit replaces it whole.
       break;
   }
   if (step.step === 'kill' || step.step === 'killInWrite') {
@@ -122,6 +125,8 @@ function nextStep(rng: Random, model: Model): Step | null {
     [live.length > 0 ? 2 : 0, () => invalid(rng, rng.pick(live))],
     [1, () => invalidCreate(rng, free)],
     [3, () => ({ step: 'pause', ms: rng.pick([200, 500, 1000, 2000]) })],
+    [3, () => configChange(rng)],
+    [live.length > 0 ? 2 : 0, () => ({ step: 'rollback', name: rng.pick(live) })],
     [2, () => ({ step: 'check' })],
   ];
   return rng.weighted(choices)();
@@ -132,6 +137,15 @@ function create(rng: Random, name: string): Step {
   if (rng.chance(0.3)) step.labels = { team: rng.pick(['payments', 'search', 'web']) };
   if (rng.chance(0.2)) step.finalizer = true;
   return step;
+}
+
+function configChange(rng: Random): Step {
+  return {
+    step: 'config',
+    object: rng.pick(['secret/db', 'configmap/features'] as const),
+    change: rng.chance(0.7) ? 'content' : 'label',
+    value: `v${rng.int(1, 1000)}`,
+  };
 }
 
 function recreate(rng: Random, name: string): Step {

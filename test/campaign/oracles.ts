@@ -5,13 +5,20 @@
 // what others added to our children). Each check returns violations as sentences, so a
 // failing run reports everything at once.
 import { decide } from '../../src/core/decide';
-import { CHILD_KINDS, type ChildKindRow, NAMED_KINDS, resourceName } from '../../src/core/kinds';
+import {
+  CHILD_KINDS,
+  type ChildKindRow,
+  NAMED_KINDS,
+  WATCHED_KINDS,
+  resourceName,
+  setRowOf,
+} from '../../src/core/kinds';
 import { served } from '../support/gateway-api';
 import { MANAGED_BY_LABEL, MANAGED_BY_VALUE, READY, type Child, type WebService } from '../../src/core/model';
 import { observe } from '../../src/core/observe';
 import { computeStatus } from '../../src/core/status';
 import { CONFIG_KEY_SECRET } from '../../src/engine/config';
-import { AuditWindow, MUTATING, describeEvent, fromPlugin, getJson, sleep } from '../support/cluster';
+import { AuditWindow, MUTATING, PLUGIN, describeEvent, fromPlugin, getJson, run, sleep } from '../support/cluster';
 import type { ChildKind } from './steps';
 import { foreignContent, type World } from './world';
 
@@ -28,9 +35,11 @@ export interface ClusterState {
 export function readState(ns: string): ClusterState {
   // A kind whose API the plane does not serve (an optional one) has no objects, and kubectl refuses its name.
   const absentKinds = CHILD_KINDS.filter((row) => row.optional && !served(row)).map((row) => row.kind);
-  const kinds = ['webservices', ...CHILD_KINDS.filter((row) => !absentKinds.includes(row.kind)).map(resourceName)].join(
-    ',',
-  );
+  // Each kind once (rows of one kind share it): the config the pods read comes with the snapshots.
+  const kinds = [
+    'webservices',
+    ...WATCHED_KINDS.filter((row) => !absentKinds.includes(row.kind)).map(resourceName),
+  ].join(',');
   const items = getJson<{ items: Json[] }>(['get', kinds, '-n', ns]).items;
   return {
     webServices: items.filter((item) => item.kind === 'WebService'),
@@ -130,6 +139,7 @@ function webServiceViolations(ws: Json, state: ClusterState, block: string | nul
     if (decision.action !== 'noop') violations.push(`${at}: a pass would ${decision.action}: ${decision.reason}`);
     violations.push(...ownedChildren(ws, state));
     violations.push(...truthfulStatus(ws, state));
+    violations.push(...revisionViolations(ws, state));
   } else {
     if (ready?.status !== 'False' || ready.reason !== block) {
       violations.push(
@@ -171,6 +181,22 @@ function ownedChildren(ws: Json, state: ClusterState): string[] {
       violations.push(`${kind}/${name} lacks our label`);
   }
   return violations;
+}
+
+/** A converged workload runs one revision, which its status names and a ControllerRevision of its own records. */
+function revisionViolations(ws: Json, state: ClusterState): string[] {
+  if (!ws.spec.workload) return [];
+  const at = `webservice/${ws.metadata.name}`;
+  const { currentRevision, updateRevision } = ws.status ?? {};
+  if (currentRevision === undefined || currentRevision !== updateRevision)
+    return [`${at}: converged, but its status says revision ${currentRevision} runs and ${updateRevision} rolls out`];
+  const recorded = state.children.some(
+    (c) =>
+      c.kind === 'ControllerRevision' &&
+      c.revision === currentRevision &&
+      (c.metadata.ownerReferences ?? []).some((ref: Json) => ref.controller && ref.uid === ws.metadata.uid),
+  );
+  return recorded ? [] : [`${at}: no ControllerRevision of its own records revision ${currentRevision}`];
 }
 
 /** status.replicas and ready are the Deployment's counts, and Ready only once its rollout is complete. */
@@ -329,6 +355,21 @@ function stable(value: unknown): string {
   return JSON.stringify(value);
 }
 
+/** The content of the config objects the generated specs read (Secret db, ConfigMap features). */
+function configContent(state: ClusterState): Json {
+  const content: Json = {};
+  for (const [kind, name] of CONFIG_OBJECTS) {
+    const object = state.children.find((c) => c.kind === kind && c.metadata.name === name);
+    content[`${kind}/${name}`] = object?.data ?? null;
+  }
+  return content;
+}
+
+const CONFIG_OBJECTS = [
+  ['Secret', 'db'],
+  ['ConfigMap', 'features'],
+] as const;
+
 /**
  * Reversibility (Acto): a WebService whose spec (and labels) is back to a value it had at an
  * earlier quiescence has the children it had then, compared as the server stores them, our
@@ -349,9 +390,12 @@ export class Reversibility {
       if (ws.metadata.deletionTimestamp || ready?.status !== 'True') continue;
       if (ready.observedGeneration !== ws.metadata.generation) continue;
       const uid = ws.metadata.uid as string;
-      const key = stable({ spec: ws.spec, labels: ws.metadata.labels ?? {} });
+      // The config the pods read is part of what they run: the same spec over other content is another state.
+      const key = stable({ spec: ws.spec, labels: ws.metadata.labels ?? {}, config: configContent(state) });
       const children: Json = {};
       for (const child of state.children) {
+        // Revisions and snapshots are history, which grows: the Deployment says which the pods read.
+        if (setRowOf(child as Child)) continue;
         if ((child.metadata.ownerReferences ?? []).some((ref: Json) => ref.controller && ref.uid === uid))
           children[`${String(child.kind).toLowerCase()}/${child.metadata.name}`] = ownedFields(child);
       }
@@ -416,10 +460,32 @@ export function statusRegressions(samples: string[]): string[] {
 export async function quiesce(world: World, boundMs: number): Promise<{ violations: string[]; ms: number }> {
   const started = Date.now();
   for (;;) {
-    const violations = stateViolations(readState(world.ns), world);
+    const state = readState(world.ns);
+    const violations = stateViolations(state, world);
+    // The plugin's own pass reads the config the pods read, which the oracles' pass does not.
+    if (violations.length === 0) violations.push(...planViolations(world.ns, state, world));
     if (violations.length === 0 || Date.now() - started > boundMs) return { violations, ms: Date.now() - started };
     await sleep(1000);
   }
+}
+
+/**
+ * `plan --all`, as a person would run it: every WebService that can converge has nothing to do,
+ * the Secrets and ConfigMaps its pods read included (their digests, which only the plugin has
+ * the key to).
+ */
+function planViolations(ns: string, state: ClusterState, world: Pick<World, 'foreign'>): string[] {
+  const result = run(PLUGIN, ['plan', '--all', '-n', ns, '-o', 'json']);
+  let items: Json[];
+  try {
+    items = (JSON.parse(result.stdout) as { items: Json[] }).items;
+  } catch {
+    return [`plan --all did not print its decisions: ${result.stderr.trim()}`];
+  }
+  const blocked = blockers(state, world);
+  return items
+    .filter((d) => blocked.get(d.name) === null && d.action !== 'noop')
+    .map((d) => `webservice/${d.name}: plan, which reads its config, would ${d.action}: ${d.reason}`);
 }
 
 /**

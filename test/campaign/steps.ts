@@ -51,8 +51,18 @@ export type Step =
   | { step: 'invalid'; name: string; patch: Json[]; what: string }
   | { step: 'invalidCreate'; name: string; spec: Json; what: string }
   | { step: 'pause'; ms: number }
+  /**
+   * A change to the config that pods may read, Secret db or ConfigMap features: its content,
+   * which rolls the pods of every WebService that reads it, or only a label, which rolls none.
+   */
+  | { step: 'config'; object: ConfigObject; change: 'content' | 'label'; value: string }
+  /** `kubectl webservice rollback NAME`: back to the revision before the pods' own, config included. */
+  | { step: 'rollback'; name: string }
   /** Quiescence in the middle of a history: the controller runs, and the oracles are checked. */
   | { step: 'check' };
+
+/** The config objects the generated specs read (test/support/every-pod-field.ts). */
+export type ConfigObject = 'secret/db' | 'configmap/features';
 
 /** Every kind of step: the compiler holds this to the Step type, so none can be left out. */
 const KINDS: Record<Step['step'], true> = {
@@ -71,6 +81,8 @@ const KINDS: Record<Step['step'], true> = {
   invalid: true,
   invalidCreate: true,
   pause: true,
+  config: true,
+  rollback: true,
   check: true,
 };
 export const STEP_KINDS = Object.keys(KINDS) as Step['step'][];
@@ -108,6 +120,10 @@ export function describeStep(step: Step): string {
       return `invalid create of ${step.name} (${step.what})`;
     case 'pause':
       return `pause ${step.ms}ms`;
+    case 'config':
+      return `change ${step.object}'s ${step.change === 'content' ? 'content' : 'labels only'} (${step.value})`;
+    case 'rollback':
+      return `roll ${step.name} back to its previous revision`;
     case 'check':
       return 'start the controller if it is down, wait for quiescence and check the oracles';
   }

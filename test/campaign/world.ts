@@ -13,7 +13,7 @@ import { Background, PLUGIN, ROOT, createNamespace, run, sleep, type RunResult }
 import { ControllerProcess, controllerKubeconfig } from '../support/controller';
 import { podFieldsPrerequisites } from '../support/pod-fields';
 import { WatchProxy, type Perturbation, type ProxyCounts } from '../support/proxy';
-import type { ChildKind, Step, WritePoint } from './steps';
+import type { ChildKind, ConfigObject, Step, WritePoint } from './steps';
 
 type Json = Record<string, any>;
 
@@ -66,6 +66,8 @@ export interface ControllerRun {
 }
 
 const FOREIGN_KEY = 'campaign.example.com/foreign';
+/** The label a config step sets: a change of metadata only, which must roll no pod. */
+const CONFIG_LABEL = 'campaign.example.com/touched';
 /** The controller's retry delays are capped low: a conflict whose cause goes away is retried within it. */
 const BACKOFF_MAX = '20s';
 
@@ -302,6 +304,10 @@ export class World {
       case 'pause':
         await sleep(step.ms);
         return true;
+      case 'config':
+        return this.changeConfig(step.object, step.change, step.value);
+      case 'rollback':
+        return this.rollback(step.name);
       case 'check':
         // The runner checks the oracles (campaign.ts): here, only what quiescence needs.
         await this.startController();
@@ -512,6 +518,26 @@ export class World {
       }
     }
     return true;
+  }
+
+  /** A new value in the config object's one key, or a label on it: a change of content, or of metadata only. */
+  private changeConfig(object: ConfigObject, change: 'content' | 'label', value: string): boolean {
+    if (change === 'label') return this.kubectlOk(['label', object, `${CONFIG_LABEL}=${value}`, '--overwrite']);
+    const data = object === 'secret/db' ? { stringData: { password: value } } : { data: { list: value } };
+    return this.kubectlOk(['patch', object, '--type=merge', '-p', JSON.stringify(data)]);
+  }
+
+  /**
+   * The plugin's rollback, racing the controller. It does not apply when the WebService is gone,
+   * has no workload or no earlier revision, or was written in between (a conflict): the plugin
+   * says so and writes nothing. Any other failure is a violation.
+   */
+  private rollback(name: string): boolean {
+    const result = run(PLUGIN, ['rollback', name, '-n', this.ns]);
+    if (result.status === 0) return true;
+    if (!/not found|NotFound|has no spec\.workload|has no revision before|modified|Conflict/.test(result.stderr))
+      this.violations.push(`rollback ${name} failed: ${result.stderr.trim()}`);
+    return false;
   }
 
   private invalidCreate(name: string, spec: Json, what: string): boolean {

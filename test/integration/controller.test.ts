@@ -2,6 +2,7 @@
 // shipped RBAC (deploy/10-rbac.yaml, a real ServiceAccount token). Writes are counted
 // in the audit log by that ServiceAccount's username.
 import { spawnSync } from 'node:child_process';
+import * as fs from 'node:fs';
 import * as path from 'node:path';
 import {
   AuditEvent,
@@ -19,6 +20,7 @@ import {
   tryGetJson,
   webService,
 } from '../support/cluster';
+import * as yaml from 'js-yaml';
 import { FINALIZER } from '../../src/core/model';
 import { CONTROLLER_USER, ControllerProcess, controllerKubeconfig } from '../support/controller';
 import { isDiscoveryProbe } from '../support/gateway-api';
@@ -268,6 +270,42 @@ describe('run: /readyz follows cache sync', () => {
       await sleep(250);
     }
   }, 90_000);
+});
+
+// Issue 38: the Secret and ConfigMap watches start only once some WebService reads config, so a
+// lab's controller needs no access to Secrets at all. Were a watch started, its failures would
+// hold /readyz at 503 and log a 403.
+describe('run: no WebService reads config', () => {
+  let ns: string;
+  let ctl: ControllerProcess;
+  afterAll(async () => {
+    // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition -- unset when beforeAll failed
+    await ctl?.stop();
+    deleteNamespace(ns);
+  });
+
+  it('needs no access to Secrets: it is ready, and the lab converges', async () => {
+    ns = createNamespace('no-secrets');
+    const reconciler = yaml.load(fs.readFileSync(path.join(ROOT, 'crds/rbac/webservice-reconciler.yaml'), 'utf8')) as {
+      rules: { resources: string[] }[];
+    };
+    const rules = reconciler.rules.filter((rule) => !rule.resources.includes('secrets'));
+    expect(rules).toHaveLength(reconciler.rules.length - 1);
+    applyYaml(
+      ns,
+      JSON.stringify({ apiVersion: 'rbac.authorization.k8s.io/v1', kind: 'Role', metadata: { name: 'lab' }, rules }),
+    );
+    const config = serviceAccountKubeconfig(ns, 'lab', ['--role=lab']);
+    ctl = new ControllerProcess(['-n', ns, '--kubeconfig', config, '--health-probe-bind-address', '127.0.0.1:0']);
+    const port = Number((await ctl.waitForLog(/serving \/healthz/)).port);
+    applyYaml(ns, webService('lab', { image: 'nginx:1.27' }));
+    kubectl(['wait', 'webservice/lab', '-n', ns, '--for=condition=Ready', '--timeout=60s']);
+    await eventually(
+      async () => ((await fetch(`http://127.0.0.1:${port}/readyz`)).status === 200 ? true : undefined),
+      30_000,
+    );
+    expect(ctl.stderr).not.toMatch(/forbidden|\b403\b/i);
+  }, 120_000);
 });
 
 describe('run --leader-elect: two replicas', () => {

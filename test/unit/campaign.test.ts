@@ -292,6 +292,34 @@ describe('reversibility', () => {
     recreated.children[0].metadata.ownerReferences[0].uid = 'u2';
     expect(oracle.check(recreated, 14)).toEqual([]);
   });
+
+  it('the same spec over other config is another state; revisions and snapshots, which are history, are not compared', () => {
+    const oracle = new Reversibility();
+    const a = { image: 'nginx:1' };
+    const withConfig = (password: string, image: string, revisions: string[]) => {
+      const world = state(a, image);
+      (world.children as Record<string, unknown>[]).push(
+        { kind: 'Secret', metadata: { name: 'db' }, data: { password } },
+        ...revisions.map((name) => ({
+          kind: 'ControllerRevision',
+          metadata: {
+            name,
+            labels: { 'webservice.labhub.io/role': 'revision' },
+            ownerReferences: [{ controller: true, uid: 'u1' }],
+          },
+          revision: 1,
+        })),
+      );
+      return world;
+    };
+    expect(oracle.check(withConfig('czM=', 'nginx:1', ['alpha-1']), 3)).toEqual([]);
+    // The Secret rotated: the pods rolled, so their Deployment moved; not a spec set back.
+    expect(oracle.check(withConfig('czQ=', 'nginx:2', ['alpha-1', 'alpha-2']), 5)).toEqual([]);
+    expect(oracle.compared).toBe(0);
+    // Back to the first content: the Deployment as it was, and one more revision kept.
+    expect(oracle.check(withConfig('czM=', 'nginx:1', ['alpha-1', 'alpha-2', 'alpha-3']), 7)).toEqual([]);
+    expect(oracle.compared).toBe(1);
+  });
 });
 
 describe('status never moves backwards', () => {
