@@ -11,7 +11,7 @@ import { isKubeObject, readDocuments } from '../cli/input';
 import { withContext } from '../cli/handler';
 import { gatherOne } from '../engine/gather';
 import { ReconcileResult, carryOut, mapBounded, reconcile, reportItem } from '../engine/reconcile';
-import { sleep } from '../engine/retry';
+import { sleep } from '../kube/retry';
 import { KubeError, UserError } from '../kube/errors';
 import { parseWait } from '../cli/duration';
 import { DryRunArgs, dryRunOption } from '../cli/dry-run';

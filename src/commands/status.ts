@@ -12,7 +12,7 @@ import { gatherOne } from '../engine/gather';
 import { recordEvents } from '../engine/reconcile';
 import { transitionEvents } from '../core/events';
 import { UserError } from '../kube/errors';
-import { retryOnConflict } from '../engine/retry';
+import { retryOnConflict } from '../kube/retry';
 import { withContext } from '../cli/handler';
 import { DryRunArgs, dryRunOption, dryRunSuffix } from '../cli/dry-run';
 import { Cell, age } from '../print/output';

@@ -18,7 +18,7 @@
 //   refuses it (400/422), or that ignores it (a bookmark without initial-events-end), gets a
 //   LIST from then on.
 import { REFLECTOR_BACKOFF, backoff } from '../core/retry';
-import { sleep } from '../engine/retry';
+import { sleep } from '../kube/retry';
 import type { ObjectList } from '../kube/client';
 import { KubeError, WatchIdleError, isGone } from '../kube/errors';
 import type { WatchEvent, WatchOptions } from '../kube/transport';

@@ -1,6 +1,6 @@
 // How long to wait before trying again, and how often: the backoff arithmetic, its named
 // defaults, and client-go's rate limiter for the work queue. Pure: random is passed in, and
-// the waiting itself (sleep) and the 409 loop (retryOnConflict) are in src/engine/retry.ts.
+// the waiting itself (sleep) and the 409 loop (retryOnConflict) are in src/kube/retry.ts.
 
 /** Exponential backoff: baseMs after the first failure, doubling per consecutive failure, capped. */
 export interface BackoffPolicy {

@@ -4,7 +4,7 @@ import { KindRow, WATCHED_KINDS, childTarget, kindRow } from '../core/kinds';
 import { Child, OWNED_SELECTOR, WebService, kindOf } from '../core/model';
 import { isOurs, ownerReferencesWithout } from '../core/ownership';
 import { mapBounded } from '../engine/reconcile';
-import { retryOnConflict } from '../engine/retry';
+import { retryOnConflict } from '../kube/retry';
 import { absentKinds } from '../kube/discovery';
 import { ignoreNotFound, orNull } from '../kube/errors';
 import type { KubeClient } from '../kube/client';

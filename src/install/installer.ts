@@ -4,7 +4,7 @@
 // still a PATCH in the audit log, and still costs the API server a write path).
 import { FINALIZER, WebService } from '../core/model';
 import { mapBounded } from '../engine/reconcile';
-import { retryOnConflict, sleep } from '../engine/retry';
+import { retryOnConflict, sleep } from '../kube/retry';
 import { KubeError, UserError, ignoreNotFound, orNull } from '../kube/errors';
 import type { CustomResourceDefinition, DryRun, KubeClient, KubeObject } from '../kube/client';
 import { App, AppSummary, appsOf, describeApps, releaseChildren, summarize } from './apps';

@@ -19,8 +19,8 @@ import {
 import type { StatusPatch } from '../core/status';
 import { ManagedFieldsEntry, MovedEntry, takeOverEntries } from '../core/moved';
 import { CONVERSION_ATTEMPTS, CONVERSION_BACKOFF } from '../core/retry';
-import { retryOnConflict } from '../engine/retry';
 import { ConflictError, UserError, ignoreNotFound, orNull } from './errors';
+import { retryOnConflict } from './retry';
 import { Request, Transport, WatchEvent, WatchOptions } from './transport';
 import { objectLocation } from './object-location';
 

@@ -11,7 +11,7 @@ import {
   REFLECTOR_BACKOFF,
   backoff,
 } from '../../src/core/retry';
-import { retryOnConflict, sleep } from '../../src/engine/retry';
+import { retryOnConflict, sleep } from '../../src/kube/retry';
 import { ConflictError, NotFoundError } from '../../src/kube/errors';
 
 /** The delays after failures 1..n, with random() fixed. */

@@ -1,7 +1,8 @@
 // The shell side of src/core/retry.ts: waiting between tries, and trying a write again after
-// a 409.
+// a 409. Here beside the client, which retries its own writes with it, so that it needs
+// nothing from the layers above it; they use it from here too.
 import { BackoffPolicy, MAX_ATTEMPTS, backoff } from '../core/retry';
-import { ConflictError } from '../kube/errors';
+import { ConflictError } from './errors';
 
 /**
  * Resolves after ms, or as soon as signal aborts (at once if it already has): a loop that
