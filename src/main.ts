@@ -20,8 +20,8 @@ import { statusCommand } from './commands/status';
 import { uninstallCommand } from './commands/uninstall';
 import { versionCommand } from './commands/version';
 import { InputError } from './core/validate';
+import { PLUGIN_VERSION } from './core/version';
 import { KubeError, UserError } from './kube/errors';
-import { PLUGIN_VERSION } from './version';
 
 class UsageError extends Error {}
 

@@ -1,11 +1,6 @@
-// The plugin's version and the commit it was built from, set by the bundler (scripts/build.mjs)
-// from package.json and git ("dev" and "unknown" when unbundled), and what it runs on.
-declare const BUILD_VERSION: string | undefined;
-declare const BUILD_GIT_COMMIT: string | undefined;
-
-export const PLUGIN_VERSION = typeof BUILD_VERSION === 'string' ? BUILD_VERSION : 'dev';
-export const GIT_COMMIT = typeof BUILD_GIT_COMMIT === 'string' ? BUILD_GIT_COMMIT : 'unknown';
-export const USER_AGENT = `kubectl-webservice/${PLUGIN_VERSION}`;
+// What `kubectl webservice version` says of the client: the plugin's version and commit (set by
+// the bundler, src/core/version.ts), and what it runs on.
+import { GIT_COMMIT, PLUGIN_VERSION } from './core/version';
 
 /** `kubectl webservice version`'s clientVersion, as kubectl's names its fields. */
 export interface ClientVersion {

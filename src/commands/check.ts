@@ -6,9 +6,9 @@ import { parseDuration } from '../cli/duration';
 import { withContext } from '../cli/handler';
 import type { CheckResult } from '../check/verdicts';
 import { checkName, checkNamespace } from '../core/validate';
+import { PLUGIN_VERSION } from '../core/version';
 import { UserError } from '../kube/errors';
 import { checkMark } from '../print/output';
-import { PLUGIN_VERSION } from '../version';
 
 interface Args {
   'stuck-after': string;

@@ -5,10 +5,10 @@ import { Context } from '../cli/context';
 import { parseDuration } from '../cli/duration';
 import { DryRunArgs, dryRunOption, dryRunSuffix } from '../cli/dry-run';
 import { withContext } from '../cli/handler';
+import { PLUGIN_VERSION } from '../core/version';
 import type { InstallResult } from '../install/installer';
 import type { KubeObject } from '../kube/client';
 import { UserError } from '../kube/errors';
-import { PLUGIN_VERSION } from '../version';
 
 interface Args extends DryRunArgs {
   rbac: boolean;

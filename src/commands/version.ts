@@ -7,9 +7,10 @@ import type { CommandModule } from 'yargs';
 import { Context } from '../cli/context';
 import { withContext } from '../cli/handler';
 import type { CrdReport } from '../check/verdicts';
+import { PLUGIN_VERSION } from '../core/version';
 import type { ServerVersion } from '../kube/client';
 import { checkMark } from '../print/output';
-import { ClientVersion, PLUGIN_VERSION, clientVersion } from '../version';
+import { ClientVersion, clientVersion } from '../version';
 
 interface Args {
   client: boolean;

@@ -12,9 +12,9 @@ import networkPolicyText from '../../deploy/17-network-policy.yaml';
 import disruptionBudgetText from '../../deploy/18-disruption-budget.yaml';
 import deploymentText from '../../deploy/20-deployment.yaml';
 import { RESOURCE } from '../core/model';
+import { PLUGIN_VERSION } from '../core/version';
 import type { KubeObject } from '../kube/client';
 import { UserError } from '../kube/errors';
-import { PLUGIN_VERSION } from '../version';
 
 export const VERSION_LABEL = 'webservice.labhub.io/version';
 export const CRD_NAME = RESOURCE;

@@ -10,7 +10,7 @@ import type * as net from 'node:net';
 import { StringDecoder } from 'node:string_decoder';
 import * as tls from 'node:tls';
 import type { KubeConfig } from '@kubernetes/client-node/dist/config.js';
-import { USER_AGENT } from '../version';
+import { USER_AGENT } from '../core/version';
 import { ManagedFieldsStripper, withoutManagedFields } from './managed-fields';
 import {
   ConflictError,

@@ -3,7 +3,8 @@
 import { Chalk } from 'chalk';
 import { crdReport } from '../../src/check/verdicts';
 import { VersionReport, versionLines } from '../../src/commands/version';
-import { GIT_COMMIT, PLUGIN_VERSION, clientVersion, goPlatform } from '../../src/version';
+import { GIT_COMMIT, PLUGIN_VERSION } from '../../src/core/version';
+import { clientVersion, goPlatform } from '../../src/version';
 
 const NAME = 'webservices.apps.labhub.io';
 const LABEL = 'webservice.labhub.io/version';
