@@ -9,7 +9,8 @@ import { gatherAll } from '../engine/gather';
 import { absentKinds } from '../kube/discovery';
 import { configReferences } from '../core/config';
 import { ForbiddenError, LEADER_FENCE_POLICY } from '../kube/errors';
-import type { KubeClient, KubeObject } from '../kube/client';
+import type { KubeClient } from '../kube/client';
+import type { KubeObject } from '../kube/object-location';
 import { CRD_NAME, VERSION_LABEL, isPlaceholderImage } from '../install/manifests';
 import {
   Access,

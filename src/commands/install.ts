@@ -7,7 +7,7 @@ import { DryRunArgs, dryRunOption, dryRunSuffix } from '../cli/dry-run';
 import { withContext } from '../cli/handler';
 import { PLUGIN_VERSION } from '../core/version';
 import type { InstallResult } from '../install/installer';
-import type { KubeObject } from '../kube/client';
+import type { KubeObject } from '../kube/object-location';
 import { UserError } from '../kube/errors';
 
 interface Args extends DryRunArgs {

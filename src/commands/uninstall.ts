@@ -7,7 +7,7 @@ import { parseDuration, parseWait } from '../cli/duration';
 import { withContext } from '../cli/handler';
 import type { AppSummary } from '../install/apps';
 import type { Cascade, UninstallReport } from '../install/installer';
-import type { KubeObject } from '../kube/client';
+import type { KubeObject } from '../kube/object-location';
 import { UserError } from '../kube/errors';
 import { DryRunArgs, dryRunOption, dryRunSuffix } from '../cli/dry-run';
 

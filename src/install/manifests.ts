@@ -13,7 +13,7 @@ import disruptionBudgetText from '../../deploy/18-disruption-budget.yaml';
 import deploymentText from '../../deploy/20-deployment.yaml';
 import { RESOURCE } from '../core/model';
 import { PLUGIN_VERSION } from '../core/version';
-import type { KubeObject } from '../kube/client';
+import type { KubeObject } from '../kube/object-location';
 import { UserError } from '../kube/errors';
 
 export const VERSION_LABEL = 'webservice.labhub.io/version';

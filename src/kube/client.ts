@@ -22,7 +22,7 @@ import { CONVERSION_ATTEMPTS, CONVERSION_BACKOFF } from '../core/retry';
 import { ConflictError, UserError, ignoreNotFound, orNull } from './errors';
 import { retryOnConflict } from './retry';
 import { Request, Transport, WatchEvent, WatchOptions } from './transport';
-import { objectLocation } from './object-location';
+import { KubeObject, objectLocation } from './object-location';
 
 const SERVICE_ACCOUNT_TOKEN = '/var/run/secrets/kubernetes.io/serviceaccount/token';
 const DEFAULT_TIMEOUT_MS = 30_000;
@@ -194,14 +194,6 @@ export interface KubeEvent {
     uid?: string;
     resourceVersion?: string;
   };
-}
-
-/** An object of one of the kinds `install` ships (CRD, RBAC, the controller's Deployment...). */
-export interface KubeObject {
-  apiVersion: string;
-  kind: string;
-  metadata: ObjectMeta;
-  [field: string]: unknown;
 }
 
 export interface CustomResourceDefinition extends KubeObject {

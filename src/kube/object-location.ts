@@ -1,7 +1,16 @@
-// Where each kind that `install` ships lives in the REST API. Apart from the client so that
-// unit tests can check every bundled manifest against it without loading client-node.
+// The objects `install` ships, and where each of their kinds lives in the REST API. Apart from
+// the client so that unit tests can check every bundled manifest against it without loading
+// client-node, and so that the client imports it, never the other way round.
+import type { ObjectMeta } from '../core/model';
 import { UserError } from './errors';
-import type { KubeObject } from './client';
+
+/** An object of one of the kinds `install` ships (CRD, RBAC, the controller's Deployment...). */
+export interface KubeObject {
+  apiVersion: string;
+  kind: string;
+  metadata: ObjectMeta;
+  [field: string]: unknown;
+}
 
 /** The kinds `install` ships: their resource name and whether they live in a namespace. */
 interface InstallableKind {
