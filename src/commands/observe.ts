@@ -2,7 +2,8 @@
 import type { CommandModule } from 'yargs';
 import { DEPLOYMENT } from '../core/kinds';
 import { Deployment } from '../core/model';
-import { Observation, observe } from '../core/observe';
+import type { Observation } from '../core/observation';
+import { observe } from '../core/observe';
 import { Context } from '../cli/context';
 import { Cell } from '../print/output';
 import { CHILDREN_HELP, TargetArgs, gatherTarget, observationsFromFile, printResults, targetOptions } from './shared';

@@ -12,7 +12,7 @@ import { stableJson } from './equal';
 import { ChildKindRow, childTarget } from './kinds';
 import { ObjectMeta, fnv1a32 } from './model';
 import { MovedEntry, movedEntries } from './moved';
-import { DesiredState, WorkloadChildFacts } from './observe';
+import type { DesiredState, WorkloadChildFacts } from './observation';
 import { appLabels } from './labels';
 import { conflictReason, desiredOwnerReference } from './ownership';
 import type { DesiredObject } from './workload';

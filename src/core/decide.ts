@@ -6,7 +6,7 @@ import { CONFIG_PINS_ANNOTATION, configTarget, formatPins } from './config';
 import { ConfigMap, DEFAULT_REQUEUE_AFTER_SECONDS, FINALIZER, OwnerReference, READY, childName } from './model';
 import { CopySource, SetObject } from './revision';
 import { describeCycle } from './cycle';
-import { ChildFacts, Observation } from './observe';
+import type { ChildFacts, Observation } from './observation';
 import { ApplyOp, DeleteOp, TakeOverOp, appliedVerdict } from './applied';
 import { Warning, probePortWarnings } from './probes';
 import { conflictReason, describeRef, desiredLabels, desiredOwnerReference, sameOwnerReference } from './ownership';

@@ -3,7 +3,7 @@
 // would hold), and the Events of it all. Pure: the reads and the decision come in.
 import { Decision, Op, childVerdicts } from './decide';
 import { Condition, Expose, SyncInput } from './model';
-import type { Observation } from './observe';
+import type { Observation } from './observation';
 import { eventsAbout, DescribedEvent, RawEvent } from './recent-events';
 import { ReadyCondition, computeStatus, readyOf } from './status';
 import { LiveObject, RelatedObjects, TreeNode, buildTree, treeObjects } from './tree';

@@ -5,7 +5,7 @@
 // cluster has taken the endpoint up (the WebService's Exposed condition).
 import type { Health, ChildCondition, LiveObject } from './health';
 import type { Expose, ObjectMeta } from './model';
-import type { DesiredState } from './observe';
+import type { DesiredState } from './observation';
 import type { DesiredObject } from './workload';
 
 /** The path an exposure routes when its spec names none: everything under the host. */

@@ -23,7 +23,7 @@ import {
   ingressHealth,
 } from './expose';
 import { Child, ObjectMeta, ROLE_LABEL, WebService, kindOf } from './model';
-import type { DesiredState, Observation } from './observe';
+import type { DesiredState, Observation } from './observation';
 import {
   REVISION_ROLE,
   REVISION_SET,

@@ -8,7 +8,7 @@ import { ConfigSnapshot, configTarget } from './config';
 import { stableJson } from './equal';
 import type { Health, LiveObject } from './health';
 import { Child, ConfigKind, ObjectMeta, ROLE_LABEL, WorkloadSpec, fnv1a32 } from './model';
-import type { DesiredState, Observation, WorkloadChildFacts } from './observe';
+import type { DesiredState, Observation, WorkloadChildFacts } from './observation';
 import { desiredLabels, desiredOwnerReference } from './ownership';
 import { podTemplate } from './pod';
 import { workloadWanted } from './workload';

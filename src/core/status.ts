@@ -5,7 +5,7 @@ import { jsonEqual } from './equal';
 import { ChildKindRow, DEPLOYMENT, NAMED_KINDS, childTarget, resourceName } from './kinds';
 import { Condition, ConditionStatus, Deployment, READY, WebServiceStatus, childName } from './model';
 import type { LiveObject } from './health';
-import { Observation } from './observe';
+import type { Observation } from './observation';
 import { podSelectorString } from './labels';
 import { revisionPlan } from './revision';
 import { podsWanted, rolloutOf, rolloutProgress } from './workload';

@@ -5,7 +5,7 @@ import type { ChildVerdict } from './decide';
 import { Health, LiveObject, endpointSliceHealth, podHealth, replicaSetHealth } from './health';
 import { CHILD_KINDS, ChildKindRow, DEPLOYMENT, ResourceType, childTarget, isSetRow, resourceName } from './kinds';
 import { INSTANCE_LABEL, OwnerReference, WebService, kindOf } from './model';
-import type { Observation } from './observe';
+import type { Observation } from './observation';
 import { podsWanted } from './workload';
 
 export type { LiveObject, NodeState } from './health';

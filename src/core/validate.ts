@@ -4,7 +4,7 @@
 import { ACTIONS, Decision } from './decide';
 import { APPLIED_KINDS, CONFIG_MAP, OPTIONAL_KINDS, WATCHED_KINDS } from './kinds';
 import { Child, ConfigMap, ConfigState, SyncInput, WebService } from './model';
-import { Observation } from './observe';
+import type { Observation } from './observation';
 import { unresolvedProbePorts } from './probes';
 import { OWN_POD_LABELS } from './pod';
 import { MAX_RESOURCE_NAMES, RESOURCE_NAMES, isResourceName } from './resource-names';

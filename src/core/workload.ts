@@ -4,7 +4,7 @@
 // as server-side apply sends them; and where a rollout stands.
 import { podSelector } from './labels';
 import { Child, Deployment, ObjectMeta } from './model';
-import type { DesiredState } from './observe';
+import type { DesiredState } from './observation';
 import { PORT_NAME, podTemplate } from './pod';
 import type { PodWanted } from './pod';
 

@@ -6,7 +6,8 @@ import { EventRecord, REPORTING_CONTROLLER, eventsFor, foldCreated } from '../co
 import { CONFIG_MAP, KindRow, kindRow } from '../core/kinds';
 import { CONFIG_PINS_ANNOTATION } from '../core/config';
 import { API_VERSION, Child, ConfigKind, KIND, SyncInput, WebService, kindOf } from '../core/model';
-import { Observation, observe } from '../core/observe';
+import type { Observation } from '../core/observation';
+import { observe } from '../core/observe';
 import {
   CONFIG_NOT_FOUND,
   FAILED_CREATE,

@@ -1,0 +1,120 @@
+// What observe (observe.ts) makes of the raw objects: the facts a decision needs. Types only,
+// in a module of their own: the kind table and the builders it calls name an observation
+// without importing observe, which reads that table.
+import type { ConfigPin, ConfigReference, ConfigSnapshot } from './config';
+import type { Child, ConfigState, Expose, OwnerReference, WebServiceStatus, WorkloadSpec } from './model';
+
+/** What the CR asks for, with the CRD's defaults filled in. */
+export interface DesiredState {
+  image: string;
+  replicas: number;
+  tier: string;
+  dependsOn?: string[];
+  /** Only when the spec asks for one: a Deployment (and a Service with a port). */
+  workload?: WorkloadSpec;
+  /** Only when the spec asks for one: an Ingress or an HTTPRoute to the Service. */
+  expose?: Expose;
+  /**
+   * Only when the pods read config that rolls them: the digest of its content, for the pod
+   * template (config.ts). Where the shell did not read the config, the live Deployment's.
+   */
+  configDigest?: string;
+  /** Only when the pods read any: the snapshots they read instead of their sources (config.ts). */
+  configSnapshots?: ConfigSnapshot[];
+  /**
+   * Only with config that rolls the pods, and only as read (or as the live pods have it): what
+   * the pods read of each Secret and ConfigMap, by keyed digest (null: absent). Their revision records it.
+   */
+  configStates?: ConfigState[];
+  /**
+   * Only when the live Deployment has it: it selects its pods by the selector of before the
+   * recommended labels, which it keeps, since a Deployment's selector cannot change (labels.ts).
+   */
+  legacySelector?: true;
+}
+
+/** The child's content that we own; `{}` while the child does not exist. */
+export interface ActualState {
+  image?: string;
+  replicas?: string;
+  tier?: string;
+}
+
+/** What every child is known by: who it is, and whether it is ours. */
+export interface OwnedFacts {
+  name: string;
+  uid?: string;
+  resourceVersion?: string;
+  /** A controller ownerReference carries the parent's uid. */
+  controlledByParent: boolean;
+  /** Our managed-by label is set to our value. */
+  managedByUs: boolean;
+  labels: Record<string, string>;
+  ownerReferences: OwnerReference[];
+}
+
+export interface ChildFacts extends OwnedFacts {
+  /** Only when the child has any. */
+  annotations?: Record<string, string>;
+  data: Record<string, string>;
+}
+
+/** A workload child (Deployment, Service) named after the parent, with the live object. */
+export interface WorkloadChildFacts<T = Child> extends OwnedFacts {
+  object: T;
+}
+
+/** The workload's children by kind (kinds.ts' applied kinds): null where none has the name. */
+type WorkloadChildren = Record<string, WorkloadChildFacts | null>;
+
+/** Our children of each set row (kinds.ts' SET_KINDS), by the row's id: revisions, config snapshots. */
+export type ChildSets = Record<string, WorkloadChildFacts[]>;
+
+export interface ChildRef {
+  /** Absent for a ConfigMap. */
+  kind?: string;
+  name: string;
+  uid?: string;
+  resourceVersion?: string;
+}
+
+type DependencyState = 'Ready' | 'NotFound' | 'NotReady' | 'Deleting';
+
+export interface DependencyFacts {
+  name: string;
+  state: DependencyState;
+  message: string;
+}
+
+export interface Observation {
+  desired: DesiredState;
+  actual: ActualState;
+  namespace: string;
+  name: string;
+  uid: string;
+  /** The WebService's own labels, when it has any: its workload's children carry them too. */
+  labels?: Record<string, string>;
+  generation: number;
+  resourceVersion?: string;
+  deleting: boolean;
+  finalizers: string[];
+  child: ChildFacts | null;
+  /** Every ConfigMap that carries our label and a controller reference to this CR. */
+  ownedChildren: ChildRef[];
+  /** Only when the spec has a workload, or a Deployment or Service is named after the CR. */
+  workloadChildren?: WorkloadChildren;
+  dependencies: DependencyFacts[];
+  /** Set when the CR reaches itself through dependsOn: the names from it back to it. */
+  dependencyCycle?: string[];
+  /** Only when some are: kinds of child whose API the cluster does not serve (never read nor written). */
+  absentKinds?: string[];
+  /** Only when some are: Secrets and ConfigMaps the pods must read that do not exist. */
+  missingConfig?: ConfigReference[];
+  /** Only with a workload, or children of a set row: our revisions and config snapshots, by row id. */
+  childSets?: ChildSets;
+  /** Only when a rollback pinned config and the pins hold: the references that stay on their snapshot. */
+  pins?: ConfigPin[];
+  /** Only when some are: pins that no longer hold (their source changed since); the annotation loses them. */
+  releasedPins?: ConfigPin[];
+  status: WebServiceStatus;
+}
