@@ -14,7 +14,7 @@ import {
 import { childKey } from '../core/object-index';
 import { controllerOf } from '../core/ownership';
 import { isConverged, readyOf } from '../core/status';
-import { DEFAULT_PROGRESS_DEADLINE_SECONDS, rolloutOf } from '../core/workload';
+import { DEFAULT_PROGRESS_DEADLINE_SECONDS, rolloutOf } from '../core/rollout';
 import { crdVersionState } from '../install/compare';
 import type { CustomResourceDefinition, Lease, ServerVersion } from '../kube/client';
 import { Access, describeAccess } from './access';

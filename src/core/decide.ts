@@ -10,7 +10,8 @@ import type { ChildFacts, Observation } from './observation';
 import { ApplyOp, DeleteOp, TakeOverOp, appliedVerdict } from './applied';
 import { Warning, probePortWarnings } from './probes';
 import { conflictReason, describeRef, desiredLabels, desiredOwnerReference, sameOwnerReference } from './ownership';
-import { ROLLOUT_POLL_SECONDS, WORKLOAD_ANNOTATION, desiredData, podsWanted, rolloutOf } from './workload';
+import { ROLLOUT_POLL_SECONDS, rolloutOf } from './rollout';
+import { WORKLOAD_ANNOTATION, desiredData, podsWanted } from './workload';
 
 export type Action = 'create' | 'update' | 'noop' | 'requeue' | 'conflict' | 'finalize';
 

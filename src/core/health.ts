@@ -2,7 +2,7 @@
 // shows, and the kind table's and the descendant table's health column. Pure: an object in,
 // its state out.
 import type { ConditionStatus, Deployment, ObjectMeta } from './model';
-import { rolloutOf } from './workload';
+import { rolloutOf } from './rollout';
 
 /** A node's state in one word, which the printer colours. */
 export type NodeState =

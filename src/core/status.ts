@@ -8,7 +8,8 @@ import type { LiveObject } from './health';
 import type { Observation } from './observation';
 import { podSelectorString } from './labels';
 import { revisionPlan } from './revision';
-import { podsWanted, rolloutOf, rolloutProgress } from './workload';
+import { rolloutOf, rolloutProgress } from './rollout';
+import { podsWanted } from './workload';
 
 /** kstatus: True while a change is being rolled out. */
 const RECONCILING = 'Reconciling';
