@@ -3,8 +3,7 @@
 // SecurityContext... are validated at admission as Kubernetes validates them, `kubectl explain`
 // describes them, and an unknown field is refused. Pure: OpenAPI documents in, schemas out.
 import { MAX_RESOURCE_NAMES, RESOURCE_NAMES, resourceNamesRule } from '../../src/core/resource-names';
-
-type Json = Record<string, unknown>;
+import type { Json } from '../../src/core/model';
 
 /** An OpenAPI v3 document as /openapi/v3/api/v1 or /openapi/v3/apis/apps/v1 serves it. */
 export interface OpenApiDocument {

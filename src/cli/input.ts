@@ -5,8 +5,7 @@
 import * as fs from 'node:fs';
 import * as yaml from 'js-yaml';
 import { UserError } from '../kube/errors';
-
-type Json = Record<string, unknown>;
+import type { Json } from '../core/model';
 
 const isObject = (value: unknown): value is Json =>
   typeof value === 'object' && value !== null && !Array.isArray(value);

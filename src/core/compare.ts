@@ -8,6 +8,7 @@
 // - a value the server drops because it is empty (false, 0, "", [], {}) is not missing.
 // Pure. What we stopped setting is not seen here: the object's applied hash says that.
 import { sameQuantity } from './quantity';
+import type { Json } from './model';
 
 export interface StoredDifference {
   /** Where they part: spec.template.spec.containers[web].env[LOG_LEVEL].value */
@@ -15,8 +16,6 @@ export interface StoredDifference {
   want: unknown;
   have: unknown;
 }
-
-type Json = Record<string, unknown>;
 
 /** Keyed lists by field name: the fields whose values identify an item. */
 const LIST_KEYS: Record<string, (item: Json) => string | undefined> = {

@@ -3,7 +3,7 @@
 // pods once. The shell reads each referenced object and hands in a digest of the keys the pods
 // read, keyed with a secret of the namespace (engine/config-digest.ts), never a value: the
 // core only combines digests, so nothing it writes lets anyone confirm a guess of a value. Pure.
-import { ConfigKind, ConfigState, WorkloadSpec, fnv1a32 } from './model';
+import { ConfigKind, ConfigState, Json, WorkloadSpec, fnv1a32 } from './model';
 
 /** On the pod template: a digest of the referenced config's content; a change rolls the pods. */
 export const CONFIG_DIGEST_ANNOTATION = 'webservice.labhub.io/config-digest';
@@ -30,8 +30,6 @@ interface Reading {
   rolls: boolean;
   readBy: string;
 }
-
-type Json = Record<string, unknown>;
 
 const asObject = (value: unknown): Json | undefined =>
   typeof value === 'object' && value !== null && !Array.isArray(value) ? (value as Json) : undefined;

@@ -4,14 +4,12 @@
 // their desired objects, whole, as server-side apply sends them; and whether anything in the
 // cluster has taken the endpoint up (the WebService's Exposed condition).
 import type { Health, ChildCondition, LiveObject } from './health';
-import type { Expose, ObjectMeta } from './model';
+import type { Expose, Json, ObjectMeta } from './model';
 import type { DesiredState } from './observation';
 import type { DesiredObject } from './workload';
 
 /** The path an exposure routes when its spec names none: everything under the host. */
 const DEFAULT_EXPOSE_PATH = '/';
-
-type Json = Record<string, unknown>;
 
 interface ExposeWanted {
   name: string;

@@ -3,7 +3,7 @@
 // revisions and the current digests of the config go in; rows and a merge patch come out.
 import { ConfigPin, CONFIG_PINS_ANNOTATION, configTarget, formatPins, parsePins } from './config';
 import { jsonEqual } from './equal';
-import { ConfigState, DEFAULT_TIER, WebService, WorkloadSpec } from './model';
+import { ConfigState, DEFAULT_TIER, Json, WebService, WorkloadSpec } from './model';
 import {
   CHANGE_CAUSE_ANNOTATION,
   ControllerRevision,
@@ -14,8 +14,6 @@ import {
   revisionDataOf,
 } from './revision';
 import { InputError } from './validate';
-
-type Json = Record<string, unknown>;
 
 /** One revision, as `history` shows it. */
 export interface HistoryRow {

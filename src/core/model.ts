@@ -58,6 +58,9 @@ export function fnv1a32(text: string): string {
   return hash.toString(16).padStart(LABEL_HASH_LENGTH, '0');
 }
 
+/** A JSON object whose fields are not typed here: read as parsed, or built to be sent. */
+export type Json = Record<string, unknown>;
+
 export interface OwnerReference {
   apiVersion: string;
   kind: string;

@@ -14,8 +14,7 @@
 // them, removes it: the one write that adds ours back removes it, so the object is never
 // invalid in between.
 import { listKey } from './compare';
-
-type Json = Record<string, unknown>;
+import type { Json } from './model';
 
 /** One step down to an entry: a field by name, or the entry of a keyed list that holds these values. */
 export type FieldStep = string | { entry: Json };

@@ -4,9 +4,16 @@
 // server stores them. Pure.
 import { CONFIG_DIGEST_ANNOTATION, ConfigSnapshot } from './config';
 import { appLabels } from './labels';
-import { ConfigKind, FileMount, INSTANCE_LABEL, MANAGED_BY_LABEL, NAME_LABEL, WorkloadSpec, fnv1a32 } from './model';
-
-type Json = Record<string, unknown>;
+import {
+  ConfigKind,
+  FileMount,
+  INSTANCE_LABEL,
+  Json,
+  MANAGED_BY_LABEL,
+  NAME_LABEL,
+  WorkloadSpec,
+  fnv1a32,
+} from './model';
 
 export const CONTAINER_NAME = 'web';
 /** The name of the container's port and of the Service's: probes may name it. */

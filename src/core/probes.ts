@@ -3,10 +3,8 @@
 // name can never resolve, so it is refused. By number, it reaches whatever listens on the pod's
 // IP, a sidecar included: a number that no container declares is likely a mistake, but not
 // surely one, so it is a warning. Pure.
-import type { Deployment, WorkloadSpec } from './model';
+import type { Deployment, Json, WorkloadSpec } from './model';
 import { CONTAINER_NAME, PORT_NAME } from './pod';
-
-type Json = Record<string, unknown>;
 
 /** A warning about the spec: the server takes it, but it will likely not work as meant. */
 export interface Warning {

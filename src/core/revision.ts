@@ -7,13 +7,11 @@
 import { ConfigSnapshot, configTarget } from './config';
 import { stableJson } from './equal';
 import type { Health, LiveObject } from './health';
-import { Child, ConfigKind, ObjectMeta, ROLE_LABEL, WorkloadSpec, fnv1a32 } from './model';
+import { Child, ConfigKind, Json, ObjectMeta, ROLE_LABEL, WorkloadSpec, fnv1a32 } from './model';
 import type { DesiredState, Observation, WorkloadChildFacts } from './observation';
 import { desiredLabels, desiredOwnerReference } from './ownership';
 import { podTemplate } from './pod';
 import { workloadWanted } from './workload';
-
-type Json = Record<string, unknown>;
 
 /** Revisions kept when the spec says nothing (a Deployment keeps as many ReplicaSets). */
 const DEFAULT_REVISION_HISTORY_LIMIT = 10;

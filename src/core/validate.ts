@@ -3,7 +3,7 @@
 // with a message naming the field, before the core sees it.
 import { ACTIONS, Decision } from './decide';
 import { APPLIED_KINDS, CONFIG_MAP, OPTIONAL_KINDS, WATCHED_KINDS } from './kinds';
-import { Child, ConfigMap, ConfigState, SyncInput, WebService } from './model';
+import { Child, ConfigMap, ConfigState, Json, SyncInput, WebService } from './model';
 import type { Observation } from './observation';
 import { unresolvedProbePorts } from './probes';
 import { OWN_POD_LABELS } from './pod';
@@ -36,8 +36,6 @@ export function checkNamespace(namespace: string, what = 'namespace'): string {
   );
   return namespace;
 }
-
-type Json = Record<string, unknown>;
 
 function isObject(value: unknown): value is Json {
   return typeof value === 'object' && value !== null && !Array.isArray(value);

@@ -3,7 +3,7 @@
 // HorizontalPodAutoscaler, all named after the WebService. Pure: their desired objects, whole,
 // as server-side apply sends them.
 import { podSelector } from './labels';
-import { Child, Deployment, ObjectMeta } from './model';
+import { Child, Deployment, Json, ObjectMeta } from './model';
 import type { DesiredState } from './observation';
 import { PORT_NAME, podTemplate } from './pod';
 import type { PodWanted } from './pod';
@@ -17,8 +17,6 @@ const REPLICAS_FROM_AUTOSCALER = 'autoscaler';
 
 /** On the ConfigMap: this WebService has (or had) workload children, so readers look for them. */
 export const WORKLOAD_ANNOTATION = 'webservice.labhub.io/workload';
-
-type Json = Record<string, unknown>;
 
 /** A desired child as server-side apply sends it. */
 export interface DesiredObject {

@@ -5,12 +5,10 @@
 // exists, a foreign object on a name nobody uses yet. The model says nothing about what the
 // controller should do: the oracles read that from the cluster at the end.
 import { NAMED_KINDS } from '../../src/core/kinds';
-import type { WebService } from '../../src/core/model';
+import type { Json, WebService } from '../../src/core/model';
 import { EVERY_POD_FIELD } from '../support/pod-fields';
 import { Random } from './random';
 import type { ChildKind, Step, Tamper } from './steps';
-
-type Json = Record<string, unknown>;
 
 /** The WebServices' names: few, so that steps meet (dependencies, recreations, foreign objects). */
 export const NAMES = ['alpha', 'bravo', 'charlie', 'delta', 'echo'] as const;

@@ -1,8 +1,7 @@
 // The steps of a campaign history, as plain data: a history is printed as JSON, written to a
 // file and replayed from it (--replay), so every step says exactly what it does, with no
 // randomness left to draw when it runs.
-
-type Json = Record<string, unknown>;
+import type { Json } from '../../src/core/model';
 
 /** The kinds of child a WebService has, as kubectl names them (its kind in lower case). */
 export type ChildKind = 'configmap' | 'deployment' | 'service' | 'poddisruptionbudget' | 'horizontalpodautoscaler';
