@@ -22,7 +22,7 @@ import {
   ingressCondition,
   ingressHealth,
 } from './expose';
-import { Child, ObjectMeta, ROLE_LABEL, WebService, kindOf } from './model';
+import { Child, ObjectMeta, ROLE_LABEL, WebService, childName, kindOf } from './model';
 import type { DesiredState, Observation } from './observation';
 import {
   REVISION_ROLE,
@@ -112,9 +112,6 @@ export interface ChildKindRow extends RowBase {
   handover?(live: Child | null, parent: { name: string; desired: DesiredState }): DesiredObject | null;
 }
 
-/** The suffix of the lab's ConfigMap: `<name>-desired`. */
-export const CONFIG_MAP_SUFFIX = '-desired';
-
 const sameName = (parentName: string) => parentName;
 
 export const CONFIG_MAP: ChildKindRow = {
@@ -123,7 +120,7 @@ export const CONFIG_MAP: ChildKindRow = {
   group: '',
   resource: 'configmaps',
   write: 'merge',
-  nameFor: (parentName) => `${parentName}${CONFIG_MAP_SUFFIX}`,
+  nameFor: childName,
   wanted: () => true,
   health: configMapHealth,
 };

@@ -23,16 +23,18 @@ export const DEFAULT_REPLICAS = 1;
 export const DEFAULT_TIER = 'dev';
 export const DEFAULT_REQUEUE_AFTER_SECONDS = 10;
 
-const CHILD_SUFFIX = '-desired';
+/** The suffix of the lab's ConfigMap: `<name>-desired`. */
+export const CONFIG_MAP_SUFFIX = '-desired';
 
+/** The name of the lab's ConfigMap of the WebService of this name. */
 export function childName(parentName: string): string {
-  return `${parentName}${CHILD_SUFFIX}`;
+  return `${parentName}${CONFIG_MAP_SUFFIX}`;
 }
 
 /** Object names are DNS subdomains of at most 253 characters, the child's included. */
 const MAX_OBJECT_NAME = 253;
 /** The longest WebService name whose child `<name>-desired` is still a valid name: 245. */
-export const MAX_NAME_LENGTH = MAX_OBJECT_NAME - CHILD_SUFFIX.length;
+export const MAX_NAME_LENGTH = MAX_OBJECT_NAME - CONFIG_MAP_SUFFIX.length;
 /** Label values are at most 63 characters. */
 export const MAX_LABEL_VALUE = 63;
 const LABEL_HASH_LENGTH = 8;

@@ -3,8 +3,8 @@
 // changed: the same input `status --all` reads with gatherAll, assembled from the cache.
 // Only a WebService without a labelled child costs a request: a GET of its child's name,
 // since a foreign ConfigMap there (not labelled, so not watched) makes it a conflict.
-import { CONFIG_MAP, CONFIG_MAP_SUFFIX } from '../core/kinds';
-import { Child, KIND, MANAGED_BY_LABEL, MANAGED_BY_VALUE, SyncInput, kindOf } from '../core/model';
+import { CONFIG_MAP } from '../core/kinds';
+import { CONFIG_MAP_SUFFIX, Child, KIND, MANAGED_BY_LABEL, MANAGED_BY_VALUE, SyncInput, kindOf } from '../core/model';
 import { controllerKeyOf, dependentsOf, keyOf, objectKey } from '../core/object-index';
 import { WebServiceCache } from '../controller/cache';
 import type { KubeApi } from '../kube/client';
