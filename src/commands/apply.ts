@@ -72,24 +72,24 @@ export const applyCommand: CommandModule<object, Args> = {
     };
     process.on('SIGINT', onSignal);
     process.on('SIGTERM', onSignal);
-    let outcome: Outcome;
+    let passes: Passes;
     try {
-      outcome = await reconcileUntilDone(ctx, args, timeoutMs, interrupt.signal);
+      passes = await reconcileUntilDone(ctx, args, timeoutMs, interrupt.signal);
     } finally {
       process.off('SIGINT', onSignal);
       process.off('SIGTERM', onSignal);
     }
-    const { results } = outcome;
+    const { results } = passes;
     const report = buildReport(results.map(reportItem));
     // Cut short, the pass did not cover its scope: it cannot say the scope converged.
-    if (outcome.ending === 'interrupted') report.converged = false;
+    if (passes.ending === 'interrupted') report.converged = false;
     await printApply(ctx, args, results, report);
-    if (outcome.ending === 'interrupted') {
+    if (passes.ending === 'interrupted') {
       ctx.out.progress('interrupted: the WebServices above were reconciled, each to the end; no other was touched');
       return EXIT_INTERRUPTED;
     }
     if (ctx.dryRun === 'client') return 0;
-    if (outcome.ending === 'timed out') {
+    if (passes.ending === 'timed out') {
       const pending = report.items.filter((item) => !isSettled(item)).map((item) => item.name);
       ctx.out.error(`timed out after ${timeoutMs / 1000}s waiting for ${pending.join(', ')}`);
       // Like kubectl wait: a timeout is never a success, even while a rollout is only slow.
@@ -103,7 +103,8 @@ export const applyCommand: CommandModule<object, Args> = {
 /** A shell's status for a process ended by SIGINT, 128 + 2. */
 const EXIT_INTERRUPTED = 130;
 
-interface Outcome {
+/** apply's passes: what they did, and how they ended. */
+interface Passes {
   /** Per WebService, what was done over all passes (see mergePasses). */
   results: ReconcileResult[];
   ending: 'done' | 'timed out' | 'interrupted';
@@ -138,7 +139,7 @@ async function pass(ctx: Context, args: Args, signal: AbortSignal): Promise<Reco
  * One pass, or with --wait, passes until converged or timed out. A requeue comes back
  * after its after_seconds; an error or conflict after exponential backoff with jitter.
  */
-async function reconcileUntilDone(ctx: Context, args: Args, timeoutMs: number, signal: AbortSignal): Promise<Outcome> {
+async function reconcileUntilDone(ctx: Context, args: Args, timeoutMs: number, signal: AbortSignal): Promise<Passes> {
   const deadline = Date.now() + timeoutMs;
   const failures = new Map<string, number>();
   let outages = 0;
