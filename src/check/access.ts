@@ -1,7 +1,15 @@
 // What each command needs from the authorizer, read from what it does: the requests of
 // engine/gather.ts and engine/reconcile.ts over the kind table, as granted by
-// crds/rbac/webservice-reconciler.yaml.
-import { APPLIED_KINDS, CONFIG_MAP, KindRow, REVISION, SET_KINDS, rowVerbs } from '../core/kinds';
+// crds/rbac/webservice-reconciler.yaml (whose children's rules are made from the same table).
+import {
+  APPLIED_KINDS,
+  CONFIG_MAP,
+  CONFIG_READ_KINDS,
+  REVISION,
+  ResourceType,
+  SET_KINDS,
+  rowVerbs,
+} from '../core/kinds';
 import { GROUP, PLURAL } from '../core/model';
 
 export interface Access {
@@ -22,7 +30,7 @@ const webServices = (verb: string, subresource?: string): Access => ({
   resource: PLURAL,
   subresource,
 });
-const children = (row: KindRow, verb: string): Access => ({ verb, group: row.group, resource: row.resource });
+const children = (row: ResourceType, verb: string): Access => ({ verb, group: row.group, resource: row.resource });
 const configMaps = (verb: string): Access => children(CONFIG_MAP, verb);
 const workloads = (verb: string): Access[] => APPLIED_KINDS.map((row) => children(row, verb));
 const EVENTS: Access = {
@@ -95,10 +103,9 @@ export const SECRET_SNAPSHOT_ACCESS: Access[] = SET_KINDS.filter((row) => row.ki
  * controller watches their metadata), and making the namespace's config key (a Secret).
  * Reviewed only when some WebService in scope reads config.
  */
-export const CONFIG_ACCESS: Access[] = [
-  ...['get', 'list', 'watch', 'create'].map((verb) => ({ verb, group: '', resource: 'secrets' })),
-  ...['get', 'list', 'watch'].map(configMaps),
-];
+export const CONFIG_ACCESS: Access[] = CONFIG_READ_KINDS.flatMap((kind) =>
+  kind.verbs.map((verb) => children(kind, verb)),
+);
 
 /** The same access, however many commands need it: one review each. */
 export function accessKey(access: Access): string {

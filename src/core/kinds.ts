@@ -22,7 +22,7 @@ import {
   ingressCondition,
   ingressHealth,
 } from './expose';
-import { Child, ObjectMeta, ROLE_LABEL, WebService, childName, kindOf } from './model';
+import { Child, ConfigKind, ObjectMeta, ROLE_LABEL, WebService, childName, kindOf } from './model';
 import type { DesiredState, Observation } from './observation';
 import {
   REVISION_ROLE,
@@ -69,6 +69,11 @@ export interface ResourceType {
 /** What every row says: where its kind lives, how its children are written, how healthy one is. */
 interface RowBase extends ResourceType {
   write: WriteStyle;
+  /**
+   * Why the controller may read and write this kind, a sentence or two: the comment on its RBAC
+   * rule.
+   */
+  purpose: string;
   /**
    * Served only where its API is installed (a CRD such as the Gateway API's): discovery says
    * whether it is, and where it is not, no child of the kind is read or written, and a
@@ -120,6 +125,7 @@ export const CONFIG_MAP: ChildKindRow = {
   group: '',
   resource: 'configmaps',
   write: 'merge',
+  purpose: "The lab's ConfigMap, <name>-desired, which holds the decision.",
   nameFor: childName,
   wanted: () => true,
   health: configMapHealth,
@@ -131,6 +137,7 @@ export const DEPLOYMENT: ChildKindRow = {
   group: 'apps',
   resource: 'deployments',
   write: 'apply',
+  purpose: "spec.workload's Deployment.",
   nameFor: sameName,
   wanted: (parent) => parent.spec.workload !== undefined,
   build: (metadata, parent) => {
@@ -151,6 +158,7 @@ const SERVICE: ChildKindRow = {
   group: '',
   resource: 'services',
   write: 'apply',
+  purpose: "spec.workload.port's Service.",
   nameFor: sameName,
   wanted: (parent) => parent.spec.workload?.port !== undefined,
   build: (metadata, parent) => {
@@ -166,6 +174,7 @@ const POD_DISRUPTION_BUDGET: ChildKindRow = {
   group: 'policy',
   resource: 'poddisruptionbudgets',
   write: 'apply',
+  purpose: "spec.workload.disruption's budget.",
   nameFor: sameName,
   wanted: (parent) => parent.spec.workload?.disruption !== undefined,
   build: (metadata, parent) => {
@@ -184,6 +193,7 @@ const HORIZONTAL_POD_AUTOSCALER: ChildKindRow = {
   group: 'autoscaling',
   resource: 'horizontalpodautoscalers',
   write: 'apply',
+  purpose: "spec.workload.autoscaling's autoscaler.",
   nameFor: sameName,
   wanted: (parent) => parent.spec.workload?.autoscaling !== undefined,
   build: (metadata, parent) => {
@@ -204,6 +214,7 @@ const INGRESS: ChildKindRow = {
   group: 'networking.k8s.io',
   resource: 'ingresses',
   write: 'apply',
+  purpose: "spec.expose's Ingress.",
   nameFor: sameName,
   wanted: (parent) =>
     parent.spec.expose !== undefined &&
@@ -221,6 +232,7 @@ const HTTP_ROUTE: ChildKindRow = {
   group: 'gateway.networking.k8s.io',
   resource: 'httproutes',
   write: 'apply',
+  purpose: "spec.expose.gateway's route.",
   optional: true,
   nameFor: sameName,
   wanted: (parent) => parent.spec.expose?.gateway !== undefined && parent.spec.workload?.port !== undefined,
@@ -262,6 +274,7 @@ const CONFIG_SNAPSHOT: ChildSetRow = {
   resource: 'configmaps',
   role: SNAPSHOT_ROLE,
   write: 'copy',
+  purpose: "A revision's copy of each ConfigMap its pods read, deleted with the revision.",
   mayWant: hasWorkload,
   desiredSet: (obs) => snapshotSet(obs, 'ConfigMap'),
   health: configSnapshotHealth,
@@ -277,6 +290,7 @@ const SECRET_SNAPSHOT: ChildSetRow = {
   resource: 'secrets',
   role: SNAPSHOT_ROLE,
   write: 'copy',
+  purpose: "With snapshotSecrets, a revision's copy of each Secret its pods read, deleted with the revision.",
   mayWant: (parent) => parent.spec.workload?.snapshotSecrets === true,
   desiredSet: (obs) => snapshotSet(obs, 'Secret'),
   health: configSnapshotHealth,
@@ -293,6 +307,7 @@ export const REVISION: ChildSetRow = {
   resource: 'controllerrevisions',
   role: REVISION_ROLE,
   write: 'create',
+  purpose: 'Every change that rolls the pods is a revision, kept as a ControllerRevision.',
   mayWant: hasWorkload,
   desiredSet: revisionSet,
   health: revisionHealth,
@@ -309,6 +324,44 @@ function withoutData(child: Child): Child {
   const { data: _data, binaryData: _binary, ...rest } = child as Child & { data?: unknown; binaryData?: unknown };
   return rest;
 }
+
+/** A kind of the config the pods read: not a child, but read for the pods, and what that needs. */
+export interface ConfigReadKind extends ResourceType {
+  kind: ConfigKind;
+  /** The verbs reading it needs (and making the namespace's config key, a Secret). */
+  verbs: string[];
+  /** Why, as a row's purpose says it. */
+  purpose: string;
+}
+
+/**
+ * The Secrets and ConfigMaps the pods read (env, envFrom, files): their content rolls the pods,
+ * so `run` watches their metadata and reads the data the pods read, to digest it, with a key of
+ * the namespace that a writer makes. What RBAC grants and check reviews where pods read config.
+ */
+export const CONFIG_READ_KINDS: readonly ConfigReadKind[] = [
+  {
+    kind: 'Secret',
+    apiVersion: 'v1',
+    group: '',
+    resource: 'secrets',
+    verbs: ['get', 'list', 'watch', 'create'],
+    purpose:
+      'The Secrets the pods read (env, envFrom, files): their metadata is watched, and the data of ' +
+      "those the pods read (only those) is read to digest it; create: each namespace's config key. " +
+      'RBAC cannot grant metadata alone: the rule allows more reads than the controller makes.',
+  },
+  {
+    kind: 'ConfigMap',
+    apiVersion: 'v1',
+    group: '',
+    resource: 'configmaps',
+    verbs: ['get', 'list', 'watch'],
+    purpose:
+      'The ConfigMaps the pods read (env, envFrom, files): their metadata is watched, and the data ' +
+      'of those the pods read is read to digest it.',
+  },
+];
 
 /** A row of the kind table, of either shape. */
 export type KindRow = ChildKindRow | ChildSetRow;
