@@ -1,6 +1,7 @@
 // The kinds of child a WebService may own, as data (metacontroller's composite is the model).
 // Observe, decide, the engine, the watch cache, check, finalize, -f and the access reviews all
-// read this table: another kind of child is another row and its desired-object builder.
+// read this table, and the RBAC and leader fence rules of the children are generated from it
+// (npm run rbac:generate): another kind of child is another row and its desired-object builder.
 // Pure: plain data and functions of the spec.
 import {
   ChildCondition,
@@ -70,8 +71,8 @@ export interface ResourceType {
 interface RowBase extends ResourceType {
   write: WriteStyle;
   /**
-   * Why the controller may read and write this kind, a sentence or two: the comment on its RBAC
-   * rule.
+   * Why the controller may read and write this kind, a sentence or two: the comment on its rule
+   * in the RBAC that npm run rbac:generate writes from this table.
    */
   purpose: string;
   /**

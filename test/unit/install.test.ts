@@ -15,9 +15,6 @@ import {
   isCrd,
 } from '../../src/install/manifests';
 import { toYamlStream } from '../../src/print/output';
-import { CHILD_KINDS, rowVerbs } from '../../src/core/kinds';
-import { GROUP } from '../../src/core/model';
-import { COMMAND_ACCESS, CONFIG_ACCESS, SECRET_SNAPSHOT_ACCESS, WORKLOAD_ACCESS } from '../../src/check/access';
 import { objectLocation } from '../../src/kube/object-location';
 
 const ROOT = path.resolve(__dirname, '../..');
@@ -173,51 +170,6 @@ describe('the bundled manifests', () => {
     for (const bad of ['', ' nginx', 'nginx:1 ; rm -rf /', '-v', 'a'.repeat(256)]) {
       expect(() => checkImage(bad)).toThrow(/^--image must be an image reference such as [^\n]*$/);
       expect(() => checkImage(bad)).toThrow(`, got "${bad}"`);
-    }
-  });
-});
-
-describe('RBAC follows the kind table', () => {
-  const roles = ['crds/rbac/webservice-reconciler.yaml', 'deploy/10-rbac.yaml']
-    .flatMap(fromRepo)
-    .filter((object) => object.kind === 'ClusterRole');
-
-  it.each(roles.map((role) => [role.metadata.name, role]))(
-    '%s grants exactly what reconciling every kind of child needs',
-    (_name, role) => {
-      const rules = (role as unknown as { rules: { apiGroups: string[]; resources: string[]; verbs: string[] }[] })
-        .rules;
-      // Each kind: what its rows write (kinds.ts' rowVerbs), and for Secrets also what reading
-      // the config the pods read needs (CONFIG_ACCESS).
-      for (const row of CHILD_KINDS) {
-        const granted = rules.filter((r) => r.apiGroups.includes(row.group) && r.resources.includes(row.resource));
-        const config = CONFIG_ACCESS.filter((a) => a.group === row.group && a.resource === row.resource);
-        const needed = CHILD_KINDS.filter((other) => other.resource === row.resource).flatMap(rowVerbs);
-        expect({ kind: row.kind, verbs: granted.flatMap((r) => r.verbs).sort() }).toEqual({
-          kind: row.kind,
-          verbs: [...new Set([...needed, ...config.map((a) => a.verb)])].sort(),
-        });
-      }
-      // And nothing on a kind of child the table does not have, but the config key.
-      const childResources = new Set([...CHILD_KINDS.map((row) => `${row.group}/${row.resource}`), '/secrets']);
-      const ours = rules.filter((r) => r.verbs.includes('create') && !r.apiGroups.includes(GROUP));
-      for (const rule of ours) {
-        for (const group of rule.apiGroups) {
-          for (const resource of rule.resources) {
-            if (resource === 'events') continue;
-            expect(childResources).toContain(`${group}/${resource}`);
-          }
-        }
-      }
-    },
-  );
-
-  it('and so do the access reviews of check', () => {
-    for (const row of CHILD_KINDS) {
-      const reviewed = [...COMMAND_ACCESS.apply, ...WORKLOAD_ACCESS, ...SECRET_SNAPSHOT_ACCESS].filter(
-        (a) => a.group === row.group && a.resource === row.resource,
-      );
-      expect(reviewed.length).toBeGreaterThan(0);
     }
   });
 });
