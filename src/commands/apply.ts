@@ -38,7 +38,7 @@ const DEFAULT_WAIT = '5m';
 
 export const applyCommand: CommandModule<object, Args> = {
   command: 'apply [names..]',
-  describe: `Reconcile WebServices: create, update or delete their children (${CHILDREN_HELP}), finalize deletions, write status`,
+  describe: `Reconcile WebServices: create, update or delete their children, finalize deletions, write status. The children: ${CHILDREN_HELP}`,
   builder: (yargs) =>
     dryRunOption(requeueOption(targetOptions(yargs, 'apply')))
       .option('filename', {

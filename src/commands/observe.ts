@@ -15,7 +15,7 @@ interface Args extends TargetArgs {
 
 export const observeCommand: CommandModule<object, Args> = {
   command: 'observe [names..]',
-  describe: `Show the desired state (spec) and the actual state (the children: ${CHILDREN_HELP}) of WebServices`,
+  describe: `Show the desired state (spec) and the actual state (the children) of WebServices. The children: ${CHILDREN_HELP}`,
   builder: (yargs) =>
     targetOptions(yargs, 'observe')
       .option('filename', {

@@ -2,7 +2,7 @@
 import * as os from 'node:os';
 import type { Argv } from 'yargs';
 import { Decision, decide } from '../core/decide';
-import { NAMED_KINDS, WATCHED_KINDS } from '../core/kinds';
+import { NAMED_KINDS, SET_KINDS, WATCHED_KINDS } from '../core/kinds';
 import { DEFAULT_REQUEUE_AFTER_SECONDS, GROUP, KIND, SyncInput } from '../core/model';
 import { keyOf } from '../core/object-index';
 import type { Observation } from '../core/observation';
@@ -125,14 +125,23 @@ function nameOf(item: unknown): string {
 /** Kinds -f accepts beside WebServices: the children a WebService can have (the kind table). */
 const CHILD_KIND_NAMES = WATCHED_KINDS.map((row) => row.kind);
 
+/** The rows of several children, by role, for help texts: `config snapshots (ConfigMaps, Secrets)`. */
+const CHILD_SETS_HELP = [...new Set(SET_KINDS.map((row) => row.role))].map((role) => {
+  const kinds = SET_KINDS.filter((row) => row.role === role).map((row) => `${row.kind}s`);
+  return `${role.replace('-', ' ')}s (${kinds.join(', ')})`;
+});
+
 /**
  * The children, for help texts, from the kind table: `the ConfigMap; as the spec asks, a
- * Deployment, Service, … or HTTPRoute`. The first row is the one every WebService has.
+ * Deployment, Service, … or HTTPRoute; with a workload, its config snapshots (…) and revisions
+ * (…)`. The first row is the one every WebService has.
  */
-export const CHILDREN_HELP = ((first: string, rest: string[]) =>
-  `the ${first}; as the spec asks, a ${rest.slice(0, -1).join(', ')} or ${rest[rest.length - 1]}`)(
+export const CHILDREN_HELP = ((first: string, rest: string[], sets: string[]) =>
+  `the ${first}; as the spec asks, a ${rest.slice(0, -1).join(', ')} or ${rest[rest.length - 1]}; ` +
+  `with a workload, its ${sets.join(' and ')}`)(
   NAMED_KINDS[0].kind,
   NAMED_KINDS.slice(1).map((row) => row.kind),
+  CHILD_SETS_HELP,
 );
 
 /** The one WebService a command acts on (history, rollback): NAME, never --all. */
