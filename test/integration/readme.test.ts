@@ -1,7 +1,8 @@
-// The README's console blocks, run against the plane, so that the examples cannot drift from
-// the program. Each block follows a comment that says how its namespace is prepared
-// (`<!-- doctest: SETUP -->`) or why it is not run (`<!-- doctest: skip: WHY -->`); a block
-// without one fails this test. Each `$ command` runs with crd-lab replaced by a namespace of
+// The console blocks of the README and of every page of docs/, run against the plane, so that
+// the examples cannot drift from the program. Each block follows a comment that says how its
+// namespace is prepared (`<!-- doctest: SETUP -->`) or why it is not run
+// (`<!-- doctest: skip: WHY -->`); a block without one fails this test, which names blocks by
+// file and line. Each `$ command` runs with crd-lab replaced by a namespace of
 // its own, and its output (stdout, then stderr) is compared with the lines under it after
 // normalisation: the server's address, ages, and runs of spaces (column widths).
 import * as fs from 'node:fs';
@@ -17,8 +18,8 @@ import {
   run,
   tryGetJson,
 } from '../support/cluster';
+import { DOC_FILES, readDoc } from '../support/docs';
 
-const README = fs.readFileSync(path.join(ROOT, 'README.md'), 'utf8');
 const SAMPLES = path.join(ROOT, 'crds/samples');
 
 interface Step {
@@ -27,12 +28,13 @@ interface Step {
 }
 
 interface Block {
-  line: number;
+  /** Where it is: `docs/install.md:42`. */
+  where: string;
   marker: string | undefined;
   steps: Step[];
 }
 
-function consoleBlocks(text: string): Block[] {
+function consoleBlocks(file: string, text: string): Block[] {
   const lines = text.split('\n');
   const blocks: Block[] = [];
   for (let i = 0; i < lines.length; i++) {
@@ -45,7 +47,7 @@ function consoleBlocks(text: string): Block[] {
       // (A block of excerpts may begin with output: it is no step's.)
       else if (lines[j] !== '^C' && steps.length > 0) steps[steps.length - 1].expected.push(lines[j]);
     }
-    blocks.push({ line: i + 1, marker, steps });
+    blocks.push({ where: `${file}:${i + 1}`, marker, steps });
     i = j;
   }
   return blocks;
@@ -112,21 +114,23 @@ const SETUPS: Record<string, { prepare?: (ns: string) => void; meanwhile?: (ns: 
   },
 };
 
-const blocks = consoleBlocks(README);
+const blocks = DOC_FILES.flatMap((file) => consoleBlocks(file, readDoc(file)));
 
-it('every console block of the README says how it is run, or why not', () => {
+it('every console block of the README and docs/ says how it is run, or why not', () => {
+  expect(DOC_FILES).toEqual(expect.arrayContaining(['README.md']));
+  expect(blocks.filter((b) => b.where.startsWith('README.md:')).length).toBeGreaterThan(0);
   expect(blocks.length).toBeGreaterThan(4);
-  const unmarked = blocks.filter((b) => b.marker === undefined).map((b) => `README.md:${b.line}`);
+  const unmarked = blocks.filter((b) => b.marker === undefined).map((b) => b.where);
   expect(unmarked).toEqual([]);
   const unknown = blocks
     .filter((b) => b.marker !== undefined && !b.marker.startsWith('skip: ') && !(b.marker in SETUPS))
-    .map((b) => `README.md:${b.line}: ${b.marker}`);
+    .map((b) => `${b.where}: ${b.marker}`);
   expect(unknown).toEqual([]);
 });
 
 const runnable = blocks.filter((b) => b.marker !== undefined && b.marker in SETUPS);
 
-describe.each(runnable.map((b) => [`README.md:${b.line} (${b.marker})`, b] as const))('%s', (_, block) => {
+describe.each(runnable.map((b) => [`${b.where} (${b.marker})`, b] as const))('%s', (_, block) => {
   let ns = '';
   const setup = SETUPS[block.marker!];
   beforeAll(() => {
