@@ -154,7 +154,7 @@ function replicasAt(metadata: ObjectMeta, replicas: number): DesiredObject {
   return { apiVersion: 'apps/v1', kind: 'Deployment', metadata, spec: { replicas } };
 }
 
-/** The autoscaler's minReplicas: the spec's minReplicas, else spec.replicas (see the README). */
+/** The autoscaler's minReplicas: the spec's minReplicas, else spec.replicas (see docs/webservice.md, Autoscaling). */
 function autoscalerMinimum(autoscaling: { minReplicas?: number }, replicas: number): number {
   return autoscaling.minReplicas ?? replicas;
 }

@@ -240,7 +240,8 @@ function truthfulStatus(ws: Json, state: ClusterState): string[] {
 
 function orphans(state: ClusterState, live: Json[]): string[] {
   const uids = new Set(live.map((ws) => ws.metadata.uid));
-  // The namespace's config key is ours and no WebService's: it outlives them all (README, "No Secret leaks").
+  // The namespace's config key is ours and no WebService's: it outlives them all
+  // (docs/change-safely.md, "No Secret leaks").
   const namespaceWide = (c: Json) => c.kind === 'Secret' && c.metadata.name === CONFIG_KEY_SECRET;
   return state.children
     .filter((c) => c.metadata.labels?.[MANAGED_BY_LABEL] === MANAGED_BY_VALUE && !namespaceWide(c))

@@ -32,12 +32,21 @@ interface Block {
   where: string;
   marker: string | undefined;
   steps: Step[];
+  /** The last ```yaml block above it in its file, if any. */
+  yamlAbove: string | undefined;
 }
 
 function consoleBlocks(file: string, text: string): Block[] {
   const lines = text.split('\n');
   const blocks: Block[] = [];
+  let yamlAbove: string | undefined;
   for (let i = 0; i < lines.length; i++) {
+    if (lines[i] === '```yaml') {
+      const end = lines.indexOf('```', i + 1);
+      yamlAbove = lines.slice(i + 1, end).join('\n');
+      i = end;
+      continue;
+    }
     if (lines[i] !== '```console') continue;
     const marker = /^<!-- doctest: (.*) -->$/.exec(lines[i - 1] ?? '')?.[1];
     const steps: Step[] = [];
@@ -47,7 +56,7 @@ function consoleBlocks(file: string, text: string): Block[] {
       // (A block of excerpts may begin with output: it is no step's.)
       else if (lines[j] !== '^C' && steps.length > 0) steps[steps.length - 1].expected.push(lines[j]);
     }
-    blocks.push({ where: `${file}:${i + 1}`, marker, steps });
+    blocks.push({ where: `${file}:${i + 1}`, marker, steps, yamlAbove });
     i = j;
   }
   return blocks;
@@ -85,8 +94,15 @@ const applySamples = (ns: string, names: string[]) => {
 };
 
 /** How each marker prepares its namespace; `meanwhile` is the other terminal of a -w block. */
-const SETUPS: Record<string, { prepare?: (ns: string) => void; meanwhile?: (ns: string) => void }> = {
+const SETUPS: Record<string, { prepare?: (ns: string, block: Block) => void; meanwhile?: (ns: string) => void }> = {
   'empty-namespace': {},
+  // The WebService of the ```yaml block above the console block, created.
+  'the-yaml-above': {
+    prepare: (ns, block) => {
+      if (block.yamlAbove === undefined) throw new Error(`${block.where}: no yaml block above it`);
+      applyYaml(ns, block.yamlAbove);
+    },
+  },
   // After the block before it: kubectl webservice install, on a cluster where no controller has
   // run (a Lease that another test's controller released is gone, as on a new cluster).
   installed: {
@@ -117,7 +133,7 @@ const SETUPS: Record<string, { prepare?: (ns: string) => void; meanwhile?: (ns: 
 const blocks = DOC_FILES.flatMap((file) => consoleBlocks(file, readDoc(file)));
 
 it('every console block of the README and docs/ says how it is run, or why not', () => {
-  expect(DOC_FILES).toEqual(expect.arrayContaining(['README.md']));
+  expect(DOC_FILES).toEqual(expect.arrayContaining(['README.md', 'docs/install.md', 'docs/commands.md']));
   expect(blocks.filter((b) => b.where.startsWith('README.md:')).length).toBeGreaterThan(0);
   expect(blocks.length).toBeGreaterThan(4);
   const unmarked = blocks.filter((b) => b.marker === undefined).map((b) => b.where);
@@ -135,7 +151,7 @@ describe.each(runnable.map((b) => [`${b.where} (${b.marker})`, b] as const))('%s
   const setup = SETUPS[block.marker!];
   beforeAll(() => {
     ns = createNamespace('readme');
-    setup.prepare?.(ns);
+    setup.prepare?.(ns, block);
   });
   afterAll(() => deleteNamespace(ns));
 

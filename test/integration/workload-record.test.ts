@@ -296,7 +296,7 @@ describeWorkloads('a workload WebService', () => {
     }
   });
 
-  it('status -w --computed shows what a pass would write, as the README says', async () => {
+  it('status -w --computed shows what a pass would write, as docs/commands.md says', async () => {
     applyYaml(ns(), webService('planned', { image: 'nginx:1.27', replicas: 2, workload: {} }));
     const watch = backgroundPlugin(['status', 'planned', '-w', '--computed', '-n', ns()]);
     try {

@@ -1,5 +1,6 @@
 // A tracked file that starts with a shebang is a program: the repository stores it with its
-// run bit, so that `scripts/tools.sh build`, as the README and each script's usage write it, runs.
+// run bit, so that `scripts/tools.sh build`, as docs/development.md and each script's usage
+// write it, runs.
 import { execFileSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';

@@ -1,0 +1,50 @@
+// The manual against itself: every relative link of the README and docs/ leads to a file of the
+// repository, and to a heading of it when it names one.
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { DOC_FILES, readDoc } from '../support/docs';
+
+const ROOT = path.resolve(__dirname, '../..');
+
+/** The lines of a page outside its fenced code blocks, with inline code taken out. */
+function prose(text: string): string[] {
+  let fenced = false;
+  return text.split('\n').flatMap((line) => {
+    if (/^\s*```/.test(line)) {
+      fenced = !fenced;
+      return [];
+    }
+    return fenced ? [] : [line.replace(/`[^`]*`/g, '')];
+  });
+}
+
+/** GitHub's anchor of a heading: lower case, punctuation dropped, spaces to dashes. */
+function anchor(heading: string): string {
+  return heading
+    .toLowerCase()
+    .replace(/[^\p{L}\p{N}\s_-]/gu, '')
+    .replace(/\s/g, '-');
+}
+
+function anchors(file: string): string[] {
+  return prose(readDoc(file))
+    .map((line) => /^#{1,6} (.*)$/.exec(line)?.[1])
+    .filter((heading) => heading !== undefined)
+    .map(anchor);
+}
+
+describe.each(DOC_FILES)('the links of %s', (file) => {
+  const links = prose(readDoc(file)).flatMap((line) =>
+    [...line.matchAll(/\]\(([^)\s]+)\)/g)].map((m) => m[1]).filter((target) => !/^[a-z]+:/.test(target)),
+  );
+
+  it('lead to files of the repository, and to their headings', () => {
+    const broken = links.filter((target) => {
+      const [relative, hash = ''] = target.split('#');
+      const linked = relative ? path.join(path.dirname(file), relative) : file;
+      if (!fs.existsSync(path.join(ROOT, linked))) return true;
+      return hash !== '' && linked.endsWith('.md') && !anchors(linked).includes(hash);
+    });
+    expect(broken).toEqual([]);
+  });
+});
