@@ -18,3 +18,12 @@ export const DOC_FILES: readonly string[] = [
 export function readDoc(file: string): string {
   return fs.readFileSync(path.join(ROOT, file), 'utf8');
 }
+
+/** The text of a `## ` section of a page, from its heading up to the next heading of that level or above. */
+export function docSection(file: string, heading: string): string {
+  const lines = readDoc(file).split('\n');
+  const start = lines.indexOf(`## ${heading}`);
+  if (start < 0) throw new Error(`${file} has no section "## ${heading}"`);
+  const end = lines.findIndex((line, i) => i > start && /^#{1,2} /.test(line));
+  return lines.slice(start, end < 0 ? undefined : end).join('\n');
+}

@@ -1,10 +1,18 @@
-// The manual against itself: every relative link of the README and docs/ leads to a file of the
-// repository, and to a heading of it when it names one.
+// The manual against the code and against itself: "How it is built" names every kind of child
+// in the kind table, and every relative link of the README and docs/ leads to a file, and to a
+// heading of it when it names one.
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { DOC_FILES, readDoc } from '../support/docs';
+import { DOC_FILES, docSection, readDoc } from '../support/docs';
+import { KIND_ROWS, expectNamesKind } from '../support/kind-names';
 
 const ROOT = path.resolve(__dirname, '../..');
+
+describe('docs/development.md, "How it is built"', () => {
+  const section = docSection('docs/development.md', 'How it is built');
+
+  it.each(KIND_ROWS)('names the kind of child %s', (_, row) => expectNamesKind(section, row));
+});
 
 /** The lines of a page outside its fenced code blocks, with inline code taken out. */
 function prose(text: string): string[] {
