@@ -22,7 +22,7 @@ import {
 } from '../support/cluster';
 import * as yaml from 'js-yaml';
 import { FINALIZER } from '../../src/core/model';
-import { CONTROLLER_USER, ControllerProcess, controllerKubeconfig } from '../support/controller';
+import { CONTROLLER_USER, ControllerProcess, controllerKubeconfig, endControlled } from '../support/controller';
 import { isDiscoveryProbe } from '../support/gateway-api';
 
 let kubeconfig: string;
@@ -239,11 +239,7 @@ describe('run: one controller in a namespace', () => {
 describe('run: /readyz follows cache sync', () => {
   let ns: string;
   let ctl: ControllerProcess;
-  afterAll(async () => {
-    // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition -- unset when beforeAll failed
-    await ctl?.stop();
-    deleteNamespace(ns);
-  });
+  afterAll(() => endControlled(ns, ctl));
 
   it('answers 503 while the caches cannot sync, and 200 once they have', async () => {
     ns = createNamespace('ready');
@@ -278,11 +274,7 @@ describe('run: /readyz follows cache sync', () => {
 describe('run: no WebService reads config', () => {
   let ns: string;
   let ctl: ControllerProcess;
-  afterAll(async () => {
-    // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition -- unset when beforeAll failed
-    await ctl?.stop();
-    deleteNamespace(ns);
-  });
+  afterAll(() => endControlled(ns, ctl));
 
   it('needs no access to Secrets: it is ready, and the lab converges', async () => {
     ns = createNamespace('no-secrets');
