@@ -15,11 +15,21 @@ import { deleteNamespace, describeWorkloads, eventually, kubectl } from '../supp
 const SEEDS = [1, 2, 3, 4, 5];
 const STEPS = 20;
 
+/** A body run against a world with its controller started; it ends with no violation, and the world is cleaned up. */
+async function inWorld(world: World, body: (world: World) => Promise<void>): Promise<void> {
+  try {
+    await world.startController();
+    await body(world);
+    expect(world.violations).toEqual([]);
+  } finally {
+    await world.stop();
+    deleteNamespace(world.ns);
+  }
+}
+
 describeWorkloads('the correctness campaign', () => {
   it('its oracles report a namespace the controller left behind', async () => {
-    const world = new World('campaign-oracles');
-    try {
-      await world.startController();
+    await inWorld(new World('campaign-oracles'), async (world) => {
       await world.step({ step: 'create', name: 'alpha', spec: { image: 'nginx:1.27', workload: { port: 8080 } } });
       expect((await quiesce(world, 60_000)).violations).toEqual([]);
       await world.step({ step: 'kill' });
@@ -40,11 +50,7 @@ describeWorkloads('the correctness campaign', () => {
           expect.stringMatching(/^webservice\/charlie: cannot converge \(DependencyNotReady\) but Ready is undefined/),
         ]),
       );
-      expect(world.violations).toEqual([]);
-    } finally {
-      await world.stop();
-      deleteNamespace(world.ns);
-    }
+    });
   }, 180_000);
 
   // Found by seed 33 (its step 68): the controller kept a foreign object it had learnt of in
@@ -52,9 +58,7 @@ describeWorkloads('the correctness campaign', () => {
   // label), and did not retry the conflict; the WebService stayed in ChildConflict, naming
   // what was gone, until the resync (10 minutes).
   it('a foreign object removed from a child name: the conflict says so at once, then converges', async () => {
-    const world = new World('campaign-foreign');
-    try {
-      await world.startController();
+    await inWorld(new World('campaign-foreign'), async (world) => {
       await world.step({ step: 'foreign', name: 'alpha', child: 'deployment' });
       await world.step({ step: 'foreign', name: 'alpha', child: 'service' });
       await world.step({ step: 'create', name: 'alpha', spec: { image: 'nginx:1.27', workload: { port: 8080 } } });
@@ -68,11 +72,7 @@ describeWorkloads('the correctness campaign', () => {
         create: { ran: 1, skipped: 0 },
         unforeign: { ran: 2, skipped: 0 },
       });
-      expect(world.violations).toEqual([]);
-    } finally {
-      await world.stop();
-      deleteNamespace(world.ns);
-    }
+    });
   }, 240_000);
 
   // Found by seed 13 (its step 78); minimal history test/campaign/histories/seed-13-recreate-strategy-min.json.
@@ -81,9 +81,7 @@ describeWorkloads('the correctness campaign', () => {
   // apply never removes a field it does not own: every apply of {type: Recreate} was refused,
   // "spec.strategy.rollingUpdate: Forbidden", and the WebService stayed ReconcileError.
   it('a switch to the Recreate strategy after the Deployment was applied again converges', async () => {
-    const world = new World('campaign-recreate');
-    try {
-      await world.startController();
+    await inWorld(new World('campaign-recreate'), async (world) => {
       await world.step({ step: 'create', name: 'alpha', spec: { image: 'nginx:1.27', workload: {} } });
       expect((await quiesce(world, 60_000)).violations).toEqual([]);
       await world.step({ step: 'scale', name: 'alpha', replicas: 2, via: 'kubectl' });
@@ -96,11 +94,7 @@ describeWorkloads('the correctness campaign', () => {
       await world.step({ step: 'setSpec', name: 'alpha', spec: { ...recreate, workload: {} }, what: 'workload' });
       expect((await quiesce(world, 60_000)).violations).toEqual([]);
       expect(world.get('deployment', 'alpha')?.spec.strategy.type).toBe('RollingUpdate');
-      expect(world.violations).toEqual([]);
-    } finally {
-      await world.stop();
-      deleteNamespace(world.ns);
-    }
+    });
   }, 300_000);
 
   // Found by seed 201 (its step 934, in the first 2000-step soak); minimal history
@@ -109,9 +103,7 @@ describeWorkloads('the correctness campaign', () => {
   // disabled"): the WebService asked for 2 to 4 pods and kept none. A handover now raises the
   // count to the autoscaler's minimum, with a forced apply (our own manager owned the 0).
   it('autoscaling asked of a WebService at 0 replicas starts its pods at the minimum', async () => {
-    const world = new World('campaign-autoscale-zero');
-    try {
-      await world.startController();
+    await inWorld(new World('campaign-autoscale-zero'), async (world) => {
       await world.step({ step: 'create', name: 'echo', spec: { image: 'nginx:1.27', replicas: 0, workload: {} } });
       expect((await quiesce(world, 60_000)).violations).toEqual([]);
       expect(world.get('deployment', 'echo')?.spec.replicas).toBe(0);
@@ -123,11 +115,7 @@ describeWorkloads('the correctness campaign', () => {
       await world.step({ step: 'setSpec', name: 'echo', spec: autoscaled, what: 'workload.autoscaling' });
       expect((await quiesce(world, 60_000)).violations).toEqual([]);
       expect(world.get('deployment', 'echo')?.spec.replicas).toBe(2);
-      expect(world.violations).toEqual([]);
-    } finally {
-      await world.stop();
-      deleteNamespace(world.ns);
-    }
+    });
   }, 300_000);
 
   // Reported from a seeded history (issue 39): the Service's port changed by hand. Our apply put
@@ -135,9 +123,7 @@ describeWorkloads('the correctness campaign', () => {
   // the oracles saw "can converge but is not Ready (ReconcileError …)". The same for the
   // container's port and an env var's name, where the moved entry stayed beside ours.
   it('keys of ours changed by hand (the tamper `key`): every WebService converges, the moved entries gone', async () => {
-    const world = new World('campaign-key');
-    try {
-      await world.startController();
+    await inWorld(new World('campaign-key'), async (world) => {
       const env = [{ name: 'LOG_LEVEL', value: 'info' }];
       await world.step({ step: 'create', name: 'alpha', spec: { image: 'nginx:1.27', workload: { port: 8080, env } } });
       expect((await quiesce(world, 60_000)).violations).toEqual([]);
@@ -151,25 +137,19 @@ describeWorkloads('the correctness campaign', () => {
       const [web] = world.get('deployment', 'alpha')!.spec.template.spec.containers;
       expect([web.env, web.ports]).toEqual([env, [{ name: 'http', containerPort: 8080, protocol: 'TCP' }]]);
       expect(world.counts.tamper).toEqual({ ran: 3, skipped: 0 });
-      expect(world.violations).toEqual([]);
-    } finally {
-      await world.stop();
-      deleteNamespace(world.ns);
-    }
+    });
   }, 300_000);
 
   // Issue 38: the config the pods read is part of their revision. Its watch events come late
   // here, and a later one replaces one still waiting: a rotation still rolls the pods, once, to
   // the content of the last write; a label rolls nothing; a rollback converges.
   it('a Secret rotated behind late watch events rolls the pods once; a label rolls none; a rollback converges', async () => {
-    const world = new World('campaign-config', { delayP: 1, delayMs: 1500, seed: 38 });
-    const replicaSets = () =>
-      kubectl(['get', 'replicasets', '-n', world.ns, '-l', 'app.kubernetes.io/instance=alpha', '-o', 'name'])
-        .trim()
-        .split('\n')
-        .filter(Boolean);
-    try {
-      await world.startController();
+    await inWorld(new World('campaign-config', { delayP: 1, delayMs: 1500, seed: 38 }), async (world) => {
+      const replicaSets = () =>
+        kubectl(['get', 'replicasets', '-n', world.ns, '-l', 'app.kubernetes.io/instance=alpha', '-o', 'name'])
+          .trim()
+          .split('\n')
+          .filter(Boolean);
       const env = [{ name: 'DB_PASSWORD', valueFrom: { secretKeyRef: { name: 'db', key: 'password' } } }];
       const files = [{ mountPath: '/etc/shop', configMap: 'features' }];
       await world.step({ step: 'create', name: 'alpha', spec: { image: 'nginx:1.27', workload: { env, files } } });
@@ -191,20 +171,14 @@ describeWorkloads('the correctness campaign', () => {
       expect(status.currentRevision).toBe(status.updateRevision);
       expect(world.counts).toMatchObject({ config: { ran: 3, skipped: 0 }, rollback: { ran: 1, skipped: 0 } });
       expect(world.proxyCounts().delayed).toBeGreaterThan(0);
-      expect(world.violations).toEqual([]);
-    } finally {
-      await world.stop();
-      deleteNamespace(world.ns);
-    }
+    });
   }, 300_000);
 
   // Sieve's stale state: every list after the first of its collection is answered from the
   // lagging copy (the empty namespace), and goes on as a watch from there. A controller
   // restarted onto it must neither undo nor repeat what the one before it did.
   it('a controller restarted onto a lagging copy converges, and undoes nothing', async () => {
-    const world = new World('campaign-stale', { delayP: 0, delayMs: 0, staleListP: 1, seed: 1 });
-    try {
-      await world.startController();
+    await inWorld(new World('campaign-stale', { delayP: 0, delayMs: 0, staleListP: 1, seed: 1 }), async (world) => {
       const spec = { image: 'nginx:1.27', workload: { port: 8080 } };
       await world.step({ step: 'create', name: 'alpha', spec });
       expect((await quiesce(world, 60_000)).violations).toEqual([]);
@@ -225,11 +199,7 @@ describeWorkloads('the correctness campaign', () => {
       const after = world.get('deployment', 'alpha');
       expect(after?.metadata.uid).toBe(deployment?.metadata.uid);
       expect(after?.metadata.generation).toBe(deployment?.metadata.generation);
-      expect(world.violations).toEqual([]);
-    } finally {
-      await world.stop();
-      deleteNamespace(world.ns);
-    }
+    });
   }, 300_000);
 
   for (const seed of SEEDS) {
