@@ -2,7 +2,7 @@
 # Usage: scripts/package.sh        (npm run package)
 #
 # Builds the release archives in dist/release/ reproducibly, each with the plugin as
-# kubectl-webservice, its completion helper, LICENSE and README:
+# kubectl-webservice, its completion helper, LICENSE, and the README with the docs/ it links to:
 #   kubectl-webservice-vX.Y.Z.tar.gz              the bundled plugin, plain JavaScript that
 #                                                 needs Node.js 20.19+, 22.13+ or 24+ (the
 #                                                 engines of package.json): darwin, linux/arm64
@@ -25,6 +25,9 @@ build_archive() {
   stage=$(mktemp -d)
   cp "${plugin}" "${stage}/kubectl-webservice"
   cp "${ROOT}/scripts/completion/kubectl_complete-webservice" "${ROOT}/LICENSE" "${ROOT}/README.md" "${stage}/"
+  # The README's links point into docs/: they must resolve in the unpacked archive too.
+  mkdir "${stage}/docs"
+  cp "${ROOT}"/docs/*.md "${stage}/docs/"
   # Fixed order, times, owners and modes: the same sources give the same sha256.
   tar --sort=name --mtime='@0' --owner=0 --group=0 --numeric-owner --mode='u+rwX,go+rX,go-w' \
     -C "${stage}" -cf - . | gzip -n -9 >"${archive}"

@@ -41,6 +41,21 @@ afterAll(() => {
   if (packageDir !== undefined) fs.rmSync(packageDir, { recursive: true, force: true });
 });
 
+/** What each archive holds, in tar's sorted order: the plugin, its companions, and every page of docs/. */
+const ARCHIVED = [
+  './',
+  './LICENSE',
+  './README.md',
+  './docs/',
+  ...fs
+    .readdirSync(path.join(ROOT, 'docs'))
+    .filter((file) => file.endsWith('.md'))
+    .sort()
+    .map((file) => `./docs/${file}`),
+  './kubectl-webservice',
+  './kubectl_complete-webservice',
+];
+
 describeOnLinuxX64('npm run package', () => {
   let manifest: any;
   const platformOf = (p: any) => `${p.selector.matchLabels.os}/${p.selector.matchLabels.arch}`;
@@ -49,27 +64,19 @@ describeOnLinuxX64('npm run package', () => {
     manifest = yaml.load(fs.readFileSync(path.join(packaged(), 'plugin.yaml'), 'utf8'));
   }, 300_000);
 
-  it('archives the bundled plugin, its completion helper, LICENSE and README', () => {
-    expect(listing(BUNDLE_ARCHIVE)).toEqual([
-      './',
-      './LICENSE',
-      './README.md',
-      './kubectl-webservice',
-      './kubectl_complete-webservice',
-    ]);
+  it('archives the bundled plugin, its completion helper, LICENSE, and the README with the docs it links to', () => {
+    expect(listing(BUNDLE_ARCHIVE)).toEqual(ARCHIVED);
+    const readme = fs.readFileSync(path.join(ROOT, 'README.md'), 'utf8');
+    const linked = [...readme.matchAll(/\]\((docs\/[^)#]+)/g)].map(([, file]) => `./${file}`);
+    expect(linked.length).toBeGreaterThan(0);
+    expect(ARCHIVED).toEqual(expect.arrayContaining(linked));
   });
 
   it('archives the standalone linux/amd64 binary as kubectl-webservice, with the same companions', () => {
-    expect(listing(STANDALONE_ARCHIVE)).toEqual([
-      './',
-      './LICENSE',
-      './README.md',
-      './kubectl-webservice',
-      './kubectl_complete-webservice',
-    ]);
+    expect(listing(STANDALONE_ARCHIVE)).toEqual(ARCHIVED);
     const member = (archive: string, name: string) =>
       spawnSync('tar', ['xzOf', archive, name], { maxBuffer: 1 << 28 }).stdout;
-    for (const name of ['./LICENSE', './README.md', './kubectl_complete-webservice']) {
+    for (const name of ARCHIVED.filter((entry) => !entry.endsWith('/') && entry !== './kubectl-webservice')) {
       expect(member(STANDALONE_ARCHIVE, name).equals(member(BUNDLE_ARCHIVE, name))).toBe(true);
     }
     const binary = member(STANDALONE_ARCHIVE, './kubectl-webservice');
