@@ -2,6 +2,7 @@
 // Deletes the children it owns, then removes only our finalizer.
 import type { CommandModule } from 'yargs';
 import { FINALIZER } from '../core/model';
+import { childTarget } from '../core/kinds';
 import { observe } from '../core/observe';
 import { Context } from '../cli/context';
 import { withContext } from '../cli/handler';
@@ -48,9 +49,7 @@ export const finalizeCommand: CommandModule<object, Args> = {
       // A client dry run deletes nothing: what it would delete are the decision's deleteChild ops.
       const cleaned =
         ctx.dryRun === 'client'
-          ? result.decision.ops.flatMap((op) =>
-              op.op === 'deleteChild' ? [`${(op.kind ?? 'ConfigMap').toLowerCase()}/${op.name}`] : [],
-            )
+          ? result.decision.ops.flatMap((op) => (op.op === 'deleteChild' ? [childTarget(op, op.name)] : []))
           : result.cleaned;
       rows.push({
         namespace: result.decision.namespace,

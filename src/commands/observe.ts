@@ -1,6 +1,6 @@
 // kubectl webservice observe: what is wanted (the spec) and what is there (the child).
 import type { CommandModule } from 'yargs';
-import { DEPLOYMENT } from '../core/kinds';
+import { CONFIG_MAP, DEPLOYMENT } from '../core/kinds';
 import { Deployment } from '../core/model';
 import type { Observation } from '../core/observation';
 import { observe } from '../core/observe';
@@ -47,7 +47,8 @@ function observationTable(ctx: Context, observations: Observation[]): void {
   const headers = ['namespace', 'name', 'desired image', 'actual image', 'replicas', 'ready', 'child', 'dependencies'];
   if (wide) headers.push('tier', 'child replicas', 'generation');
   const rows = observations.map((o) => {
-    const childState = !o.child ? 'absent' : o.child.controlledByParent && o.child.managedByUs ? 'owned' : 'foreign';
+    const child = o.children[CONFIG_MAP.kind];
+    const childState = !child ? 'absent' : child.controlledByParent && child.managedByUs ? 'owned' : 'foreign';
     const actual = actualImage(o);
     const drift = actual !== undefined && actual !== o.desired.image;
     const cells: Cell[] = [
@@ -88,6 +89,6 @@ function readyText(o: Observation): string {
 }
 
 function deploymentOf(o: Observation): Deployment | null {
-  const facts = o.workloadChildren?.[DEPLOYMENT.kind];
+  const facts = o.children[DEPLOYMENT.kind];
   return facts ? facts.object : null;
 }

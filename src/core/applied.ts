@@ -12,7 +12,7 @@ import { stableJson } from './equal';
 import { ChildKindRow, childTarget } from './kinds';
 import { ObjectMeta, fnv1a32 } from './model';
 import { MovedEntry, movedEntries } from './moved';
-import type { DesiredState, WorkloadChildFacts } from './observation';
+import type { DesiredState, LiveChildFacts } from './observation';
 import { appLabels } from './labels';
 import { conflictReason, desiredOwnerReference } from './ownership';
 import type { DesiredObject } from './workload';
@@ -73,7 +73,7 @@ export interface TakeOverOp {
 
 export interface DeleteOp {
   op: 'deleteChild';
-  kind?: string;
+  kind: string;
   name: string;
   uid?: string;
 }
@@ -108,7 +108,7 @@ function desiredObject(row: ChildKindRow, parent: AppliedParent): DesiredObject 
 export function appliedVerdict(
   row: ChildKindRow,
   parent: AppliedParent,
-  have: WorkloadChildFacts | null,
+  have: LiveChildFacts | null,
 ): AppliedVerdict | null {
   const name = row.nameFor(parent.name);
   const target = childTarget(row, name);
@@ -178,7 +178,7 @@ function withSpecOf(object: DesiredObject, other: DesiredObject): DesiredObject 
  * hand, not be new: the live child was applied from this very spec (its applied hash), or the
  * last pass was refused, so what stands in ours' place must go whatever it is.
  */
-function mayHaveMoved(want: DesiredObject, have: WorkloadChildFacts, parent: AppliedParent): boolean {
+function mayHaveMoved(want: DesiredObject, have: LiveChildFacts, parent: AppliedParent): boolean {
   const applied = have.object.metadata.annotations?.[APPLIED_HASH_ANNOTATION];
   return parent.refused === true || applied === want.metadata.annotations?.[APPLIED_HASH_ANNOTATION];
 }
@@ -190,7 +190,7 @@ function describeDifference(difference: StoredDifference): string {
 }
 
 /** Someone asked for this WebService to take the object over, and no other controller holds it. */
-function adoptable(parent: AppliedParent, have: WorkloadChildFacts): boolean {
+function adoptable(parent: AppliedParent, have: LiveChildFacts): boolean {
   const annotations = have.object.metadata.annotations ?? {};
   const otherController = have.ownerReferences.some((ref) => ref.controller === true && ref.uid !== parent.uid);
   return annotations[ADOPT_ANNOTATION] === parent.name && !otherController;

@@ -1,38 +1,43 @@
 // decide: observation in, decision out. Pure and deterministic: no I/O, no clock.
 // A decision is a record (action, reason, target) plus the exact writes (ops) that
 // carry it out, so plan can print it, apply can execute it and tests can diff it.
-import { APPLIED_KINDS, CONFIG_MAP, ChildSetRow, DEPLOYMENT, SET_KINDS, childTarget, kindRow } from './kinds';
+import {
+  CHILD_KINDS,
+  CONFIG_MAP,
+  ChildKindRow,
+  ChildSetRow,
+  DEPLOYMENT,
+  KindRow,
+  MergeObject,
+  SET_KINDS,
+  childTarget,
+  isSetRow,
+  kindRow,
+} from './kinds';
 import { CONFIG_PINS_ANNOTATION, configTarget, formatPins } from './config';
-import { ConfigMap, DEFAULT_REQUEUE_AFTER_SECONDS, FINALIZER, OwnerReference, READY, childName } from './model';
+import { DEFAULT_REQUEUE_AFTER_SECONDS, FINALIZER, READY } from './model';
 import { CopySource, SetObject } from './revision';
 import { describeCycle } from './cycle';
-import type { ChildFacts, Observation } from './observation';
-import { ApplyOp, DeleteOp, TakeOverOp, appliedVerdict } from './applied';
+import type { Observation } from './observation';
+import { AppliedParent, ApplyOp, DeleteOp, TakeOverOp, appliedVerdict } from './applied';
+import { FieldChange, MergePatch, mergedVerdict } from './merged';
 import { Warning, probePortWarnings } from './probes';
-import { conflictReason, describeRef, desiredLabels, desiredOwnerReference, sameOwnerReference } from './ownership';
 import { ROLLOUT_POLL_SECONDS, rolloutOf } from './rollout';
-import { WORKLOAD_ANNOTATION, desiredData, podsWanted } from './workload';
+import { podsWanted } from './workload';
 
 export type Action = 'create' | 'update' | 'noop' | 'requeue' | 'conflict' | 'finalize';
 
 export const ACTIONS: readonly Action[] = ['create', 'update', 'noop', 'requeue', 'conflict', 'finalize'];
 
-interface FieldChange {
-  /** The child it is on; absent for the ConfigMap. */
-  child?: string;
-  field: string;
-  from: string | null;
-  to: string | null;
-}
-
 /**
- * The writes of a decision. The lab's ConfigMap is created and merge-patched (ops without a
- * kind); the workload's children are applied whole (applyChild) and deleted by kind; a revision
- * is created whole and renumbered by a merge patch; a config snapshot is copied from its source.
+ * The writes of a decision, each on a child of its kind (a row of the kind table): the lab's
+ * ConfigMap is created and merge-patched; the workload's children are applied whole
+ * (applyChild); a revision is created whole and renumbered by a merge patch; a config snapshot
+ * is copied from its source; any of them is deleted by kind.
  */
 export type Op =
-  | { op: 'createChild'; kind?: string; object: ConfigMap | SetObject }
-  | { op: 'patchChild'; kind?: string; name: string; patch: ChildPatch | SetPatch }
+  | { op: 'createChild'; kind: string; object: MergeObject | SetObject }
+  | { op: 'patchChild'; kind: string; name: string; patch: MergePatch | SetPatch }
   | CopyOp
   | TakeOverOp
   | ApplyOp
@@ -63,18 +68,6 @@ interface ReleasePinsOp {
 interface SetPatch {
   metadata: { resourceVersion?: string; annotations?: Record<string, string> };
   [field: string]: unknown;
-}
-
-/** A JSON merge patch that names only fields we own; resourceVersion makes it conditional. */
-interface ChildPatch {
-  metadata: {
-    resourceVersion?: string;
-    labels?: Record<string, string>;
-    /** null removes a key (our workload marker, once the workload is gone). */
-    annotations?: Record<string, string | null>;
-    ownerReferences?: OwnerReference[];
-  };
-  data?: Record<string, string>;
 }
 
 export interface Decision {
@@ -168,7 +161,7 @@ export function decide(obs: Observation, options: DecideOptions = {}): Decision 
 /** The spec's warnings; new only where these ops write the Deployment that brings them. */
 function warningsOf(obs: Observation, ops: Op[]): Pick<Partial<Decision>, 'warnings'> {
   if (!obs.desired.workload) return {};
-  const live = obs.workloadChildren?.[DEPLOYMENT.kind]?.object ?? null;
+  const live = obs.children[DEPLOYMENT.kind]?.object ?? null;
   const writes = writesDeployment(ops);
   const warnings = probePortWarnings(obs.desired.workload, live).map(({ new: brought, ...warning }) =>
     writes && brought ? { ...warning, new: brought } : warning,
@@ -186,10 +179,7 @@ function warningsOf(obs: Observation, ops: Op[]): Pick<Partial<Decision>, 'warni
  */
 function inWriteOrder(verdicts: ChildVerdict[]): ChildVerdict[] {
   const acting = verdicts.filter((v) => !v.last);
-  const kindOf = (v: ChildVerdict) => {
-    const op = v.ops[0] as { kind?: string } | undefined;
-    return kindRow(op?.kind ?? CONFIG_MAP.kind);
-  };
+  const kindOf = (v: ChildVerdict) => kindRow((v.ops[0] as { kind?: string } | undefined)?.kind);
   const conditionOf = (v: ChildVerdict) => kindOf(v)?.condition?.type;
   const writes = acting.filter((v) => v.state !== 'unwanted');
   const written = new Set(writes.map(conditionOf).filter((type): type is string => type !== undefined));
@@ -216,10 +206,6 @@ export interface ChildVerdict {
 
 /** The verdict on each child the kind table has, as decide weighs them (describe shows them too). */
 export function childVerdicts(obs: Observation): ChildVerdict[] {
-  const verdicts = [configMapVerdict(obs)];
-  for (const row of SET_KINDS) verdicts.push(...setVerdicts(row, obs));
-  const pins = pinsVerdict(obs);
-  if (pins) verdicts.push(pins);
   const parent = {
     name: obs.name,
     namespace: obs.namespace,
@@ -228,20 +214,32 @@ export function childVerdicts(obs: Observation): ChildVerdict[] {
     desired: obs.desired,
     refused: obs.status.conditions?.find((c) => c.type === READY)?.reason === 'ReconcileError',
   };
-  for (const row of APPLIED_KINDS) {
-    // Where its API is not served there is nothing to read or write: the kind's condition says so.
-    if (obs.absentKinds?.includes(row.kind)) continue;
-    const verdict = appliedVerdict(row, parent, obs.workloadChildren?.[row.kind] ?? null);
-    if (!verdict) continue;
-    const changes = verdict.differences.map((d) => ({
-      child: verdict.target,
-      field: d.path,
-      from: describeValue(d.have),
-      to: describeValue(d.want),
-    }));
-    verdicts.push({ target: verdict.target, state: verdict.state, reason: verdict.reason, changes, ops: verdict.ops });
-  }
-  return verdicts;
+  const verdictsOf = (row: KindRow) => (isSetRow(row) ? setVerdicts(row, obs) : namedVerdict(row, parent, obs));
+  // The rollback's pins are the history's: after the set rows, before the workload that reads them.
+  const history = CHILD_KINDS.indexOf(SET_KINDS[SET_KINDS.length - 1]) + 1;
+  const pins = pinsVerdict(obs);
+  return [
+    ...CHILD_KINDS.slice(0, history).flatMap(verdictsOf),
+    ...(pins ? [pins] : []),
+    ...CHILD_KINDS.slice(history).flatMap(verdictsOf),
+  ];
+}
+
+/** A named row's child, written as its row says: merge-patched or applied. */
+function namedVerdict(row: ChildKindRow, parent: AppliedParent, obs: Observation): ChildVerdict[] {
+  // Where its API is not served there is nothing to read or write: the kind's condition says so.
+  if (obs.absentKinds?.includes(row.kind)) return [];
+  const have = obs.children[row.kind] ?? null;
+  if (row.write === 'merge') return [mergedVerdict(row, parent, have)];
+  const verdict = appliedVerdict(row, parent, have);
+  if (!verdict) return [];
+  const changes = verdict.differences.map((d) => ({
+    child: verdict.target,
+    field: d.path,
+    from: describeValue(d.have),
+    to: describeValue(d.want),
+  }));
+  return [{ target: verdict.target, state: verdict.state, reason: verdict.reason, changes, ops: verdict.ops }];
 }
 
 /**
@@ -323,38 +321,13 @@ function describeValue(value: unknown): string | null {
 
 const MAX_VALUE_TEXT = 200;
 
-function configMapVerdict(obs: Observation): ChildVerdict {
-  const target = childTarget(CONFIG_MAP, CONFIG_MAP.nameFor(obs.name));
-  if (!obs.child) {
-    return {
-      target,
-      state: 'missing',
-      reason: `${target} does not exist yet`,
-      changes: [],
-      ops: [{ op: 'createChild', object: desiredChild(obs) }],
-    };
-  }
-  if (!obs.child.controlledByParent || !obs.child.managedByUs) {
-    return { target, state: 'conflict', reason: conflictReason(obs, target, obs.child), changes: [], ops: [] };
-  }
-  const changes = childChanges(obs, obs.child);
-  if (changes.length === 0) return { target, state: 'matches', reason: `${target} matches the spec`, changes, ops: [] };
-  return {
-    target,
-    state: 'differs',
-    reason: `${target} differs from the spec: ${changes.map((c) => c.field).join(', ')}`,
-    changes,
-    ops: [{ op: 'patchChild', name: obs.child.name, patch: childPatch(obs, obs.child, changes) }],
-  };
-}
-
 /**
  * While a wanted Deployment has not rolled out, apply --wait looks again soon; the
  * controller needs no timer (the Deployment's status changes are watch events).
  */
 function rolloutPoll(obs: Observation, verdicts: ChildVerdict[]): Pick<Partial<Decision>, 'after_seconds'> {
   if (!obs.desired.workload) return {};
-  const live = obs.workloadChildren?.[DEPLOYMENT.kind]?.object ?? null;
+  const live = obs.children[DEPLOYMENT.kind]?.object ?? null;
   const rollout = rolloutOf(live, podsWanted(obs.desired, live), writesDeployment(verdicts.flatMap((v) => v.ops)));
   return rollout.complete ? {} : { after_seconds: ROLLOUT_POLL_SECONDS };
 }
@@ -393,12 +366,8 @@ function decideDeletion(obs: Observation): Decision {
       target: `webservice/${obs.name}`,
     });
   }
-  const deletes: Op[] = obs.ownedChildren.map((c) =>
-    c.kind
-      ? { op: 'deleteChild', kind: c.kind, name: c.name, uid: c.uid }
-      : { op: 'deleteChild', name: c.name, uid: c.uid },
-  );
-  const names = obs.ownedChildren.map((c) => `${(c.kind ?? 'ConfigMap').toLowerCase()}/${c.name}`);
+  const deletes: Op[] = obs.ownedChildren.map((c) => ({ op: 'deleteChild', kind: c.kind, name: c.name, uid: c.uid }));
+  const names = obs.ownedChildren.map((c) => childTarget(c, c.name));
   const what = names.length > 0 ? `delete ${names.join(', ')}, then ` : '';
   return record(obs, {
     action: 'finalize',
@@ -422,70 +391,4 @@ function requeueAfter(options: DecideOptions): number {
 
 function hasOurFinalizer(obs: Observation): boolean {
   return obs.finalizers.includes(FINALIZER);
-}
-
-function desiredChild(obs: Observation): ConfigMap {
-  const child: ConfigMap = {
-    apiVersion: 'v1',
-    kind: 'ConfigMap',
-    metadata: {
-      name: childName(obs.name),
-      namespace: obs.namespace,
-      labels: desiredLabels(obs.name),
-      ownerReferences: [desiredOwnerReference(obs)],
-    },
-    data: desiredData(obs.desired),
-  };
-  if (obs.desired.workload) child.metadata.annotations = { [WORKLOAD_ANNOTATION]: 'true' };
-  return child;
-}
-
-/** Differences in the fields we own; anything else on the child is someone else's. */
-function childChanges(obs: Observation, child: ChildFacts): FieldChange[] {
-  const changes: FieldChange[] = [];
-  for (const [key, want] of Object.entries(desiredData(obs.desired))) {
-    const have = Object.hasOwn(child.data, key) ? child.data[key] : null;
-    if (have !== want) changes.push({ field: `data.${key}`, from: have, to: want });
-  }
-  for (const [key, want] of Object.entries(desiredLabels(obs.name))) {
-    const have = Object.hasOwn(child.labels, key) ? child.labels[key] : null;
-    if (have !== want) changes.push({ field: `metadata.labels.${key}`, from: have, to: want });
-  }
-  // The marker tells readers that look by label (apply --all) to look for workload children
-  // too; it stays until they are gone (deletions go before this patch).
-  const marker = child.annotations?.[WORKLOAD_ANNOTATION] ?? null;
-  const wantMarker = obs.desired.workload ? 'true' : null;
-  if (marker !== wantMarker) {
-    changes.push({ field: `metadata.annotations.${WORKLOAD_ANNOTATION}`, from: marker, to: wantMarker });
-  }
-  const have = child.ownerReferences.find((ref) => ref.uid === obs.uid);
-  const want = desiredOwnerReference(obs);
-  if (!have || !sameOwnerReference(have, want)) {
-    changes.push({ field: 'metadata.ownerReferences', from: have ? describeRef(have) : null, to: describeRef(want) });
-  }
-  return changes;
-}
-
-function childPatch(obs: Observation, child: ChildFacts, changes: FieldChange[]): ChildPatch {
-  const patch: ChildPatch = { metadata: { resourceVersion: child.resourceVersion } };
-  const data = desiredData(obs.desired);
-  const labels = desiredLabels(obs.name);
-  for (const change of changes) {
-    if (change.field.startsWith('data.')) {
-      const key = change.field.slice('data.'.length);
-      patch.data = { ...patch.data, [key]: data[key] };
-    } else if (change.field.startsWith('metadata.labels.')) {
-      const key = change.field.slice('metadata.labels.'.length);
-      patch.metadata.labels = { ...patch.metadata.labels, [key]: labels[key] };
-    } else if (change.field.startsWith('metadata.annotations.')) {
-      const key = change.field.slice('metadata.annotations.'.length);
-      patch.metadata.annotations = { ...patch.metadata.annotations, [key]: change.to };
-    } else if (change.field === 'metadata.ownerReferences') {
-      // A merge patch replaces the whole list, so keep every reference that is not ours;
-      // the resourceVersion precondition makes that safe against a concurrent edit.
-      const others = child.ownerReferences.filter((ref) => ref.uid !== obs.uid);
-      patch.metadata.ownerReferences = [...others, desiredOwnerReference(obs)];
-    }
-  }
-  return patch;
 }

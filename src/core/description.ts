@@ -2,6 +2,7 @@
 // tree of what it owns, what a pass would do now (the decision plan makes, and the Ready it
 // would hold), and the Events of it all. Pure: the reads and the decision come in.
 import { Decision, Op, childVerdicts } from './decide';
+import { childTarget } from './kinds';
 import { Condition, Expose, SyncInput } from './model';
 import type { Observation } from './observation';
 import { eventsAbout, DescribedEvent, RawEvent } from './recent-events';
@@ -118,9 +119,9 @@ function fieldsOf(spec: Record<string, unknown>): string {
 function describeOp(op: Op): string {
   switch (op.op) {
     case 'createChild':
-      return `create ${(op.kind ?? 'ConfigMap').toLowerCase()}/${op.object.metadata.name}`;
+      return `create ${childTarget(op, op.object.metadata.name)}`;
     case 'patchChild':
-      return `patch ${(op.kind ?? 'ConfigMap').toLowerCase()}/${op.name}`;
+      return `patch ${childTarget(op, op.name)}`;
     case 'copyChild':
       return `create ${op.kind.toLowerCase()}/${op.name} (a copy of ${op.kind.toLowerCase()}/${op.from.name})`;
     case 'releasePins':
@@ -132,7 +133,7 @@ function describeOp(op: Op): string {
       return `apply ${op.kind.toLowerCase()}/${op.name}${handedOver ? ` (hand over ${fieldsOf(handedOver)})` : ''}`;
     }
     case 'deleteChild':
-      return `delete ${(op.kind ?? 'ConfigMap').toLowerCase()}/${op.name}`;
+      return `delete ${childTarget(op, op.name)}`;
     case 'removeFinalizer':
       return 'patch finalizers of the webservice';
   }

@@ -23,7 +23,7 @@ import {
   ingressCondition,
   ingressHealth,
 } from './expose';
-import { Child, ConfigKind, ObjectMeta, ROLE_LABEL, WebService, childName, kindOf } from './model';
+import { Child, ConfigKind, ConfigMap, ObjectMeta, ROLE_LABEL, WebService, childName, kindOf } from './model';
 import type { DesiredState, Observation } from './observation';
 import {
   REVISION_ROLE,
@@ -37,6 +37,8 @@ import {
 } from './revision';
 import {
   DesiredObject,
+  WORKLOAD_ANNOTATION,
+  desiredData,
   desiredDeployment,
   desiredHorizontalPodAutoscaler,
   desiredPodDisruptionBudget,
@@ -48,7 +50,10 @@ import {
 
 /** How a kind's children are written. */
 type WriteStyle =
-  /** The lab's ConfigMap: JSON merge patches of the keys we own (its decision JSON is the lab's contract). */
+  /**
+   * Created whole, then JSON merge patches of the keys we own (merged.ts): others' keys stay.
+   * The lab's ConfigMap: its decision JSON (a create of the object, a patch of what differs) is the lab's contract.
+   */
   | 'merge'
   /** Server-side apply of the whole desired object: the server drops what we stopped setting, keeps others'. */
   | 'apply'
@@ -90,6 +95,9 @@ interface RowBase extends ResourceType {
   condition?: { type: string; of(live: LiveObject): ChildCondition };
 }
 
+/** A desired child of a `merge` row: what it sets is ours, key by key. */
+export type MergeObject = ConfigMap & { apiVersion: string; kind: string };
+
 /** A row of one child per WebService, on a name of its own. */
 export interface ChildKindRow extends RowBase {
   /** The child's name for a WebService of this name. */
@@ -102,6 +110,13 @@ export interface ChildKindRow extends RowBase {
    * ask for it.
    */
   build?(metadata: ObjectMeta, parent: { name: string; desired: DesiredState }): DesiredObject | null;
+  /**
+   * For a `merge` row (always wanted): the desired object, from our metadata (name, labels,
+   * ownerReference). Each key it sets in data and labels is ours, and so is the ownerReference.
+   */
+  mergeObject?(metadata: ObjectMeta, parent: { name: string; desired: DesiredState }): MergeObject;
+  /** For a `merge` row: the annotations it owns, set where the desired object has them, else removed. */
+  mergeAnnotations?: readonly string[];
   /**
    * An object to apply just before the desired one, when an apply of the desired one alone
    * cannot remove a field the live object holds (a server default no field manager owns);
@@ -129,6 +144,14 @@ export const CONFIG_MAP: ChildKindRow = {
   purpose: "The lab's ConfigMap, <name>-desired, which holds the decision.",
   nameFor: childName,
   wanted: () => true,
+  mergeObject: (metadata, parent) => ({
+    apiVersion: 'v1',
+    kind: 'ConfigMap',
+    // The marker tells readers that look by label (apply --all) to look for workload children too.
+    metadata: parent.desired.workload ? { ...metadata, annotations: { [WORKLOAD_ANNOTATION]: 'true' } } : metadata,
+    data: desiredData(parent.desired),
+  }),
+  mergeAnnotations: [WORKLOAD_ANNOTATION],
   health: configMapHealth,
 };
 

@@ -53,26 +53,19 @@ export interface OwnedFacts {
   ownerReferences: OwnerReference[];
 }
 
-export interface ChildFacts extends OwnedFacts {
-  /** Only when the child has any. */
-  annotations?: Record<string, string>;
-  data: Record<string, string>;
-}
-
-/** A workload child (Deployment, Service) named after the parent, with the live object. */
-export interface WorkloadChildFacts<T = Child> extends OwnedFacts {
+/** A child as read, with the live object. */
+export interface LiveChildFacts<T = Child> extends OwnedFacts {
   object: T;
 }
 
-/** The workload's children by kind (kinds.ts' applied kinds): null where none has the name. */
-type WorkloadChildren = Record<string, WorkloadChildFacts | null>;
+/** The children of one per WebService (kinds.ts' NAMED_KINDS) by kind: null where none has the name. */
+type NamedChildren = Record<string, LiveChildFacts | null>;
 
 /** Our children of each set row (kinds.ts' SET_KINDS), by the row's id: revisions, config snapshots. */
-export type ChildSets = Record<string, WorkloadChildFacts[]>;
+export type ChildSets = Record<string, LiveChildFacts[]>;
 
 export interface ChildRef {
-  /** Absent for a ConfigMap. */
-  kind?: string;
+  kind: string;
   name: string;
   uid?: string;
   resourceVersion?: string;
@@ -98,11 +91,9 @@ export interface Observation {
   resourceVersion?: string;
   deleting: boolean;
   finalizers: string[];
-  child: ChildFacts | null;
-  /** Every ConfigMap that carries our label and a controller reference to this CR. */
+  /** Every child that carries our label and a controller reference to this CR. */
   ownedChildren: ChildRef[];
-  /** Only when the spec has a workload, or a Deployment or Service is named after the CR. */
-  workloadChildren?: WorkloadChildren;
+  children: NamedChildren;
   dependencies: DependencyFacts[];
   /** Set when the CR reaches itself through dependsOn: the names from it back to it. */
   dependencyCycle?: string[];

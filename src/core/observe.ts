@@ -15,7 +15,7 @@ import {
 } from './config';
 import { findCycle } from './cycle';
 import { hasLegacySelector } from './labels';
-import { APPLIED_KINDS, CHILD_KINDS, CONFIG_MAP, SET_KINDS, setRowOf } from './kinds';
+import { CHILD_KINDS, CONFIG_MAP, NAMED_KINDS, SET_KINDS, setRowOf } from './kinds';
 import {
   Child,
   ConfigMap,
@@ -33,14 +33,13 @@ import {
 } from './model';
 import type {
   ActualState,
-  ChildFacts,
   ChildRef,
   ChildSets,
   DependencyFacts,
   DesiredState,
   Observation,
   OwnedFacts,
-  WorkloadChildFacts,
+  LiveChildFacts,
 } from './observation';
 import { isControlledBy, isOurs } from './ownership';
 
@@ -53,7 +52,8 @@ export function observe(input: SyncInput): Observation {
   const uid = meta.uid ?? '';
   const named = (kind: string, name: string) =>
     input.children.find((c) => kindOf(c) === kind && c.metadata.name === name && sameNamespace(c, namespace)) ?? null;
-  const child = named(CONFIG_MAP.kind, CONFIG_MAP.nameFor(meta.name));
+  const found = NAMED_KINDS.map((row) => named(row.kind, row.nameFor(meta.name)));
+  const child = found[NAMED_KINDS.indexOf(CONFIG_MAP)];
 
   const observation: Observation = {
     desired: desiredOf(parent),
@@ -65,20 +65,14 @@ export function observe(input: SyncInput): Observation {
     resourceVersion: meta.resourceVersion,
     deleting: Boolean(meta.deletionTimestamp),
     finalizers: meta.finalizers ?? [],
-    child: child ? childFacts(child, uid) : null,
     ownedChildren: input.children
       .filter((c) => sameNamespace(c, namespace) && isOurs(c, uid))
       .map(childRef)
-      .sort((a, b) => KIND_ORDER.indexOf(kindOf(a)) - KIND_ORDER.indexOf(kindOf(b)) || a.name.localeCompare(b.name)),
+      .sort((a, b) => KIND_ORDER.indexOf(a.kind) - KIND_ORDER.indexOf(b.kind) || a.name.localeCompare(b.name)),
+    children: Object.fromEntries(NAMED_KINDS.map((row, i) => [row.kind, found[i] && liveFacts(found[i], uid)])),
     dependencies: (parent.spec.dependsOn ?? []).map((name) => dependencyFacts(name, namespace, input.related)),
     status: parent.status ?? {},
   };
-  const workload = APPLIED_KINDS.map((row) => named(row.kind, row.nameFor(meta.name)));
-  if (observation.desired.workload || workload.some((found) => found !== null)) {
-    observation.workloadChildren = Object.fromEntries(
-      APPLIED_KINDS.map((row, i) => [row.kind, workload[i] ? workloadFacts(workload[i], uid) : null]),
-    );
-  }
   if (meta.labels && Object.keys(meta.labels).length > 0) observation.labels = { ...meta.labels };
   const cycle = dependencyCycleOf(parent, namespace, input.related);
   if (cycle) observation.dependencyCycle = cycle;
@@ -101,7 +95,7 @@ function childSetsOf(children: Child[], namespace: string, uid: string): ChildSe
   for (const child of children) {
     const row = setRowOf(child);
     if (!row || !sameNamespace(child, namespace) || !isOurs(child, uid)) continue;
-    sets[row.id].push(workloadFacts(child, uid));
+    sets[row.id].push(liveFacts(child, uid));
   }
   for (const set of Object.values(sets)) set.sort((a, b) => a.name.localeCompare(b.name));
   return sets;
@@ -202,11 +196,7 @@ function holdPins(
 const KIND_ORDER = CHILD_KINDS.map((row) => row.kind);
 
 function childRef(c: Child): ChildRef {
-  const kind = kindOf(c);
-  const ref: ChildRef = kind === 'ConfigMap' ? { name: c.metadata.name } : { kind, name: c.metadata.name };
-  ref.uid = c.metadata.uid;
-  ref.resourceVersion = c.metadata.resourceVersion;
-  return ref;
+  return { kind: kindOf(c), name: c.metadata.name, uid: c.metadata.uid, resourceVersion: c.metadata.resourceVersion };
 }
 
 function ownedFacts(object: Child, parentUid: string): OwnedFacts {
@@ -222,7 +212,7 @@ function ownedFacts(object: Child, parentUid: string): OwnedFacts {
   };
 }
 
-function workloadFacts(object: Child, parentUid: string): WorkloadChildFacts {
+function liveFacts(object: Child, parentUid: string): LiveChildFacts {
   return { ...ownedFacts(object, parentUid), object };
 }
 
@@ -261,13 +251,6 @@ function actualOf(child: ConfigMap): ActualState {
     if (value !== undefined) actual[key] = value;
   }
   return actual;
-}
-
-function childFacts(child: ConfigMap, parentUid: string): ChildFacts {
-  const facts: ChildFacts = { ...ownedFacts(child, parentUid), data: child.data ?? {} };
-  const annotations = child.metadata.annotations ?? {};
-  if (Object.keys(annotations).length > 0) facts.annotations = annotations;
-  return facts;
 }
 
 function sameNamespace(obj: { metadata: { namespace?: string } }, namespace: string): boolean {

@@ -8,7 +8,7 @@ import { ConfigSnapshot, configTarget } from './config';
 import { stableJson } from './equal';
 import type { Health, LiveObject } from './health';
 import { Child, ConfigKind, Json, ObjectMeta, ROLE_LABEL, WorkloadSpec, fnv1a32 } from './model';
-import type { DesiredState, Observation, WorkloadChildFacts } from './observation';
+import type { DesiredState, Observation, LiveChildFacts } from './observation';
 import { desiredLabels, desiredOwnerReference } from './ownership';
 import { podTemplate } from './pod';
 import { workloadWanted } from './workload';
@@ -68,7 +68,7 @@ interface LiveRevision {
   name: string;
   number: number;
   data: RevisionData | null;
-  facts: WorkloadChildFacts;
+  facts: LiveChildFacts;
 }
 
 export interface RevisionPlan {

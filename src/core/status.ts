@@ -105,7 +105,7 @@ function childConditions(obs: Observation, conditions: Condition[], now: string)
   let next = conditions.filter((c) => types.has(c.type) || !CONDITION_TYPES.has(c.type));
   for (const row of wanted) {
     const type = row.condition?.type ?? '';
-    const live = obs.workloadChildren?.[row.kind];
+    const live = obs.children[row.kind];
     const target = childTarget(row, row.nameFor(obs.name));
     const value = obs.absentKinds?.includes(row.kind)
       ? {
@@ -153,7 +153,7 @@ function workloadStatus(
   earlier: Op[],
 ): StatusResult {
   const base = standingError(obs, decision, outcome) ?? readyCondition(decision, outcome);
-  const live = obs.workloadChildren?.[DEPLOYMENT.kind];
+  const live = obs.children[DEPLOYMENT.kind];
   const deployment = live && live.controlledByParent && live.managedByUs ? (live.object as Deployment) : null;
   const specChanged = writesDeployment([...earlier, ...decision.ops]);
   const rollout = rolloutOf(deployment, podsWanted(obs.desired, deployment), specChanged);

@@ -182,7 +182,7 @@ function childNode(
   if (verdict?.state === 'unwanted') {
     return { ...base, state: 'Unwanted', info: 'the spec no longer asks for it; a pass deletes it', children };
   }
-  const deployment = observation.workloadChildren?.[DEPLOYMENT.kind]?.object ?? null;
+  const deployment = observation.children[DEPLOYMENT.kind]?.object ?? null;
   const desiredReplicas = podsWanted(observation.desired, deployment);
   const health = row.health(live, { desiredReplicas, descendants: children });
   // Failing beats out of date: why it fails is what to fix first.

@@ -2,7 +2,7 @@
 // Never trust CR content: anything that does not have the expected shape is refused
 // with a message naming the field, before the core sees it.
 import { ACTIONS, Decision } from './decide';
-import { APPLIED_KINDS, CONFIG_MAP, OPTIONAL_KINDS, WATCHED_KINDS } from './kinds';
+import { APPLIED_KINDS, CONFIG_MAP, NAMED_KINDS, OPTIONAL_KINDS, WATCHED_KINDS } from './kinds';
 import { Child, ConfigMap, ConfigState, Json, SyncInput, WebService } from './model';
 import type { Observation } from './observation';
 import { unresolvedProbePorts } from './probes';
@@ -380,22 +380,27 @@ export function parseObservation(value: unknown): Observation {
   need(Number.isInteger(obs.generation), 'observation.generation must be an integer');
   need(typeof obs.deleting === 'boolean', 'observation.deleting must be a boolean');
   need(Array.isArray(obs.finalizers), 'observation.finalizers must be a list');
-  need(obs.child === null || isObject(obs.child), 'observation.child must be an object or null');
-  need(Array.isArray(obs.ownedChildren), 'observation.ownedChildren must be a list');
+  const kinds = WATCHED_KINDS.map((row) => row.kind);
+  need(
+    Array.isArray(obs.ownedChildren) &&
+      obs.ownedChildren.every((c) => isObject(c) && kinds.includes(c.kind as string) && typeof c.name === 'string'),
+    `observation.ownedChildren must be a list of {kind, name} of ${kinds.join(', ')}`,
+  );
   need(Array.isArray(obs.dependencies), 'observation.dependencies must be a list');
   need(isObject(obs.status), 'observation.status must be an object');
   checkAbsentKinds(obs.absentKinds, 'observation.absentKinds');
-  const workload = obs.workloadChildren;
-  need(workload === undefined || isObject(workload), 'observation.workloadChildren must be an object');
-  for (const { kind } of APPLIED_KINDS) {
-    const facts = (workload as Json | undefined)?.[kind];
+  need(isObject(obs.children), 'observation.children must be an object');
+  for (const { kind } of NAMED_KINDS) {
+    const facts = (obs.children as Json)[kind];
     if (facts === undefined || facts === null) continue;
-    const where = `observation.workloadChildren.${kind}`;
+    const where = `observation.children.${kind}`;
     need(
       isObject(facts) && isObject(facts.labels) && Array.isArray(facts.ownerReferences),
       `${where} must be child facts`,
     );
-    checkWorkloadChild((facts as Json).object as Json, `${where}.object`);
+    const object = (facts as Json).object;
+    need(isObject(object) && (object.kind ?? kind) === kind, `${where}.object must be a ${kind}`);
+    checkChild(object, `${where}.object`);
   }
   return value as Observation;
 }
@@ -425,10 +430,8 @@ export function parseDecision(value: unknown): Decision {
   for (const [i, op] of (d.ops as unknown[]).entries()) {
     need(isObject(op) && known.includes(op.op as string), `decision.ops[${i}].op must be one of ${known.join(', ')}`);
     const { kind, object } = op as Json;
-    need(
-      kind === undefined || kinds.includes(kind as string),
-      `decision.ops[${i}].kind must be one of ${kinds.join(', ')} (absent for the lab's ConfigMap)`,
-    );
+    const ofParent = ['removeFinalizer', 'releasePins'].includes((op as Json).op as string);
+    need(ofParent || kinds.includes(kind as string), `decision.ops[${i}].kind must be one of ${kinds.join(', ')}`);
     if ((op as Json).op === 'takeOverChild') {
       need(
         kind !== undefined && Array.isArray((op as Json).entries) && typeof (op as Json).uid === 'string',
@@ -437,7 +440,7 @@ export function parseDecision(value: unknown): Decision {
     }
     const writes = ['applyChild', 'copyChild', 'createChild'].includes((op as Json).op as string);
     need(
-      !writes || (isObject(object) && object.kind === (kind ?? CONFIG_MAP.kind) && isObject(object.metadata)),
+      !writes || (isObject(object) && object.kind === kind && isObject(object.metadata)),
       `decision.ops[${i}] must write an object of its kind`,
     );
     if ((op as Json).op === 'copyChild') {

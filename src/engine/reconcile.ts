@@ -3,7 +3,7 @@
 // or through the same core functions; no decision is made in this file.
 import { Decision, DecideOptions, Op, decide } from '../core/decide';
 import { EventRecord, REPORTING_CONTROLLER, eventsFor, foldCreated } from '../core/events';
-import { CONFIG_MAP, KindRow, kindRow } from '../core/kinds';
+import { KindRow, kindRow } from '../core/kinds';
 import { CONFIG_PINS_ANNOTATION } from '../core/config';
 import { API_VERSION, Child, ConfigKind, KIND, SyncInput, WebService, kindOf } from '../core/model';
 import type { Observation } from '../core/observation';
@@ -364,9 +364,9 @@ function withoutDeleted(children: Child[], done: Op[]): Child[] {
   return deleted.size === 0 ? children : children.filter((c) => !deleted.has(`${kindOf(c)}/${c.metadata.name}`));
 }
 
-/** An op's kind: absent, the lab's ConfigMap. A decision from a file is checked against the table before it gets here. */
-function rowOf(kind: string | undefined): KindRow {
-  const row = kind === undefined ? CONFIG_MAP : kindRow(kind);
+/** An op's kind's row. A decision from a file is checked against the table before it gets here. */
+function rowOf(kind: string): KindRow {
+  const row = kindRow(kind);
   if (!row) throw new Error(`no WebService owns a ${kind}: not in the kind table`);
   return row;
 }

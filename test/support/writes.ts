@@ -44,8 +44,7 @@ export function afterWrites(input: SyncInput, decision: Decision): SyncInput {
         break;
       }
       case 'patchChild': {
-        const kind = op.kind ?? 'ConfigMap';
-        const live = children.find(same(kind, op.name));
+        const live = children.find(same(op.kind, op.name));
         if (!live) break;
         const { resourceVersion: _condition, ...metadata } = (op.patch as { metadata: { resourceVersion?: string } })
           .metadata;
@@ -54,7 +53,7 @@ export function afterWrites(input: SyncInput, decision: Decision): SyncInput {
         break;
       }
       case 'deleteChild':
-        children = children.filter((c) => !same(op.kind ?? 'ConfigMap', op.name)(c));
+        children = children.filter((c) => !same(op.kind, op.name)(c));
         break;
       case 'releasePins': {
         const annotations = { ...parent.metadata.annotations };

@@ -4,7 +4,7 @@
 // listener hears of it.
 import { getEventListeners } from 'node:events';
 import { CacheListener, WebServiceCache } from '../../src/controller/cache';
-import type { Child, ConfigMap, Deployment, Service, WebService } from '../../src/core/model';
+import { Child, ConfigMap, Deployment, Service, WebService, kindOf } from '../../src/core/model';
 import { CACHED_KINDS, OPTIONAL_KINDS } from '../../src/core/kinds';
 import { addChild, dependentsOf, syncInputFor } from '../../src/core/object-index';
 import { FakeApi } from '../support/fake-api';
@@ -84,10 +84,10 @@ function recorder(cache: () => WebServiceCache) {
       heard.push(`ws ${ws.metadata.name} removed indexed=${cache().index.parentsByKey.has('ns/web')}`),
     childChanged: (child: Child, initialList) =>
       heard.push(
-        `${child.kind ?? 'ConfigMap'} ${child.metadata.name} ${initialList ? 'listed' : 'changed'}` +
+        `${kindOf(child)} ${child.metadata.name} ${initialList ? 'listed' : 'changed'}` +
           ` indexed=${syncInputFor(webService('web'), cache().index).children.includes(child)}`,
       ),
-    childRemoved: (child) => heard.push(`${child.kind ?? 'ConfigMap'} ${child.metadata.name} removed`),
+    childRemoved: (child) => heard.push(`${kindOf(child)} ${child.metadata.name} removed`),
     synced: (kind) => heard.push(`synced ${kind}`),
     apiChanged: (kind, served) => heard.push(`${served ? 'installed' : 'uninstalled'} ${kind}`),
   };
@@ -165,10 +165,7 @@ describe('WebServiceCache', () => {
       'ws api changed again indexed=true',
       'ws web removed indexed=false',
     ]);
-    expect(syncInputFor(webService('web'), cache.index).children.map((c) => c.kind ?? 'ConfigMap')).toEqual([
-      'ConfigMap',
-      'Service',
-    ]);
+    expect(syncInputFor(webService('web'), cache.index).children.map(kindOf)).toEqual(['ConfigMap', 'Service']);
     // api no longer depends on web: the index's dependents follow its new spec.
     expect([...dependentsOf(cache.index, 'ns/web')]).toEqual([]);
     abort.abort();

@@ -62,7 +62,7 @@ describe('input validation', () => {
     const obs = observe(parseSyncInput({ parent }));
     expect(obs.desired).toEqual({ image: 'nginx:1.27', replicas: 1, tier: 'dev' });
     expect(obs.actual).toEqual({});
-    expect(obs.child).toBeNull();
+    expect(obs.children.ConfigMap).toBeNull();
   });
 
   it('names the field that is wrong', () => {

@@ -71,8 +71,8 @@ describe('gather and workloads', () => {
     const client = fakeClient([input.parent], input.children);
     const [gathered] = await gatherAll(client, 'crd-lab');
     expect(client.calls).toEqual(expect.arrayContaining(['list deployments', 'list services']));
-    const ops = decide(observe(gathered)).ops.map((op) => `${op.op} ${'kind' in op ? (op.kind ?? '') : ''}`.trim());
-    expect(ops).toEqual(['deleteChild Deployment', 'deleteChild Service', 'patchChild']);
+    const ops = decide(observe(gathered)).ops.map((op) => `${op.op} ${'kind' in op ? op.kind : ''}`.trim());
+    expect(ops).toEqual(['deleteChild Deployment', 'deleteChild Service', 'patchChild ConfigMap']);
   });
 
   it('a foreign Deployment on the name (not labelled, so not listed) is found by a metadata LIST: a conflict', async () => {

@@ -108,13 +108,13 @@ describe('syncInputs', () => {
     const there = parent('web', 'two');
     const input = syncInputFor(here, indexObjects([here, there], [child(there)]));
     expect(input.children).toEqual([]);
-    expect(observe(input).child).toBeNull();
+    expect(observe(input).children.ConfigMap).toBeNull();
   });
 
   it('a foreign object on the child name is still found, so the core can refuse it', () => {
     const a = parent('a');
     const foreign: ConfigMap = { metadata: { name: 'a-desired', namespace: 'ns', labels: {} } };
-    expect(observe(syncInputs([a], [foreign])[0]).child?.managedByUs).toBe(false);
+    expect(observe(syncInputs([a], [foreign])[0]).children.ConfigMap?.managedByUs).toBe(false);
   });
 
   it('addChild replaces and removeChild forgets, for the controller cache', () => {

@@ -26,12 +26,9 @@ const with_ = (states: ConfigState[], name: string, digest: string | null) =>
   states.map((s) => (s.name === name ? { ...s, digest } : s));
 
 const decisionOf = (input: SyncInput) => decide(observe(parseSyncInput(input)));
-/** `op kind name`; the lab's ConfigMap's ops carry no kind. */
+/** `op kind name`. */
 const opsOf = (decision: Decision) =>
-  decision.ops.map((op) => {
-    const kind = (op as { kind?: string }).kind ?? (op.op.endsWith('Child') ? 'ConfigMap' : '');
-    return `${op.op} ${kind} ${nameOf(op)}`.trim();
-  });
+  decision.ops.map((op) => `${op.op} ${'kind' in op ? op.kind : ''} ${nameOf(op)}`.trim());
 const nameOf = (op: Decision['ops'][number]) =>
   'name' in op ? op.name : 'object' in op ? op.object.metadata.name : '';
 const revisionsOf = (input: SyncInput) =>

@@ -14,7 +14,7 @@ describe('observe', () => {
     expect(status).toBe(0);
     expect(value.desired).toEqual({ image: 'nginx:1.27', replicas: 2, tier: 'dev' });
     expect(value.actual).toEqual({});
-    expect(value.child).toBeNull();
+    expect(value.children.ConfigMap).toBeNull();
     expect(value.uid).toBe(ws('obs').metadata.uid);
   });
 
