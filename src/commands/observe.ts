@@ -1,4 +1,4 @@
-// kubectl webservice observe: what is wanted (the spec) and what is there (the child).
+// kubectl webservice observe: what is wanted (the spec) and what is there (the children).
 import type { CommandModule } from 'yargs';
 import { CONFIG_MAP, DEPLOYMENT } from '../core/kinds';
 import { Deployment } from '../core/model';
