@@ -11,7 +11,7 @@ import { CONFIG_DIGEST_ANNOTATION } from '../../src/core/config';
 import { Audit, AuditEvent } from './audit';
 import { WatchLine, WatchStream, sendLists, until, webServiceName } from './cluster';
 import { ControllerProcess, latencies, steadyWindow } from './controller';
-import type { ProxyCounts } from '../../test/support/proxy';
+import type { ProxyCounts } from '../../harness/proxy-kubeconfig';
 import { CountingProxy } from './proxy';
 import {
   ConfigRotation,

@@ -455,7 +455,7 @@ export interface ControllerOverConfig {
   steady: ControllerSteady;
   /** Its requests about Secrets, from the audit log: GETs by name (of them, of unreferenced ones), LISTs, WATCHes. */
   secrets: { gets: number; unreferencedGets: number; lists: number; watches: number } | null;
-  /** What it received of Secrets through the counting proxy (test/support/watch-proxy.cjs). */
+  /** What it received of Secrets through the counting proxy (harness/watch-proxy.cjs). */
   received: SecretsReceived;
 }
 

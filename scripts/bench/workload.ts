@@ -21,7 +21,7 @@ import {
 } from './cluster';
 import { ControllerProcess, READY_FIELDS, isReadyLine } from './controller';
 import { BusyWindow, WorkloadBurst, WorkloadFields } from './results';
-import { EVERY_POD_FIELD, POD_FIELD_OBJECTS } from '../../test/support/every-pod-field';
+import { EVERY_POD_FIELD, POD_FIELD_OBJECTS } from '../../harness/every-pod-field';
 import { ROOT, componentCpuMs, kubectl, machineCpuMs, processCpuMs, progress, sleep } from './proc';
 
 const WORKLOAD_REPLICAS = 3;
