@@ -9,7 +9,6 @@ import * as path from 'node:path';
 const DIST = __dirname;
 export const ROOT = path.resolve(__dirname, '..');
 export const PLUGIN = path.join(DIST, 'kubectl-webservice');
-export const SHELL_LOOP = path.join(ROOT, 'scripts/bench/shell-loop.sh');
 
 const GNU_TIME = '/usr/bin/time';
 

@@ -1,5 +1,5 @@
 // The shape of bench/results.json: every raw number the bench measured, and how a case's
-// runs are summed up into one row. RESULTS.md and the chart are made from this alone.
+// runs are summed up into one. RESULTS.md is made from this alone (report.ts).
 import { RequestCount } from './audit';
 import { CpuWindow, Measured, Memory, median } from './proc';
 
@@ -39,8 +39,6 @@ export interface CaseResult {
   writes: number | null;
   events: number | null;
   writesByKind?: Record<string, number>;
-  /** Computed from smaller N, not measured. */
-  extrapolated?: boolean;
   samples: Sample[];
 }
 
@@ -52,18 +50,8 @@ export interface PluginSize {
   noop: CaseResult;
   oneChange: CaseResult;
   planName: CaseResult;
-  /** plan NAME with NODE_EXTRA_CA_CERTS unset; only where the bench's host sets it. */
-  planNameNoExtraCa?: CaseResult;
   kubectlGetName: CaseResult;
   floor: CaseResult;
-  kubectlGetAll: CaseResult;
-}
-
-export interface ShellSize {
-  n: number;
-  cold: CaseResult;
-  noop: CaseResult;
-  oneChange: CaseResult;
 }
 
 export interface ControllerStartup {
@@ -162,8 +150,6 @@ export interface Results {
   loadAverage: { start: number[]; end: number[] };
   sizes: number[];
   plugin: PluginSize[];
-  /** Measured at N ≤ 100; larger N extrapolated linearly (marked). */
-  shell: ShellSize[];
   controller: {
     startup: ControllerStartup[];
     /** Each in a fresh namespace with a fresh controller; the target reads the median. */
@@ -265,38 +251,6 @@ export function summarize(samples: Sample[]): CaseResult {
   };
 }
 
-/** A straight line through the values at two sizes, read at a larger size. */
-export function extrapolate(
-  small: CaseResult,
-  smallN: number,
-  large: CaseResult,
-  largeN: number,
-  n: number,
-): CaseResult {
-  const line = (a: number | null, b: number | null): number | null =>
-    a === null || b === null ? null : Math.round(a + ((b - a) * (n - smallN)) / (largeN - smallN));
-  const cpu = line(small.cpuMs, large.cpuMs);
-  const writes = line(small.writes, large.writes);
-  const events = line(small.events, large.events);
-  const mutating = (writes ?? 0) + (events ?? 0);
-  return {
-    runs: 0,
-    wallMs: line(small.wallMs, large.wallMs)!,
-    cpuMs: cpu,
-    cpuPerWriteMs: cpu !== null && mutating > 0 ? Math.round((cpu / mutating) * 1000) / 1000 : null,
-    serverCpuMs: line(small.serverCpuMs, large.serverCpuMs),
-    otherCpuMs: null,
-    // One process at a time: the largest does not grow with N.
-    peakRssMiB: large.peakRssMiB,
-    requests: line(small.requests, large.requests),
-    reads: line(small.reads, large.reads),
-    writes,
-    events,
-    extrapolated: true,
-    samples: [],
-  };
-}
-
 /** The write floor (issue 19): a bare client's writes of a burst, at a fixed number in flight. */
 export interface WriteFloor {
   n: number;
@@ -329,12 +283,6 @@ export interface RuntimePlan {
   planName: CaseResult;
 }
 
-export interface PlanFloor {
-  version: string;
-  extraCa: boolean;
-  twoGets: CaseResult;
-}
-
 export interface RuntimeCold {
   runtime: Runtime;
   version: string;
@@ -349,15 +297,9 @@ export interface Runtimes {
   extraCaCerts: string | null;
   kubectlGetName: CaseResult;
   plans: RuntimePlan[];
-  /**
-   * The floor of plan NAME: dist/bench-two-gets.js (a bare client's start, kubeconfig and the
-   * same two GETs) on the pinned Node 24, in the same rounds; absent in runs before it was measured.
-   */
-  planFloors?: PlanFloor[];
   colds: RuntimeCold[];
   /** Runtimes not measured, and why. */
   skipped: { runtime: Runtime; reason: string }[];
-  sea: { bytes: number; archive: string; archiveBytes: number; builtByBench: boolean } | null;
 }
 
 /**
