@@ -31,7 +31,7 @@ import { CASES, Case, mergeResults } from './merge';
 import { resultsMarkdown, targets } from './report';
 import { Results, ScaleRun } from './results';
 import { SCALE_N, scaleRun } from './scale';
-import { PLUGIN, ROOT, kubectl, progress, run, runMeasured } from './proc';
+import { PLUGIN, ROOT, kubectl, progress, run } from './proc';
 
 const FULL_SIZES = [10, 100, 1000, 10_000];
 const QUICK_SIZES = [10, 100];
@@ -96,7 +96,6 @@ async function machine(): Promise<Results['machine']> {
     return result.status === 0 ? result.stdout : null;
   };
   const changes = await git(['status', '--porcelain', '--', 'src']);
-  const time = await runMeasured(['true']);
   return {
     cpus: os.cpus().length,
     cpuModel: os.cpus()[0]?.model.trim() ?? 'unknown',
@@ -109,7 +108,6 @@ async function machine(): Promise<Results['machine']> {
       .split('\n')
       .filter(Boolean)
       .map((line) => line.slice(3)),
-    gnuTime: time.cpuMs !== null,
   };
 }
 
@@ -241,9 +239,9 @@ async function measureAll(options: Options): Promise<Results> {
   }
 
   if (wants('backlog')) {
-    results.backlog = await inNamespace(`bench-backlog-${tag}`, (namespace) =>
-      controllerBacklog(audit, namespace, caseSize(options, 2000)),
-    );
+    results.backlog = [
+      await inNamespace(`bench-backlog-${tag}`, (namespace) => controllerBacklog(namespace, caseSize(options, 2000))),
+    ];
   }
 
   // The workload bursts come last and depend most on the plane (its Nodes, its Service range):

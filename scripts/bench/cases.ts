@@ -4,7 +4,7 @@
 import { Audit, Client } from './audit';
 import { createNamespace, createWebServices, deleteNamespace, webServiceName } from './cluster';
 import { CaseResult, PluginSize, Sample, sampleOf, summarize } from './results';
-import { Measured, kubectl, progress, runMeasured, runPlugin, withCpu } from './proc';
+import { Measured, kubectl, progress, runMeasured, runPlugin } from './proc';
 
 const WEBSERVICES = '/apis/apps.labhub.io/v1/namespaces';
 
@@ -20,10 +20,10 @@ export async function measure(
   for (let run = 0; run < runs; run++) {
     await hooks.before?.(run);
     const since = audit?.mark() ?? 0;
-    const { value: measured, ...cpu } = await withCpu(() => once(run));
+    const measured = await once(run);
     if (measured.status !== 0) throw new Error(`exit ${measured.status}: ${measured.stderr.trim().slice(-2000)}`);
     const count = audit ? await audit.count(since, client) : null;
-    samples.push(sampleOf(measured, count, cpu, measured.connections));
+    samples.push(sampleOf(measured, count, measured.connections));
     await hooks.after?.(run);
   }
   return summarize(samples);

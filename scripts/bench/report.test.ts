@@ -21,8 +21,6 @@ function caseOf(wallMs: number, extra: Partial<CaseResult> = {}): CaseResult {
     wallMs,
     cpuMs: null,
     cpuPerWriteMs: null,
-    serverCpuMs: null,
-    otherCpuMs: null,
     peakRssMiB: null,
     requests: null,
     reads: null,
@@ -48,7 +46,6 @@ function results(extra: Partial<Results>): Results {
       plugin: '0',
       commit: null,
       srcChanges: [],
-      gnuTime: true,
     },
     loadAverage: { start: [0], end: [0] },
     sizes: [1000],
@@ -69,13 +66,10 @@ function workloadOf(n: number, readyMs: number, steadyWrites = 0): WorkloadBurst
     readyMs,
     createMs: 1,
     byClient: {},
-    cpuMs: {},
-    machineCpuMs: 0,
     peakRssMiB: 0,
     steady: {
       seconds: 60,
       byClient: { controller: { requests: steadyWrites, reads: 0, writes: steadyWrites, events: 0, byKind: {} } },
-      cpuMs: {},
     },
   };
 }
@@ -90,8 +84,6 @@ function burstOf(n: number, readyMs: number): ControllerBurst {
     events: null,
     cpuMs: 0,
     cpuPerWriteMs: null,
-    serverCpuMs: null,
-    machineCpuMs: 0,
     peakRssMiB: 0,
   };
 }
@@ -130,7 +122,7 @@ function configRun(change: (c: ConfigRun) => void = () => undefined): ConfigRun 
   const over = (peakRssMiB: number): ControllerOverConfig => ({
     reconciledMs: 1000,
     peakRssMiB,
-    steady: { n: 1000, seconds: 60, requests: 0, reads: 0, writes: 0, events: 0, cpuMs: 0, serverCpuMs: 0, peakRssMiB },
+    steady: { n: 1000, seconds: 60, requests: 0, reads: 0, writes: 0, events: 0, cpuMs: 0, peakRssMiB },
     secrets: { gets: 1001, unreferencedGets: 0, lists: 0, watches: 1 },
     received: {
       read: 1001,
@@ -150,9 +142,7 @@ function configRun(change: (c: ConfigRun) => void = () => undefined): ConfigRun 
       replaceMs: 5000,
       templatesMs: 20_000,
       readyMs: 600_000,
-      machineCpuMs: 0,
       byClient: {},
-      cpuMs: {},
       rolled: { '1': 1000 },
       replicaSets: { '2': 1000 },
       steady: workloadOf(1000, 1).steady,
@@ -293,7 +283,6 @@ describe('bench targets of issues 17-19 and 27', () => {
         writes: 0,
         events: 0,
         cpuMs: 0,
-        serverCpuMs: 0,
         peakRssMiB,
       };
       const controller = {
@@ -304,15 +293,11 @@ describe('bench targets of issues 17-19 and 27', () => {
         writes: 0,
         events: 0,
         cpuMs: 0,
-        serverCpuMs: 0,
         peakRssMiB,
       };
       return {
         ...results({}),
         n,
-        planeAtStart: {},
-        planeAfterApply: {},
-        planeAfterRun: {},
         setupMs: 1,
         cold: caseOf(1),
         noop: caseOf(noopMs),

@@ -1,16 +1,12 @@
 // The shape of bench/results.json: every raw number the bench measured, and how a case's
 // runs are summed up into one. RESULTS.md is made from this alone (report.ts).
 import { RequestCount } from './audit';
-import { CpuWindow, Measured, Memory, median } from './proc';
+import { Measured, median } from './proc';
 
 /** One run of a case. */
 export interface Sample {
   wallMs: number;
   cpuMs: number | null;
-  /** CPU of kube-apiserver, etcd and kube-controller-manager meanwhile (the same two cores). */
-  serverCpuMs: number | null;
-  /** CPU every other process on the machine used meanwhile: not the client, the control plane or the bench. */
-  otherCpuMs: number | null;
   peakRssMiB: number | null;
   requests: number | null;
   reads: number | null;
@@ -31,8 +27,6 @@ export interface CaseResult {
   cpuMs: number | null;
   /** Client CPU over every mutating request (writes and Event creates); null without writes. */
   cpuPerWriteMs: number | null;
-  serverCpuMs: number | null;
-  otherCpuMs: number | null;
   peakRssMiB: number | null;
   requests: number | null;
   reads: number | null;
@@ -64,7 +58,6 @@ export interface ControllerStartup {
   writes: number | null;
   events: number | null;
   cpuMs: number;
-  serverCpuMs: number | null;
   peakRssMiB: number;
 }
 
@@ -89,9 +82,6 @@ export interface ControllerBurst {
   writesByKind?: Record<string, number>;
   cpuMs: number;
   cpuPerWriteMs: number | null;
-  serverCpuMs: number | null;
-  /** Every process on the machine, the kubectl creates and watches included. */
-  machineCpuMs: number;
   peakRssMiB: number;
 }
 
@@ -125,7 +115,6 @@ export interface ControllerSteady {
   writes: number | null;
   events: number | null;
   cpuMs: number;
-  serverCpuMs: number | null;
   peakRssMiB: number;
 }
 
@@ -144,7 +133,6 @@ export interface Results {
     commit: string | null;
     /** Files under src/ that differed from the commit when the plugin was built. */
     srcChanges: string[];
-    gnuTime: boolean;
   };
   /** os.loadavg() (1, 5, 15 min) when the run started and ended: the cores are shared. */
   loadAverage: { start: number[]; end: number[] };
@@ -179,7 +167,7 @@ export interface Results {
   everyFieldBurst?: WorkloadBurst;
   /** The port-only burst at the every-field burst's N, in the same case; absent where workloadBurst has that N. */
   portBurstSameN?: WorkloadBurst;
-  /** The backlog case: the priority queue on, then off. */
+  /** The backlog case, the priority queue on (runs before issue 42: then off, too). */
   backlog?: BacklogRun[];
   /** Issue 38: the config the pods read. */
   config?: ConfigRun;
@@ -201,19 +189,14 @@ export interface BacklogRun {
   readyMs: number;
   /** From the newcomer's first line on the watch (its creation) to its Ready. */
   seenToReadyMs: number;
-  /** Backlog WebServices with a write in the audit log before the newcomer's status write. */
-  writtenBefore: number | null;
+  /** Backlog WebServices written before the newcomer's status; in runs before issue 42 only. */
+  writtenBefore?: number | null;
 }
 
-export function sampleOf(measured: Measured, count: RequestCount | null, cpu: CpuWindow, connections?: number): Sample {
-  const { serverCpuMs, machineCpuMs, benchCpuMs } = cpu;
-  const known = measured.cpuMs === null || serverCpuMs === null ? null : measured.cpuMs + serverCpuMs + benchCpuMs;
+export function sampleOf(measured: Measured, count: RequestCount | null, connections?: number): Sample {
   return {
     wallMs: Math.round(measured.wallMs),
     cpuMs: measured.cpuMs,
-    serverCpuMs,
-    // Clock ticks are 10 ms: a small negative remainder is rounding, not a measurement.
-    otherCpuMs: known === null ? null : Math.max(0, machineCpuMs - known),
     peakRssMiB: measured.peakRssMiB,
     requests: count?.requests ?? null,
     reads: count?.reads ?? null,
@@ -239,8 +222,6 @@ export function summarize(samples: Sample[]): CaseResult {
     wallMs: Math.round(median(samples.map((s) => s.wallMs))),
     cpuMs: cpu,
     cpuPerWriteMs: cpu !== null && mutating > 0 ? Math.round((cpu / mutating) * 1000) / 1000 : null,
-    serverCpuMs: medianOf(samples.map((s) => s.serverCpuMs)),
-    otherCpuMs: medianOf(samples.map((s) => s.otherCpuMs)),
     peakRssMiB: maxOf(samples.map((s) => s.peakRssMiB)),
     requests: maxOf(samples.map((s) => s.requests)),
     reads: maxOf(samples.map((s) => s.reads)),
@@ -265,10 +246,6 @@ export interface WriteFloor {
   writesByKind?: Record<string, number>;
   /** CPU the bench process spent sending them (the floor runs inside it). */
   clientCpuMs: number;
-  /** kube-apiserver, etcd and kube-controller-manager meanwhile; absent in runs before it was recorded. */
-  serverCpuMs?: number | null;
-  /** Every process on the machine meanwhile. */
-  machineCpuMs?: number;
 }
 
 /** Which program runs the plugin: the bundle on the host's Node 20 or the pinned Node 24, or the SEA. */
@@ -326,21 +303,16 @@ export interface WorkloadBurst {
   controllersAudited: boolean | null;
   /** Every client's requests about the namespace's objects, by client (ours: `controller`, `kubectl`). */
   byClient: Record<string, RequestCount>;
-  /** CPU (user + system) each process used over the burst, ms; null where it was not found. */
-  cpuMs: Record<string, number | null>;
-  machineCpuMs: number;
   peakRssMiB: number;
   steady: {
     seconds: number;
     byClient: Record<string, RequestCount>;
-    cpuMs: Record<string, number | null>;
   };
 }
 
-/** Every client's requests about a namespace's objects, and each process's CPU (user + system, ms), over a window. */
+/** Every client's requests about a namespace's objects, over a window. */
 export interface BusyWindow {
   byClient: Record<string, RequestCount>;
-  cpuMs: Record<string, number | null>;
 }
 
 /**
@@ -369,7 +341,6 @@ export interface ConfigRotation extends BusyWindow {
   templatesMs: number;
   /** From the first replace to the last WebService Ready on its new revision. */
   readyMs: number;
-  machineCpuMs: number;
   /** Deployments by how often their pod template's config digest changed, to the end of the steady state. */
   rolled: Record<string, number>;
   /** Deployments by how many ReplicaSets they own, at the end of the steady state. */
@@ -425,17 +396,12 @@ export interface ScaleController {
   events: number | null;
   writesByKind?: Record<string, number>;
   cpuMs: number;
-  serverCpuMs: number | null;
   peakRssMiB: number;
 }
 
 /** What the scale run measures (bench --scale). */
 export interface ScaleMeasured {
   n: number;
-  /** The control plane's processes when the run started, after the last cold pass, after `run`. */
-  planeAtStart: Record<string, Memory>;
-  planeAfterApply: Record<string, Memory>;
-  planeAfterRun: Record<string, Memory>;
   setupMs: number;
   cold: CaseResult;
   noop: CaseResult;
