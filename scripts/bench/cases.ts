@@ -13,7 +13,7 @@ export async function measure(
   audit: Audit | undefined,
   client: Client,
   runs: number,
-  once: (run: number) => Promise<Measured & { connections?: number }>,
+  once: (run: number) => Promise<Measured>,
   hooks: { before?: (run: number) => Promise<void>; after?: (run: number) => Promise<void> } = {},
 ): Promise<CaseResult> {
   const samples: Sample[] = [];
@@ -23,7 +23,7 @@ export async function measure(
     const measured = await once(run);
     if (measured.status !== 0) throw new Error(`exit ${measured.status}: ${measured.stderr.trim().slice(-2000)}`);
     const count = audit ? await audit.count(since, client) : null;
-    samples.push(sampleOf(measured, count, measured.connections));
+    samples.push(sampleOf(measured, count));
     await hooks.after?.(run);
   }
   return summarize(samples);

@@ -381,11 +381,9 @@ async function measureLatency(
 
   const since = audit?.mark() ?? 0;
   const latenciesMs: number[] = [];
-  const fromPatchMs: number[] = [];
   for (let i = 0; i < samples; i++) {
     const current: Change = { name: webServiceName((i * 37) % n), image: `nginx:latency-${i}` };
     change = current;
-    const patchedAt = performance.now();
     const patch = kubectl([
       'patch',
       'webservice',
@@ -409,11 +407,10 @@ async function measureLatency(
     await patch;
     const convergedAt = Math.max(current.parentAt!, current.childAt!);
     latenciesMs.push(round(convergedAt - current.seenAt!, 1));
-    fromPatchMs.push(round(convergedAt - patchedAt, 1));
   }
   change = undefined;
   const count = audit ? await audit.count(since, 'controller') : null;
-  return { ...latencies(n, latenciesMs, count), fromPatchMs, peakRssMiB: controller.peakRssMiB() };
+  return { ...latencies(n, latenciesMs, count), peakRssMiB: controller.peakRssMiB() };
 }
 
 /** Latencies of changes one at a time, with their percentiles and the controller's requests over them. */

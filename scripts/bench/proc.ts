@@ -75,15 +75,12 @@ interface Footprint {
 export interface Measured extends RunResult, Footprint {}
 
 /** What `kubectl-webservice -v` prints last on stderr. */
-function pluginFootprint(stderr: string): Footprint & { reads: number; writes: number; connections: number } {
+function pluginFootprint(stderr: string): Footprint {
   const match = /requests: (\d+) read, (\d+) write over (\d+) connection\(s\); cpu (\d+) ms; max RSS ([\d.]+) MiB/.exec(
     stderr,
   );
   if (!match) throw new Error(`no -v usage line in the plugin's stderr: ${stderr.slice(-500)}`);
   return {
-    reads: Number(match[1]),
-    writes: Number(match[2]),
-    connections: Number(match[3]),
     cpuMs: Number(match[4]),
     peakRssMiB: Number(match[5]),
   };
@@ -97,10 +94,9 @@ export async function runPlugin(
   args: string[],
   options: RunOptions = {},
   program: string[] = [PLUGIN],
-): Promise<Measured & { connections: number }> {
+): Promise<Measured> {
   const result = await run([...program, ...args, '-v'], options);
-  const footprint = pluginFootprint(result.stderr);
-  return { ...result, cpuMs: footprint.cpuMs, peakRssMiB: footprint.peakRssMiB, connections: footprint.connections };
+  return { ...result, ...pluginFootprint(result.stderr) };
 }
 
 /** Runs any other program: its wall time; its CPU and RSS are the plugin's alone to report. */

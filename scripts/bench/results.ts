@@ -13,8 +13,6 @@ export interface Sample {
   writes: number | null;
   events: number | null;
   writesByKind?: Record<string, number>;
-  /** TLS connections the plugin opened (its -v line). */
-  connections?: number;
 }
 
 /**
@@ -102,8 +100,6 @@ export interface Latencies {
 
 /** Spec changes: event seen → converged. */
 export interface ControllerLatency extends Latencies {
-  /** kubectl patch started → converged (includes kubectl's start-up), per change. */
-  fromPatchMs: number[];
   peakRssMiB: number;
 }
 
@@ -193,7 +189,7 @@ export interface BacklogRun {
   writtenBefore?: number | null;
 }
 
-export function sampleOf(measured: Measured, count: RequestCount | null, connections?: number): Sample {
+export function sampleOf(measured: Measured, count: RequestCount | null): Sample {
   return {
     wallMs: Math.round(measured.wallMs),
     cpuMs: measured.cpuMs,
@@ -203,7 +199,6 @@ export function sampleOf(measured: Measured, count: RequestCount | null, connect
     writes: count?.writes ?? null,
     events: count?.events ?? null,
     ...(count && Object.keys(count.byKind).length > 0 ? { writesByKind: count.byKind } : {}),
-    ...(connections === undefined ? {} : { connections }),
   };
 }
 
