@@ -396,13 +396,13 @@ function runText(r: Results): string {
   const m = r.machine;
   const dirty =
     m.srcChanges.length > 0 ? `, with uncommitted changes in ${m.srcChanges.length} path(s) under src/` : '';
-  const only = r.only ? `, of ${r.only.join(', ')} only` : '';
+  const only = r.only ? ` of ${r.only.join(', ')} only` : '';
   const carried = (r.carried ?? []).map(
     (c) =>
       `${c.case}${c.sizes ? ` at N = ${c.sizes.join(', ')}` : ''} from the run of ${c.startedAt} at ${commit(c.commit)}`,
   );
   return (
-    `${r.quick ? 'A --quick run' : 'The run'}${only} of ${r.startedAt} to ${r.finishedAt} at ${commit(m.commit)}${dirty}:` +
+    `${r.quick ? 'A --quick run' : 'The run'}${only}, from ${r.startedAt} to ${r.finishedAt}, at ${commit(m.commit)}${dirty}:` +
     ` ${m.cpus} cores (${m.cpuModel}), ${m.memoryGiB} GiB, Node ${m.node}, Kubernetes ${m.kubernetes},` +
     ` load average ${r.loadAverage.start[0]} to ${r.loadAverage.end[0]}.` +
     (carried.length > 0 ? ` Kept from earlier runs: ${carried.join('; ')}.` : '')
