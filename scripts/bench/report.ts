@@ -2,7 +2,7 @@
 // measured for it, and whether it holds. RESULTS.md is a hand-written preamble, kept as it is,
 // and this table below it.
 import { DEFAULT_WORKERS } from './controller';
-import { ConfigRun, ControllerBurst, Results, ScaleRun, WorkloadBurst } from './results';
+import { BusyWindow, ConfigRun, ControllerBurst, Results, ScaleRun, WorkloadBurst } from './results';
 import { median } from './proc';
 
 type Standing = 'met' | 'missed' | 'not measured';
@@ -37,6 +37,11 @@ function ratio(a: number, b: number): string {
 /** `met` or `missed`; `not measured` where the run measured it at another N than the target names. */
 function judge(judged: boolean, holds: boolean): Standing {
   return !judged ? 'not measured' : holds ? 'met' : 'missed';
+}
+
+/** A target's goals, none measured. */
+function unmeasured(add: Add, issue: string, target: string, goals: string[]): void {
+  for (const goal of goals) add(issue, target, goal, 'not measured', 'not measured');
 }
 
 /** ` (at N=n, not target)` where a figure was taken at another N. */
@@ -229,9 +234,9 @@ function floorTargets(r: Results, add: Add): void {
     add('#19', backlogTarget, '≤ 1 s', `${ms(on.readyMs)}${at(on.n, 2000)}`, judge(on.n === 2000, on.readyMs <= 1000));
 }
 
-/** Our writes and Events at the steady state after a workload burst. */
-function steadyWrites(wb: WorkloadBurst): { writes: number; events: number } {
-  const { byClient } = wb.steady;
+/** Our writes and Events at the steady state after a workload burst or a rotation. */
+function steadyWrites(window: { steady: BusyWindow }): { writes: number; events: number } {
+  const { byClient } = window.steady;
   return 'controller' in byClient ? byClient.controller : { writes: 0, events: 0 };
 }
 
@@ -255,10 +260,7 @@ function workloadTargets(r: Results, add: Add): void {
     'no slower per WebService than the port-only burst of 200, same run',
     'no slower than a port-only burst of 1000, same run',
   ];
-  if (!ef) {
-    for (const goal of goals) add('#27', efTarget, goal, 'not measured', 'not measured');
-    return;
-  }
+  if (!ef) return unmeasured(add, '#27', efTarget, goals);
   add('#27', efTarget, goals[0], steadyText(ef), judge(true, steady(ef)));
   const recordOnly = r.controller.bursts.filter((b) => b.n === ef.n);
   const recordRss = recordOnly.length > 0 ? median(recordOnly.map((b) => b.peakRssMiB)) : null;
@@ -300,15 +302,11 @@ function configTargets(config: ConfigRun | undefined, add: Add): void {
     "with 10 000 unreferenced Secrets beside them: the controller's peak RSS ≤ 1.15× without",
     '… and it reads the data of none of them (audit log and counting proxy)',
   ];
-  if (!config) {
-    for (const goal of goals) add('#38', target, goal, 'not measured', 'not measured');
-    return;
-  }
+  if (!config) return unmeasured(add, '#38', target, goals);
   const { n, rotation, latency, unreferenced } = config;
   const judged = n === 1000;
   const note = at(n, 1000);
-  const steady = rotation.steady.byClient;
-  const ours = 'controller' in steady ? steady.controller : { writes: 0, events: 0 };
+  const ours = steadyWrites(rotation);
   const once = rotation.rolled['1'] ?? 0;
   const two = rotation.replicaSets['2'] ?? 0;
   add(
