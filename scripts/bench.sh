@@ -2,17 +2,18 @@
 # Usage: scripts/bench.sh [--quick] [--sizes=A,B] [--only=A,B] [--scale[=N]] [--out=DIR] [--report-only]   (npm run bench -- …)
 #
 # Benchmarks the plugin and its controller on the local control plane (started if needed,
-# or the current KUBECONFIG with USE_EXISTING_CLUSTER=true): for N = 10, 100, 1000 and
-# 10 000 WebServices, a cold pass, a no-op pass, one change, plan NAME, beside the raw
-# floor, kubectl get and the lab's per-object shell loop; then the controller's start,
-# burst, event-to-converged latency and steady state; the runtimes side by side (Node 20,
-# Node 24, the SEA), the write floor beside the burst, and bursts of workload WebServices
-# (a port only, and every pod field) on the workloads plane, and the config case there (each
-# WebService reading its own Secret, rotated; for them, the plane is started with workloads
-# and 4 Nodes of 1000 pods unless WEBSERVICE_CP_WORKLOADS / _NODES / _NODE_PODS say otherwise).
-# --only=CASE,… runs some of: plugin shell burst runtimes floor backlog workload every-field
-# config, and keeps what results.json held of the others. Writes bench/results.json,
-# bench/RESULTS.md and bench/pass-time.svg (--quick: N = 10 and 100, into .cache/bench/).
+# or the current KUBECONFIG with USE_EXISTING_CLUSTER=true) against their targets: for N = 10,
+# 100, 1000 and 10 000 WebServices, a cold pass, a no-op pass, one change, plan NAME, beside
+# the raw floor and kubectl get; then the controller's start, burst, event-to-converged latency
+# and steady state; the runtimes the targets name (Node 20, Node 24, the SEA), the write floor
+# beside the burst, and bursts of workload WebServices (a port only, and every pod field) on the
+# workloads plane, and the config case there (each WebService reading its own Secret, rotated;
+# for them, the plane is started with workloads and 4 Nodes of 1000 pods unless
+# WEBSERVICE_CP_WORKLOADS / _NODES / _NODE_PODS say otherwise).
+# --only=CASE,… runs some of: plugin burst runtimes floor backlog workload every-field config,
+# and keeps what results.json held of the others. Writes bench/results.json and the table of
+# targets in bench/RESULTS.md (--quick: N = 10 and 100, into .cache/bench/); --report-only
+# writes the table again from results.json, measuring nothing.
 # A full run takes 25-35 minutes and keeps both cores busy. --scale runs, instead, the
 # 100 000-WebService run into bench/scale.json (70 minutes on 2 cores, plus its namespace
 # deletions; the plain plane).

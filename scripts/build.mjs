@@ -201,8 +201,6 @@ writeExecutable(
 
 await bundle('scripts/lab/demo.ts', 'dist/lab-demo.js');
 await bundle('scripts/bench/bench.ts', 'dist/bench.js');
-// The floor of `plan NAME` that the bench runs beside it: its own small file, as a bare client would be.
-await bundle('scripts/bench/two-gets.ts', 'dist/bench-two-gets.js');
 // The CRD's embedded Kubernetes types, from a live API server's OpenAPI (npm run crd:generate).
 await bundle('scripts/crd/generate.ts', 'dist/crd-generate.js');
 console.error(`built dist/kubectl-webservice (${pkg.version}, commit ${commit})`);

@@ -126,11 +126,6 @@ export class Audit {
     return unique(await this.eventsSince(since)).filter((e) => clientOf(e.userAgent) === client);
   }
 
-  /** One client's mutating requests since the mark, in the order the log has them. */
-  async writes(since: number, client: Client): Promise<AuditEvent[]> {
-    return (await this.requests(since, client)).filter((e) => !READ_VERBS.has(e.verb));
-  }
-
   /** Every client's requests since the mark about objects in one namespace, by client. */
   async countByClient(since: number, namespace: string): Promise<Record<string, RequestCount>> {
     const counts: Record<string, RequestCount> = {};

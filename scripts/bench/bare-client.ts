@@ -1,5 +1,5 @@
-// The client of the bench's two floors: the write floor (floor.ts) and the floor of
-// `plan NAME` (two-gets.ts).
+// The client of the write floor (floor.ts): Node's https with a keep-alive agent and the
+// kubeconfig's credentials, as bare as a client gets.
 import * as fs from 'node:fs';
 import * as https from 'node:https';
 import * as http from 'node:http';
@@ -65,16 +65,7 @@ export class BareClient {
     this.agent = new https.Agent(options);
   }
 
-  get<T>(apiPath: string): Promise<T> {
-    return this.request<T>('GET', apiPath, undefined);
-  }
-
-  request<T>(
-    method: 'GET' | 'POST' | 'PATCH',
-    apiPath: string,
-    body: unknown,
-    contentType = 'application/json',
-  ): Promise<T> {
+  request<T>(method: 'POST' | 'PATCH', apiPath: string, body: unknown, contentType = 'application/json'): Promise<T> {
     const payload = body === undefined ? undefined : Buffer.from(JSON.stringify(body));
     const headers = payload
       ? { ...this.headers, 'content-type': contentType, 'content-length': String(payload.length) }

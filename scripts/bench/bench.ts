@@ -1,26 +1,26 @@
 // npm run bench: how fast and how lean the plugin and its controller are on a real
-// control plane, beside the raw floor and the lab's shell loop. For each N it creates N
-// WebServices in a fresh namespace and times every case as a child process, counting
-// requests in the apiserver's audit log; then it writes results.json, RESULTS.md and
-// pass-time.svg. Bundled to dist/bench.js and started by scripts/bench.sh.
+// control plane, against the targets of report.ts. For each N it creates N WebServices in a
+// fresh namespace and times every case as a child process, counting requests in the
+// apiserver's audit log; then it writes results.json and RESULTS.md's table of targets.
+// Bundled to dist/bench.js and started by scripts/bench.sh.
 //
 //   --quick         N = 10 and 100 only, a smaller controller burst; output in .cache/bench/
 //   --sizes=A,B     other sizes (for development); the cases of one size (burst, runtimes,
 //                   floor, workload, config) then run at the largest of them, if smaller than theirs
-//   --only=A,B      only these cases (default: all): plugin shell burst runtimes floor backlog workload
+//   --only=A,B      only these cases (default: all): plugin burst runtimes floor backlog workload
 //                   every-field config
 //   With --only or --sizes, what DIR/results.json held of other cases (and of the plugin case's
 //   other sizes) is kept, and RESULTS.md names the run it came from (merge.ts).
 //   --scale[=N]     instead of the cases: the run at N = 100 000 (or N) into DIR/scale.json, then
 //                   RESULTS.md rewritten from DIR/results.json and it
 //   --out=DIR       where to write (default bench/, or .cache/bench/ with --quick)
-//   --report-only   rewrite RESULTS.md and the chart from DIR/results.json, measure nothing
+//   --report-only   rewrite RESULTS.md's table from DIR/results.json (and scale.json), measure nothing
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { Audit } from './audit';
 import { controllerBacklog } from './backlog';
-import { pluginCases, shellCases } from './cases';
+import { pluginCases } from './cases';
 import { createNamespace, createWebServices, deleteNamespace } from './cluster';
 import { controllerBurst, controllerStartup } from './controller';
 import { FLOOR_CREATOR, FLOOR_IN_FLIGHT, writeFloor } from './floor';
@@ -28,15 +28,13 @@ import { runtimeCases } from './runtimes';
 import { checkWorkloadCapacity, controllersAudited, podsNeeded, workloadBurst } from './workload';
 import { configCase } from './config';
 import { CASES, Case, mergeResults } from './merge';
-import { passTimeChart, resultsMarkdown, targets } from './report';
-import { Results, ScaleRun, extrapolate } from './results';
+import { resultsMarkdown, targets } from './report';
+import { Results, ScaleRun } from './results';
 import { SCALE_N, scaleRun } from './scale';
-import { PLUGIN, ROOT, kubectl, progress, run, runMeasured } from './proc';
+import { PLUGIN, ROOT, kubectl, progress, run } from './proc';
 
 const FULL_SIZES = [10, 100, 1000, 10_000];
 const QUICK_SIZES = [10, 100];
-/** The shell loop is measured up to here and extrapolated beyond. */
-const SHELL_MAX = 100;
 
 interface Options {
   quick: boolean;
@@ -98,7 +96,6 @@ async function machine(): Promise<Results['machine']> {
     return result.status === 0 ? result.stdout : null;
   };
   const changes = await git(['status', '--porcelain', '--', 'src']);
-  const time = await runMeasured(['true']);
   return {
     cpus: os.cpus().length,
     cpuModel: os.cpus()[0]?.model.trim() ?? 'unknown',
@@ -111,7 +108,6 @@ async function machine(): Promise<Results['machine']> {
       .split('\n')
       .filter(Boolean)
       .map((line) => line.slice(3)),
-    gnuTime: time.cpuMs !== null,
   };
 }
 
@@ -140,7 +136,7 @@ function readJson<T>(file: string): T | undefined {
   return fs.existsSync(file) ? (JSON.parse(fs.readFileSync(file, 'utf8')) as T) : undefined;
 }
 
-/** results.json, RESULTS.md (with the scale run of scale.json, when there is one) and the chart. */
+/** results.json and RESULTS.md (with the scale run of scale.json, when there is one). */
 function writeOutputs(results: Results, out: string): void {
   fs.mkdirSync(out, { recursive: true });
   fs.writeFileSync(path.join(out, 'results.json'), `${JSON.stringify(results, null, 2)}\n`);
@@ -148,7 +144,6 @@ function writeOutputs(results: Results, out: string): void {
   const previous = fs.existsSync(mdFile) ? fs.readFileSync(mdFile, 'utf8') : undefined;
   const scale = readJson<ScaleRun>(path.join(out, 'scale.json'));
   fs.writeFileSync(mdFile, resultsMarkdown(results, previous, scale));
-  fs.writeFileSync(path.join(out, 'pass-time.svg'), passTimeChart(results));
 }
 
 function printSummary(results: Results, out: string, scale?: ScaleRun): void {
@@ -156,11 +151,9 @@ function printSummary(results: Results, out: string, scale?: ScaleRun): void {
     `\nkubectl-webservice bench${results.quick ? ' (--quick)' : ''}: N = ${results.sizes.join(', ')}\n\n`,
   );
   for (const t of targets(results, scale)) {
-    process.stdout.write(`${t.standing.padEnd(12)} ${t.target}\n             ${t.measured}\n`);
+    process.stdout.write(`${t.standing.padEnd(12)} ${t.target}: ${t.goal}\n             ${t.measured}\n`);
   }
-  process.stdout.write(
-    `\nwritten: ${path.relative(process.cwd(), out) || '.'}/{results.json,RESULTS.md,pass-time.svg}\n`,
-  );
+  process.stdout.write(`\nwritten: ${path.relative(process.cwd(), out) || '.'}/{results.json,RESULTS.md}\n`);
 }
 
 async function measureAll(options: Options): Promise<Results> {
@@ -175,7 +168,6 @@ async function measureAll(options: Options): Promise<Results> {
     loadAverage: { start: loadAverage(), end: [] },
     sizes: options.sizes,
     plugin: [],
-    shell: [],
     controller: { startup: [], bursts: [], latency: null, steady: null },
     ...(options.only.length < CASES.length ? { only: options.only } : {}),
   };
@@ -210,32 +202,6 @@ async function measureAll(options: Options): Promise<Results> {
       `N=${n}: `,
     );
   }
-  for (const n of wants('shell') ? options.sizes : []) {
-    if (n <= SHELL_MAX) {
-      const shellNamespace = `bench-shell-${n}-${tag}`;
-      await createNamespace(shellNamespace);
-      try {
-        await createWebServices(shellNamespace, n);
-        results.shell.push(await shellCases(audit, shellNamespace, n));
-      } finally {
-        await deleteNamespace(shellNamespace);
-      }
-    }
-  }
-
-  const measured = results.shell.filter((s) => !s.cold.extrapolated);
-  if (measured.length >= 2) {
-    const [small, large] = measured.slice(-2);
-    for (const n of options.sizes.filter((size) => size > large.n)) {
-      results.shell.push({
-        n,
-        cold: extrapolate(small.cold, small.n, large.cold, large.n, n),
-        noop: extrapolate(small.noop, small.n, large.noop, large.n, n),
-        oneChange: extrapolate(small.oneChange, small.n, large.oneChange, large.n, n),
-      });
-    }
-  }
-
   const burstN = caseSize(options, 1000);
   const bursts = wants('burst') ? (options.quick ? 1 : 3) : 0;
   for (let run = 0; run < bursts; run++) {
@@ -253,10 +219,9 @@ async function measureAll(options: Options): Promise<Results> {
   if (wants('runtimes')) results.runtimes = await runtimeCases(audit, tag, caseSize(options, 1000));
 
   if (wants('floor')) {
-    // Three rounds, each the floor at every concurrency and `run`'s bursts beside it, so that
+    // Three rounds, each the floor at every concurrency and `run`'s burst beside it, so that
     // the machine's drift (a floor alone moves by 50% between runs) falls on both alike. The
-    // bursts' creates come from the floor's own client; `run` has its default workers, then
-    // as many as the floor's most requests in flight.
+    // burst's creates come from the floor's own client; `run` has its default workers.
     results.writeFloor = [];
     results.floorBursts = [];
     for (let round = 1; round <= (options.quick ? 1 : 3); round++) {
@@ -266,19 +231,17 @@ async function measureAll(options: Options): Promise<Results> {
         );
         results.writeFloor.push(floor);
       }
-      for (const workers of [undefined, FLOOR_IN_FLIGHT[0]]) {
-        const { burst } = await inNamespace(`bench-floor-run-${workers ?? 'default'}-${round}-${tag}`, (namespace) =>
-          controllerBurst(audit, namespace, burstN, { creator: FLOOR_CREATOR, workers }),
-        );
-        results.floorBursts.push(burst);
-      }
+      const { burst } = await inNamespace(`bench-floor-run-${round}-${tag}`, (namespace) =>
+        controllerBurst(audit, namespace, burstN, { creator: FLOOR_CREATOR }),
+      );
+      results.floorBursts.push(burst);
     }
   }
 
   if (wants('backlog')) {
-    results.backlog = await inNamespace(`bench-backlog-${tag}`, (namespace) =>
-      controllerBacklog(audit, namespace, caseSize(options, 2000)),
-    );
+    results.backlog = [
+      await inNamespace(`bench-backlog-${tag}`, (namespace) => controllerBacklog(namespace, caseSize(options, 2000))),
+    ];
   }
 
   // The workload bursts come last and depend most on the plane (its Nodes, its Service range):

@@ -1,10 +1,10 @@
-// The one-shot cases at one size N: the plugin's passes, plan NAME beside kubectl get,
-// the raw floor beside what a user would run, and the lab's per-object shell loop.
+// The one-shot cases at one size N: the plugin's passes, plan NAME beside kubectl get, and
+// the raw floor.
 // Each run is a child process, timed from outside, its requests counted in the audit log.
 import { Audit, Client } from './audit';
 import { createNamespace, createWebServices, deleteNamespace, webServiceName } from './cluster';
-import { CaseResult, PluginSize, Sample, ShellSize, sampleOf, summarize } from './results';
-import { Measured, SHELL_LOOP, kubectl, progress, runMeasured, runPlugin, withCpu } from './proc';
+import { CaseResult, PluginSize, Sample, sampleOf, summarize } from './results';
+import { Measured, kubectl, progress, runMeasured, runPlugin } from './proc';
 
 const WEBSERVICES = '/apis/apps.labhub.io/v1/namespaces';
 
@@ -13,17 +13,17 @@ export async function measure(
   audit: Audit | undefined,
   client: Client,
   runs: number,
-  once: (run: number) => Promise<Measured & { connections?: number }>,
+  once: (run: number) => Promise<Measured>,
   hooks: { before?: (run: number) => Promise<void>; after?: (run: number) => Promise<void> } = {},
 ): Promise<CaseResult> {
   const samples: Sample[] = [];
   for (let run = 0; run < runs; run++) {
     await hooks.before?.(run);
     const since = audit?.mark() ?? 0;
-    const { value: measured, ...cpu } = await withCpu(() => once(run));
+    const measured = await once(run);
     if (measured.status !== 0) throw new Error(`exit ${measured.status}: ${measured.stderr.trim().slice(-2000)}`);
     const count = audit ? await audit.count(since, client) : null;
-    samples.push(sampleOf(measured, count, cpu, measured.connections));
+    samples.push(sampleOf(measured, count));
     await hooks.after?.(run);
   }
   return summarize(samples);
@@ -64,11 +64,10 @@ interface Repeats {
   oneChange: number;
   name: number;
   floor: number;
-  kubectlGetAll: number;
 }
 
 export function repeatsFor(n: number): Repeats {
-  return { cold: n <= 1000 ? 3 : 1, noop: 5, oneChange: 3, name: 10, floor: 5, kubectlGetAll: n >= 10_000 ? 3 : 5 };
+  return { cold: n <= 1000 ? 3 : 1, noop: 5, oneChange: 3, name: 10, floor: 5 };
 }
 
 let changes = 0;
@@ -121,11 +120,8 @@ export async function pluginCases(
     return result;
   });
 
-  progress(`N=${n}: raw floor and kubectl get -o json`);
+  progress(`N=${n}: raw floor`);
   const floor = await measure(audit, 'kubectl', repeats.floor, () => rawFloor(namespace));
-  const kubectlGetAll = await measure(audit, 'kubectl', repeats.kubectlGetAll, () =>
-    runMeasured(['kubectl', 'get', 'webservices,configmaps', '-n', namespace, '-o', 'json']),
-  );
 
   progress(`N=${n}: apply --all, one change (${repeats.oneChange} runs)`);
   const oneChange = await measure(
@@ -142,33 +138,9 @@ export async function pluginCases(
 
   progress(`N=${n}: plan NAME and kubectl get webservice NAME (${repeats.name} runs each)`);
   const planName = await measure(audit, 'plugin', repeats.name, () => runPlugin(['plan', name, '-n', namespace]));
-  // A CA bundle in NODE_EXTRA_CA_CERTS is parsed at every Node process's start (Node 20), which
-  // kubectl never pays: where the host sets one, plan NAME is measured without it too.
-  let planNameNoExtraCa: CaseResult | undefined;
-  if (process.env.NODE_EXTRA_CA_CERTS) {
-    const env = { NODE_EXTRA_CA_CERTS: undefined };
-    planNameNoExtraCa = await measure(audit, 'plugin', repeats.name, () =>
-      runPlugin(['plan', name, '-n', namespace], { env }),
-    );
-  }
   const kubectlGetName = await measure(audit, 'kubectl', repeats.name, () =>
     runMeasured(['kubectl', 'get', 'webservice', name, '-n', namespace, '-o', 'json']),
   );
 
-  return { n, setupMs, cold, noop, oneChange, planName, planNameNoExtraCa, kubectlGetName, floor, kubectlGetAll };
-}
-
-/** The lab's way: a bash loop of kubectl and jq per WebService, on N new WebServices. */
-export async function shellCases(audit: Audit | undefined, namespace: string, n: number): Promise<ShellSize> {
-  const loop = () => runMeasured(['bash', SHELL_LOOP, namespace]);
-  progress(`N=${n}: shell loop, cold`);
-  const cold = await measure(audit, 'kubectl', 1, loop);
-  const runs = n <= 10 ? 3 : 1; // at N = 100 one run already takes half a minute
-  progress(`N=${n}: shell loop, no-op (${runs} run(s))`);
-  const noop = await measure(audit, 'kubectl', runs, loop);
-  if (noop.writes !== 0)
-    throw new Error(`the shell loop wrote on a converged namespace: ${JSON.stringify(noop.writesByKind)}`);
-  progress(`N=${n}: shell loop, one change`);
-  const oneChange = await measure(audit, 'kubectl', 1, loop, { before: () => changeOne(namespace, 0) });
-  return { n, cold, noop, oneChange };
+  return { n, setupMs, cold, noop, oneChange, planName, kubectlGetName, floor };
 }

@@ -105,8 +105,8 @@ async function deleteCollection(collection: string): Promise<void> {
 
 /**
  * Deletes a namespace, emptied first page by page (see DELETE_PAGE), and waits until it
- * is gone, so the next case starts on a quiet API server. No case adds a finalizer (apply,
- * run and the shell loop add none), so nothing needs to be let go of meanwhile.
+ * is gone, so the next case starts on a quiet API server. No case adds a finalizer (apply
+ * and run add none), so nothing needs to be let go of meanwhile.
  */
 export async function deleteNamespace(name: string, timeoutMs = 20 * 60_000): Promise<void> {
   for (const collection of BULK_COLLECTIONS) await deleteCollection(collection(name));

@@ -11,7 +11,7 @@ import { CONFIG_DIGEST_ANNOTATION } from '../../src/core/config';
 import { Audit, AuditEvent } from './audit';
 import { WatchLine, WatchStream, sendLists, until, webServiceName } from './cluster';
 import { ControllerProcess, latencies, steadyWindow } from './controller';
-import type { ProxyCounts } from '../../test/support/proxy';
+import type { ProxyCounts } from '../../harness/proxy-kubeconfig';
 import { CountingProxy } from './proxy';
 import {
   ConfigRotation,
@@ -148,7 +148,6 @@ async function replicaSetsPerDeployment(namespace: string): Promise<Record<strin
 /** Every Secret rotated at once, until each WebService is Ready on a new revision; then a steady state. */
 async function rotateAll(
   audit: Audit | undefined,
-  controller: ControllerProcess,
   namespace: string,
   n: number,
   steadySeconds: number,
@@ -157,7 +156,7 @@ async function rotateAll(
 ): Promise<ConfigRotation> {
   await listed(n, [templates.stream, () => templates.seen], [revisions.stream, () => revisions.seen]);
   progress(`rotation: all ${n} Secrets at once`);
-  const { value, ...window } = await busyWindow(audit, controller, namespace, async () => {
+  const { value, ...window } = await busyWindow(audit, namespace, async () => {
     const started = performance.now();
     const replaceMs = await sendLists('replace', namespace, n, (index) => ownSecret(index, 'rotated'));
     await until(
@@ -176,7 +175,7 @@ async function rotateAll(
       readyMs: round(performance.now() - started),
     };
   });
-  const steady = await steadyState(audit, controller, namespace, steadySeconds);
+  const steady = await steadyState(audit, namespace, steadySeconds);
   return {
     ...value,
     ...window,
@@ -347,7 +346,7 @@ export async function configCase(
     let rotationPeak: number;
     let latency: RotationLatency;
     try {
-      rotation = await rotateAll(audit, controller, namespace, n, steadySeconds, templates, revisions);
+      rotation = await rotateAll(audit, namespace, n, steadySeconds, templates, revisions);
       rotationPeak = controller.peakRssMiB();
       latency = await rotationLatency(audit, namespace, n, samples, templates);
       // The last single rotations still roll out: `run` starts again over WebServices at rest.

@@ -9,7 +9,7 @@ import * as net from 'node:net';
 import { Audit, RequestCount } from './audit';
 import { WatchLine, WatchStream, createWebServices, until, webServiceName } from './cluster';
 import { ControllerBurst, ControllerLatency, ControllerStartup, ControllerSteady, Latencies } from './results';
-import { PLUGIN, controlPlaneCpuMs, kubectl, percentile, processCpuMs, progress, round, sleep, withCpu } from './proc';
+import { PLUGIN, kubectl, percentile, processCpuMs, progress, round, sleep } from './proc';
 
 interface LogEntry {
   msg: string;
@@ -175,13 +175,11 @@ export async function controllerStartup(
 ): Promise<{ startup: ControllerStartup; steady: ControllerSteady | null }> {
   progress(`N=${n}: controller start over ${n} converged WebServices`);
   const since = audit?.mark() ?? 0;
-  const serverBefore = await controlPlaneCpuMs();
   const controller = await ControllerProcess.start(namespace);
   try {
     const syncedMs = await controller.waitForLog(/^caches synced/);
     await controller.waitForLog(/^controller working/);
     const reconciledMs = await controller.waitReconciled(n, 10 * 60_000);
-    const serverAfter = await controlPlaneCpuMs();
     const count = audit ? await audit.count(since, 'controller') : null;
     const startup: ControllerStartup = {
       n,
@@ -191,7 +189,6 @@ export async function controllerStartup(
       writes: count?.writes ?? null,
       events: count?.events ?? null,
       cpuMs: await controller.cpuMs(),
-      serverCpuMs: serverBefore === null || serverAfter === null ? null : serverAfter - serverBefore,
       peakRssMiB: controller.peakRssMiB(),
     };
     const steady = steadySeconds > 0 ? await steadyWindow(audit, controller, n, steadySeconds) : null;
@@ -213,7 +210,7 @@ export async function steadyWindow(
   await sleep(2000);
   const cpuBefore = await controller.cpuMs();
   const window = audit?.mark() ?? 0;
-  const { serverCpuMs } = await withCpu(() => sleep(seconds * 1000));
+  await sleep(seconds * 1000);
   const quiet = audit ? await audit.count(window, 'controller') : null;
   return {
     n,
@@ -223,7 +220,6 @@ export async function steadyWindow(
     writes: quiet?.writes ?? null,
     events: quiet?.events ?? null,
     cpuMs: (await controller.cpuMs()) - cpuBefore,
-    serverCpuMs,
     peakRssMiB: controller.peakRssMiB(),
   };
 }
@@ -263,15 +259,13 @@ const KUBECTL_CREATOR: BurstCreator = {
   watch: (namespace, onLine) => new WatchStream('webservices', namespace, READY_FIELDS, onLine),
 };
 
-/** The controller's default `--concurrency`, which a burst without `workers` runs with. */
+/** The controller's default `--concurrency`, which every burst runs with. */
 export const DEFAULT_WORKERS = 4;
 
 export interface BurstOptions {
   /** After the burst, that many single spec changes, one after another: event → converged. */
   latencySamples?: number;
   creator?: BurstCreator;
-  /** `run --concurrency`; absent: its default. */
-  workers?: number;
 }
 
 /**
@@ -283,9 +277,9 @@ export async function controllerBurst(
   audit: Audit | undefined,
   namespace: string,
   n: number,
-  { latencySamples = 0, creator = KUBECTL_CREATOR, workers }: BurstOptions = {},
+  { latencySamples = 0, creator = KUBECTL_CREATOR }: BurstOptions = {},
 ): Promise<{ burst: ControllerBurst; latency: ControllerLatency | null }> {
-  const controller = await ControllerProcess.start(namespace, workers ? [`--concurrency=${workers}`] : []);
+  const controller = await ControllerProcess.start(namespace);
   const streams: ReadyWatch[] = [];
   try {
     await controller.waitForLog(/^controller working/);
@@ -303,22 +297,15 @@ export async function controllerBurst(
     const cpuBefore = await controller.cpuMs();
     const started = performance.now();
     const startedAt = Date.now();
-    const {
-      value: createMs,
-      serverCpuMs,
-      machineCpuMs,
-    } = await withCpu(async () => {
-      const took = await creator.create(namespace, n);
-      await until(
-        `${n} WebServices Ready`,
-        () => {
-          if (streams[0].failure) throw new Error(streams[0].failure);
-          return ready.size >= n;
-        },
-        10 * 60_000,
-      );
-      return took;
-    });
+    const createMs = await creator.create(namespace, n);
+    await until(
+      `${n} WebServices Ready`,
+      () => {
+        if (streams[0].failure) throw new Error(streams[0].failure);
+        return ready.size >= n;
+      },
+      10 * 60_000,
+    );
     const readyMs = performance.now() - started;
     // Its Events go out in the background: count (and take its CPU) once it is quiet.
     await controller.waitReconciled(n, 60_000);
@@ -331,15 +318,13 @@ export async function controllerBurst(
       writesDoneMs: count?.lastWriteAt ? Math.max(0, count.lastWriteAt - startedAt) : null,
       createMs,
       createdBy: creator.createdBy,
-      workers: workers ?? DEFAULT_WORKERS,
+      workers: DEFAULT_WORKERS,
       requests: count?.requests ?? null,
       writes: count?.writes ?? null,
       events: count?.events ?? null,
       ...(count ? { writesByKind: count.byKind } : {}),
       cpuMs,
       cpuPerWriteMs: mutating > 0 ? round(cpuMs / mutating, 3) : null,
-      serverCpuMs,
-      machineCpuMs,
       peakRssMiB: controller.peakRssMiB(),
     };
 
@@ -396,11 +381,9 @@ async function measureLatency(
 
   const since = audit?.mark() ?? 0;
   const latenciesMs: number[] = [];
-  const fromPatchMs: number[] = [];
   for (let i = 0; i < samples; i++) {
     const current: Change = { name: webServiceName((i * 37) % n), image: `nginx:latency-${i}` };
     change = current;
-    const patchedAt = performance.now();
     const patch = kubectl([
       'patch',
       'webservice',
@@ -424,11 +407,10 @@ async function measureLatency(
     await patch;
     const convergedAt = Math.max(current.parentAt!, current.childAt!);
     latenciesMs.push(round(convergedAt - current.seenAt!, 1));
-    fromPatchMs.push(round(convergedAt - patchedAt, 1));
   }
   change = undefined;
   const count = audit ? await audit.count(since, 'controller') : null;
-  return { ...latencies(n, latenciesMs, count), fromPatchMs, peakRssMiB: controller.peakRssMiB() };
+  return { ...latencies(n, latenciesMs, count), peakRssMiB: controller.peakRssMiB() };
 }
 
 /** Latencies of changes one at a time, with their percentiles and the controller's requests over them. */

@@ -17,7 +17,7 @@ import { BareClient } from './bare-client';
 import { webService } from './cluster';
 import { BurstCreator } from './controller';
 import { WriteFloor } from './results';
-import { controlPlaneCpuMs, machineCpuMs, progress, round } from './proc';
+import { progress, round } from './proc';
 
 /** READY_FIELDS of a WebService, as `kubectl get -o jsonpath` prints them ('' where absent). */
 function readyFieldsOf(object: Record<string, unknown>): string[] {
@@ -169,8 +169,6 @@ export async function writeFloor(
   const ns = encodeURIComponent(namespace);
   const wsPath = webServicesPath(namespace);
   const since = audit?.mark() ?? 0;
-  const serverBefore = await controlPlaneCpuMs();
-  const machineBefore = machineCpuMs();
   const cpuBefore = process.cpuUsage();
   const started = performance.now();
   try {
@@ -199,8 +197,6 @@ export async function writeFloor(
     await pool(inFlight, rest);
     const wallMs = performance.now() - started;
     const cpu = process.cpuUsage(cpuBefore);
-    const machineAfter = machineCpuMs();
-    const serverAfter = await controlPlaneCpuMs();
     const count = audit ? await audit.count(since, 'floor') : null;
     return {
       n,
@@ -212,8 +208,6 @@ export async function writeFloor(
       events: count?.events ?? null,
       ...(count ? { writesByKind: count.byKind } : {}),
       clientCpuMs: round((cpu.user + cpu.system) / 1000),
-      serverCpuMs: serverBefore === null || serverAfter === null ? null : serverAfter - serverBefore,
-      machineCpuMs: machineAfter - machineBefore,
     };
   } finally {
     client.close();

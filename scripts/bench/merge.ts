@@ -5,17 +5,7 @@
 import { Carried, Results } from './results';
 
 /** Every case, in the order a run takes them. */
-export const CASES = [
-  'plugin',
-  'shell',
-  'burst',
-  'runtimes',
-  'floor',
-  'backlog',
-  'workload',
-  'every-field',
-  'config',
-] as const;
+export const CASES = ['plugin', 'burst', 'runtimes', 'floor', 'backlog', 'workload', 'every-field', 'config'] as const;
 export type Case = (typeof CASES)[number];
 
 interface CaseFigures {
@@ -27,7 +17,6 @@ interface CaseFigures {
 
 /** The cases kept whole; the plugin case is kept size by size (mergePlugin). */
 const FIGURES: Record<Exclude<Case, 'plugin'>, CaseFigures> = {
-  shell: { held: (r) => r.shell.length > 0, copy: (from, to) => void (to.shell = from.shell) },
   burst: {
     held: (r) => r.controller.bursts.length > 0,
     copy: (from, to) => {

@@ -1,4 +1,4 @@
-// The test proxy (test/support/watch-proxy.cjs), unperturbed, between one `run` and the API
+// The proxy of the tests (harness/watch-proxy.cjs), unperturbed, between one `run` and the API
 // server: it counts the controller's reads of Secrets by kind, the bytes of their answers and
 // the answers holding a marker, so the bench can show what the controller received, which the
 // audit log cannot (it does not tell a metadata-only list from a full one).
@@ -6,8 +6,7 @@ import { ChildProcess, spawn } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import type { ProxyCounts } from '../../test/support/proxy';
-import { proxyUpstream, throughProxy } from '../../test/support/proxy-kubeconfig';
+import { type Kubeconfig, type ProxyCounts, proxyUpstream, throughProxy } from '../../harness/proxy-kubeconfig';
 import { until } from './cluster';
 import { ROOT, kubectl } from './proc';
 
@@ -24,10 +23,10 @@ export class CountingProxy {
   /** Starts the proxy in front of the current kubeconfig's API server, counting `marker`. */
   static async start(marker: string): Promise<CountingProxy> {
     const view = await kubectl(['config', 'view', '--raw', '--minify', '-o', 'json'], { capture: true });
-    const config = JSON.parse(view.stdout) as Record<string, unknown>;
+    const config = JSON.parse(view.stdout) as Kubeconfig;
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'bench-proxy-'));
     const upstream = proxyUpstream(config, path.join(dir, 'ca.crt'));
-    const child = spawn(process.execPath, [path.join(ROOT, 'test/support/watch-proxy.cjs'), ...upstream], {
+    const child = spawn(process.execPath, [path.join(ROOT, 'harness/watch-proxy.cjs'), ...upstream], {
       stdio: ['ignore', 'pipe', 'inherit'],
       env: { ...process.env, COUNT_MARKER: marker },
     });

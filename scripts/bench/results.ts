@@ -1,24 +1,18 @@
 // The shape of bench/results.json: every raw number the bench measured, and how a case's
-// runs are summed up into one row. RESULTS.md and the chart are made from this alone.
+// runs are summed up into one. RESULTS.md is made from this alone (report.ts).
 import { RequestCount } from './audit';
-import { CpuWindow, Measured, Memory, median } from './proc';
+import { Measured, median } from './proc';
 
 /** One run of a case. */
 export interface Sample {
   wallMs: number;
   cpuMs: number | null;
-  /** CPU of kube-apiserver, etcd and kube-controller-manager meanwhile (the same two cores). */
-  serverCpuMs: number | null;
-  /** CPU every other process on the machine used meanwhile: not the client, the control plane or the bench. */
-  otherCpuMs: number | null;
   peakRssMiB: number | null;
   requests: number | null;
   reads: number | null;
   writes: number | null;
   events: number | null;
   writesByKind?: Record<string, number>;
-  /** TLS connections the plugin opened (its -v line). */
-  connections?: number;
 }
 
 /**
@@ -31,16 +25,12 @@ export interface CaseResult {
   cpuMs: number | null;
   /** Client CPU over every mutating request (writes and Event creates); null without writes. */
   cpuPerWriteMs: number | null;
-  serverCpuMs: number | null;
-  otherCpuMs: number | null;
   peakRssMiB: number | null;
   requests: number | null;
   reads: number | null;
   writes: number | null;
   events: number | null;
   writesByKind?: Record<string, number>;
-  /** Computed from smaller N, not measured. */
-  extrapolated?: boolean;
   samples: Sample[];
 }
 
@@ -52,18 +42,8 @@ export interface PluginSize {
   noop: CaseResult;
   oneChange: CaseResult;
   planName: CaseResult;
-  /** plan NAME with NODE_EXTRA_CA_CERTS unset; only where the bench's host sets it. */
-  planNameNoExtraCa?: CaseResult;
   kubectlGetName: CaseResult;
   floor: CaseResult;
-  kubectlGetAll: CaseResult;
-}
-
-export interface ShellSize {
-  n: number;
-  cold: CaseResult;
-  noop: CaseResult;
-  oneChange: CaseResult;
 }
 
 export interface ControllerStartup {
@@ -76,7 +56,6 @@ export interface ControllerStartup {
   writes: number | null;
   events: number | null;
   cpuMs: number;
-  serverCpuMs: number | null;
   peakRssMiB: number;
 }
 
@@ -101,9 +80,6 @@ export interface ControllerBurst {
   writesByKind?: Record<string, number>;
   cpuMs: number;
   cpuPerWriteMs: number | null;
-  serverCpuMs: number | null;
-  /** Every process on the machine, the kubectl creates and watches included. */
-  machineCpuMs: number;
   peakRssMiB: number;
 }
 
@@ -124,8 +100,6 @@ export interface Latencies {
 
 /** Spec changes: event seen → converged. */
 export interface ControllerLatency extends Latencies {
-  /** kubectl patch started → converged (includes kubectl's start-up), per change. */
-  fromPatchMs: number[];
   peakRssMiB: number;
 }
 
@@ -137,7 +111,6 @@ export interface ControllerSteady {
   writes: number | null;
   events: number | null;
   cpuMs: number;
-  serverCpuMs: number | null;
   peakRssMiB: number;
 }
 
@@ -156,14 +129,11 @@ export interface Results {
     commit: string | null;
     /** Files under src/ that differed from the commit when the plugin was built. */
     srcChanges: string[];
-    gnuTime: boolean;
   };
   /** os.loadavg() (1, 5, 15 min) when the run started and ended: the cores are shared. */
   loadAverage: { start: number[]; end: number[] };
   sizes: number[];
   plugin: PluginSize[];
-  /** Measured at N ≤ 100; larger N extrapolated linearly (marked). */
-  shell: ShellSize[];
   controller: {
     startup: ControllerStartup[];
     /** Each in a fresh namespace with a fresh controller; the target reads the median. */
@@ -193,7 +163,7 @@ export interface Results {
   everyFieldBurst?: WorkloadBurst;
   /** The port-only burst at the every-field burst's N, in the same case; absent where workloadBurst has that N. */
   portBurstSameN?: WorkloadBurst;
-  /** The backlog case: the priority queue on, then off. */
+  /** The backlog case, the priority queue on (runs before issue 42: then off, too). */
   backlog?: BacklogRun[];
   /** Issue 38: the config the pods read. */
   config?: ConfigRun;
@@ -215,26 +185,20 @@ export interface BacklogRun {
   readyMs: number;
   /** From the newcomer's first line on the watch (its creation) to its Ready. */
   seenToReadyMs: number;
-  /** Backlog WebServices with a write in the audit log before the newcomer's status write. */
-  writtenBefore: number | null;
+  /** Backlog WebServices written before the newcomer's status; in runs before issue 42 only. */
+  writtenBefore?: number | null;
 }
 
-export function sampleOf(measured: Measured, count: RequestCount | null, cpu: CpuWindow, connections?: number): Sample {
-  const { serverCpuMs, machineCpuMs, benchCpuMs } = cpu;
-  const known = measured.cpuMs === null || serverCpuMs === null ? null : measured.cpuMs + serverCpuMs + benchCpuMs;
+export function sampleOf(measured: Measured, count: RequestCount | null): Sample {
   return {
     wallMs: Math.round(measured.wallMs),
     cpuMs: measured.cpuMs,
-    serverCpuMs,
-    // Clock ticks are 10 ms: a small negative remainder is rounding, not a measurement.
-    otherCpuMs: known === null ? null : Math.max(0, machineCpuMs - known),
     peakRssMiB: measured.peakRssMiB,
     requests: count?.requests ?? null,
     reads: count?.reads ?? null,
     writes: count?.writes ?? null,
     events: count?.events ?? null,
     ...(count && Object.keys(count.byKind).length > 0 ? { writesByKind: count.byKind } : {}),
-    ...(connections === undefined ? {} : { connections }),
   };
 }
 
@@ -253,8 +217,6 @@ export function summarize(samples: Sample[]): CaseResult {
     wallMs: Math.round(median(samples.map((s) => s.wallMs))),
     cpuMs: cpu,
     cpuPerWriteMs: cpu !== null && mutating > 0 ? Math.round((cpu / mutating) * 1000) / 1000 : null,
-    serverCpuMs: medianOf(samples.map((s) => s.serverCpuMs)),
-    otherCpuMs: medianOf(samples.map((s) => s.otherCpuMs)),
     peakRssMiB: maxOf(samples.map((s) => s.peakRssMiB)),
     requests: maxOf(samples.map((s) => s.requests)),
     reads: maxOf(samples.map((s) => s.reads)),
@@ -262,38 +224,6 @@ export function summarize(samples: Sample[]): CaseResult {
     events,
     ...(samples[samples.length - 1].writesByKind ? { writesByKind: samples[samples.length - 1].writesByKind } : {}),
     samples,
-  };
-}
-
-/** A straight line through the values at two sizes, read at a larger size. */
-export function extrapolate(
-  small: CaseResult,
-  smallN: number,
-  large: CaseResult,
-  largeN: number,
-  n: number,
-): CaseResult {
-  const line = (a: number | null, b: number | null): number | null =>
-    a === null || b === null ? null : Math.round(a + ((b - a) * (n - smallN)) / (largeN - smallN));
-  const cpu = line(small.cpuMs, large.cpuMs);
-  const writes = line(small.writes, large.writes);
-  const events = line(small.events, large.events);
-  const mutating = (writes ?? 0) + (events ?? 0);
-  return {
-    runs: 0,
-    wallMs: line(small.wallMs, large.wallMs)!,
-    cpuMs: cpu,
-    cpuPerWriteMs: cpu !== null && mutating > 0 ? Math.round((cpu / mutating) * 1000) / 1000 : null,
-    serverCpuMs: line(small.serverCpuMs, large.serverCpuMs),
-    otherCpuMs: null,
-    // One process at a time: the largest does not grow with N.
-    peakRssMiB: large.peakRssMiB,
-    requests: line(small.requests, large.requests),
-    reads: line(small.reads, large.reads),
-    writes,
-    events,
-    extrapolated: true,
-    samples: [],
   };
 }
 
@@ -311,10 +241,6 @@ export interface WriteFloor {
   writesByKind?: Record<string, number>;
   /** CPU the bench process spent sending them (the floor runs inside it). */
   clientCpuMs: number;
-  /** kube-apiserver, etcd and kube-controller-manager meanwhile; absent in runs before it was recorded. */
-  serverCpuMs?: number | null;
-  /** Every process on the machine meanwhile. */
-  machineCpuMs?: number;
 }
 
 /** Which program runs the plugin: the bundle on the host's Node 20 or the pinned Node 24, or the SEA. */
@@ -327,12 +253,6 @@ export interface RuntimePlan {
   /** Whether the host's NODE_EXTRA_CA_CERTS was set for these runs. */
   extraCa: boolean;
   planName: CaseResult;
-}
-
-export interface PlanFloor {
-  version: string;
-  extraCa: boolean;
-  twoGets: CaseResult;
 }
 
 export interface RuntimeCold {
@@ -349,15 +269,9 @@ export interface Runtimes {
   extraCaCerts: string | null;
   kubectlGetName: CaseResult;
   plans: RuntimePlan[];
-  /**
-   * The floor of plan NAME: dist/bench-two-gets.js (a bare client's start, kubeconfig and the
-   * same two GETs) on the pinned Node 24, in the same rounds; absent in runs before it was measured.
-   */
-  planFloors?: PlanFloor[];
   colds: RuntimeCold[];
   /** Runtimes not measured, and why. */
   skipped: { runtime: Runtime; reason: string }[];
-  sea: { bytes: number; archive: string; archiveBytes: number; builtByBench: boolean } | null;
 }
 
 /**
@@ -384,21 +298,16 @@ export interface WorkloadBurst {
   controllersAudited: boolean | null;
   /** Every client's requests about the namespace's objects, by client (ours: `controller`, `kubectl`). */
   byClient: Record<string, RequestCount>;
-  /** CPU (user + system) each process used over the burst, ms; null where it was not found. */
-  cpuMs: Record<string, number | null>;
-  machineCpuMs: number;
   peakRssMiB: number;
   steady: {
     seconds: number;
     byClient: Record<string, RequestCount>;
-    cpuMs: Record<string, number | null>;
   };
 }
 
-/** Every client's requests about a namespace's objects, and each process's CPU (user + system, ms), over a window. */
+/** Every client's requests about a namespace's objects, over a window. */
 export interface BusyWindow {
   byClient: Record<string, RequestCount>;
-  cpuMs: Record<string, number | null>;
 }
 
 /**
@@ -427,7 +336,6 @@ export interface ConfigRotation extends BusyWindow {
   templatesMs: number;
   /** From the first replace to the last WebService Ready on its new revision. */
   readyMs: number;
-  machineCpuMs: number;
   /** Deployments by how often their pod template's config digest changed, to the end of the steady state. */
   rolled: Record<string, number>;
   /** Deployments by how many ReplicaSets they own, at the end of the steady state. */
@@ -455,7 +363,7 @@ export interface ControllerOverConfig {
   steady: ControllerSteady;
   /** Its requests about Secrets, from the audit log: GETs by name (of them, of unreferenced ones), LISTs, WATCHes. */
   secrets: { gets: number; unreferencedGets: number; lists: number; watches: number } | null;
-  /** What it received of Secrets through the counting proxy (test/support/watch-proxy.cjs). */
+  /** What it received of Secrets through the counting proxy (harness/watch-proxy.cjs). */
   received: SecretsReceived;
 }
 
@@ -483,17 +391,12 @@ export interface ScaleController {
   events: number | null;
   writesByKind?: Record<string, number>;
   cpuMs: number;
-  serverCpuMs: number | null;
   peakRssMiB: number;
 }
 
 /** What the scale run measures (bench --scale). */
 export interface ScaleMeasured {
   n: number;
-  /** The control plane's processes when the run started, after the last cold pass, after `run`. */
-  planeAtStart: Record<string, Memory>;
-  planeAfterApply: Record<string, Memory>;
-  planeAfterRun: Record<string, Memory>;
   setupMs: number;
   cold: CaseResult;
   noop: CaseResult;

@@ -1,22 +1,19 @@
-// Issue 18: what the runtime costs. The same commands, side by side on one control plane:
-// `plan NAME` in a namespace of N children (with and without the host's NODE_EXTRA_CA_CERTS)
-// beside `kubectl get webservice NAME -o json` and its floor (a bare client's same two GETs,
-// scripts/bench/two-gets.ts), on the bundle under the host's Node 20, the
-// bundle under the pinned Node 24, and the standalone binary (SEA); then client CPU per write
-// of a cold `apply --all` on Node 20 and Node 24; and the SEA's size and its archive's.
+// Issue 18's targets, on each runtime they name: client CPU per write of a cold `apply --all`
+// on the bundle under the host's Node 20 and under the pinned Node 24; then `plan NAME` in a
+// namespace of N children on that Node 24 and on the standalone binary (SEA), with the host's
+// NODE_EXTRA_CA_CERTS as it is, round after round beside `kubectl get webservice NAME -o json`.
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { Audit } from './audit';
 import { checkReport, measure, repeatsFor } from './cases';
 import { createNamespace, createWebServices, deleteNamespace, webServiceName } from './cluster';
-import { CaseResult, PlanFloor, Runtime, RuntimeCold, RuntimePlan, Runtimes, summarize } from './results';
+import { CaseResult, Runtime, RuntimeCold, RuntimePlan, Runtimes, summarize } from './results';
 import { PLUGIN, ROOT, progress, run, runMeasured, runPlugin } from './proc';
 
 const SEA = path.join(ROOT, 'dist/sea/kubectl-webservice');
 const PROGRAM = path.join(ROOT, 'dist/program/kubectl-webservice.js');
 const PINNED_NODE = path.join(ROOT, 'node_modules/.bin/node');
-const TWO_GETS = path.join(ROOT, 'dist/bench-two-gets.js');
 
 interface Program {
   runtime: Runtime;
@@ -53,14 +50,11 @@ function newer(file: string, than: string): boolean {
 }
 
 /**
- * The SEA and its release archive, made by `npm run package` when either is missing or
- * older than the bundle just built; the krew manifest it also writes goes to a scratch
- * file, never over the repository's.
+ * The SEA, made by `npm run package` when it is missing or older than the bundle just built;
+ * the krew manifest that also writes goes to a scratch file, never over the repository's.
  */
-async function seaArtifacts(): Promise<{ archive: string; builtByBench: boolean } | { reason: string }> {
-  const version = (JSON.parse(fs.readFileSync(path.join(ROOT, 'package.json'), 'utf8')) as { version: string }).version;
-  const archive = path.join(ROOT, `dist/release/kubectl-webservice-v${version}-linux-amd64.tar.gz`);
-  if (newer(SEA, PROGRAM) && newer(archive, SEA)) return { archive, builtByBench: false };
+async function seaReady(): Promise<{ reason: string } | null> {
+  if (newer(SEA, PROGRAM)) return null;
   if (process.platform !== 'linux' || process.arch !== 'x64')
     return { reason: `the SEA is built on linux/x64 only, this is ${process.platform}/${process.arch}` };
   progress('building the SEA and the release archives (scripts/package.sh, about a minute)');
@@ -74,9 +68,7 @@ async function seaArtifacts(): Promise<{ archive: string; builtByBench: boolean 
   } finally {
     fs.rmSync(scratch, { recursive: true, force: true });
   }
-  return fs.existsSync(SEA) && fs.existsSync(archive)
-    ? { archive, builtByBench: true }
-    : { reason: 'scripts/package.sh made no SEA' };
+  return fs.existsSync(SEA) ? null : { reason: 'scripts/package.sh made no SEA' };
 }
 
 /** Runs each case once per round, round after round, so a busy spell hits all of them alike. */
@@ -94,19 +86,10 @@ export async function runtimeCases(audit: Audit | undefined, tag: string, n: num
   const v24 = await nodeVersion(PINNED_NODE);
   if (v24) programs.push({ runtime: 'node24', argv: [PINNED_NODE, PLUGIN], version: v24 });
   else skipped.push({ runtime: 'node24', reason: `${PINNED_NODE} does not run (npm ci)` });
-  const sea = await seaArtifacts();
-  let seaFacts: Runtimes['sea'] = null;
-  if ('reason' in sea) skipped.push({ runtime: 'sea', reason: sea.reason });
-  else {
-    seaFacts = {
-      bytes: fs.statSync(SEA).size,
-      archive: path.relative(ROOT, sea.archive),
-      archiveBytes: fs.statSync(sea.archive).size,
-      builtByBench: sea.builtByBench,
-    };
-    // A SEA runs only its own program; scripts/sea.sh makes it from the pinned node, so that is its version.
-    programs.push({ runtime: 'sea', argv: [SEA], version: v24 ?? 'unknown' });
-  }
+  const sea = await seaReady();
+  if (sea) skipped.push({ runtime: 'sea', reason: sea.reason });
+  // A SEA runs only its own program; scripts/sea.sh makes it from the pinned node, so that is its version.
+  else programs.push({ runtime: 'sea', argv: [SEA], version: v24 ?? 'unknown' });
 
   const repeats = repeatsFor(n);
   const colds: RuntimeCold[] = [];
@@ -144,32 +127,15 @@ export async function runtimeCases(audit: Audit | undefined, tag: string, n: num
 
   try {
     const name = webServiceName(0);
-    const extraCa = process.env.NODE_EXTRA_CA_CERTS || null;
-    // With the host's CA file as it is set, and without it where it sets one.
-    const caSettings = [true, ...(extraCa ? [false] : [])];
-    const caEnv = (withCa: boolean): NodeJS.ProcessEnv => (withCa ? {} : { NODE_EXTRA_CA_CERTS: undefined });
-    const variants = programs.flatMap((program) =>
-      caSettings.map((withCa) => ({ program, withCa, samples: [] as CaseResult[] })),
-    );
-    // The floor of plan NAME on the pinned Node 24, with and without the host's CA as plan NAME is.
-    const floors = v24 ? caSettings.map((withCa) => ({ withCa, version: v24, samples: [] as CaseResult[] })) : [];
+    const plans = programs
+      .filter((p) => p.runtime !== 'node20')
+      .map((program) => ({ program, samples: [] as CaseResult[] }));
     const gets: CaseResult[] = [];
-    progress(
-      `runtimes: plan NAME on ${variants.length} variant(s), its floor on ${floors.length} and kubectl get NAME, ${repeats.name} rounds`,
-    );
+    progress(`runtimes: plan NAME on ${plans.length} runtime(s) and kubectl get NAME, ${repeats.name} rounds`);
     await interleaved(repeats.name, [
-      ...variants.map((v) => async () => {
-        v.samples.push(
-          await measure(audit, 'plugin', 1, () =>
-            runPlugin(['plan', name, '-n', namespace], { env: caEnv(v.withCa) }, v.program.argv),
-          ),
-        );
-      }),
-      ...floors.map((f) => async () => {
-        f.samples.push(
-          await measure(audit, 'floor', 1, () =>
-            runMeasured([PINNED_NODE, TWO_GETS, namespace, name], { env: caEnv(f.withCa) }),
-          ),
+      ...plans.map((p) => async () => {
+        p.samples.push(
+          await measure(audit, 'plugin', 1, () => runPlugin(['plan', name, '-n', namespace], {}, p.program.argv)),
         );
       }),
       async () => {
@@ -180,27 +146,14 @@ export async function runtimeCases(audit: Audit | undefined, tag: string, n: num
         );
       },
     ]);
-    const plans: RuntimePlan[] = variants.map((v) => ({
-      runtime: v.program.runtime,
-      version: v.program.version,
-      extraCa: v.withCa && extraCa !== null,
-      planName: mergeRuns(v.samples),
+    const extraCa = process.env.NODE_EXTRA_CA_CERTS || null;
+    const planResults: RuntimePlan[] = plans.map((p) => ({
+      runtime: p.program.runtime,
+      version: p.program.version,
+      extraCa: extraCa !== null,
+      planName: mergeRuns(p.samples),
     }));
-    const planFloors: PlanFloor[] = floors.map((f) => ({
-      version: f.version,
-      extraCa: f.withCa && extraCa !== null,
-      twoGets: mergeRuns(f.samples),
-    }));
-    return {
-      n,
-      extraCaCerts: extraCa,
-      kubectlGetName: mergeRuns(gets),
-      plans,
-      planFloors,
-      colds,
-      skipped,
-      sea: seaFacts,
-    };
+    return { n, extraCaCerts: extraCa, kubectlGetName: mergeRuns(gets), plans: planResults, colds, skipped };
   } finally {
     await deleteNamespace(namespace);
   }

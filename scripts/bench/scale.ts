@@ -1,13 +1,13 @@
 // The scale run (issue 19), `npm run bench -- --scale`: N = 100 000 WebServices, on its own
 // because it takes over an hour. A cold `apply --all`, the no-op pass beside the raw
-// floor, then `run` from a cold start over N more to all Ready and at steady state; peak RSS
-// of each, with the apiserver's and etcd's memory beside them.
+// floor, then `run` from a cold start over N more to all Ready and at steady state, with its
+// peak RSS.
 import { Audit } from './audit';
 import { checkReport, measure, rawFloor } from './cases';
 import { WatchStream, createNamespace, createWebServices, deleteNamespace, until } from './cluster';
 import { ControllerProcess, READY_FIELDS, isReadyLine, steadyWindow } from './controller';
 import { ScaleController, ScaleMeasured } from './results';
-import { componentMemory, controlPlaneCpuMs, progress, runPlugin } from './proc';
+import { progress, runPlugin } from './proc';
 
 export const SCALE_N = 100_000;
 /** A case that has not finished in this long is stopped: the issue allows an hour per case. */
@@ -18,7 +18,7 @@ async function pluginPasses(
   audit: Audit | undefined,
   namespace: string,
   n: number,
-): Promise<Pick<ScaleMeasured, 'setupMs' | 'cold' | 'noop' | 'floor' | 'planeAfterApply'>> {
+): Promise<Pick<ScaleMeasured, 'setupMs' | 'cold' | 'noop' | 'floor'>> {
   progress(`scale: creating ${n} WebServices`);
   const setupMs = await createWebServices(namespace, n);
   const apply = ['apply', '--all', '-n', namespace, '-o', 'json'];
@@ -36,7 +36,7 @@ async function pluginPasses(
   });
   progress('scale: raw floor (3 runs)');
   const floor = await measure(audit, 'kubectl', 3, () => rawFloor(namespace));
-  return { setupMs, cold, noop, floor, planeAfterApply: componentMemory() };
+  return { setupMs, cold, noop, floor };
 }
 
 /** `run` started over N WebServices that none has reconciled, until all are Ready; then steady state. */
@@ -44,7 +44,7 @@ async function controllerColdStart(
   audit: Audit | undefined,
   namespace: string,
   n: number,
-): Promise<Pick<ScaleMeasured, 'controller' | 'steady' | 'planeAfterRun'>> {
+): Promise<Pick<ScaleMeasured, 'controller' | 'steady'>> {
   progress(`scale: creating ${n} WebServices for run`);
   await createWebServices(namespace, n);
   const ready = new Set<string>();
@@ -55,7 +55,6 @@ async function controllerColdStart(
   try {
     progress(`scale: run from a cold start over ${n}`);
     const since = audit?.mark() ?? 0;
-    const serverBefore = await controlPlaneCpuMs();
     const controller = await ControllerProcess.start(namespace);
     try {
       const syncedMs = await controller.waitForLog(/^caches synced/, 10 * 60_000);
@@ -69,7 +68,6 @@ async function controllerColdStart(
         200,
       );
       const readyMs = performance.now() - controller.startedAt;
-      const serverAfter = await controlPlaneCpuMs();
       const count = audit ? await audit.count(since, 'controller') : null;
       const result: ScaleController = {
         n,
@@ -80,12 +78,11 @@ async function controllerColdStart(
         events: count?.events ?? null,
         ...(count ? { writesByKind: count.byKind } : {}),
         cpuMs: await controller.cpuMs(),
-        serverCpuMs: serverBefore === null || serverAfter === null ? null : serverAfter - serverBefore,
         peakRssMiB: controller.peakRssMiB(),
       };
       const steady = await steadyWindow(audit, controller, n, 60);
       controller.mustHaveNoErrors();
-      return { controller: result, steady, planeAfterRun: componentMemory() };
+      return { controller: result, steady };
     } finally {
       await controller.stop();
     }
@@ -95,7 +92,6 @@ async function controllerColdStart(
 }
 
 export async function scaleRun(audit: Audit | undefined, n: number, tag: string): Promise<ScaleMeasured> {
-  const planeAtStart = componentMemory();
   const applyNamespace = `bench-scale-apply-${tag}`;
   await createNamespace(applyNamespace);
   let passes: Awaited<ReturnType<typeof pluginPasses>>;
@@ -108,7 +104,7 @@ export async function scaleRun(audit: Audit | undefined, n: number, tag: string)
   const runNamespace = `bench-scale-run-${tag}`;
   await createNamespace(runNamespace);
   try {
-    return { n, planeAtStart, ...passes, ...(await controllerColdStart(audit, runNamespace, n)) };
+    return { n, ...passes, ...(await controllerColdStart(audit, runNamespace, n)) };
   } finally {
     progress(`scale: deleting namespace ${runNamespace}`);
     await deleteNamespace(runNamespace, CASE_TIMEOUT_MS);

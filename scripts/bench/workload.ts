@@ -21,8 +21,8 @@ import {
 } from './cluster';
 import { ControllerProcess, READY_FIELDS, isReadyLine } from './controller';
 import { BusyWindow, WorkloadBurst, WorkloadFields } from './results';
-import { EVERY_POD_FIELD, POD_FIELD_OBJECTS } from '../../test/support/every-pod-field';
-import { ROOT, componentCpuMs, kubectl, machineCpuMs, processCpuMs, progress, sleep } from './proc';
+import { EVERY_POD_FIELD, POD_FIELD_OBJECTS } from '../../harness/every-pod-field';
+import { ROOT, kubectl, progress, sleep } from './proc';
 
 const WORKLOAD_REPLICAS = 3;
 const WORKLOAD_PORT = 8080;
@@ -130,22 +130,6 @@ export function controllersAudited(): boolean | null {
   }
 }
 
-function difference(
-  after: Record<string, number | null>,
-  before: Record<string, number | null>,
-): Record<string, number | null> {
-  const out: Record<string, number | null> = {};
-  for (const [name, value] of Object.entries(after)) {
-    const was = name in before ? before[name] : null;
-    out[name] = value === null || was === null ? null : value - was;
-  }
-  return out;
-}
-
-async function cpuOf(controller: ControllerProcess): Promise<Record<string, number | null>> {
-  return { controller: await processCpuMs(controller.pid), ...(await componentCpuMs()) };
-}
-
 /**
  * The pods a burst of N needs; `rolling`: while all of them roll at once, one pod more each
  * (the Deployment's default surge of 25% of 3 replicas rounds up to 1).
@@ -166,34 +150,28 @@ export async function checkWorkloadCapacity(wanted: number): Promise<{ nodes: nu
   return capacity;
 }
 
-/** Runs body, then counts every client's requests about the namespace and each process's CPU meanwhile. */
+/** Runs body, then counts every client's requests about the namespace meanwhile. */
 export async function busyWindow<T>(
   audit: Audit | undefined,
-  controller: ControllerProcess,
   namespace: string,
   body: () => Promise<T>,
-): Promise<BusyWindow & { value: T; machineCpuMs: number }> {
+): Promise<BusyWindow & { value: T }> {
   const since = audit?.mark() ?? 0;
-  const cpuBefore = await cpuOf(controller);
-  const machineBefore = machineCpuMs();
   const value = await body();
-  const cpuMs = difference(await cpuOf(controller), cpuBefore);
-  const machine = machineCpuMs() - machineBefore;
   const byClient = audit ? await audit.countByClient(since, namespace) : {};
-  return { value, byClient, cpuMs, machineCpuMs: machine };
+  return { value, byClient };
 }
 
 /** A window of steady state after a burst, once its last status patches and rollouts settled (5 s). */
 export async function steadyState(
   audit: Audit | undefined,
-  controller: ControllerProcess,
   namespace: string,
   seconds: number,
 ): Promise<BusyWindow & { seconds: number }> {
   progress(`steady state for ${seconds}s`);
   await sleep(5000);
-  const { byClient, cpuMs } = await busyWindow(audit, controller, namespace, () => sleep(seconds * 1000));
-  return { seconds, byClient, cpuMs };
+  const { byClient } = await busyWindow(audit, namespace, () => sleep(seconds * 1000));
+  return { seconds, byClient };
 }
 
 /**
@@ -227,7 +205,7 @@ export async function workloadBurst(
     progress(
       `workload burst (${fields}): ${n} WebServices × ${WORKLOAD_REPLICAS} replicas on ${capacity.nodes} fake Nodes`,
     );
-    const { value, ...burst } = await busyWindow(audit, controller, namespace, async () => {
+    const { value, ...burst } = await busyWindow(audit, namespace, async () => {
       const started = performance.now();
       const createMs = await createWebServices(namespace, n, workloadWebService(fields));
       await until(
@@ -240,7 +218,7 @@ export async function workloadBurst(
       );
       return { createMs, readyMs: Math.round(performance.now() - started) };
     });
-    const steady = await steadyState(audit, controller, namespace, steadySeconds);
+    const steady = await steadyState(audit, namespace, steadySeconds);
     controller.mustHaveNoErrors();
     const result: WorkloadBurst = {
       n,

@@ -6,7 +6,8 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { ROOT, deleteNamespace } from '../support/cluster';
 import { generate } from './generate';
-import type { Perturbation, ProxyCounts } from '../support/proxy';
+import type { ProxyCounts } from '../../harness/proxy-kubeconfig';
+import type { Perturbation } from '../support/proxy';
 import {
   Reversibility,
   crashViolations,

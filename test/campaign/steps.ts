@@ -60,7 +60,7 @@ export type Step =
   /** Quiescence in the middle of a history: the controller runs, and the oracles are checked. */
   | { step: 'check' };
 
-/** The config objects the generated specs read (test/support/every-pod-field.ts). */
+/** The config objects the generated specs read (harness/every-pod-field.ts). */
 export type ConfigObject = 'secret/db' | 'configmap/features';
 
 /** Every kind of step: the compiler holds this to the Step type, so none can be left out. */

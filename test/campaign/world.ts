@@ -12,7 +12,8 @@ import { API_VERSION, FINALIZER, KIND, MANAGED_BY_LABEL, MANAGED_BY_VALUE } from
 import { Background, PLUGIN, ROOT, createNamespace, run, sleep, type RunResult } from '../support/cluster';
 import { ControllerProcess, controllerKubeconfig } from '../support/controller';
 import { podFieldsPrerequisites } from '../support/pod-fields';
-import { WatchProxy, type Perturbation, type ProxyCounts } from '../support/proxy';
+import type { ProxyCounts } from '../../harness/proxy-kubeconfig';
+import { WatchProxy, type Perturbation } from '../support/proxy';
 import type { ChildKind, ConfigObject, Step, WritePoint } from './steps';
 
 type Json = Record<string, any>;

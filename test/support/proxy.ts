@@ -1,10 +1,10 @@
-// Sieve's perturbations of what the controller sees: test/support/watch-proxy.cjs between it
+// Sieve's perturbations of what the controller sees: harness/watch-proxy.cjs between it
 // and the API server, and a kubeconfig that sends it there. Only the controller goes through
 // it; kubectl and the oracles see the API server as it is.
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { Background, ROOT } from './cluster';
-import { proxyUpstream, throughProxy } from './proxy-kubeconfig';
+import { type Kubeconfig, type ProxyCounts, proxyUpstream, throughProxy } from '../../harness/proxy-kubeconfig';
 
 export interface Perturbation {
   /** The share of watch events that hold the stream behind them (stale state). */
@@ -16,27 +16,6 @@ export interface Perturbation {
   seed: number;
 }
 
-type Json = Record<string, any>;
-
-/** The proxy's report (watch-proxy.cjs). */
-export interface ProxyCounts {
-  watches: number;
-  events: number;
-  delayed: number;
-  coalesced: number;
-  lists: number;
-  staleLists: number;
-  /** The Secrets whose data was asked for by name. */
-  secretsRead: string[];
-  /** Lists and watches of Secrets in full, and of their metadata only. */
-  secretLists: number;
-  secretMetadataLists: number;
-  /** The bytes of the answers to those three kinds of reads. */
-  secretBytes: { read: number; lists: number; metadataLists: number };
-  /** Answers that held the proxy's COUNT_MARKER. */
-  marked: number;
-}
-
 export class WatchProxy {
   private constructor(
     private readonly process: Background,
@@ -45,10 +24,10 @@ export class WatchProxy {
   ) {}
 
   static async start(kubeconfig: string, perturbation: Perturbation): Promise<WatchProxy> {
-    const config = JSON.parse(fs.readFileSync(kubeconfig, 'utf8')) as Json;
+    const config = JSON.parse(fs.readFileSync(kubeconfig, 'utf8')) as Kubeconfig;
     const dir = path.dirname(kubeconfig);
     const upstream = proxyUpstream(config, path.join(dir, 'proxy-ca.crt'));
-    const proxy = new Background('node', [path.join(ROOT, 'test/support/watch-proxy.cjs'), ...upstream], {
+    const proxy = new Background('node', [path.join(ROOT, 'harness/watch-proxy.cjs'), ...upstream], {
       env: {
         WATCH_DELAY_P: String(perturbation.delayP),
         WATCH_DELAY_MS: String(perturbation.delayMs),

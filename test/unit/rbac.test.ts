@@ -1,10 +1,9 @@
-// RBAC and the leader fence follow the kind table: the children's rules in the files are made
-// from it (npm run rbac:generate), the ClusterRoles grant what check reviews, and the fence
-// matches every write the controller may make.
+// RBAC and the leader fence follow the kind table: the ClusterRoles grant what reconciling
+// every kind of child and what check reviews need, and the fence matches every write the
+// controller may make. That the files hold what the table makes: scripts/rbac/rules.test.ts.
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import * as yaml from 'js-yaml';
-import { GENERATED_FILES, regenerate } from '../../scripts/rbac/rules';
 import {
   Access,
   COMMANDS,
@@ -51,24 +50,6 @@ const OPERATION: Record<string, string | undefined> = {
   patch: 'UPDATE',
   delete: 'DELETE',
 };
-
-describe('the rules made from the kind table', () => {
-  it.each(Object.keys(GENERATED_FILES))('in %s are what the table makes now (npm run rbac:generate)', (file) => {
-    const text = read(file);
-    expect(regenerate(file, text)).toBe(text);
-  });
-
-  it('are made anew between the markers, and the rest of the file is kept', () => {
-    const file = 'deploy/10-rbac.yaml';
-    const text = read(file);
-    const stale = text
-      .replace('resources: ["controllerrevisions"]', 'resources: ["statefulsets"]')
-      .replace('kind: ServiceAccount', 'kind: ServiceAccount # by hand');
-    expect(regenerate(file, stale)).toBe(text.replace('kind: ServiceAccount', 'kind: ServiceAccount # by hand'));
-    expect(() => regenerate(file, 'rules: []\n')).toThrow(/has no region of generated rules/);
-    expect(() => regenerate('deploy/20-deployment.yaml', text)).toThrow(/holds no generated rules/);
-  });
-});
 
 describe('RBAC follows the kind table', () => {
   it.each(ROLES)('%s grants exactly what reconciling every kind of child needs', (_file, rules) => {

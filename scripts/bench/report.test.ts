@@ -1,15 +1,78 @@
-// Where the bench's targets of issues 17, 18, 19, 27 and 38 stand, read from results.json alone.
-import { targets } from '../../scripts/bench/report';
+// Where the bench's targets stand, read from results.json alone; RESULTS.md around them; and a
+// run of some cases (--only) or sizes (--sizes) that keeps what results.json held of the rest.
+import { mergeResults } from './merge';
+import { resultsMarkdown, targets } from './report';
 import {
   BacklogRun,
+  CaseResult,
   ConfigRun,
   ControllerBurst,
   ControllerOverConfig,
+  PluginSize,
   Results,
   ScaleRun,
+  WorkloadBurst,
   WriteFloor,
-} from '../../scripts/bench/results';
-import { caseOf, results, workloadOf } from '../support/bench-results';
+} from './results';
+
+function caseOf(wallMs: number, extra: Partial<CaseResult> = {}): CaseResult {
+  return {
+    runs: 10,
+    wallMs,
+    cpuMs: null,
+    cpuPerWriteMs: null,
+    peakRssMiB: null,
+    requests: null,
+    reads: null,
+    writes: null,
+    events: null,
+    samples: [],
+    ...extra,
+  };
+}
+
+function results(extra: Partial<Results>): Results {
+  return {
+    schema: 1,
+    quick: false,
+    startedAt: '2026-01-01T00:00:00Z',
+    finishedAt: '2026-01-01T00:10:00Z',
+    machine: {
+      cpus: 2,
+      cpuModel: 'x',
+      memoryGiB: 8,
+      node: 'v24',
+      kubernetes: 'v1',
+      plugin: '0',
+      commit: null,
+      srcChanges: [],
+    },
+    loadAverage: { start: [0], end: [0] },
+    sizes: [1000],
+    plugin: [],
+    controller: { startup: [], bursts: [], latency: null, steady: null },
+    ...extra,
+  };
+}
+
+/** A workload burst of n, Ready after readyMs, with that many writes of ours at steady state. */
+function workloadOf(n: number, readyMs: number, steadyWrites = 0): WorkloadBurst {
+  return {
+    n,
+    replicas: 3,
+    nodes: 4,
+    podCapacity: 3200,
+    controllersAudited: true,
+    readyMs,
+    createMs: 1,
+    byClient: {},
+    peakRssMiB: 0,
+    steady: {
+      seconds: 60,
+      byClient: { controller: { requests: steadyWrites, reads: 0, writes: steadyWrites, events: 0, byKind: {} } },
+    },
+  };
+}
 
 function burstOf(n: number, readyMs: number): ControllerBurst {
   return {
@@ -21,8 +84,6 @@ function burstOf(n: number, readyMs: number): ControllerBurst {
     events: null,
     cpuMs: 0,
     cpuPerWriteMs: null,
-    serverCpuMs: null,
-    machineCpuMs: 0,
     peakRssMiB: 0,
   };
 }
@@ -33,7 +94,7 @@ function floorOf(n: number, inFlight: number, wallMs: number): WriteFloor {
 
 function standing(r: Results, prefix: string, scale?: ScaleRun): string[] {
   return targets(r, scale)
-    .filter((t) => t.target.includes(prefix))
+    .filter((t) => `${t.target}: ${t.goal}`.includes(prefix))
     .map((t) => t.standing);
 }
 
@@ -53,7 +114,6 @@ function runtimes(n: number, seaMs: number, node24Ms: number, perWrite: number):
       { runtime: 'node24', version: 'v24', cold: cold(0.3) },
     ],
     skipped: [],
-    sea: null,
   };
 }
 
@@ -62,7 +122,7 @@ function configRun(change: (c: ConfigRun) => void = () => undefined): ConfigRun 
   const over = (peakRssMiB: number): ControllerOverConfig => ({
     reconciledMs: 1000,
     peakRssMiB,
-    steady: { n: 1000, seconds: 60, requests: 0, reads: 0, writes: 0, events: 0, cpuMs: 0, serverCpuMs: 0, peakRssMiB },
+    steady: { n: 1000, seconds: 60, requests: 0, reads: 0, writes: 0, events: 0, cpuMs: 0, peakRssMiB },
     secrets: { gets: 1001, unreferencedGets: 0, lists: 0, watches: 1 },
     received: {
       read: 1001,
@@ -82,9 +142,7 @@ function configRun(change: (c: ConfigRun) => void = () => undefined): ConfigRun 
       replaceMs: 5000,
       templatesMs: 20_000,
       readyMs: 600_000,
-      machineCpuMs: 0,
       byClient: {},
-      cpuMs: {},
       rolled: { '1': 1000 },
       replicaSets: { '2': 1000 },
       steady: workloadOf(1000, 1).steady,
@@ -107,6 +165,25 @@ function configRun(change: (c: ConfigRun) => void = () => undefined): ConfigRun 
   return run;
 }
 
+describe('RESULTS.md', () => {
+  it('lists every target, measured or not', () => {
+    const rows = targets(results({}));
+    expect(rows).toHaveLength(30);
+    expect(new Set(rows.map((t) => t.standing))).toEqual(new Set(['not measured']));
+  });
+
+  it('keeps the hand-written preamble and rewrites the table below it', () => {
+    const first = resultsMarkdown(results({}));
+    expect(first.startsWith('# Bench results\n')).toBe(true);
+    const edited = first.replace('# Bench results\n', '# Bench results\n\nWritten by hand.\n');
+    const again = resultsMarkdown(results({ startedAt: '2026-02-02T00:00:00Z' }), edited);
+    expect(again).toContain('Written by hand.');
+    expect(again).toContain('2026-02-02T00:00:00Z');
+    expect(again).not.toContain('from 2026-01-01T00:00:00Z');
+    expect(again.match(/\| issue \| target \| goal \| measured \| standing \|/g)).toHaveLength(1);
+  });
+});
+
 describe('bench targets of issues 17-19 and 27', () => {
   it('judges plan NAME against 1.5× kubectl get with the host CA set, per runtime', () => {
     expect(standing(results({ runtimes: runtimes(1000, 290, 310, 0.4) }), '≤ 1.5×')).toEqual(['met', 'missed']);
@@ -122,37 +199,6 @@ describe('bench targets of issues 17-19 and 27', () => {
     expect(standing(r, '0.45 ms')).toEqual(['not measured', 'not measured']);
   });
 
-  it('shows where plan NAME and CPU per write stand against their floors in the same run', () => {
-    const rt = runtimes(1000, 290, 310, 0.5)!;
-    rt.planFloors = [
-      { version: 'v24', extraCa: true, twoGets: caseOf(280) },
-      { version: 'v24', extraCa: false, twoGets: caseOf(150) },
-    ];
-    const writeFloor = [
-      { ...floorOf(1000, 16, 7000), clientCpuMs: 1600 },
-      { ...floorOf(1000, 16, 7000), clientCpuMs: 2000 },
-      { ...floorOf(1000, 4, 9000), clientCpuMs: 4000 },
-    ];
-    const rows = targets(results({ runtimes: rt, writeFloor })).filter((t) => t.issue === '#18');
-    const plans = rows.filter((t) => t.target.includes('≤ 1.5×')).map((t) => t.measured);
-    // The floor with the host's CA set, as the target's plan is; never the one without it.
-    expect(plans).toEqual([expect.stringContaining('on Node 24: 280 ms, 1.40×'), expect.stringContaining('1.40×')]);
-    expect(plans.join(' ')).not.toContain('150 ms');
-    // 16 in flight only: (1600 / 4000 + 2000 / 4000) / 2 = 0.45 ms per request.
-    const cpu = rows.filter((t) => t.target.includes('0.45 ms')).map((t) => t.measured);
-    expect(cpu).toEqual([
-      expect.stringContaining('0.450 ms per request at 16 in flight'),
-      expect.stringContaining('0.450 ms per request at 16 in flight'),
-    ]);
-    // The floors inform; they do not change the standing.
-    expect(rows.map((t) => t.standing)).toEqual(['met', 'missed', 'missed', 'met']);
-  });
-
-  it('adds no floor where the run did not measure one', () => {
-    const rows = targets(results({ runtimes: runtimes(1000, 290, 310, 0.5) })).filter((t) => t.issue === '#18');
-    for (const row of rows) expect(row.measured).not.toContain('floor');
-  });
-
   it("reads run's burst against the faster of the two floors", () => {
     const floors = [floorOf(1000, 16, 7000), floorOf(1000, 4, 9000)];
     const within = results({
@@ -160,8 +206,8 @@ describe('bench targets of issues 17-19 and 27', () => {
       controller: { ...results({}).controller, bursts: [burstOf(1000, 8400)] },
     });
     const beyond = results({ writeFloor: floors, floorBurst: burstOf(1000, 8500) });
-    expect(standing(within, '1.2×')).toEqual(['met']);
-    expect(standing(beyond, '1.2×')).toEqual(['missed']);
+    expect(standing(within, 'write floor')).toEqual(['met']);
+    expect(standing(beyond, 'write floor')).toEqual(['missed']);
   });
 
   it("reads the floor's own bursts with the default workers, until their last write", () => {
@@ -182,14 +228,14 @@ describe('bench targets of issues 17-19 and 27', () => {
     });
     // Ready in time, but its Events still going out after the mark.
     const eventsLate = results({ writeFloor: floors, floorBursts: [own(8000, 4, 8500)] });
-    expect(standing(met, '1.2×')).toEqual(['met']);
-    expect(standing(missed, '1.2×')).toEqual(['missed']);
-    expect(standing(eventsLate, '1.2×')).toEqual(['missed']);
+    expect(standing(met, 'write floor')).toEqual(['met']);
+    expect(standing(missed, 'write floor')).toEqual(['missed']);
+    expect(standing(eventsLate, 'write floor')).toEqual(['missed']);
   });
 
   it('fails the workload steady state on a single write of ours', () => {
-    expect(standing(results({ workloadBurst: workloadOf(200, 1) }), 'steady state afterwards')).toEqual(['met']);
-    expect(standing(results({ workloadBurst: workloadOf(200, 1, 1) }), 'steady state afterwards')).toEqual(['missed']);
+    expect(standing(results({ workloadBurst: workloadOf(200, 1) }), 'Workload burst of 200')).toEqual(['met']);
+    expect(standing(results({ workloadBurst: workloadOf(200, 1, 1) }), 'Workload burst of 200')).toEqual(['missed']);
   });
 
   it('judges the every-field burst per WebService against the 200 burst, and whole against the same N', () => {
@@ -206,7 +252,7 @@ describe('bench targets of issues 17-19 and 27', () => {
     // 290 ms per WebService against 285: missed; against the same N's 291 s: met.
     expect(judged(291_000)).toEqual(['missed', 'met']);
     expect(judged(289_000)).toEqual(['missed', 'missed']);
-    expect(standing(results({ everyFieldBurst: everyField }), 'no slower')).toEqual(['not measured']);
+    expect(standing(results({ everyFieldBurst: everyField }), 'no slower')).toEqual(['not measured', 'not measured']);
     // A workload burst of the same N is that baseline: the case does not run it twice.
     const sameN = results({ workloadBurst: workloadOf(1000, 291_000), everyFieldBurst: everyField });
     expect(standing(sameN, 'no slower')).toEqual(['met', 'met']);
@@ -237,7 +283,6 @@ describe('bench targets of issues 17-19 and 27', () => {
         writes: 0,
         events: 0,
         cpuMs: 0,
-        serverCpuMs: 0,
         peakRssMiB,
       };
       const controller = {
@@ -248,15 +293,11 @@ describe('bench targets of issues 17-19 and 27', () => {
         writes: 0,
         events: 0,
         cpuMs: 0,
-        serverCpuMs: 0,
         peakRssMiB,
       };
       return {
         ...results({}),
         n,
-        planeAtStart: {},
-        planeAfterApply: {},
-        planeAfterRun: {},
         setupMs: 1,
         cold: caseOf(1),
         noop: caseOf(noopMs),
@@ -277,12 +318,12 @@ describe('bench targets of issues 17-19 and 27', () => {
 describe('bench targets of issue 38: the config the pods read', () => {
   const judged = (change?: (c: ConfigRun) => void) =>
     targets(results({ config: configRun(change) }))
-      .filter((t) => t.issue === '#38')
+      .filter((t) => t.target.includes('its own Secret'))
       .map((t) => t.standing);
 
   it('meets each target on a run that does', () => {
-    // The rotation, its RSS, the latency, the unreferenced RSS and reads; then the plugin's two, not measured here.
-    expect(judged()).toEqual(['met', 'met', 'met', 'met', 'met', 'not measured', 'not measured']);
+    // The rotation, its RSS, the latency, the unreferenced RSS and reads.
+    expect(judged()).toEqual(['met', 'met', 'met', 'met', 'met']);
   });
 
   it('misses the rotation on a Deployment that rolled twice, kept one ReplicaSet, or a write at steady state', () => {
@@ -312,7 +353,7 @@ describe('bench targets of issue 38: the config the pods read', () => {
   });
 
   it('does not judge a run at another N', () => {
-    expect(judged((c) => (c.n = 100)).slice(0, 5)).toEqual(Array(5).fill('not measured'));
+    expect(judged((c) => (c.n = 100))).toEqual(Array(5).fill('not measured'));
   });
 
   it("keeps the plugin's no-op pass at 10 000 within 2× the floor, and plan NAME within 1.78× kubectl get", () => {
@@ -325,7 +366,6 @@ describe('bench targets of issue 38: the config the pods read', () => {
       planName: caseOf(planMs),
       kubectlGetName: caseOf(100),
       floor: caseOf(500),
-      kubectlGetAll: caseOf(1),
     });
     const plugin = (noopMs: number, planMs: number) =>
       targets(results({ plugin: [size(1000, 1, planMs), size(10_000, noopMs, 1)] }))
@@ -333,5 +373,66 @@ describe('bench targets of issue 38: the config the pods read', () => {
         .map((t) => t.standing);
     expect(plugin(1000, 178)).toEqual(['met', 'met']);
     expect(plugin(1001, 179)).toEqual(['missed', 'missed']);
+  });
+});
+
+function pluginAt(n: number, noopMs: number): PluginSize {
+  const c = caseOf(noopMs);
+  return { n, setupMs: 0, cold: c, noop: c, oneChange: c, planName: c, kubectlGetName: c, floor: c };
+}
+
+function run(startedAt: string, commit: string, extra: Partial<Results>): Results {
+  const base = results(extra);
+  return { ...base, startedAt, machine: { ...base.machine, commit } };
+}
+
+const full = run('2026-12-03T07:08:58Z', 'a'.repeat(40), {
+  sizes: [10, 1000],
+  plugin: [pluginAt(10, 100), pluginAt(1000, 900)],
+  workloadBurst: workloadOf(200, 57_000),
+  everyFieldBurst: workloadOf(1000, 289_000),
+  portBurstSameN: workloadOf(1000, 289_000),
+});
+
+describe('bench results of a partial run', () => {
+  it('keeps the cases the run did not measure, naming the run that did', () => {
+    const configOnly = run('2026-12-05T10:00:00Z', 'b'.repeat(40), { sizes: [10, 1000], only: ['config'] });
+    const merged = mergeResults(full, configOnly, ['config']);
+    expect(merged.plugin).toEqual(full.plugin);
+    expect(merged.workloadBurst).toEqual(full.workloadBurst);
+    expect(merged.portBurstSameN).toEqual(full.portBurstSameN);
+    expect(merged.startedAt).toBe('2026-12-05T10:00:00Z');
+    expect(merged.carried).toEqual([
+      { case: 'plugin', sizes: [10, 1000], startedAt: full.startedAt, commit: full.machine.commit },
+      { case: 'workload', startedAt: full.startedAt, commit: full.machine.commit },
+      { case: 'every-field', startedAt: full.startedAt, commit: full.machine.commit },
+    ]);
+    expect(resultsMarkdown(merged)).toContain(
+      'Kept from earlier runs: plugin at N = 10, 1000 from the run of 2026-12-03T07:08:58Z at commit aaaaaaaaaaaa;' +
+        ' workload from the run of 2026-12-03T07:08:58Z at commit aaaaaaaaaaaa;',
+    );
+  });
+
+  it('replaces the plugin case size by size, and a carried figure keeps its first run through a later merge', () => {
+    const pluginRun = run('2026-12-05T11:00:00Z', 'c'.repeat(40), { sizes: [1000], plugin: [pluginAt(1000, 800)] });
+    const merged = mergeResults(full, pluginRun, ['plugin']);
+    expect(merged.plugin.map((p) => [p.n, p.noop.wallMs])).toEqual([
+      [10, 100],
+      [1000, 800],
+    ]);
+    expect(merged.sizes).toEqual([10, 1000]);
+    const workloadRun = run('2026-12-05T12:00:00Z', 'd'.repeat(40), { workloadBurst: workloadOf(200, 50_000) });
+    const again = mergeResults(merged, workloadRun, ['workload']);
+    expect(again.workloadBurst?.readyMs).toBe(50_000);
+    expect(again.carried).toEqual([
+      { case: 'plugin', sizes: [10], startedAt: full.startedAt, commit: full.machine.commit },
+      { case: 'plugin', sizes: [1000], startedAt: pluginRun.startedAt, commit: pluginRun.machine.commit },
+      { case: 'every-field', startedAt: full.startedAt, commit: full.machine.commit },
+    ]);
+  });
+
+  it('carries nothing when the run measured everything the file held', () => {
+    const everything = run('2026-12-05T13:00:00Z', 'e'.repeat(40), { sizes: [10, 1000], plugin: full.plugin });
+    expect(mergeResults(results({ plugin: full.plugin }), everything, ['plugin']).carried).toBeUndefined();
   });
 });

@@ -2,7 +2,7 @@
 // period of 0): the unit tests build from it, the plane's tests run it, and the bench runs a
 // thousand of it. The names it refers to (Secret db, ConfigMap features, ServiceAccount shop)
 // are the objects of POD_FIELD_OBJECTS, so that its pods can be made. Pure data: no I/O here.
-import type { WorkloadSpec } from '../../src/core/model';
+import type { WorkloadSpec } from '../src/core/model';
 
 export const EVERY_POD_FIELD = {
   port: 8080,
