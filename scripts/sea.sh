@@ -20,7 +20,7 @@ readonly FUSE="NODE_SEA_FUSE_fce680ab2cc467b6e072b8b5df1996b2"
 readonly NODE="${ROOT}/node_modules/.bin/node"
 # Node 24's young generation grows to twice Node 20's; capped at Node 20's 16 MiB, the peak
 # RSS of a pass or of run over 10 000 WebServices is back to Node 20's, with no CPU cost seen
-# in a pass (bench/RESULTS.md has the figures). Also in deploy/Dockerfile's ENTRYPOINT and the
+# in a pass (the figures: bench/RESULTS.md at f745c9c). Also in deploy/Dockerfile's ENTRYPOINT and the
 # bundle's shebang (scripts/build.mjs).
 readonly SEMI_SPACE="--max-semi-space-size=16"
 
@@ -44,7 +44,7 @@ check_platform() {
 }
 
 # The blob: the program and its code cache. Not a startup snapshot (useSnapshot): it started
-# no faster than the code cache beyond the noise (bench/RESULTS.md has the figures), and its
+# no faster than the code cache beyond the noise (the figures: bench/RESULTS.md at f745c9c), and its
 # blob differed between two builds of the same input (the build's pid and a time are in it):
 # not reproducible. It would also freeze what modules read as they load (the build's tty,
 # cwd, env). And it cannot hold the TLS stack, where start-up goes: this node's snapshot

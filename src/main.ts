@@ -109,7 +109,7 @@ export async function main(argv: string[]): Promise<void> {
  * yargs 17 renders the whole help text right after it starts a command's handler (usage's
  * cacheHelpMessage), for a handler that might show help later; ours never do, and --help is
  * rendered fresh. Rendering it held the event loop while the command's first request waited
- * for its TLS handshake (bench/RESULTS.md has the figures).
+ * for its TLS handshake (the figures: bench/RESULTS.md at f745c9c).
  */
 function skipHelpTextCache(parser: object): void {
   type Usage = { cacheHelpMessage?: () => void };

@@ -160,7 +160,7 @@ export class WebServiceCache {
     });
     // One initial LIST at a time: at 10 000 objects, two large lists received and parsed
     // side by side are the process's peak memory, and on a small machine they are not in
-    // sooner for it (bench/RESULTS.md has the figures). The children list side by side:
+    // sooner for it (the figures: bench/RESULTS.md at f745c9c). The children list side by side:
     // Deployments and Services (ours only) are few next to the ConfigMaps.
     const children = Promise.race([this.webServicesFirstListed, aborted]).then(async () => {
       if (signal.aborted) return;
