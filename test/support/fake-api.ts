@@ -11,7 +11,7 @@ import {
   WebService,
   kindOf,
 } from '../../src/core/model';
-import type { ApplyPrecondition, DryRun, KubeApi, KubeEvent, ListOptions, ObjectList } from '../../src/kube/client';
+import type { ApplyPrecondition, DryRun, KubeApi, KubeEvent, ListOptions, ObjectList } from '../../src/kube/api';
 import { ForbiddenError, NotFoundError } from '../../src/kube/errors';
 import type { WatchEvent, WatchOptions } from '../../src/kube/transport';
 
