@@ -1,6 +1,7 @@
 // The API the program asks of the server, declared: the verbs each part of it uses and the
-// shapes they speak. KubeClient implements every interface here (the compiler proves it), so
-// whatever takes one of them runs as well against an in-memory fake of the server.
+// shapes they speak. KubeClient implements every interface here (the compiler proves it), and
+// so does the unit tests' in-memory server (test/support/fake-api.ts): whatever takes one of
+// them runs against either.
 import type { ResourceType } from '../core/kinds';
 import type { Child, ConfigMap, ObjectMeta, WebService } from '../core/model';
 import type { MovedEntry } from '../core/moved';
