@@ -59,6 +59,8 @@ export interface FakeApiOptions {
   children?: Child[];
   /** Objects of other kinds (ReplicaSets, pods, Events, the config pods read...), each with its kind. */
   others?: { kind: string; metadata: ObjectMeta }[];
+  /** Objects of any kind, as another fake's tracker holds them: the same cluster behind another client. */
+  objects?: StoredObject[];
   /** Kinds whose every read is refused with 403, as for a user without that permission. */
   forbidden?: string[];
   /** Resources whose API is not served (an optional kind's CRD not installed). */
@@ -98,6 +100,7 @@ export class FakeApi implements InstallApi, CheckApi, LeaseApi {
       ...(options.webServices ?? []).map((ws) => ({ apiVersion: API_VERSION, ...ws, kind: WEBSERVICE })),
       ...(options.children ?? []).map((child) => ({ ...child, kind: kindOf(child) })),
       ...(options.others ?? []),
+      ...(options.objects ?? []),
     ]);
     this.forbidden = new Set(options.forbidden ?? []);
     this.absent = new Set(options.absent ?? []);

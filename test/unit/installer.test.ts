@@ -212,8 +212,7 @@ describe('uninstall', () => {
     await install(seeded, bundledManifests({}, VERSION), INSTALL);
     const before = seeded.tracker.all();
     // The same cluster, behind a client that dry-runs every write on the server.
-    const api = new FakeApi({ dryRun: 'server' });
-    api.tracker.seed(before);
+    const api = new FakeApi({ dryRun: 'server', objects: before });
     const report = await uninstall(api, everything(), { ...UNINSTALL, cascade: 'orphan', dryRun: 'server' });
     expect(writesOf(api)).toEqual([
       'patch configmaps web-desired',
