@@ -9,6 +9,7 @@ import { install } from '../../src/install/installer';
 import { allBundledManifests } from '../../src/install/manifests';
 import { UnreachableError } from '../../src/kube/errors';
 import { FakeApi, FakeApiOptions } from '../support/fake-api';
+import { readyStatus } from '../support/ready-status';
 
 const VERSION = '0.5.0';
 const INSTALL = { dryRun: 'none' as const, establishTimeoutMs: 1_000, version: VERSION };
@@ -22,19 +23,7 @@ const OPTIONS: CheckOptions = {
   bundledVersion: VERSION,
   now: () => NOW,
 };
-const READY = {
-  observedGeneration: 1,
-  conditions: [
-    {
-      type: 'Ready',
-      status: 'True' as const,
-      reason: 'Reconciled',
-      message: 'ok',
-      lastTransitionTime: NOW.toISOString(),
-      observedGeneration: 1,
-    },
-  ],
-};
+const READY = readyStatus(1, NOW.toISOString());
 
 const webService = (name: string, metadata: Partial<WebService['metadata']> = {}): WebService => ({
   metadata: { name, namespace: 'shop', uid: `uid-${name}`, generation: 1, finalizers: [FINALIZER], ...metadata },
