@@ -9,7 +9,7 @@ import { gatherAll } from '../engine/gather';
 import { absentKinds } from '../kube/discovery';
 import { configReferences } from '../core/config';
 import { ForbiddenError, LEADER_FENCE_POLICY } from '../kube/errors';
-import type { KubeClient } from '../kube/client';
+import type { CheckApi } from '../kube/api';
 import type { KubeObject } from '../kube/object-location';
 import { CRD_NAME, VERSION_LABEL, isPlaceholderImage } from '../install/manifests';
 import {
@@ -55,7 +55,7 @@ export interface CheckOptions {
   now: () => Date;
 }
 
-export async function runChecks(client: KubeClient, options: CheckOptions): Promise<CheckResult[]> {
+export async function runChecks(client: CheckApi, options: CheckOptions): Promise<CheckResult[]> {
   const results: CheckResult[] = [];
   try {
     results.push(serverVerdict(client.connection.server, await client.serverVersion()));
@@ -114,7 +114,7 @@ function failed(check: string, error: Error): CheckResult {
 }
 
 /** The CRD, or when it may not be read, whether discovery serves webservices (check, and version). */
-export async function observeCrd(client: KubeClient): Promise<CrdObservation> {
+export async function observeCrd(client: CheckApi): Promise<CrdObservation> {
   try {
     return { kind: 'read', crd: await client.getCustomResourceDefinition(CRD_NAME) };
   } catch (err) {
@@ -125,7 +125,7 @@ export async function observeCrd(client: KubeClient): Promise<CrdObservation> {
 }
 
 /** One SelfSubjectAccessReview per distinct access, asked at once; then a verdict per command. */
-async function accessChecks(client: KubeClient, namespace: string | null): Promise<CheckResult[]> {
+async function accessChecks(client: CheckApi, namespace: string | null): Promise<CheckResult[]> {
   const distinct = new Map<string, Access>();
   for (const command of COMMANDS) for (const access of COMMAND_ACCESS[command]) distinct.set(accessKey(access), access);
   const answers = new Map<string, boolean>();
@@ -148,7 +148,7 @@ async function accessChecks(client: KubeClient, namespace: string | null): Promi
 
 /** May spec.workload's children (or the config its pods read) be read, written and deleted here? */
 async function featureAccess(
-  client: KubeClient,
+  client: CheckApi,
   namespace: string | null,
   feature: string,
   needed: Access[],
@@ -178,7 +178,7 @@ async function observeWorkers(url: string | undefined): Promise<WorkersObservati
 
 const METRICS_TIMEOUT_MS = 5_000;
 
-async function observeLease(client: KubeClient, options: CheckOptions): Promise<LeaseObservation> {
+async function observeLease(client: CheckApi, options: CheckOptions): Promise<LeaseObservation> {
   try {
     return { kind: 'read', lease: await client.getLease(options.lease.namespace, options.lease.name) };
   } catch (err) {
@@ -192,7 +192,7 @@ async function observeLease(client: KubeClient, options: CheckOptions): Promise<
  * installing it names as its Lease (deploy/, the chart), if it is there and may be read.
  */
 async function installedController(
-  client: KubeClient,
+  client: CheckApi,
   where: { namespace: string; name: string },
   lease: LeaseObservation,
 ): Promise<InstalledController | undefined> {
@@ -221,7 +221,7 @@ const HELM_RELEASE_NAME = 'meta.helm.sh/release-name';
 const HELM_RELEASE_NAMESPACE = 'meta.helm.sh/release-namespace';
 
 /** The fence's policy and binding; the binding's paramRef says which Lease it follows. */
-async function observeFence(client: KubeClient): Promise<FenceObservation> {
+async function observeFence(client: CheckApi): Promise<FenceObservation> {
   const object = (kind: string) =>
     client.getObject<KubeObject & { spec?: { paramRef?: { namespace?: string; name?: string } } }>({
       apiVersion: 'admissionregistration.k8s.io/v1',
@@ -246,7 +246,7 @@ async function observeFence(client: KubeClient): Promise<FenceObservation> {
  * A user who may not list them still gets the rest of the check, which says what it skipped.
  */
 async function labelledWorkloads(
-  client: KubeClient,
+  client: CheckApi,
   namespace: string | null,
 ): Promise<{ objects: LabelledObject[]; unchecked: { kinds: OrphanKind[]; reason: string } | null }> {
   // A kind whose API the cluster does not serve has no objects to be orphans.
@@ -269,7 +269,7 @@ async function labelledWorkloads(
 }
 
 /** Stuck deletions, orphans, conflicts and readiness, from one gather (the same reads as apply --all). */
-async function webServiceChecks(client: KubeClient, options: CheckOptions): Promise<CheckResult[]> {
+async function webServiceChecks(client: CheckApi, options: CheckOptions): Promise<CheckResult[]> {
   const { namespace } = options;
   // An empty namespace and one that does not exist both hold no WebService: tell them apart.
   if (namespace !== null) {

@@ -16,7 +16,7 @@ import { controllerOf } from '../core/ownership';
 import { isConverged, readyOf } from '../core/status';
 import { DEFAULT_PROGRESS_DEADLINE_SECONDS, rolloutOf } from '../core/rollout';
 import { crdVersionState } from '../install/compare';
-import type { CustomResourceDefinition, Lease, ServerVersion } from '../kube/client';
+import type { CustomResourceDefinition, Lease, ServerVersion } from '../kube/api';
 import { Access, describeAccess } from './access';
 
 /** skip: the check could not be made, and its message says why. */

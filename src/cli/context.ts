@@ -1,6 +1,7 @@
 // Global flags and the per-invocation context every command receives.
 import type { Argv } from 'yargs';
-import type { DryRun, KubeClient } from '../kube/client';
+import type { DryRun } from '../kube/api';
+import type { KubeClient } from '../kube/client';
 import { DryRunArgs, parseDryRun } from './dry-run';
 import type { TargetArgs } from './target';
 import { parseDuration } from './duration';

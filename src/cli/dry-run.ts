@@ -1,6 +1,6 @@
 // kubectl's --dry-run=none|client|server, the same on every command that can write.
 import type { Argv } from 'yargs';
-import type { DryRun } from '../kube/client';
+import type { DryRun } from '../kube/api';
 import { UserError } from '../kube/errors';
 
 export type { DryRun };

@@ -8,7 +8,7 @@ import { Context } from '../cli/context';
 import { withContext } from '../cli/handler';
 import type { CrdReport } from '../check/verdicts';
 import { PLUGIN_VERSION } from '../core/version';
-import type { ServerVersion } from '../kube/client';
+import type { ServerVersion } from '../kube/api';
 import { checkMark } from '../print/output';
 import { ClientVersion, clientVersion } from '../version';
 

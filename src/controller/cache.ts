@@ -16,7 +16,7 @@ import {
   setParent,
   syncInputFor,
 } from '../core/object-index';
-import type { KubeApi } from '../kube/client';
+import type { KubeApi } from '../kube/api';
 import { absentKinds } from '../kube/discovery';
 import { ListWatchSource, Reflector, ReflectorOptions, ReflectorStats } from './reflector';
 

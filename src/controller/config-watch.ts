@@ -10,7 +10,7 @@ import { configReferences } from '../core/config';
 import { CONFIG_WATCHED_SETS, setRowOf } from '../core/kinds';
 import { Child, ConfigKind, MANAGED_BY_LABEL, MANAGED_BY_VALUE, WebService } from '../core/model';
 import { keyOf, objectKey } from '../core/object-index';
-import type { KubeApi, ObjectMetadata } from '../kube/client';
+import type { KubeApi, ObjectMetadata } from '../kube/api';
 import type { WatchEvent } from '../kube/transport';
 import { CONFIG_KEY_SECRET, CONFIG_TYPES, ConfigReader } from '../engine/config';
 import { Reflector, ReflectorOptions } from './reflector';

@@ -19,7 +19,7 @@ import {
 import { EQUAL_JITTER, ItemExponentialFailureRateLimiter } from '../core/retry';
 import { readyOf } from '../core/status';
 import { ReconcileResult, reconcile } from '../engine/reconcile';
-import type { KubeApi } from '../kube/client';
+import type { KubeApi } from '../kube/api';
 import { NotLeaderError } from '../kube/errors';
 import { WebServiceCache } from './cache';
 import { ConfigWatch } from './config-watch';

@@ -2,7 +2,7 @@
 // reconcile hands its Events over and its worker moves on, so an Event create is not a
 // third request in a row on every reconcile's path. The queue is bounded (client-go keeps
 // 1000 and drops the rest); what is queued at shutdown gets a short while to go out.
-import type { KubeEvent } from '../kube/client';
+import type { KubeEvent } from '../kube/api';
 import { NotLeaderError } from '../kube/errors';
 import type { Logger } from './log';
 

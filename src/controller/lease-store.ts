@@ -1,9 +1,9 @@
 // The leader elector's lease, kept in a coordination.k8s.io/v1 Lease through the one
 // API module. Updates carry the resourceVersion read, so two candidates never both win.
-import type { KubeClient } from '../kube/client';
+import type { LeaseApi } from '../kube/api';
 import type { LeaseRecord, LeaseStore } from './leader';
 
-export function leaseStore(client: KubeClient, namespace: string, name: string): LeaseStore {
+export function leaseStore(client: LeaseApi, namespace: string, name: string): LeaseStore {
   return {
     async get() {
       const lease = await client.getLease(namespace, name);

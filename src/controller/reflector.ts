@@ -19,7 +19,7 @@
 //   LIST from then on.
 import { REFLECTOR_BACKOFF, backoff } from '../core/retry';
 import { sleep } from '../kube/retry';
-import type { ObjectList } from '../kube/client';
+import type { ObjectList } from '../kube/api';
 import { KubeError, WatchIdleError, isGone } from '../kube/errors';
 import type { WatchEvent, WatchOptions } from '../kube/transport';
 import { keyOf } from '../core/object-index';

@@ -9,7 +9,7 @@ import { createHmac, randomBytes } from 'node:crypto';
 import { ConfigReference, configReferences, configTarget } from '../core/config';
 import type { ResourceType } from '../core/kinds';
 import { ConfigKind, ConfigState, MANAGED_BY_LABEL, MANAGED_BY_VALUE, ObjectMeta, WebService } from '../core/model';
-import type { KubeApi } from '../kube/client';
+import type { KubeApi } from '../kube/api';
 import { ConflictError, KubeError } from '../kube/errors';
 
 export const CONFIG_TYPES: Record<ConfigKind, ResourceType> = {

@@ -7,7 +7,7 @@ import { SyncInput, kindOf } from '../core/model';
 import { observe } from '../core/observe';
 import { EVENT, RawEvent } from '../core/recent-events';
 import { LiveObject, RelatedObjects, descendantsOf } from '../core/tree';
-import type { KubeApi } from '../kube/client';
+import type { KubeApi } from '../kube/api';
 import { ForbiddenError } from '../kube/errors';
 
 export interface DescribeReads {

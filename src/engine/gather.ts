@@ -16,7 +16,7 @@ import { childKey, childKeyOf, indexObjects, keyOf, syncInputFor } from '../core
 import { WORKLOAD_ANNOTATION } from '../core/workload';
 import { absentKinds } from '../kube/discovery';
 import { orNull } from '../kube/errors';
-import type { KubeApi } from '../kube/client';
+import type { KubeApi } from '../kube/api';
 import { ConfigReader } from './config';
 
 export interface GatherOptions {

@@ -21,7 +21,7 @@ import {
 import { ReportItem } from '../core/report';
 import { MAX_ATTEMPTS } from '../core/retry';
 import { ConflictError, NotLeaderError, orNull } from '../kube/errors';
-import type { KubeApi, KubeEvent } from '../kube/client';
+import type { KubeApi, KubeEvent } from '../kube/api';
 import { ConfigReader } from './config';
 import { gatherOne } from './gather';
 

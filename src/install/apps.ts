@@ -7,7 +7,7 @@ import { mapBounded } from '../engine/reconcile';
 import { retryOnConflict } from '../kube/retry';
 import { absentKinds } from '../kube/discovery';
 import { ignoreNotFound, orNull } from '../kube/errors';
-import type { KubeClient } from '../kube/client';
+import type { KubeApi } from '../kube/api';
 
 /** A WebService and the children it controls. */
 export interface App {
@@ -34,7 +34,7 @@ const NAMED_APPS = 10;
  * Each WebService with its children: one LIST per kind of child that the cluster serves, in
  * every namespace, by our label; a child belongs to the WebService that is its controller.
  */
-export async function appsOf(client: KubeClient, webServices: WebService[]): Promise<App[]> {
+export async function appsOf(client: KubeApi, webServices: WebService[]): Promise<App[]> {
   const absent = await absentKinds(client);
   const served = WATCHED_KINDS.filter((row) => !absent.includes(row.kind));
   const lists = await Promise.all(
@@ -89,13 +89,13 @@ function rowOf(child: Child): KindRow {
  * again. A child that is gone, replaced (another uid) or no longer references the WebService
  * is left alone. Returns the children it changed.
  */
-export async function releaseChildren(client: KubeClient, app: App): Promise<Child[]> {
+export async function releaseChildren(client: KubeApi, app: App): Promise<Child[]> {
   const parentUid = app.webService.metadata.uid ?? '';
   const released = await mapBounded(app.children, 4, (child) => releaseChild(client, child, parentUid));
   return app.children.filter((_, i) => released[i]);
 }
 
-async function releaseChild(client: KubeClient, child: Child, parentUid: string): Promise<boolean> {
+async function releaseChild(client: KubeApi, child: Child, parentUid: string): Promise<boolean> {
   const row = rowOf(child);
   const namespace = child.metadata.namespace ?? '';
   const { name, uid } = child.metadata;

@@ -6,7 +6,7 @@ import { FINALIZER, WebService } from '../core/model';
 import { mapBounded } from '../engine/reconcile';
 import { retryOnConflict, sleep } from '../kube/retry';
 import { KubeError, UserError, ignoreNotFound, orNull } from '../kube/errors';
-import type { CustomResourceDefinition, DryRun, KubeClient } from '../kube/client';
+import type { CustomResourceDefinition, DryRun, InstallApi } from '../kube/api';
 import type { KubeObject } from '../kube/object-location';
 import { App, AppSummary, appsOf, describeApps, releaseChildren, summarize } from './apps';
 import { containedIn, crdVersionState } from './compare';
@@ -32,7 +32,7 @@ export interface InstallOptions {
 const POLL_MS = 250;
 
 export async function install(
-  client: KubeClient,
+  client: InstallApi,
   objects: KubeObject[],
   options: InstallOptions,
 ): Promise<InstallResult[]> {
@@ -83,7 +83,7 @@ function refuseNewer(live: KubeObject, version: string): void {
  * Established the API server still answers "storage is (re)initializing". Then
  * `install && kubectl webservice apply --all` just works.
  */
-async function waitEstablished(client: KubeClient, name: string, timeoutMs: number): Promise<void> {
+async function waitEstablished(client: InstallApi, name: string, timeoutMs: number): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   let crd: CustomResourceDefinition | null = null;
   let established = false;
@@ -163,7 +163,7 @@ export interface UninstallReport {
  * finalizer and is deleted with propagationPolicy Orphan; once they are gone, the CRD goes.
  */
 export async function uninstall(
-  client: KubeClient,
+  client: InstallApi,
   objects: KubeObject[],
   options: UninstallOptions,
 ): Promise<UninstallReport> {
@@ -233,7 +233,7 @@ const ORPHAN_ROUNDS = 3;
  * children. A client dry run writes nothing and reports the apps as they are.
  */
 async function orphanApps(
-  client: KubeClient,
+  client: InstallApi,
   apps: App[],
   options: UninstallOptions,
 ): Promise<{ apps: App[]; finalizersRemoved: number }> {
@@ -268,7 +268,7 @@ async function orphanApps(
  * deletion never meets one of them and cascades.
  */
 async function waitWebServicesGone(
-  client: KubeClient,
+  client: InstallApi,
   apps: App[],
   deadline: number,
   options: UninstallOptions,
@@ -290,7 +290,7 @@ async function waitWebServicesGone(
 }
 
 /** One GET after another: a handful of objects, over one kept-alive connection. */
-async function readLive(client: KubeClient, objects: KubeObject[]): Promise<(KubeObject | null)[]> {
+async function readLive(client: InstallApi, objects: KubeObject[]): Promise<(KubeObject | null)[]> {
   const live: (KubeObject | null)[] = [];
   for (const object of objects) live.push(await client.getObject(object));
   return live;
@@ -301,7 +301,7 @@ async function readLive(client: KubeClient, objects: KubeObject[]): Promise<(Kub
  * deleted: any that (again) carries our finalizer, say from a controller that was still
  * stopping, has it removed, so the deletion never waits on a reconcile that will not come.
  */
-async function waitGone(client: KubeClient, objects: KubeObject[], options: UninstallOptions): Promise<number> {
+async function waitGone(client: InstallApi, objects: KubeObject[], options: UninstallOptions): Promise<number> {
   const deadline = Date.now() + options.timeoutMs;
   let removed = 0;
   let remaining = objects;
@@ -322,7 +322,7 @@ async function waitGone(client: KubeClient, objects: KubeObject[], options: Unin
 }
 
 /** What holds the remaining WebServices, for the timeout message: finalizers that are not ours. */
-async function lingeringFinalizers(client: KubeClient, remaining: KubeObject[]): Promise<string> {
+async function lingeringFinalizers(client: InstallApi, remaining: KubeObject[]): Promise<string> {
   if (!remaining.some(isCrd)) return '';
   const held = (await webServicesLeft(client)).filter((ws) => (ws.metadata.finalizers ?? []).length > 0);
   if (held.length === 0) return '';
@@ -331,19 +331,19 @@ async function lingeringFinalizers(client: KubeClient, remaining: KubeObject[]):
 }
 
 /** The WebServices still there while the CRD is deleted; none once it no longer serves them (404). */
-async function webServicesLeft(client: KubeClient): Promise<WebService[]> {
+async function webServicesLeft(client: InstallApi): Promise<WebService[]> {
   return (await orNull(client.listWebServices(null)))?.items ?? [];
 }
 
 /** Takes our finalizer off each WebService that has it; returns how many it changed. */
-async function removeOurFinalizers(client: KubeClient, webServices: WebService[]): Promise<number> {
+async function removeOurFinalizers(client: InstallApi, webServices: WebService[]): Promise<number> {
   const held = webServices.filter((ws) => ws.metadata.finalizers?.includes(FINALIZER));
   const changed = await mapBounded(held, 4, (ws) => removeFinalizer(client, ws));
   return changed.filter(Boolean).length;
 }
 
 /** A merge patch of the finalizer list, conditional on the resourceVersion read; on 409, read again. */
-async function removeFinalizer(client: KubeClient, ws: WebService): Promise<boolean> {
+async function removeFinalizer(client: InstallApi, ws: WebService): Promise<boolean> {
   const namespace = ws.metadata.namespace ?? '';
   const { name } = ws.metadata;
   return retryOnConflict(async (attempt) => {

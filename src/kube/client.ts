@@ -5,17 +5,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { KubeConfig } from '@kubernetes/client-node/dist/config.js';
 import { ResourceType, resourceName } from '../core/kinds';
-import {
-  CRD_VERSION,
-  Child,
-  ConfigMap,
-  GROUP,
-  MANAGED_BY_VALUE,
-  ObjectMeta,
-  PLURAL,
-  RESOURCE,
-  WebService,
-} from '../core/model';
+import { CRD_VERSION, Child, GROUP, MANAGED_BY_VALUE, ObjectMeta, PLURAL, RESOURCE, WebService } from '../core/model';
 import type { StatusPatch } from '../core/status';
 import { ManagedFieldsEntry, MovedEntry, takeOverEntries } from '../core/moved';
 import { CONVERSION_ATTEMPTS, CONVERSION_BACKOFF } from '../core/retry';
@@ -23,12 +13,27 @@ import { ConflictError, UserError, ignoreNotFound, orNull } from './errors';
 import { retryOnConflict } from './retry';
 import { Request, Transport, WatchEvent, WatchOptions } from './transport';
 import { KubeObject, objectLocation } from './object-location';
+import type {
+  AccessReview,
+  ApplyOptions,
+  ApplyPrecondition,
+  CheckApi,
+  CustomResourceDefinition,
+  DeleteOptions,
+  DryRun,
+  InstallApi,
+  KubeEvent,
+  Lease,
+  LeaseApi,
+  ListOptions,
+  ObjectList,
+  ObjectMetadata,
+  ResourceAttributes,
+  ServerVersion,
+} from './api';
 
 const SERVICE_ACCOUNT_TOKEN = '/var/run/secrets/kubernetes.io/serviceaccount/token';
 const DEFAULT_TIMEOUT_MS = 30_000;
-
-/** none: write; client: send no write at all; server: send every write with dryRun=All. */
-export type DryRun = 'none' | 'client' | 'server';
 
 export interface ConnectOptions {
   kubeconfig?: string;
@@ -153,99 +158,7 @@ export interface RequestCounter {
   writes: number;
 }
 
-/** A LIST's items with the collection's resourceVersion, where a watch can start. */
-export interface ObjectList<T> {
-  items: T[];
-  resourceVersion: string;
-}
-
-/** Metadata only (PartialObjectMetadata): names, labels and owners without the data. */
-export interface ObjectMetadata {
-  metadata: ConfigMap['metadata'];
-}
-
-export interface Lease {
-  metadata: { name: string; namespace?: string; resourceVersion?: string };
-  /** Optional in the API: a Lease written by another tool may have none. */
-  spec?: {
-    holderIdentity?: string;
-    leaseDurationSeconds?: number;
-    acquireTime?: string;
-    renewTime?: string;
-    leaseTransitions?: number;
-  };
-}
-
-/** An events.k8s.io/v1 Event, as the controller and apply report them. */
-export interface KubeEvent {
-  metadata: { generateName?: string; name?: string; namespace: string };
-  eventTime: string;
-  reportingController: string;
-  reportingInstance: string;
-  action: string;
-  reason: string;
-  note: string;
-  type: 'Normal' | 'Warning';
-  regarding: {
-    apiVersion: string;
-    kind: string;
-    name: string;
-    namespace: string;
-    uid?: string;
-    resourceVersion?: string;
-  };
-}
-
-export interface CustomResourceDefinition extends KubeObject {
-  status?: { conditions?: { type: string; status: string; reason?: string; message?: string }[] };
-}
-
-/** GET /version, as the API server answers it. */
-export interface ServerVersion {
-  major: string;
-  minor: string;
-  gitVersion: string;
-}
-
-/** What a SelfSubjectAccessReview asks: may I do verb on group/resource(/subresource) in namespace? */
-export interface ResourceAttributes {
-  verb: string;
-  group: string;
-  resource: string;
-  subresource?: string;
-  /** Absent or "": every namespace. */
-  namespace?: string;
-  name?: string;
-}
-
-export interface AccessReview {
-  allowed: boolean;
-  denied?: boolean;
-  reason?: string;
-  evaluationError?: string;
-}
-
-export interface ApplyOptions {
-  /** Server-side dry run: the API server validates and admits, and persists nothing. */
-  dryRun?: boolean;
-  /** Take over fields another manager set (the objects install applies are ours by name). */
-  force?: boolean;
-}
-
-export interface DeleteOptions {
-  /** Deletes only the object with this uid, never a same-named successor. */
-  uid?: string;
-  dryRun?: boolean;
-}
-
 export type WriteVerb = 'create' | 'patch' | 'update' | 'delete';
-
-export interface ListOptions {
-  labelSelector?: string;
-  fieldSelector?: string;
-  /** At most this many items (a probe that a resource is served needs one). */
-  limit?: number;
-}
 
 const METADATA_LIST = 'application/json;as=PartialObjectMetadataList;g=meta.k8s.io;v=v1,application/json';
 /** A watch's events as PartialObjectMetadata: the objects' metadata, never their data. */
@@ -272,19 +185,6 @@ const childPath = (row: ResourceType, namespace: string | null, name?: string) =
   `${row.group ? `/apis/${row.apiVersion}` : `/api/${row.apiVersion}`}` +
   `${namespace === null ? '' : `/namespaces/${encodeURIComponent(namespace)}`}/${row.resource}` +
   (name === undefined ? '' : `/${encodeURIComponent(name)}`);
-
-/**
- * What an apply of a child must find. A uid (and resourceVersion): the child we read, not a
- * successor of the same name, unchanged since. None: no object at all.
- */
-export interface ApplyPrecondition {
-  uid?: string;
-  resourceVersion?: string;
-  /** A handover (core/applied.ts): by the handover's field manager. */
-  handover?: boolean;
-  /** A create's handover (core/applied.ts): these fields of the object go to the handover's field manager. */
-  handedOver?: { spec: Record<string, unknown> };
-}
 
 /**
  * The object's managedFields, with our manager's Update entry made an Apply entry. Fields
@@ -347,42 +247,7 @@ function withoutManagedFields<T extends { metadata: object }>(object: T): T {
 const leasePath = (namespace: string, name?: string) =>
   `/apis/coordination.k8s.io/v1/namespaces/${encodeURIComponent(namespace)}/leases${name === undefined ? '' : `/${encodeURIComponent(name)}`}`;
 
-/**
- * What reading and reconciling WebServices asks of the API server: the WebServices, and their
- * children through the kind table. gather, the engine, the watch cache and the controller take
- * this, and the unit tests fake it (test/support/fake-api.ts); KubeClient is the real one.
- */
-export interface KubeApi extends KubeVerbs {
-  /** This API with every request cut off once signal aborts (a reconcile past its deadline). */
-  withSignal(signal: AbortSignal): KubeApi;
-}
-
-type KubeVerbs = Pick<
-  KubeClient,
-  | 'dryRun'
-  | 'getWebService'
-  | 'listWebServices'
-  | 'watchWebServices'
-  | 'patchWebService'
-  | 'patchWebServiceStatus'
-  | 'getChild'
-  | 'listChildren'
-  | 'listChildMetadata'
-  | 'getResource'
-  | 'createResource'
-  | 'watchMetadata'
-  | 'listObjects'
-  | 'watchChildren'
-  | 'createChild'
-  | 'patchChild'
-  | 'takeOverChild'
-  | 'applyChild'
-  | 'deleteChild'
-  | 'createEvent'
-  | 'apiServed'
->;
-
-export class KubeClient {
+export class KubeClient implements InstallApi, CheckApi, LeaseApi {
   readonly requests: RequestCounter = { reads: 0, writes: 0 };
   readonly transport: Transport;
   /** Fixed for the client's life, so no write can slip out before a command sets it. */

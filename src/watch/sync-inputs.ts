@@ -7,7 +7,7 @@ import { CONFIG_MAP } from '../core/kinds';
 import { CONFIG_MAP_SUFFIX, Child, KIND, MANAGED_BY_LABEL, MANAGED_BY_VALUE, SyncInput, kindOf } from '../core/model';
 import { controllerKeyOf, dependentsOf, keyOf, objectKey } from '../core/object-index';
 import { WebServiceCache } from '../controller/cache';
-import type { KubeApi } from '../kube/client';
+import type { KubeApi } from '../kube/api';
 
 export interface SyncInputWatchOptions {
   /** null: every namespace. */

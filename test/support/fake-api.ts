@@ -1,22 +1,45 @@
-// The one fake of the API server for unit tests: KubeApi (what gather, the engine and the
-// watch cache ask for) served from objects in memory, every request recorded. Its watches
-// stay open until aborted, and a test sends their events through `watchers`.
-import { ResourceType, kindRow } from '../../src/core/kinds';
+// The one fake of the API server for unit tests: every interface of src/kube/api.ts (what
+// gather, the engine, the watch cache, install and check ask for) served from one in-memory
+// tracker (tracker.ts), every request recorded. Writes are answered the server's way: a uid
+// and resourceVersion on create, AlreadyExists, NotFound and Conflict where the server says
+// them, finalizers holding a deletion. Its watches stay open until aborted, and hear nothing
+// by themselves: a test sends their events through `watchers`.
+import { CHILD_KINDS, ResourceType, resourceName } from '../../src/core/kinds';
 import {
+  API_VERSION,
   Child,
   MANAGED_BY_LABEL,
   MANAGED_BY_VALUE,
-  OWNED_SELECTOR,
   ObjectMeta,
+  PLURAL,
+  RESOURCE,
   WebService,
   kindOf,
 } from '../../src/core/model';
-import type { ApplyPrecondition, DryRun, KubeApi, KubeEvent, ListOptions, ObjectList } from '../../src/kube/client';
+import type {
+  AccessReview,
+  ApplyOptions,
+  ApplyPrecondition,
+  CheckApi,
+  CustomResourceDefinition,
+  DeleteOptions,
+  DryRun,
+  InstallApi,
+  KubeEvent,
+  Lease,
+  LeaseApi,
+  ListOptions,
+  ObjectList,
+  ResourceAttributes,
+  ServerVersion,
+} from '../../src/kube/api';
 import { ForbiddenError, NotFoundError } from '../../src/kube/errors';
+import { KubeObject, objectLocation } from '../../src/kube/object-location';
 import type { WatchEvent, WatchOptions } from '../../src/kube/transport';
+import { ObjectTracker, StoredObject } from './tracker';
 
 export interface FakeRequest {
-  verb: 'get' | 'list' | 'watch' | 'create' | 'patch' | 'apply' | 'delete';
+  verb: 'get' | 'list' | 'watch' | 'create' | 'patch' | 'apply' | 'delete' | 'update' | 'review';
   /** The REST resource: webservices, configmaps, deployments… (webservices/status for the status). */
   resource: string;
   namespace: string | null;
@@ -27,19 +50,41 @@ export interface FakeRequest {
 
 type Handler = (event: WatchEvent<never>) => void;
 
-export class FakeApi implements KubeApi {
+const WEBSERVICE = 'WebService';
+const LEASE = 'Lease';
+const CRD = 'CustomResourceDefinition';
+
+export interface FakeApiOptions {
+  webServices?: WebService[];
+  children?: Child[];
+  /** Objects of other kinds (ReplicaSets, pods, Events, the config pods read...), each with its kind. */
+  others?: { kind: string; metadata: ObjectMeta }[];
+  /** Objects of any kind, as another fake's tracker holds them: the same cluster behind another client. */
+  objects?: StoredObject[];
+  /** Kinds whose every read is refused with 403, as for a user without that permission. */
+  forbidden?: string[];
+  /** Resources whose API is not served (an optional kind's CRD not installed). */
+  absent?: string[];
+  dryRun?: DryRun;
+  /** What GET /version answers. */
+  version?: ServerVersion;
+  /** What the authorizer refuses, as check names it: `create configmaps`, `patch webservices.apps.labhub.io/status`. */
+  denied?: string[];
+}
+
+export class FakeApi implements InstallApi, CheckApi, LeaseApi {
   readonly dryRun: DryRun;
+  readonly connection = { server: 'https://fake.invalid:6443' };
   readonly requests: FakeRequest[] = [];
+  /** Every object the fake server holds. */
+  readonly tracker = new ObjectTracker();
   /** The open watches' event handlers, by resource. */
   readonly watchers: Record<string, (event: WatchEvent<unknown>) => void> = {};
-  private readonly webServices: WebService[];
-  private readonly children: Child[];
-  /** Objects of other kinds (ReplicaSets, pods, Events...), for listObjects: each with its kind. */
-  private readonly others: { kind: string; metadata: ObjectMeta }[];
-  /** Kinds whose LIST is refused with 403, as for a user without that permission. */
   private readonly forbidden: Set<string>;
   /** Resources (httproutes…) whose API the fake does not serve: discovery says so, and any request gets a 404. */
   private readonly absent: Set<string>;
+  private readonly denied: Set<string>;
+  private readonly version: ServerVersion;
   /** Ends each open watch (the server closing it), by resource. */
   private readonly watchEnds: Partial<Record<string, () => void>> = {};
   /** Holds the answers to LISTs of WebServices until released. */
@@ -50,23 +95,18 @@ export class FakeApi implements KubeApi {
    */
   beforeWrite?: (request: FakeRequest) => void;
 
-  constructor(
-    options: {
-      webServices?: WebService[];
-      children?: Child[];
-      others?: { kind: string; metadata: ObjectMeta }[];
-      forbidden?: string[];
-      /** Resources whose API is not served (an optional kind's CRD not installed). */
-      absent?: string[];
-      dryRun?: DryRun;
-    } = {},
-  ) {
-    this.webServices = structuredClone(options.webServices ?? []);
-    this.children = structuredClone(options.children ?? []);
-    this.others = structuredClone(options.others ?? []);
+  constructor(options: FakeApiOptions = {}) {
+    this.tracker.seed([
+      ...(options.webServices ?? []).map((ws) => ({ apiVersion: API_VERSION, ...ws, kind: WEBSERVICE })),
+      ...(options.children ?? []).map((child) => ({ ...child, kind: kindOf(child) })),
+      ...(options.others ?? []),
+      ...(options.objects ?? []),
+    ]);
     this.forbidden = new Set(options.forbidden ?? []);
     this.absent = new Set(options.absent ?? []);
+    this.denied = new Set(options.denied ?? []);
     this.dryRun = options.dryRun ?? 'none';
+    this.version = options.version ?? { major: '1', minor: '31', gitVersion: 'v1.31.0' };
   }
 
   /** Discovery: whether the fake serves a kind's resource (it remembers nothing between calls). */
@@ -81,21 +121,20 @@ export class FakeApi implements KubeApi {
   }
 
   /**
-   * Stops serving a child kind's resource, as when its CRD is deleted: its objects are deleted
-   * (the open watch hears of ours), then the watch ends and every request gets a 404.
+   * Stops serving a kind's resource, as when its CRD is deleted: its objects are deleted (the
+   * open watch hears of ours), then the watch ends and every request gets a 404.
    */
-  uninstall(row: ResourceType): void {
-    for (const child of this.children.filter((c) => kindOf(c) === row.kind)) {
-      this.children.splice(this.children.indexOf(child), 1);
+  uninstall(type: { kind: string; resource: string }): void {
+    for (const object of this.tracker.list(type.kind, null)) {
+      this.tracker.remove(type.kind, object.metadata.namespace, object.metadata.name);
       // The watch selects ours by label: it hears of ours only.
-      if (isLabelled(child) && row.resource in this.watchers)
-        this.watchers[row.resource]({ type: 'DELETED', object: structuredClone(child) });
+      if (isLabelled(object) && type.resource in this.watchers)
+        this.watchers[type.resource]({ type: 'DELETED', object });
     }
-    this.absent.add(row.resource);
-    this.watchEnds[row.resource]?.();
+    this.absent.add(type.resource);
+    this.watchEnds[type.resource]?.();
   }
 
-  /** The fake answers at once: there is nothing for a signal to cut off. */
   /** The fake holds no request open, so a signal has nothing to cut off (a test may override this). */
   withSignal(_signal?: AbortSignal): FakeApi {
     return this;
@@ -108,7 +147,7 @@ export class FakeApi implements KubeApi {
 
   /** The writes only. */
   get writes(): FakeRequest[] {
-    return this.requests.filter((r) => !['get', 'list', 'watch'].includes(r.verb));
+    return this.requests.filter((r) => !READS.includes(r.verb));
   }
 
   /** LISTs of WebServices wait until the returned function is called. */
@@ -118,18 +157,21 @@ export class FakeApi implements KubeApi {
     return release;
   }
 
+  // --- WebServices ----------------------------------------------------------------
+
   getWebService(namespace: string, name: string): Promise<WebService> {
-    this.record({ verb: 'get', resource: 'webservices', namespace, name });
-    const found = this.webServices.find((ws) => ws.metadata.name === name && inNamespace(ws, namespace));
-    return found
-      ? Promise.resolve(structuredClone(found))
-      : Promise.reject(new NotFoundError(`webservices.apps.labhub.io "${name}" not found`));
+    return this.answer({ verb: 'get', resource: PLURAL, namespace, name }, () => {
+      const found = this.tracker.get<WebService>(WEBSERVICE, namespace, name);
+      if (!found) throw new NotFoundError(`${RESOURCE} "${name}" not found`);
+      return found;
+    });
   }
 
   async listWebServices(namespace: string | null, options: ListOptions = {}): Promise<ObjectList<WebService>> {
-    this.record({ verb: 'list', resource: 'webservices', namespace, detail: options });
+    const request: FakeRequest = { verb: 'list', resource: PLURAL, namespace, detail: options };
+    this.record(request);
     await this.held;
-    return list(this.webServices.filter((ws) => inNamespace(ws, namespace)));
+    return this.answer(request, () => this.listOf<WebService>(WEBSERVICE, namespace, options), false);
   }
 
   watchWebServices(
@@ -139,27 +181,48 @@ export class FakeApi implements KubeApi {
     onEvent: (event: WatchEvent<WebService>) => void,
     options: WatchOptions,
   ): Promise<void> {
-    return this.watch('webservices', namespace, {}, onEvent, options);
+    return this.watch(PLURAL, namespace, {}, onEvent, options);
   }
 
+  /** A merge patch of the WebService; its status is the status subresource's to change. */
   patchWebService(namespace: string, name: string, patch: object): Promise<WebService> {
-    return this.patchParent('webservices', namespace, name, patch);
+    return this.patchParent(PLURAL, namespace, name, patch, (current, patched) => ({
+      ...patched,
+      status: current.status,
+    }));
   }
 
+  /** The status subresource: only the status changes, whatever else the patch says. */
   patchWebServiceStatus(namespace: string, name: string, patch: object): Promise<WebService> {
-    return this.patchParent('webservices/status', namespace, name, patch);
+    return this.patchParent(`${PLURAL}/status`, namespace, name, patch, (current, patched) => ({
+      ...current,
+      status: patched.status,
+    }));
   }
+
+  /** Deletes the WebService of this uid; its children stay (the fake has no garbage collector). */
+  deleteWebService(
+    namespace: string,
+    name: string,
+    options: { uid: string; propagationPolicy: 'Orphan' },
+  ): Promise<boolean> {
+    return this.answer({ verb: 'delete', resource: PLURAL, namespace, name, detail: options }, () =>
+      this.tracker.delete(WEBSERVICE, namespace, name, `${RESOURCE} "${name}"`, { uid: options.uid }, this.dry()),
+    );
+  }
+
+  // --- children -------------------------------------------------------------------
 
   getChild(row: ResourceType, namespace: string, name: string): Promise<Child | null> {
-    this.record({ verb: 'get', resource: row.resource, namespace, name });
-    const found = this.ofKind(row, namespace).find((c) => c.metadata.name === name);
-    return Promise.resolve(found ? structuredClone(found) : null);
+    return this.answer({ verb: 'get', resource: row.resource, namespace, name }, () =>
+      this.tracker.get<Child>(row.kind, namespace, name),
+    );
   }
 
   listChildren(row: ResourceType, namespace: string | null, options: ListOptions = {}): Promise<ObjectList<Child>> {
-    this.record({ verb: 'list', resource: row.resource, namespace, detail: options });
-    const items = this.ofKind(row, namespace).filter((c) => options.labelSelector !== OWNED_SELECTOR || isLabelled(c));
-    return Promise.resolve(list(items));
+    return this.answer({ verb: 'list', resource: row.resource, namespace, detail: options }, () =>
+      this.listOf<Child>(row.kind, namespace, options),
+    );
   }
 
   listChildMetadata(
@@ -167,10 +230,10 @@ export class FakeApi implements KubeApi {
     namespace: string | null,
     options: ListOptions = {},
   ): Promise<ObjectList<{ metadata: Child['metadata'] }>> {
-    this.record({ verb: 'list', resource: `${row.resource} metadata`, namespace, detail: options });
-    const others = this.others.filter((o) => o.kind === row.kind && inNamespace(o, namespace));
-    const objects = [...this.ofKind(row, namespace), ...others];
-    return Promise.resolve(list(objects.map((c) => ({ metadata: c.metadata }))));
+    return this.answer({ verb: 'list', resource: `${row.resource} metadata`, namespace, detail: options }, () => {
+      const list = this.listOf<Child>(row.kind, namespace, options);
+      return { ...list, items: list.items.map((c) => ({ metadata: c.metadata })) };
+    });
   }
 
   watchChildren(
@@ -185,41 +248,90 @@ export class FakeApi implements KubeApi {
     return this.watch(row.resource, namespace, listOptions, onEvent, options);
   }
 
+  createChild(row: ResourceType, namespace: string, object: Child): Promise<Child> {
+    return this.answer({ verb: 'create', resource: row.resource, namespace, name: object.metadata.name }, () =>
+      this.tracker.create(stamped(row, namespace, object), whatOf(row, object.metadata.name), this.dry()),
+    );
+  }
+
+  /** A merge patch; a resourceVersion in it is a precondition, as the server takes it. */
+  patchChild(row: ResourceType, namespace: string, name: string, patch: object): Promise<Child> {
+    return this.answer({ verb: 'patch', resource: row.resource, namespace, name, detail: patch }, () => {
+      const what = whatOf(row, name);
+      const current = this.tracker.get<Child>(row.kind, namespace, name);
+      if (!current) throw new NotFoundError(`${what} not found`);
+      const patched = mergePatch(current, patch) as Child;
+      return this.tracker.update(stamped(row, namespace, patched), what, preconditionOf(patch), this.dry());
+    });
+  }
+
+  /**
+   * Server-side apply, as the client sends it: without a uid the child must not exist yet (a
+   * create); with one, it must be that object (and at that resourceVersion, when given). Our
+   * fields replace the stored object's; what the server owns (its status) stays.
+   */
+  applyChild(row: ResourceType, namespace: string, object: Child, precondition: ApplyPrecondition): Promise<Child> {
+    const request: FakeRequest = {
+      verb: 'apply',
+      resource: row.resource,
+      namespace,
+      name: object.metadata.name,
+      detail: precondition,
+    };
+    return this.answer(request, () => {
+      const what = whatOf(row, object.metadata.name);
+      const applied = stamped(row, namespace, object);
+      if (precondition.uid === undefined) return this.tracker.create(applied, what, this.dry());
+      const live = this.tracker.get(row.kind, namespace, object.metadata.name);
+      // The server owns a status: an apply of the object leaves it be.
+      if (live?.status !== undefined) applied.status = live.status;
+      return this.tracker.update(applied, what, precondition, this.dry());
+    });
+  }
+
+  /** Only managedFields change, which the fake does not keep: it checks the child is the one read. */
+  takeOverChild(
+    ...[row, namespace, name, entries, precondition]: Parameters<InstallApi['takeOverChild']>
+  ): Promise<void> {
+    return this.answer(
+      { verb: 'patch', resource: row.resource, namespace, name, detail: { entries, precondition } },
+      () => {
+        const live = this.tracker.get(row.kind, namespace, name);
+        if (!live) throw new NotFoundError(`${whatOf(row, name)} not found`);
+      },
+    );
+  }
+
+  deleteChild(row: ResourceType, namespace: string, name: string, uid?: string): Promise<boolean> {
+    return this.answer({ verb: 'delete', resource: row.resource, namespace, name, detail: uid }, () =>
+      this.tracker.delete(row.kind, namespace, name, whatOf(row, name), { uid }, this.dry()),
+    );
+  }
+
+  // --- objects of any kind --------------------------------------------------------
+
   listObjects<T extends { metadata: ObjectMeta }>(
     type: ResourceType,
     namespace: string | null,
     options: ListOptions = {},
   ): Promise<ObjectList<T & { apiVersion: string; kind: string }>> {
-    this.record({ verb: 'list', resource: type.resource, namespace, detail: options });
-    if (this.forbidden.has(type.kind)) {
-      return Promise.reject(new ForbiddenError(`${type.resource} is forbidden: the fake refuses it`));
-    }
-    const items = this.others.filter(
-      (o) => o.kind === type.kind && inNamespace(o, namespace) && matchesSelector(o, options.labelSelector),
-    );
-    return Promise.resolve(list(items.map((o) => ({ ...o, apiVersion: type.apiVersion })) as never));
+    return this.answer({ verb: 'list', resource: type.resource, namespace, detail: options }, () => {
+      const list = this.listOf<T>(type.kind, namespace, options);
+      return { ...list, items: list.items.map((o) => ({ ...o, apiVersion: type.apiVersion, kind: type.kind })) };
+    });
   }
 
   getResource<T>(type: ResourceType, namespace: string, name: string): Promise<T | null> {
-    this.record({ verb: 'get', resource: type.resource, namespace, name });
-    if (this.forbidden.has(type.kind)) {
-      return Promise.reject(new ForbiddenError(`${type.resource} "${name}" is forbidden: the fake refuses it`));
-    }
-    const found = this.others.find(
-      (o) => o.kind === type.kind && o.metadata.name === name && inNamespace(o, namespace),
+    return this.answer({ verb: 'get', resource: type.resource, namespace, name }, () =>
+      this.tracker.get<T>(type.kind, namespace, name),
     );
-    return Promise.resolve(found ? (structuredClone(found) as T) : null);
   }
 
   createResource<T extends { metadata: ObjectMeta }>(type: ResourceType, namespace: string, object: T): Promise<T> {
-    this.record({ verb: 'create', resource: type.resource, namespace, name: object.metadata.name });
-    const stored = {
-      ...structuredClone(object),
-      kind: type.kind,
-      metadata: { ...object.metadata, namespace, resourceVersion: String(this.requests.length) },
-    };
-    this.others.push(stored);
-    return Promise.resolve(structuredClone(stored) as T);
+    return this.answer({ verb: 'create', resource: type.resource, namespace, name: object.metadata.name }, () => {
+      const stored = { ...object, kind: type.kind, metadata: { ...object.metadata, namespace } };
+      return this.tracker.create(stored, whatOf(type, object.metadata.name), this.dry());
+    });
   }
 
   watchMetadata(
@@ -233,6 +345,110 @@ export class FakeApi implements KubeApi {
     return this.watch(`${type.resource} metadata`, namespace, {}, onEvent, options);
   }
 
+  createEvent(event: KubeEvent): Promise<KubeEvent> {
+    return this.answer({ verb: 'create', resource: 'events', namespace: null, detail: event }, () => event);
+  }
+
+  // --- what install ships ---------------------------------------------------------
+
+  getObject<T extends KubeObject>(object: KubeObject): Promise<T | null> {
+    const { resource } = objectLocation(object);
+    const { namespace, name } = object.metadata;
+    return this.answer({ verb: 'get', resource, namespace: namespace ?? null, name }, () =>
+      this.tracker.get<T>(object.kind, namespace, name),
+    );
+  }
+
+  /**
+   * Server-side apply of the whole object, forced: created when missing, else its fields
+   * replace the stored ones. A CRD is Established at once, and its resource served.
+   */
+  applyObject<T extends KubeObject>(object: KubeObject, options: ApplyOptions = {}): Promise<T> {
+    const { resource, what } = objectLocation(object);
+    const { namespace, name } = object.metadata;
+    return this.answer({ verb: 'apply', resource, namespace: namespace ?? null, name, detail: options }, () => {
+      const dry = { dryRun: options.dryRun || this.dryRun === 'server' };
+      const live = this.tracker.get(object.kind, namespace, name);
+      const applied: StoredObject = structuredClone(object);
+      if (object.kind === CRD) applied.status = { conditions: ESTABLISHED };
+      // The server owns a status: an apply of the object leaves it be.
+      if (live?.status !== undefined) applied.status = live.status;
+      const stored = live ? this.tracker.update(applied, what, {}, dry) : this.tracker.create(applied, what, dry);
+      if (object.kind === CRD && !dry.dryRun) this.install(crdResource(object));
+      return stored as T;
+    });
+  }
+
+  /** Deletes with a uid precondition; a CRD takes its resource and every object of its kind with it. */
+  deleteObject(object: KubeObject, options: DeleteOptions = {}): Promise<boolean> {
+    const { resource, what } = objectLocation(object);
+    const { namespace, name } = object.metadata;
+    return this.answer({ verb: 'delete', resource, namespace: namespace ?? null, name, detail: options }, () => {
+      const dry = { dryRun: options.dryRun || this.dryRun === 'server' };
+      const deleted = this.tracker.delete(object.kind, namespace, name, what, { uid: options.uid }, dry);
+      if (deleted && object.kind === CRD && !dry.dryRun) {
+        const names = (object.spec as { names: { kind: string } }).names;
+        this.uninstall({ kind: names.kind, resource: crdResource(object) });
+      }
+      return deleted;
+    });
+  }
+
+  getCustomResourceDefinition(name: string): Promise<CustomResourceDefinition | null> {
+    return this.getObject({ apiVersion: 'apiextensions.k8s.io/v1', kind: CRD, metadata: { name } });
+  }
+
+  // --- the cluster, the caller, the Lease -----------------------------------------
+
+  serverVersion(): Promise<ServerVersion> {
+    return this.answer({ verb: 'get', resource: 'version', namespace: null }, () => this.version);
+  }
+
+  /** The resources of the kind table and of WebServices that the fake serves in a group/version. */
+  servedResources(groupVersion: string): Promise<string[] | null> {
+    return this.answer({ verb: 'get', resource: 'discovery', namespace: null, name: groupVersion }, () => {
+      const known = [{ apiVersion: API_VERSION, resource: PLURAL }, ...CHILD_KINDS];
+      const served = known
+        .filter((type) => type.apiVersion === groupVersion && !this.absent.has(type.resource))
+        .map((type) => type.resource);
+      return served.length > 0 ? served : null;
+    });
+  }
+
+  /** Allowed, unless the fake was told to deny it (`denied`). */
+  reviewAccess(attributes: ResourceAttributes): Promise<AccessReview> {
+    const { verb, group, resource, subresource, namespace } = attributes;
+    const named = `${verb} ${group ? `${resource}.${group}` : resource}${subresource ? `/${subresource}` : ''}`;
+    return this.answer({ verb: 'review', resource: 'selfsubjectaccessreviews', namespace: namespace ?? null }, () =>
+      this.denied.has(named) ? { allowed: false, reason: 'denied by the fake' } : { allowed: true },
+    );
+  }
+
+  getLease(namespace: string, name: string): Promise<Lease | null> {
+    return this.answer({ verb: 'get', resource: 'leases', namespace, name }, () =>
+      this.tracker.get<Lease>(LEASE, namespace, name),
+    );
+  }
+
+  createLease(lease: Lease): Promise<Lease> {
+    const { namespace = 'default', name } = lease.metadata;
+    return this.answer({ verb: 'create', resource: 'leases', namespace, name }, () =>
+      this.tracker.create({ ...lease, kind: LEASE, metadata: { ...lease.metadata, namespace } }, `leases "${name}"`),
+    );
+  }
+
+  /** A PUT: the resourceVersion it carries must be the stored one. */
+  updateLease(lease: Lease): Promise<Lease> {
+    const { namespace = 'default', name, resourceVersion } = lease.metadata;
+    return this.answer({ verb: 'update', resource: 'leases', namespace, name }, () =>
+      this.tracker.update({ ...lease, kind: LEASE, metadata: { ...lease.metadata, namespace } }, `leases "${name}"`, {
+        resourceVersion,
+      }),
+    );
+  }
+
+  // --- what others do to the cluster meanwhile -------------------------------------
+
   /** Changes (or with null removes) an object of another kind, as its owner would: no watch event. */
   changeOther(
     kind: string,
@@ -240,111 +456,82 @@ export class FakeApi implements KubeApi {
     name: string,
     change: ((object: Record<string, any>) => void) | null,
   ): void {
-    const at = this.others.findIndex((o) => o.kind === kind && o.metadata.name === name && inNamespace(o, namespace));
-    if (at < 0) throw new Error(`no ${kind} ${namespace}/${name} to change`);
-    if (change === null) this.others.splice(at, 1);
-    else change(this.others[at]);
-  }
-
-  createChild(row: ResourceType, namespace: string, object: Child): Promise<Child> {
-    this.record({ verb: 'create', resource: row.resource, namespace, name: object.metadata.name });
-    return Promise.resolve(this.store(row, namespace, object));
-  }
-
-  patchChild(row: ResourceType, namespace: string, name: string, patch: object): Promise<Child> {
-    this.record({ verb: 'patch', resource: row.resource, namespace, name, detail: patch });
-    const current = this.ofKind(row, namespace).find((c) => c.metadata.name === name);
-    return Promise.resolve(this.store(row, namespace, mergePatch(current ?? { metadata: { name } }, patch) as Child));
-  }
-
-  applyChild(row: ResourceType, namespace: string, object: Child, precondition: ApplyPrecondition): Promise<Child> {
-    this.record({ verb: 'apply', resource: row.resource, namespace, name: object.metadata.name, detail: precondition });
-    return Promise.resolve(this.store(row, namespace, object));
-  }
-
-  takeOverChild(...[row, namespace, name, entries, precondition]: Parameters<KubeApi['takeOverChild']>): Promise<void> {
-    this.record({ verb: 'patch', resource: row.resource, namespace, name, detail: { entries, precondition } });
-    return Promise.resolve();
-  }
-
-  deleteChild(row: ResourceType, namespace: string, name: string, uid?: string): Promise<boolean> {
-    this.record({ verb: 'delete', resource: row.resource, namespace, name, detail: uid });
-    const at = this.children.findIndex(
-      (c) => kindOf(c) === row.kind && c.metadata.name === name && inNamespace(c, namespace),
-    );
-    if (at >= 0) this.children.splice(at, 1);
-    return Promise.resolve(at >= 0);
-  }
-
-  createEvent(event: KubeEvent): Promise<KubeEvent> {
-    this.record({ verb: 'create', resource: 'events', namespace: null, detail: event });
-    return Promise.resolve(event);
+    if (change === null) {
+      if (!this.tracker.remove(kind, namespace, name)) throw new Error(`no ${kind} ${namespace}/${name} to change`);
+    } else this.tracker.change(kind, namespace, name, change);
   }
 
   /** Changes a stored WebService, as a user's edit would (no watch event: a test sends one if it needs it). */
   changeWebService(namespace: string, name: string, change: (ws: WebService) => void): void {
-    const ws = this.webServices.find((w) => w.metadata.name === name && (w.metadata.namespace ?? '') === namespace);
-    if (!ws) throw new Error(`no WebService ${namespace}/${name} to change`);
-    change(ws);
+    this.tracker.change(WEBSERVICE, namespace, name, change as unknown as (object: StoredObject) => void);
   }
 
   /** Changes a stored child, as its own controller would (a Deployment's status, say). */
   changeChild(kind: string, namespace: string, name: string, change: (child: Child) => void): void {
-    const child = this.children.find(
-      (c) => kindOf(c) === kind && c.metadata.name === name && inNamespace(c, namespace),
-    );
-    if (!child) throw new Error(`no ${kind} ${namespace}/${name} to change`);
-    change(child);
+    this.tracker.change(kind, namespace, name, change);
   }
 
   /** Removes a stored child unseen, as its owner would: the label-selected watches get no event. */
   removeChild(kind: string, namespace: string, name: string): void {
-    const at = this.children.findIndex(
-      (c) => kindOf(c) === kind && c.metadata.name === name && inNamespace(c, namespace),
-    );
-    if (at < 0) throw new Error(`no ${kind} ${namespace}/${name} to remove`);
-    this.children.splice(at, 1);
+    if (!this.tracker.remove(kind, namespace, name)) throw new Error(`no ${kind} ${namespace}/${name} to remove`);
   }
 
   /** Whether a child of this kind and name is stored. */
   hasChild(kind: string, namespace: string, name: string): boolean {
-    return this.children.some((c) => kindOf(c) === kind && c.metadata.name === name && inNamespace(c, namespace));
+    return this.tracker.get(kind, namespace, name) !== null;
+  }
+
+  // --- the server's side of a request ---------------------------------------------
+
+  /** Records the request, then answers it the server's way: 404 for a resource not served, 403 for a kind refused. */
+  private async answer<T>(request: FakeRequest, serve: () => T, record = true): Promise<T> {
+    if (record) this.record(request);
+    return serve();
   }
 
   private record(request: FakeRequest): void {
     this.requests.push(request);
     const resource = request.resource.split(' ')[0];
-    if (this.absent.has(resource))
+    if (this.absent.has(resource.split('/')[0]))
       throw new NotFoundError(`the server could not find the requested resource (${resource})`);
-    if (!['get', 'list', 'watch'].includes(request.verb)) this.beforeWrite?.(request);
+    if (READS.includes(request.verb) && this.forbiddenResource(resource)) {
+      throw new ForbiddenError(
+        `${resource}${request.name ? ` "${request.name}"` : ''} is forbidden: the fake refuses it`,
+      );
+    }
+    if (!READS.includes(request.verb)) this.beforeWrite?.(request);
   }
 
-  private ofKind(row: ResourceType, namespace: string | null): Child[] {
-    return this.children.filter((c) => kindOf(c) === row.kind && inNamespace(c, namespace));
+  private forbiddenResource(resource: string): boolean {
+    return [...this.forbidden].some((kind) => resourceOfKind(kind) === resource);
   }
 
-  /** Keeps a written child, as the server would answer it: with its kind and a new resourceVersion. */
-  private store(row: ResourceType, namespace: string, object: Child): Child {
-    const stored = {
-      ...structuredClone(object),
-      apiVersion: row.apiVersion,
-      kind: row.kind,
-      metadata: { ...object.metadata, namespace, resourceVersion: String(this.requests.length) },
-    } as Child;
-    const at = this.children.findIndex(
-      (c) => kindRow(kindOf(c)) === row && c.metadata.name === object.metadata.name && inNamespace(c, namespace),
-    );
-    if (at >= 0) this.children[at] = stored;
-    else this.children.push(stored);
-    return structuredClone(stored);
+  /** A server dry run: answered, not stored. */
+  private dry(): { dryRun: boolean } {
+    return { dryRun: this.dryRun === 'server' };
   }
 
-  private patchParent(resource: string, namespace: string, name: string, patch: object): Promise<WebService> {
-    this.record({ verb: 'patch', resource, namespace, name, detail: patch });
-    const at = this.webServices.findIndex((ws) => ws.metadata.name === name && inNamespace(ws, namespace));
-    if (at < 0) return Promise.reject(new NotFoundError(`webservices.apps.labhub.io "${name}" not found`));
-    this.webServices[at] = mergePatch(this.webServices[at], patch) as WebService;
-    return Promise.resolve(structuredClone(this.webServices[at]));
+  private listOf<T>(kind: string, namespace: string | null, options: ListOptions): ObjectList<T> {
+    return {
+      items: this.tracker.list<T>(kind, namespace, options.labelSelector),
+      resourceVersion: this.tracker.resourceVersion,
+    };
+  }
+
+  private patchParent(
+    resource: string,
+    namespace: string,
+    name: string,
+    patch: object,
+    keep: (current: WebService, patched: WebService) => WebService,
+  ): Promise<WebService> {
+    return this.answer({ verb: 'patch', resource, namespace, name, detail: patch }, () => {
+      const what = `${RESOURCE} "${name}"`;
+      const current = this.tracker.get<WebService>(WEBSERVICE, namespace, name);
+      if (!current) throw new NotFoundError(`${what} not found`);
+      const patched = keep(current, mergePatch(current, patch) as WebService);
+      return this.tracker.update({ ...patched, kind: WEBSERVICE }, what, preconditionOf(patch), this.dry());
+    });
   }
 
   private watch(
@@ -364,28 +551,47 @@ export class FakeApi implements KubeApi {
   }
 }
 
-function list<T>(items: T[]): ObjectList<T> {
-  return { items: structuredClone(items), resourceVersion: '1' };
+const READS: FakeRequest['verb'][] = ['get', 'list', 'watch', 'review'];
+
+const ESTABLISHED = [
+  { type: 'NamesAccepted', status: 'True' },
+  { type: 'Established', status: 'True' },
+];
+
+/** The resource a kind is served as, for `forbidden`: a kind of the table, else its lower-case plural. */
+function resourceOfKind(kind: string): string {
+  if (kind === WEBSERVICE) return PLURAL;
+  return CHILD_KINDS.find((row) => row.kind === kind)?.resource ?? `${kind.toLowerCase()}s`;
 }
 
-function inNamespace(object: { metadata: { namespace?: string } }, namespace: string | null): boolean {
-  return namespace === null || (object.metadata.namespace ?? namespace) === namespace;
+/** The resource a CRD serves: spec.names.plural. */
+function crdResource(object: KubeObject): string {
+  return (object.spec as { names: { plural: string } }).names.plural;
 }
 
-/** Equality (`k=v`) and existence (`k`) terms, comma-separated: what the reads under test send. */
-function matchesSelector(object: { metadata: ObjectMeta }, selector: string | undefined): boolean {
-  const labels = object.metadata.labels ?? {};
-  return (selector ?? '')
-    .split(',')
-    .filter(Boolean)
-    .every((term) => {
-      const [key, value] = term.split('=');
-      return term.includes('=') ? labels[key] === value : key in labels;
-    });
+/** A child as the server keeps it: with its kind and namespace. */
+function stamped(row: ResourceType, namespace: string, object: Child): Child & StoredObject {
+  return {
+    ...structuredClone(object),
+    apiVersion: row.apiVersion,
+    kind: row.kind,
+    metadata: { ...object.metadata, namespace },
+  };
 }
 
-function isLabelled(child: Child): boolean {
-  return child.metadata.labels?.[MANAGED_BY_LABEL] === MANAGED_BY_VALUE;
+/** How the server names an object in its messages: deployments.apps "web". */
+function whatOf(type: ResourceType, name: string): string {
+  return `${resourceName(type)} "${name}"`;
+}
+
+/** A merge patch's resourceVersion is a precondition; the server does not store it as sent. */
+function preconditionOf(patch: object): { resourceVersion?: string } {
+  const resourceVersion = (patch as { metadata?: { resourceVersion?: string } }).metadata?.resourceVersion;
+  return resourceVersion === undefined ? {} : { resourceVersion };
+}
+
+function isLabelled(object: { metadata: ObjectMeta }): boolean {
+  return object.metadata.labels?.[MANAGED_BY_LABEL] === MANAGED_BY_VALUE;
 }
 
 /** RFC 7386: null removes a key, an object merges, anything else replaces. */

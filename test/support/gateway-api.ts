@@ -4,7 +4,7 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { OPTIONAL_KINDS } from '../../src/core/kinds';
-import type { CustomResourceDefinition } from '../../src/kube/client';
+import type { CustomResourceDefinition } from '../../src/kube/api';
 import { kubectl, run } from './cluster';
 import { eventually } from './wait';
 import { planeCommand } from './plane';

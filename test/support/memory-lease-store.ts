@@ -1,11 +1,19 @@
-// An in-memory LeaseStore with the API server's optimistic concurrency: create fails if the
-// lease exists, update fails unless the caller read the current resourceVersion. Several
-// electors can share one store to play different replicas.
-import { LeaseRecord, LeaseStore } from '../../src/controller/leader';
+// The controller's LeaseStore (src/controller/lease-store.ts) over the fake API server, whose
+// Lease has the server's optimistic concurrency: create fails if the lease exists, update
+// fails unless the caller read the current resourceVersion. Several electors can share one
+// store to play different replicas.
+import type { LeaseRecord, LeaseStore } from '../../src/controller/leader';
+import { leaseStore } from '../../src/controller/lease-store';
+import type { Lease } from '../../src/kube/api';
+import { FakeApi } from './fake-api';
+
+const NAMESPACE = 'test';
+const NAME = 'webservice';
 
 export class MemoryLeaseStore implements LeaseStore {
-  private lease: { record: LeaseRecord; resourceVersion: string } | null = null;
-  private version = 0;
+  /** The API server that keeps the Lease. */
+  readonly api = new FakeApi();
+  private readonly store = leaseStore(this.api, NAMESPACE, NAME);
   /** While set, every call fails, as when the API server cannot be reached. */
   unavailable = false;
   /** Every successful write, in order. */
@@ -13,40 +21,31 @@ export class MemoryLeaseStore implements LeaseStore {
 
   async get(): Promise<{ record: LeaseRecord; resourceVersion: string } | null> {
     this.failIfUnavailable();
-    return this.lease && { record: { ...this.lease.record }, resourceVersion: this.lease.resourceVersion };
+    return this.store.get();
   }
 
   async create(record: LeaseRecord): Promise<string> {
     this.failIfUnavailable();
-    if (this.lease) throw new Error('leases.coordination.k8s.io "webservice" already exists');
-    return this.store('create', record);
+    const resourceVersion = await this.store.create(record);
+    this.writes.push({ verb: 'create', record: { ...record } });
+    return resourceVersion;
   }
 
   async update(record: LeaseRecord, resourceVersion: string): Promise<string> {
     this.failIfUnavailable();
-    if (!this.lease) throw new Error('leases.coordination.k8s.io "webservice" not found');
-    if (this.lease.resourceVersion !== resourceVersion) {
-      throw new Error(
-        'Operation cannot be fulfilled on leases.coordination.k8s.io "webservice": the object has been modified',
-      );
-    }
-    return this.store('update', record);
+    const updated = await this.store.update(record, resourceVersion);
+    this.writes.push({ verb: 'update', record: { ...record } });
+    return updated;
   }
 
   describe(): string {
-    return 'test/webservice';
+    return this.store.describe();
   }
 
   /** The lease as stored now (a copy), or null. */
   current(): LeaseRecord | null {
-    return this.lease && { ...this.lease.record };
-  }
-
-  private store(verb: 'create' | 'update', record: LeaseRecord): string {
-    const resourceVersion = String(++this.version);
-    this.lease = { record: { ...record }, resourceVersion };
-    this.writes.push({ verb, record: { ...record } });
-    return resourceVersion;
+    const lease = this.api.tracker.get<Lease>('Lease', NAMESPACE, NAME);
+    return lease && { ...lease.spec };
   }
 
   private failIfUnavailable(): void {

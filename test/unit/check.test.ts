@@ -16,6 +16,7 @@ import {
 } from '../../src/check/verdicts';
 import type { Decision } from '../../src/core/decide';
 import type { Deployment, WebService } from '../../src/core/model';
+import { readyStatus } from '../support/ready-status';
 
 const NOW = new Date('2026-11-30T12:00:00Z');
 const LABEL = 'webservice.labhub.io/version';
@@ -30,19 +31,7 @@ const ws = (name: string, extra: Partial<WebService['metadata']> = {}, status?: 
   spec: { image: 'nginx:1.27' },
   status,
 });
-const ready = {
-  observedGeneration: 1,
-  conditions: [
-    {
-      type: 'Ready',
-      status: 'True' as const,
-      reason: 'Reconciled',
-      message: 'ok',
-      lastTransitionTime: 'x',
-      observedGeneration: 1,
-    },
-  ],
-};
+const ready = readyStatus();
 
 describe('server', () => {
   it('passes from 1.27 and says which minimum', () => {

@@ -9,7 +9,7 @@ import { createMetrics } from '../../src/controller/metrics';
 import { CHILD_KINDS } from '../../src/core/kinds';
 import { LOW_PRIORITY, NORMAL_PRIORITY } from '../../src/controller/queue';
 import { Child, MANAGED_BY_LABEL, MANAGED_BY_VALUE, WebService } from '../../src/core/model';
-import type { KubeApi } from '../../src/kube/client';
+import type { KubeApi } from '../../src/kube/api';
 import { Request, Transport, WatchOptions } from '../../src/kube/transport';
 import { AbortedError, ConflictError } from '../../src/kube/errors';
 import { FakeApi } from '../support/fake-api';

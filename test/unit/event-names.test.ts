@@ -5,7 +5,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { SyncInput } from '../../src/core/model';
 import { reconcile } from '../../src/engine/reconcile';
-import type { KubeEvent } from '../../src/kube/client';
+import type { KubeEvent } from '../../src/kube/api';
 import { FakeApi } from '../support/fake-api';
 
 const NOW = '2026-12-02T14:05:09Z';

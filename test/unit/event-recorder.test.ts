@@ -1,6 +1,6 @@
 // The controller's Event recorder: in the background, a few at a time, bounded, drained at shutdown.
 import { EventRecorder } from '../../src/controller/event-recorder';
-import type { KubeEvent } from '../../src/kube/client';
+import type { KubeEvent } from '../../src/kube/api';
 import { NotLeaderError } from '../../src/kube/errors';
 
 function eventOf(name: string): KubeEvent {

@@ -1,0 +1,244 @@
+// The API the program asks of the server, declared: the verbs each part of it uses and the
+// shapes they speak. KubeClient implements every interface here (the compiler proves it), and
+// so does the unit tests' in-memory server (test/support/fake-api.ts): whatever takes one of
+// them runs against either.
+import type { ResourceType } from '../core/kinds';
+import type { Child, ConfigMap, ObjectMeta, WebService } from '../core/model';
+import type { MovedEntry } from '../core/moved';
+import type { StatusPatch } from '../core/status';
+import type { KubeObject } from './object-location';
+import type { WatchEvent, WatchOptions } from './transport';
+
+/** none: write; client: send no write at all; server: send every write with dryRun=All. */
+export type DryRun = 'none' | 'client' | 'server';
+
+/** A LIST's items with the collection's resourceVersion, where a watch can start. */
+export interface ObjectList<T> {
+  items: T[];
+  resourceVersion: string;
+}
+
+/** Metadata only (PartialObjectMetadata): names, labels and owners without the data. */
+export interface ObjectMetadata {
+  metadata: ConfigMap['metadata'];
+}
+
+export interface Lease {
+  metadata: { name: string; namespace?: string; resourceVersion?: string };
+  /** Optional in the API: a Lease written by another tool may have none. */
+  spec?: {
+    holderIdentity?: string;
+    leaseDurationSeconds?: number;
+    acquireTime?: string;
+    renewTime?: string;
+    leaseTransitions?: number;
+  };
+}
+
+/** An events.k8s.io/v1 Event, as the controller and apply report them. */
+export interface KubeEvent {
+  metadata: { generateName?: string; name?: string; namespace: string };
+  eventTime: string;
+  reportingController: string;
+  reportingInstance: string;
+  action: string;
+  reason: string;
+  note: string;
+  type: 'Normal' | 'Warning';
+  regarding: {
+    apiVersion: string;
+    kind: string;
+    name: string;
+    namespace: string;
+    uid?: string;
+    resourceVersion?: string;
+  };
+}
+
+export interface CustomResourceDefinition extends KubeObject {
+  status?: { conditions?: { type: string; status: string; reason?: string; message?: string }[] };
+}
+
+/** GET /version, as the API server answers it. */
+export interface ServerVersion {
+  major: string;
+  minor: string;
+  gitVersion: string;
+}
+
+/** What a SelfSubjectAccessReview asks: may I do verb on group/resource(/subresource) in namespace? */
+export interface ResourceAttributes {
+  verb: string;
+  group: string;
+  resource: string;
+  subresource?: string;
+  /** Absent or "": every namespace. */
+  namespace?: string;
+  name?: string;
+}
+
+export interface AccessReview {
+  allowed: boolean;
+  denied?: boolean;
+  reason?: string;
+  evaluationError?: string;
+}
+
+export interface ApplyOptions {
+  /** Server-side dry run: the API server validates and admits, and persists nothing. */
+  dryRun?: boolean;
+  /** Take over fields another manager set (the objects install applies are ours by name). */
+  force?: boolean;
+}
+
+export interface DeleteOptions {
+  /** Deletes only the object with this uid, never a same-named successor. */
+  uid?: string;
+  dryRun?: boolean;
+}
+
+export interface ListOptions {
+  labelSelector?: string;
+  fieldSelector?: string;
+  /** At most this many items (a probe that a resource is served needs one). */
+  limit?: number;
+}
+
+/**
+ * What an apply of a child must find. A uid (and resourceVersion): the child we read, not a
+ * successor of the same name, unchanged since. None: no object at all.
+ */
+export interface ApplyPrecondition {
+  uid?: string;
+  resourceVersion?: string;
+  /** A handover (core/applied.ts): by the handover's field manager. */
+  handover?: boolean;
+  /** A create's handover (core/applied.ts): these fields of the object go to the handover's field manager. */
+  handedOver?: { spec: Record<string, unknown> };
+}
+
+/**
+ * What reading and reconciling WebServices asks of the API server: the WebServices, and their
+ * children through the kind table. gather, the engine, the watch cache and the controller take
+ * this.
+ */
+export interface KubeApi {
+  /** Fixed for the client's life, so no write can slip out before a command sets it. */
+  readonly dryRun: DryRun;
+  /** This API with every request cut off once signal aborts (a reconcile past its deadline). */
+  withSignal(signal: AbortSignal): KubeApi;
+  /** Whether the cluster serves a kind's resource (discovery); fresh asks again. */
+  apiServed(type: ResourceType, options?: { fresh?: boolean }): Promise<boolean>;
+
+  getWebService(namespace: string, name: string): Promise<WebService>;
+  /** All WebServices in a namespace, or in every namespace when namespace is null. */
+  listWebServices(namespace: string | null, options?: ListOptions): Promise<ObjectList<WebService>>;
+  watchWebServices(
+    namespace: string | null,
+    resourceVersion: string,
+    timeoutSeconds: number,
+    onEvent: (event: WatchEvent<WebService>) => void,
+    options: WatchOptions,
+  ): Promise<void>;
+  /** A JSON merge patch of the WebService (its finalizers, its pins). */
+  patchWebService(namespace: string, name: string, patch: object): Promise<WebService>;
+  /** A JSON merge patch of the status subresource. */
+  patchWebServiceStatus(namespace: string, name: string, patch: StatusPatch): Promise<WebService>;
+
+  /** A child of a kind in the kind table, or null when there is none. */
+  getChild(row: ResourceType, namespace: string, name: string): Promise<Child | null>;
+  listChildren(row: ResourceType, namespace: string | null, options?: ListOptions): Promise<ObjectList<Child>>;
+  listChildMetadata(
+    row: ResourceType,
+    namespace: string | null,
+    options?: ListOptions,
+  ): Promise<ObjectList<ObjectMetadata>>;
+  watchChildren(
+    row: ResourceType,
+    namespace: string | null,
+    resourceVersion: string,
+    timeoutSeconds: number,
+    listOptions: ListOptions,
+    onEvent: (event: WatchEvent<Child>) => void,
+    options: WatchOptions,
+  ): Promise<void>;
+  createChild(row: ResourceType, namespace: string, object: Child): Promise<Child>;
+  /** A JSON merge patch: only the fields it names change. */
+  patchChild(row: ResourceType, namespace: string, name: string, patch: object): Promise<Child>;
+  /** Server-side apply of a whole child, forced, under the precondition. */
+  applyChild(row: ResourceType, namespace: string, object: Child, precondition: ApplyPrecondition): Promise<Child>;
+  /** Makes entries of the child's keyed lists ours (core/moved.ts), before an apply that drops them. */
+  takeOverChild(
+    row: ResourceType,
+    namespace: string,
+    name: string,
+    entries: MovedEntry[],
+    precondition: ApplyPrecondition,
+  ): Promise<void>;
+  /** Deletes (only the object of this uid, when given); false when it was already gone. */
+  deleteChild(row: ResourceType, namespace: string, name: string, uid?: string): Promise<boolean>;
+
+  /** An object of any namespaced type, whole, or null when there is none. */
+  getResource<T>(type: ResourceType, namespace: string, name: string): Promise<T | null>;
+  createResource<T extends { metadata: ObjectMeta }>(type: ResourceType, namespace: string, object: T): Promise<T>;
+  /** Objects of any namespaced kind, read only, each stamped with its kind. */
+  listObjects<T extends { metadata: ObjectMeta }>(
+    type: ResourceType,
+    namespace: string | null,
+    options?: ListOptions,
+  ): Promise<ObjectList<T & { apiVersion: string; kind: string }>>;
+  watchMetadata(
+    type: ResourceType,
+    namespace: string | null,
+    resourceVersion: string,
+    timeoutSeconds: number,
+    onEvent: (event: WatchEvent<ObjectMetadata>) => void,
+    options: WatchOptions,
+  ): Promise<void>;
+
+  createEvent(event: KubeEvent): Promise<KubeEvent>;
+}
+
+/** The objects `install` ships (object-location.ts), by apiVersion, kind, namespace and name. */
+interface ObjectApi {
+  /** The live copy, or null when there is none. */
+  getObject<T extends KubeObject>(object: KubeObject): Promise<T | null>;
+  /** Server-side apply of the whole object, as install's field manager. */
+  applyObject<T extends KubeObject>(object: KubeObject, options?: ApplyOptions): Promise<T>;
+  /** Deletes in the background; false when it was already gone. */
+  deleteObject(object: KubeObject, options?: DeleteOptions): Promise<boolean>;
+  getCustomResourceDefinition(name: string): Promise<CustomResourceDefinition | null>;
+}
+
+/** What install and uninstall ask: the objects they ship, and the WebServices and children left. */
+export interface InstallApi extends KubeApi, ObjectApi {
+  /** Deletes the WebService of this uid, its children orphaned; false when it was already gone. */
+  deleteWebService(
+    namespace: string,
+    name: string,
+    options: { uid: string; propagationPolicy: 'Orphan' },
+  ): Promise<boolean>;
+}
+
+/** What the cluster says of itself and of the caller: its address and version, discovery, authorization. */
+interface ClusterApi {
+  readonly connection: { readonly server: string };
+  serverVersion(): Promise<ServerVersion>;
+  /** The resources a group/version serves, or null when it is not served. */
+  servedResources(groupVersion: string): Promise<string[] | null>;
+  /** A SelfSubjectAccessReview: may the caller do this? */
+  reviewAccess(attributes: ResourceAttributes): Promise<AccessReview>;
+}
+
+/** The leader election's Lease; its writes are leader election itself, so no write guard applies. */
+export interface LeaseApi {
+  getLease(namespace: string, name: string): Promise<Lease | null>;
+  createLease(lease: Lease): Promise<Lease>;
+  /** A PUT carrying the resourceVersion read: two candidates can never both win. */
+  updateLease(lease: Lease): Promise<Lease>;
+}
+
+/** What `check` reads: the cluster, the installed objects, the Lease, and the WebServices as apply --all does. */
+export interface CheckApi extends KubeApi, ObjectApi, ClusterApi {
+  getLease: LeaseApi['getLease'];
+}

@@ -1,0 +1,108 @@
+// The unit tests' API server answers writes as the real one does, with the client's errors:
+// what the installer, check and the engine are tested against must not be kinder than it.
+import { CONFIG_MAP } from '../../src/core/kinds';
+import type { Child, WebService } from '../../src/core/model';
+import { ConflictError, NotFoundError } from '../../src/kube/errors';
+import { FakeApi } from '../support/fake-api';
+
+const cm = (name: string, labels: Record<string, string> = {}): Child => ({
+  apiVersion: 'v1',
+  kind: 'ConfigMap',
+  metadata: { name, namespace: 'ns', labels },
+  data: { a: '1' },
+});
+const ws = (finalizers: string[] = []): WebService => ({
+  metadata: { name: 'web', namespace: 'ns', uid: 'uid-web', resourceVersion: '7', finalizers },
+  spec: { image: 'nginx:1.27' },
+});
+
+describe('the fake API server', () => {
+  it('gives a created object a uid and a resourceVersion, and refuses a second of that name: AlreadyExists', async () => {
+    const api = new FakeApi();
+    const created = await api.createChild(CONFIG_MAP, 'ns', cm('a'));
+    expect(created.metadata).toMatchObject({ uid: expect.any(String), resourceVersion: expect.any(String) });
+    const again = api.createChild(CONFIG_MAP, 'ns', cm('a'));
+    await expect(again).rejects.toBeInstanceOf(ConflictError);
+    await expect(again).rejects.toMatchObject({ kind: 'AlreadyExists', message: 'configmaps "a" already exists' });
+  });
+
+  it('answers a patch of nothing with NotFound, and one with a stale resourceVersion with Conflict', async () => {
+    const api = new FakeApi({ children: [cm('a')] });
+    await expect(api.patchChild(CONFIG_MAP, 'ns', 'b', { data: { a: '2' } })).rejects.toBeInstanceOf(NotFoundError);
+    const live = (await api.getChild(CONFIG_MAP, 'ns', 'a'))!;
+    const patched = await api.patchChild(CONFIG_MAP, 'ns', 'a', {
+      metadata: { resourceVersion: live.metadata.resourceVersion },
+      data: { b: '2' },
+    });
+    expect(patched).toMatchObject({ data: { a: '1', b: '2' } });
+    expect(patched.metadata.resourceVersion).not.toBe(live.metadata.resourceVersion);
+    await expect(
+      api.patchChild(CONFIG_MAP, 'ns', 'a', { metadata: { resourceVersion: live.metadata.resourceVersion } }),
+    ).rejects.toMatchObject({ kind: 'Conflict' });
+  });
+
+  it('applies a child by uid only to that object, and keeps its status', async () => {
+    const api = new FakeApi({ children: [{ ...cm('a'), metadata: { ...cm('a').metadata, uid: 'u1' } }] });
+    api.changeChild('ConfigMap', 'ns', 'a', (child) => Object.assign(child, { status: { seen: true } }));
+    const applied = await api.applyChild(CONFIG_MAP, 'ns', { ...cm('a'), data: { a: '3' } }, { uid: 'u1' });
+    expect(applied).toMatchObject({ data: { a: '3' }, status: { seen: true }, metadata: { uid: 'u1' } });
+    await expect(api.applyChild(CONFIG_MAP, 'ns', cm('a'), { uid: 'other' })).rejects.toMatchObject({
+      kind: 'Conflict',
+    });
+    await expect(api.applyChild(CONFIG_MAP, 'ns', cm('a'), {})).rejects.toMatchObject({ kind: 'AlreadyExists' });
+  });
+
+  it('lists by label selector: equality, inequality, existence and absence', async () => {
+    const api = new FakeApi({ children: [cm('a', { app: 'web' }), cm('b', { app: 'api' }), cm('c')] });
+    const names = async (labelSelector: string) =>
+      (await api.listChildren(CONFIG_MAP, 'ns', { labelSelector })).items.map((c) => c.metadata.name);
+    expect(await names('app=web')).toEqual(['a']);
+    expect(await names('app!=web')).toEqual(['b', 'c']);
+    expect(await names('app')).toEqual(['a', 'b']);
+    expect(await names('!app')).toEqual(['c']);
+  });
+
+  it('keeps a WebService with finalizers, marked, until its last finalizer goes; deletes by uid only', async () => {
+    const api = new FakeApi({ webServices: [ws(['x'])] });
+    await expect(
+      api.deleteWebService('ns', 'web', { uid: 'other', propagationPolicy: 'Orphan' }),
+    ).rejects.toMatchObject({ kind: 'Conflict' });
+    expect(await api.deleteWebService('ns', 'web', { uid: 'uid-web', propagationPolicy: 'Orphan' })).toBe(true);
+    const marked = await api.getWebService('ns', 'web');
+    expect(marked.metadata.deletionTimestamp).toBeDefined();
+    await api.patchWebService('ns', 'web', { metadata: { finalizers: null } });
+    await expect(api.getWebService('ns', 'web')).rejects.toBeInstanceOf(NotFoundError);
+    expect(await api.deleteWebService('ns', 'web', { uid: 'uid-web', propagationPolicy: 'Orphan' })).toBe(false);
+  });
+
+  it('changes only the status through the status subresource, and never the status through the object', async () => {
+    const api = new FakeApi({ webServices: [ws()] });
+    await api.patchWebServiceStatus('ns', 'web', {
+      metadata: {},
+      status: { observedGeneration: 1 },
+      spec: { image: 'ignored' },
+    });
+    await api.patchWebService('ns', 'web', { status: { observedGeneration: 9 } });
+    expect(await api.getWebService('ns', 'web')).toMatchObject({
+      spec: { image: 'nginx:1.27' },
+      status: { observedGeneration: 1 },
+    });
+  });
+
+  it('stores nothing in a server dry run, and answers as if it had', async () => {
+    const api = new FakeApi({ dryRun: 'server' });
+    expect((await api.createChild(CONFIG_MAP, 'ns', cm('a'))).metadata.name).toBe('a');
+    expect(api.hasChild('ConfigMap', 'ns', 'a')).toBe(false);
+  });
+
+  it('updates a Lease only at the resourceVersion read: two candidates never both win', async () => {
+    const api = new FakeApi();
+    const created = await api.createLease({ metadata: { name: 'l', namespace: 'ns' }, spec: { holderIdentity: 'a' } });
+    const read = { metadata: { ...created.metadata }, spec: { holderIdentity: 'b' } };
+    await api.updateLease(read);
+    await expect(api.updateLease({ ...read, spec: { holderIdentity: 'c' } })).rejects.toMatchObject({
+      kind: 'Conflict',
+    });
+    expect((await api.getLease('ns', 'l'))?.spec?.holderIdentity).toBe('b');
+  });
+});
