@@ -149,7 +149,7 @@ function structural(schema: Json, schemas: Record<string, Json | undefined>, see
 }
 
 /** The type a schema refers to: `$ref`, or a lone `allOf: [{$ref}]` beside a description. */
-function referenceOf(schema: Json): string | undefined {
+export function referenceOf(schema: Json): string | undefined {
   const direct = schema.$ref;
   const wrapped = Array.isArray(schema.allOf) && schema.allOf.length === 1 ? (schema.allOf[0] as Json).$ref : undefined;
   const ref = typeof direct === 'string' ? direct : typeof wrapped === 'string' ? wrapped : undefined;
