@@ -1,32 +1,57 @@
-// Usage: npm run crd:generate     (needs kubectl and a cluster: the test control plane will do)
+// Usage: npm run crd:generate     (needs kubectl and a cluster that serves the Gateway API's
+//                                  HTTPRoute: the test control plane, with its CRDs applied)
 //
-// Writes the schemas of spec.workload's pod fields into crds/webservices.apps.labhub.io.yaml,
-// taken from the API server's OpenAPI (see schema.ts). Everything else in the file, comments
-// included, stays as written by hand. A test checks the file against a live API server's
-// OpenAPI, so a change of Kubernetes' types shows up as a failing test, not as drift.
+// Writes, from the API server's OpenAPI:
+// - the schemas of spec.workload's pod fields into crds/webservices.apps.labhub.io.yaml (see
+//   schema.ts); everything else in the file, comments included, stays as written by hand;
+// - the keyed lists of every kind of child we write into src/core/list-keys.generated.ts (see
+//   list-keys.ts), which the comparison as the server stores reads.
+// A test checks both against a live API server's OpenAPI, so a change of Kubernetes' types
+// shows up as a failing test, not as drift.
 import { execFileSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { parseDocument } from 'yaml';
+import {
+  LIST_KEYS_MODULE,
+  WRITTEN_KINDS,
+  keyedLists,
+  listKeysModule,
+  openApiPath,
+  writtenApiVersions,
+} from './list-keys';
 import { OpenApiDocument, fieldPath, workloadFieldSchemas } from './schema';
 
 const CRD_FILE = path.join(process.cwd(), 'crds', 'webservices.apps.labhub.io.yaml');
 
-function openApi(kubectl: string, groupVersion: string): OpenApiDocument {
-  return JSON.parse(
-    execFileSync(kubectl, ['get', '--raw', `/openapi/v3/${groupVersion}`], { encoding: 'utf8', maxBuffer: 64 << 20 }),
-  ) as OpenApiDocument;
+function openApi(kubectl: string, apiVersion: string): OpenApiDocument {
+  const at = `/openapi/v3/${openApiPath(apiVersion)}`;
+  try {
+    return JSON.parse(
+      execFileSync(kubectl, ['get', '--raw', at], { encoding: 'utf8', maxBuffer: 64 << 20, stdio: 'pipe' }),
+    ) as OpenApiDocument;
+  } catch (error) {
+    throw new Error(`cannot read ${at} (is ${apiVersion} served? install its CRDs first): ${String(error)}`, {
+      cause: error,
+    });
+  }
 }
 
 function main(): void {
   const kubectl = process.env.KUBECTL ?? 'kubectl';
-  const fields = workloadFieldSchemas([openApi(kubectl, 'api/v1'), openApi(kubectl, 'apis/apps/v1')]);
+  const documents = Object.fromEntries(writtenApiVersions().map((version) => [version, openApi(kubectl, version)]));
+  const fields = workloadFieldSchemas([documents.v1, documents['apps/v1']]);
   const document = parseDocument(fs.readFileSync(CRD_FILE, 'utf8'));
   for (const [name, schema] of Object.entries(fields)) {
     document.setIn(fieldPath(name), document.createNode(schema, { aliasDuplicateObjects: false }));
   }
   fs.writeFileSync(CRD_FILE, document.toString({ lineWidth: 120, flowCollectionPadding: false }));
   console.log(`wrote ${Object.keys(fields).length} field schemas into ${path.relative(process.cwd(), CRD_FILE)}`);
+
+  const table = keyedLists(Object.values(documents), WRITTEN_KINDS);
+  fs.writeFileSync(path.join(process.cwd(), LIST_KEYS_MODULE), listKeysModule(table));
+  const count = Object.values(table).reduce((sum, lists) => sum + Object.keys(lists).length, 0);
+  console.log(`wrote ${count} keyed lists of ${WRITTEN_KINDS.length} kinds into ${LIST_KEYS_MODULE}`);
 }
 
 main();

@@ -1,7 +1,9 @@
 // The schemas of spec.workload's pod fields, taken from the API server's own OpenAPI (v3), the
 // way controller-gen embeds core types in a CRD: EnvVar, Probe, ResourceRequirements,
 // SecurityContext... are validated at admission as Kubernetes validates them, `kubectl explain`
-// describes them, and an unknown field is refused. Pure: OpenAPI documents in, schemas out.
+// describes them, and an unknown field is refused. Their lists keep their list types: env is a
+// map keyed by name, so two variables of one name are refused at admission, and server-side
+// apply merges the list entry by entry. Pure: OpenAPI documents in, schemas out.
 import { MAX_RESOURCE_NAMES, RESOURCE_NAMES, resourceNamesRule } from '../../src/core/resource-names';
 import type { Json } from '../../src/core/model';
 
@@ -44,8 +46,20 @@ const INT_OR_STRING_SCHEMA: Json = {
   'x-kubernetes-int-or-string': true,
 };
 
-/** What a CRD's structural schema keeps of an OpenAPI schema; the rest (defaults, patch strategies) goes. */
-const KEPT = ['type', 'format', 'enum', 'required', 'description'];
+/**
+ * What a CRD's structural schema keeps of an OpenAPI schema; the rest (defaults, patch
+ * strategies) goes, but the defaults of the keys of a map list that are not required (the API
+ * server refuses a key with neither).
+ */
+const KEPT = [
+  'type',
+  'format',
+  'enum',
+  'required',
+  'description',
+  'x-kubernetes-list-type',
+  'x-kubernetes-list-map-keys',
+];
 
 /** Where spec.workload's properties are in the CRD document. */
 const WORKLOAD_PROPERTIES: (string | number)[] = [
@@ -140,7 +154,7 @@ function structural(schema: Json, schemas: Record<string, Json | undefined>, see
       ]),
     );
   }
-  if (schema.items) out.items = structural(schema.items as Json, schemas, seen);
+  if (schema.items) out.items = withKeyDefaults(schema, structural(schema.items as Json, schemas, seen), schemas);
   if (schema.additionalProperties && typeof schema.additionalProperties === 'object') {
     out.additionalProperties = structural(schema.additionalProperties as Json, schemas, seen);
   }
@@ -148,8 +162,25 @@ function structural(schema: Json, schemas: Record<string, Json | undefined>, see
   return out;
 }
 
+/** A map list's items with the OpenAPI's default on each key that is not required. */
+function withKeyDefaults(list: Json, items: Json, schemas: Record<string, Json | undefined>): Json {
+  const keys = list['x-kubernetes-list-type'] === 'map' ? (list['x-kubernetes-list-map-keys'] as string[]) : [];
+  const required = (items.required ?? []) as string[];
+  const optional = keys.filter((key) => !required.includes(key));
+  if (optional.length === 0) return items;
+  const ref = referenceOf(list.items as Json);
+  const source = ((ref === undefined ? list.items : schemas[ref]) ?? {}) as Json;
+  const properties = { ...(items.properties as Record<string, Json>) };
+  for (const key of optional) {
+    const value = (source.properties as Record<string, Json | undefined> | undefined)?.[key]?.default;
+    if (value === undefined) throw new Error(`the key ${key} of a map list is neither required nor defaulted`);
+    properties[key] = { default: value, ...properties[key] };
+  }
+  return { ...items, properties };
+}
+
 /** The type a schema refers to: `$ref`, or a lone `allOf: [{$ref}]` beside a description. */
-function referenceOf(schema: Json): string | undefined {
+export function referenceOf(schema: Json): string | undefined {
   const direct = schema.$ref;
   const wrapped = Array.isArray(schema.allOf) && schema.allOf.length === 1 ? (schema.allOf[0] as Json).$ref : undefined;
   const ref = typeof direct === 'string' ? direct : typeof wrapped === 'string' ? wrapped : undefined;

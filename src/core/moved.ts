@@ -13,7 +13,7 @@
 // managedFields (Kubernetes' "transferring ownership"), and then our apply, which does not set
 // them, removes it: the one write that adds ours back removes it, so the object is never
 // invalid in between.
-import { listKey } from './compare';
+import { KeyedLists, fieldAt, itemsAt, keyedListsOf, listKey } from './list-keys';
 import type { Json } from './model';
 
 /** One step down to an entry: a field by name, or the entry of a keyed list that holds these values. */
@@ -32,30 +32,55 @@ export interface MovedEntry {
  * entry of ours cannot be new: when the live object was applied from this very spec, or when
  * our last apply was refused (then whatever stands where ours should be must give way).
  */
-export function movedEntries(want: { spec: Json }, live: { spec?: unknown }): MovedEntry[] {
-  return walk(want.spec, live.spec, ['spec'], 'spec', 'spec');
+export function movedEntries(
+  want: { apiVersion: string; kind: string; spec: Json },
+  live: { spec?: unknown },
+): MovedEntry[] {
+  return walk(want.spec, live.spec, { steps: ['spec'], path: 'spec', typePath: 'spec' }, keyedListsOf(want));
 }
 
-function walk(want: unknown, have: unknown, steps: FieldStep[], path: string, field: string): MovedEntry[] {
-  if (Array.isArray(want)) return Array.isArray(have) ? inList(want, have, steps, path, field) : [];
+/** Where a value is: the steps down to it, its path for people, its type path (list-keys.ts). */
+interface At {
+  steps: FieldStep[];
+  path: string;
+  typePath: string;
+}
+
+function walk(want: unknown, have: unknown, at: At, lists: KeyedLists): MovedEntry[] {
+  if (Array.isArray(want)) return Array.isArray(have) ? inList(want, have, at, lists) : [];
   if (!isObject(want) || !isObject(have)) return [];
-  return Object.keys(want).flatMap((key) => walk(want[key], have[key], [...steps, key], join(path, key), key));
+  return Object.keys(want).flatMap((key) =>
+    walk(
+      want[key],
+      have[key],
+      { steps: [...at.steps, key], path: join(at.path, key), typePath: fieldAt(at.typePath, key) },
+      lists,
+    ),
+  );
 }
 
-function inList(want: unknown[], have: unknown[], steps: FieldStep[], path: string, field: string): MovedEntry[] {
-  const keyOf = listKey(field);
+function inList(want: unknown[], have: unknown[], here: At, lists: KeyedLists): MovedEntry[] {
+  const { steps, path } = here;
+  const keyOf = listKey(lists, here.typePath);
   if (!keyOf || !want.every(isObject) || !have.every(isObject)) return [];
   const keys = want.map(keyOf);
   const ours = new Set(keys);
   // Where each of ours is in the live list; -1 where it is missing.
   const at = keys.map((key) => (key === undefined ? -1 : have.findIndex((item) => keyOf(item) === key)));
   const within = want.flatMap((item, i) =>
-    at[i] < 0 ? [] : walk(item, have[at[i]], [...steps, { entry: have[at[i]] }], `${path}[${keys[i]}]`, ''),
+    at[i] < 0
+      ? []
+      : walk(
+          item,
+          have[at[i]],
+          { steps: [...steps, { entry: have[at[i]] }], path: `${path}[${keys[i]}]`, typePath: itemsAt(here.typePath) },
+          lists,
+        ),
   );
   const taken = new Set<number>();
   const moved = keys.flatMap((key, i): MovedEntry[] => {
     if (key === undefined || at[i] >= 0) return [];
-    // Its place: after the ours before it, before the ours after it that the live list holds.
+    // Its typePath: after the ours before it, before the ours after it that the live list holds.
     const after = Math.max(-1, ...at.slice(0, i));
     const later = at.slice(i + 1).filter((position) => position > after);
     const before = later.length > 0 ? Math.min(...later) : have.length;

@@ -50,6 +50,19 @@ describe('the CRD carries the Kubernetes types of the pod fields', () => {
     expect(() => applyYaml(ns(), typo)).toThrow(/unknown field "spec\.workload\.readinessProbe\.timeoutSecond"/);
   });
 
+  it('refuses two environment variables of one name, as Kubernetes keys env by name', () => {
+    const twice = webService('twice', {
+      image: 'nginx:1.27',
+      workload: {
+        env: [
+          { name: 'A', value: '1' },
+          { name: 'A', value: '2' },
+        ],
+      },
+    });
+    expect(() => applyYaml(ns(), twice)).toThrow(/spec\.workload\.env\[1\]: Duplicate value: \{"name":"A"\}/);
+  });
+
   // A CRD's quantity is an integer or a string (a structural schema has no "number or string"):
   // 0.5 is written "0.5", as Kubernetes prints it anyway.
   it('takes quantities and ports in the forms Kubernetes takes', () => {

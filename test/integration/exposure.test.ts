@@ -7,7 +7,8 @@
 // up, the HTTPRoute appears without a restart, and Exposed turns True only when a gateway
 // controller's status accepts it; removed while run is up, the API is absent again, and back, the
 // route is made again. At steady state with every child, nothing writes. Admission
-// refuses what cannot be exposed.
+// refuses what cannot be exposed. While the CRDs are there, HTTPRoute's keyed lists in the
+// generated table are checked against them.
 import {
   AuditWindow,
   MUTATING,
@@ -28,6 +29,8 @@ import {
 } from '../support/cluster';
 import { CONTROLLER_USER, ControllerProcess, controllerKubeconfig } from '../support/controller';
 import { REMOVAL_TIMEOUT_MS, installGatewayApi, removeGatewayApi, served } from '../support/gateway-api';
+import { expectKeyedListsOfServer } from '../support/keyed-lists';
+import { OPTIONAL_KINDS } from '../../src/core/kinds';
 
 type Json = Record<string, any>;
 
@@ -271,6 +274,10 @@ describeWorkloads('exposure', () => {
           'httproute/route is not accepted yet: no gateway controller has reported on it for gateway infra/public ' +
           '(none ever does for a Gateway that does not exist, or that no controller runs)',
       });
+    });
+
+    it("has HTTPRoute's keyed lists as the Gateway API's CRD has them (npm run crd:generate writes them)", () => {
+      expectKeyedListsOfServer(OPTIONAL_KINDS);
     });
 
     it("turns Exposed True when the gateway controller's status accepts it", async () => {

@@ -42,6 +42,8 @@ describe('quantities', () => {
 
 describe('storedDifferences', () => {
   const live = {
+    apiVersion: 'apps/v1',
+    kind: 'Deployment',
     spec: {
       replicas: 2,
       template: {
@@ -72,6 +74,8 @@ describe('storedDifferences', () => {
   };
 
   const want = {
+    apiVersion: 'apps/v1',
+    kind: 'Deployment',
     spec: {
       replicas: 2,
       template: {
@@ -144,10 +148,65 @@ describe('storedDifferences', () => {
     expect(storedDifferences(named, live)).toEqual([
       { path: 'spec.template.spec.containers[web].ports[8080/TCP].name', want: 'http', have: undefined },
     ]);
-    const service = { spec: { ports: [{ name: 'http', port: 8080, targetPort: 8080, protocol: 'TCP' }] } };
-    const unnamed = { spec: { ports: [{ port: 8080, targetPort: 8080, protocol: 'TCP' }] } };
+    const service = {
+      apiVersion: 'v1',
+      kind: 'Service',
+      spec: { ports: [{ name: 'http', port: 8080, targetPort: 8080, protocol: 'TCP' }] },
+    };
+    const unnamed = { ...service, spec: { ports: [{ port: 8080, targetPort: 8080, protocol: 'TCP' }] } };
     expect(storedDifferences(service, unnamed).map((d) => d.path)).toEqual(['spec.ports[8080/TCP].name']);
     expect(storedDifferences(service, service)).toEqual([]);
+  });
+
+  it("keys a list as the OpenAPI does at its place: a Service's ports by port, a container's by containerPort", () => {
+    const service = (ports: object[]) => ({ apiVersion: 'v1', kind: 'Service', spec: { ports } });
+    const wantService = service([{ port: 80, targetPort: 8080 }]);
+    const liveService = service([
+      { port: 443, protocol: 'TCP', targetPort: 8443 },
+      { port: 80, protocol: 'TCP', targetPort: 8080 },
+    ]);
+    expect(storedDifferences(wantService, liveService)).toEqual([]);
+    const moved = service([{ port: 80, protocol: 'TCP', targetPort: 9090 }]);
+    expect(storedDifferences(wantService, moved)).toEqual([
+      { path: 'spec.ports[80/TCP].targetPort', want: 8080, have: 9090 },
+    ]);
+    // A container's ports, by containerPort and protocol.
+    const named = structuredClone(want);
+    Object.assign(named.spec.template.spec.containers[0].ports[0], { name: 'http' });
+    expect(storedDifferences(named, live)).toEqual([
+      { path: 'spec.template.spec.containers[web].ports[8080/TCP].name', want: 'http', have: undefined },
+    ]);
+  });
+
+  it('reads an unset key field as its default in the OpenAPI: a port without a protocol is TCP', () => {
+    const service = (ports: object[]) => ({ apiVersion: 'v1', kind: 'Service', spec: { ports } });
+    const stored = service([{ port: 80, protocol: 'TCP', targetPort: 8080 }]);
+    expect(storedDifferences(service([{ port: 80, targetPort: 8080 }]), stored)).toEqual([]);
+    expect(storedDifferences(service([{ port: 80, protocol: 'UDP' }]), stored)).toEqual([
+      { path: 'spec.ports[80/UDP]', want: { port: 80, protocol: 'UDP' }, have: undefined },
+    ]);
+  });
+
+  it('keys the lists the OpenAPI keys, whatever their name, and only within the kinds it describes', () => {
+    const spread = (constraints: object[]) => ({
+      apiVersion: 'apps/v1',
+      kind: 'Deployment',
+      spec: { template: { spec: { topologySpreadConstraints: constraints } } },
+    });
+    const zone = { topologyKey: 'zone', whenUnsatisfiable: 'DoNotSchedule', maxSkew: 1 };
+    const host = { topologyKey: 'host', whenUnsatisfiable: 'ScheduleAnyway', maxSkew: 2 };
+    // Keyed by topologyKey and whenUnsatisfiable: another order and another's item make no difference.
+    expect(storedDifferences(spread([zone]), spread([host, zone]))).toEqual([]);
+    expect(storedDifferences(spread([zone]), spread([{ ...zone, maxSkew: 3 }]))).toEqual([
+      {
+        path: 'spec.template.spec.topologySpreadConstraints[zone/DoNotSchedule].maxSkew',
+        want: 1,
+        have: 3,
+      },
+    ]);
+    // Without a kind, no list is keyed: containers are compared whole.
+    const bare = { spec: { containers: [{ name: 'web' }] } };
+    expect(storedDifferences(bare, { spec: { containers: [{ name: 'sidecar' }, { name: 'web' }] } })).toHaveLength(1);
   });
 
   it('sees a value where the server has none, unless ours is empty', () => {
