@@ -3,9 +3,9 @@
 //
 // Writes, from the API server's OpenAPI:
 // - the schemas of spec.workload's pod fields into crds/webservices.apps.labhub.io.yaml (see
-//   schema.ts); everything else in the file, comments included, stays as written by hand;
+//   harness/crd/schema.ts); everything else in the file, comments included, stays as written by hand;
 // - the keyed lists of every kind of child we write into src/core/list-keys.generated.ts (see
-//   list-keys.ts), which the comparison as the server stores reads.
+//   harness/crd/list-keys.ts), which the comparison as the server stores reads.
 // A test checks both against a live API server's OpenAPI, so a change of Kubernetes' types
 // shows up as a failing test, not as drift.
 import { execFileSync } from 'node:child_process';
@@ -19,8 +19,8 @@ import {
   listKeysModule,
   openApiPath,
   writtenApiVersions,
-} from './list-keys';
-import { OpenApiDocument, fieldPath, workloadFieldSchemas } from './schema';
+} from '../../harness/crd/list-keys';
+import { OpenApiDocument, fieldPath, workloadFieldSchemas } from '../../harness/crd/schema';
 
 const CRD_FILE = path.join(process.cwd(), 'crds', 'webservices.apps.labhub.io.yaml');
 

@@ -1,4 +1,4 @@
-// Made by npm run crd:generate from the API server's OpenAPI (scripts/crd/list-keys.ts): do not edit.
+// Made by npm run crd:generate from the API server's OpenAPI (harness/crd/list-keys.ts): do not edit.
 // Each kind we write, its lists the server merges by key, by place: the key fields and their defaults.
 export const KEYED_LISTS = {
   'v1 ConfigMap': {

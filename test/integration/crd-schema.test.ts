@@ -5,7 +5,7 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import * as yaml from 'js-yaml';
-import { OpenApiDocument, fieldPath, workloadFieldSchemas } from '../../scripts/crd/schema';
+import { OpenApiDocument, fieldPath, workloadFieldSchemas } from '../../harness/crd/schema';
 import { ROOT, applyYaml, kubectl, useNamespace, webService } from '../support/cluster';
 
 const openApi = (groupVersion: string) =>

@@ -2,7 +2,7 @@
 // from this API server's OpenAPI, so a change of either shows up here, as crd-schema.test.ts
 // does for the CRD. The kinds served only where their API is installed (HTTPRoute) are checked
 // where their CRDs are: exposure.test.ts installs the Gateway API, and no other file may touch it.
-import { WRITTEN_KINDS } from '../../scripts/crd/list-keys';
+import { WRITTEN_KINDS } from '../../harness/crd/list-keys';
 import { OPTIONAL_KINDS } from '../../src/core/kinds';
 import { KEYED_LISTS } from '../../src/core/list-keys.generated';
 import { typeName } from '../../src/core/list-keys';

@@ -1,7 +1,7 @@
 // The committed table of keyed lists (src/core/list-keys.generated.ts) against this API server's
 // OpenAPI: what npm run crd:generate would write for these kinds now.
-import { keyedLists, openApiPath } from '../../scripts/crd/list-keys';
-import type { OpenApiDocument } from '../../scripts/crd/schema';
+import { keyedLists, openApiPath } from '../../harness/crd/list-keys';
+import type { OpenApiDocument } from '../../harness/crd/schema';
 import { KEYED_LISTS } from '../../src/core/list-keys.generated';
 import { kubectl } from './cluster';
 

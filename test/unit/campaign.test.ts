@@ -1,6 +1,6 @@
 // The correctness campaign's pure parts: its histories are a function of the seed, its
 // shrinking finds a minimal failing list, and its oracle says why a WebService cannot converge.
-import { embeddedFieldPaths } from '../../scripts/crd/schema';
+import { embeddedFieldPaths } from '../../harness/crd/schema';
 import { MANAGED_BY_VALUE } from '../../src/core/model';
 import { isValidName, parseSyncInput } from '../../src/core/validate';
 import { generate, NAMES } from '../campaign/generate';

@@ -1,5 +1,5 @@
 // The keyed lists the comparison reads, from the table generated from the API server's OpenAPI
-// (scripts/crd/list-keys.ts): every kind we write has its row, and keys belong to a place in a
+// (harness/crd/list-keys.ts): every kind we write has its row, and keys belong to a place in a
 // kind, with the OpenAPI's defaults.
 import { CHILD_KINDS } from '../../src/core/kinds';
 import { KEYED_LISTS } from '../../src/core/list-keys.generated';

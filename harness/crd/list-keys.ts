@@ -147,7 +147,7 @@ function withoutReference(field: Json): Json {
 /** The generated module: the table, as data. */
 export function listKeysModule(table: Record<string, Record<string, KeyedList>>): string {
   const lines = [
-    "// Made by npm run crd:generate from the API server's OpenAPI (scripts/crd/list-keys.ts): do not edit.",
+    "// Made by npm run crd:generate from the API server's OpenAPI (harness/crd/list-keys.ts): do not edit.",
     '// Each kind we write, its lists the server merges by key, by place: the key fields and their defaults.',
     'export const KEYED_LISTS = {',
   ];

@@ -6,8 +6,8 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { KEYED_LISTS } from '../../src/core/list-keys.generated';
 import { listKey } from '../../src/core/list-keys';
-import { LIST_KEYS_MODULE, keyedLists, listKeysModule } from './list-keys';
-import type { OpenApiDocument } from './schema';
+import { LIST_KEYS_MODULE, keyedLists, listKeysModule } from '../../harness/crd/list-keys';
+import type { OpenApiDocument } from '../../harness/crd/schema';
 
 const ref = (type: string) => ({ $ref: `#/components/schemas/${type}` });
 
