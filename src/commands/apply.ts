@@ -17,7 +17,7 @@ import { parseWait } from '../cli/duration';
 import { DryRunArgs, dryRunOption } from '../cli/dry-run';
 import { printDecisions } from './decisions';
 import {
-  CHILDREN_HELP,
+  CHILDREN_EPILOGUE,
   RequeueArgs,
   TargetArgs,
   gatherTarget,
@@ -38,9 +38,10 @@ const DEFAULT_WAIT = '5m';
 
 export const applyCommand: CommandModule<object, Args> = {
   command: 'apply [names..]',
-  describe: `Reconcile WebServices: create, update or delete their children, finalize deletions, write status. The children: ${CHILDREN_HELP}`,
+  describe: 'Reconcile WebServices: create, update or delete their children, finalize deletions, write status',
   builder: (yargs) =>
     dryRunOption(requeueOption(targetOptions(yargs, 'apply')))
+      .epilogue(CHILDREN_EPILOGUE)
       .option('filename', {
         alias: 'f',
         type: 'string',

@@ -6,7 +6,14 @@ import type { Observation } from '../core/observation';
 import { observe } from '../core/observe';
 import { Context } from '../cli/context';
 import { Cell } from '../print/output';
-import { CHILDREN_HELP, TargetArgs, gatherTarget, observationsFromFile, printResults, targetOptions } from './shared';
+import {
+  CHILDREN_EPILOGUE,
+  TargetArgs,
+  gatherTarget,
+  observationsFromFile,
+  printResults,
+  targetOptions,
+} from './shared';
 import { withContext } from '../cli/handler';
 
 interface Args extends TargetArgs {
@@ -15,9 +22,10 @@ interface Args extends TargetArgs {
 
 export const observeCommand: CommandModule<object, Args> = {
   command: 'observe [names..]',
-  describe: `Show the desired state (spec) and the actual state (the children) of WebServices. The children: ${CHILDREN_HELP}`,
+  describe: 'Show the desired state (spec) and the actual state (the children) of WebServices',
   builder: (yargs) =>
     targetOptions(yargs, 'observe')
+      .epilogue(CHILDREN_EPILOGUE)
       .option('filename', {
         alias: 'f',
         type: 'string',

@@ -136,13 +136,16 @@ const CHILD_SETS_HELP = [...new Set(SET_KINDS.map((row) => row.role))].map((role
  * Deployment, Service, … or HTTPRoute; with a workload, its config snapshots (…) and revisions
  * (…)`. The first row is the one every WebService has.
  */
-export const CHILDREN_HELP = ((first: string, rest: string[], sets: string[]) =>
+const CHILDREN_HELP = ((first: string, rest: string[], sets: string[]) =>
   `the ${first}; as the spec asks, a ${rest.slice(0, -1).join(', ')} or ${rest[rest.length - 1]}; ` +
   `with a workload, its ${sets.join(' and ')}`)(
   NAMED_KINDS[0].kind,
   NAMED_KINDS.slice(1).map((row) => row.kind),
   CHILD_SETS_HELP,
 );
+
+/** The last paragraph of apply's and observe's help: their own, so the root help stays short. */
+export const CHILDREN_EPILOGUE = `The children of a WebService: ${CHILDREN_HELP}.`;
 
 /** The one WebService a command acts on (history, rollback): NAME, never --all. */
 export async function singleTarget(
