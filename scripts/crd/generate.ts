@@ -2,8 +2,9 @@
 //                                  HTTPRoute: the test control plane, with its CRDs applied)
 //
 // Writes, from the API server's OpenAPI:
-// - the schemas of spec.workload's pod fields into crds/webservices.apps.labhub.io.yaml (see
-//   harness/crd/schema.ts); everything else in the file, comments included, stays as written by hand;
+// - the whole CRD, crds/webservices.apps.labhub.io.yaml, from the WebService's schema
+//   (src/core/spec-schema.ts) with the Kubernetes types it embeds expanded (see
+//   harness/crd/schema.ts and harness/crd/webservice-crd.ts), and the chart's copy of it;
 // - the keyed lists of every kind of child we write into src/core/list-keys.generated.ts (see
 //   harness/crd/list-keys.ts), which the comparison as the server stores reads.
 // A test checks both against a live API server's OpenAPI, so a change of Kubernetes' types
@@ -11,7 +12,6 @@
 import { execFileSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { parseDocument } from 'yaml';
 import {
   LIST_KEYS_MODULE,
   WRITTEN_KINDS,
@@ -20,9 +20,8 @@ import {
   openApiPath,
   writtenApiVersions,
 } from '../../harness/crd/list-keys';
-import { OpenApiDocument, fieldPath, workloadFieldSchemas } from '../../harness/crd/schema';
-
-const CRD_FILE = path.join(process.cwd(), 'crds', 'webservices.apps.labhub.io.yaml');
+import { OpenApiDocument, embeddedSchemas } from '../../harness/crd/schema';
+import { CRD_FILE, crdFileText, webServiceCrd } from '../../harness/crd/webservice-crd';
 
 function openApi(kubectl: string, apiVersion: string): OpenApiDocument {
   const at = `/openapi/v3/${openApiPath(apiVersion)}`;
@@ -40,13 +39,9 @@ function openApi(kubectl: string, apiVersion: string): OpenApiDocument {
 function main(): void {
   const kubectl = process.env.KUBECTL ?? 'kubectl';
   const documents = Object.fromEntries(writtenApiVersions().map((version) => [version, openApi(kubectl, version)]));
-  const fields = workloadFieldSchemas([documents.v1, documents['apps/v1']]);
-  const document = parseDocument(fs.readFileSync(CRD_FILE, 'utf8'));
-  for (const [name, schema] of Object.entries(fields)) {
-    document.setIn(fieldPath(name), document.createNode(schema, { aliasDuplicateObjects: false }));
-  }
-  fs.writeFileSync(CRD_FILE, document.toString({ lineWidth: 120, flowCollectionPadding: false }));
-  console.log(`wrote ${Object.keys(fields).length} field schemas into ${path.relative(process.cwd(), CRD_FILE)}`);
+  const embedded = embeddedSchemas([documents.v1, documents['apps/v1']]);
+  fs.writeFileSync(path.join(process.cwd(), CRD_FILE), crdFileText(webServiceCrd(({ at }) => embedded[at])));
+  console.log(`wrote ${CRD_FILE}, with ${Object.keys(embedded).length} embedded Kubernetes types`);
 
   const table = keyedLists(Object.values(documents), WRITTEN_KINDS);
   fs.writeFileSync(path.join(process.cwd(), LIST_KEYS_MODULE), listKeysModule(table));
