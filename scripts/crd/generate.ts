@@ -5,6 +5,8 @@
 // - the whole CRD, crds/webservices.apps.labhub.io.yaml, from the WebService's schema
 //   (src/core/spec-schema.ts) with the Kubernetes types it embeds expanded (see
 //   harness/crd/schema.ts and harness/crd/webservice-crd.ts), and the chart's copy of it;
+// - the types of a WebService's spec and status into src/core/spec.generated.ts, from the same
+//   schema (see harness/crd/spec-types.ts);
 // - the keyed lists of every kind of child we write into src/core/list-keys.generated.ts (see
 //   harness/crd/list-keys.ts), which the comparison as the server stores reads.
 // A test checks both against a live API server's OpenAPI, so a change of Kubernetes' types
@@ -21,6 +23,7 @@ import {
   writtenApiVersions,
 } from '../../harness/crd/list-keys';
 import { OpenApiDocument, embeddedSchemas } from '../../harness/crd/schema';
+import { SPEC_TYPES_MODULE, specTypesModule } from '../../harness/crd/spec-types';
 import { CRD_FILE, crdFileText, webServiceCrd } from '../../harness/crd/webservice-crd';
 
 function openApi(kubectl: string, apiVersion: string): OpenApiDocument {
@@ -37,6 +40,8 @@ function openApi(kubectl: string, apiVersion: string): OpenApiDocument {
 }
 
 function main(): void {
+  fs.writeFileSync(path.join(process.cwd(), SPEC_TYPES_MODULE), specTypesModule());
+  console.log(`wrote ${SPEC_TYPES_MODULE}`);
   const kubectl = process.env.KUBECTL ?? 'kubectl';
   const documents = Object.fromEntries(writtenApiVersions().map((version) => [version, openApi(kubectl, version)]));
   const embedded = embeddedSchemas([documents.v1, documents['apps/v1']]);
