@@ -45,7 +45,7 @@ function embeds(type: string, field: string | undefined, shape: Embedded['shape'
   return field === undefined ? { embeds: type, shape } : { embeds: type, field, shape };
 }
 
-function isEmbedded(node: SchemaNode | Embedded): node is Embedded {
+export function isEmbedded(node: SchemaNode | Embedded): node is Embedded {
   return 'embeds' in node;
 }
 
@@ -605,4 +605,15 @@ export function embeddedFields(
   }
   if (node.items) found.push(...embeddedFields(node.items, `${at}[]`, [...schemaPath, 'items']));
   return found;
+}
+
+/** The schema of one of our own objects, by its path from the root: ownSchema('spec', 'workload'). */
+export function ownSchema(...path: string[]): SchemaNode {
+  let node = WEB_SERVICE_SCHEMA;
+  for (const key of path) {
+    const next = node.properties?.[key];
+    if (!next || isEmbedded(next)) throw new Error(`the schema has no own object at ${path.join('.')}`);
+    node = next;
+  }
+  return node;
 }

@@ -8,6 +8,8 @@ import { parse } from 'yaml';
 import { SPEC_TYPES_MODULE, specTypesModule } from '../../harness/crd/spec-types';
 import { CRD_FILE, crdFileText, embeddedIn, webServiceCrd } from '../../harness/crd/webservice-crd';
 import type { Json } from '../../src/core/model';
+import { SchemaNode, isEmbedded, ownSchema } from '../../src/core/spec-schema';
+import { parseSyncInput } from '../../src/core/validate';
 
 const ROOT = path.join(__dirname, '../..');
 
@@ -23,5 +25,35 @@ describe('the committed CRD', () => {
 describe("the committed spec's types", () => {
   it('are what npm run crd:generate makes of the schema source', () => {
     expect(fs.readFileSync(path.join(ROOT, SPEC_TYPES_MODULE), 'utf8')).toEqual(specTypesModule());
+  });
+});
+
+describe("a file's WebService is refused where the schema's shapes are not met", () => {
+  const input = (workload: Json) => ({
+    parent: { metadata: { name: 'shop', namespace: 'ns' }, spec: { image: 'nginx:1.27', workload } },
+    children: [],
+    related: [],
+  });
+  const notNumbers = (schema: SchemaNode) =>
+    Object.entries(schema.properties ?? {})
+      .filter(([, field]) => isEmbedded(field) || !(field.type === 'integer' || field['x-kubernetes-int-or-string']))
+      .map(([key]) => key);
+  const file = { mountPath: '/etc/app', configMap: 'app' };
+
+  it.each(notNumbers(ownSchema('spec', 'workload')))('spec.workload.%s', (key) => {
+    expect(() => parseSyncInput(input({ [key]: 7 }))).toThrow(new RegExp(`spec\\.workload\\.${key} must `));
+  });
+
+  const files = ownSchema('spec', 'workload', 'files').items as SchemaNode;
+  it.each(notNumbers(files))('spec.workload.files[].%s', (key) => {
+    expect(() => parseSyncInput(input({ files: [{ ...file, [key]: 7 }] }))).toThrow(
+      new RegExp(`spec\\.workload\\.files\\[0\\]\\.${key} must `),
+    );
+  });
+
+  it('and taken where they are', () => {
+    expect(() =>
+      parseSyncInput(input({ files: [{ ...file, optional: true, items: [{ key: 'a', path: 'a' }] }] })),
+    ).not.toThrow();
   });
 });
