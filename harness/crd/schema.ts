@@ -6,7 +6,7 @@
 // apply merges the list entry by entry. Pure: OpenAPI documents in, schemas out.
 import { MAX_RESOURCE_NAMES, RESOURCE_NAMES, resourceNamesRule } from '../../src/core/resource-names';
 import type { Json } from '../../src/core/model';
-import { EmbeddedField, WEB_SERVICE_SCHEMA, embeddedFields } from '../../src/core/spec-schema';
+import { Embedded, EmbeddedField, WEB_SERVICE_SCHEMA, embeddedFields } from '../../src/core/spec-schema';
 
 /** An OpenAPI v3 document as /openapi/v3/api/v1 or /openapi/v3/apis/apps/v1 serves it. */
 export interface OpenApiDocument {
@@ -64,10 +64,19 @@ export function embeddedSchemas(documents: OpenApiDocument[]): Record<string, Js
     const name = marker.field === undefined ? marker.embeds : `${marker.embeds}.${marker.field}`;
     if (!source) throw new Error(`the OpenAPI has no ${name}`);
     const schema = structural(source, schemas);
+    if (shapeOfSchema(schema) !== marker.shape) {
+      throw new Error(`${at} embeds ${name}, whose shape is ${shapeOfSchema(schema)}, not ${marker.shape}`);
+    }
     found[at] =
       marker.embeds === `${CORE}.Container` && marker.field === 'resources' ? withResourceNameRules(schema) : schema;
   }
   return found;
+}
+
+/** A schema's JSON shape, as an embedded field's marker declares it. */
+export function shapeOfSchema(schema: Json): Embedded['shape'] {
+  if (schema.type === 'array') return (schema.items as Json | undefined)?.type === 'string' ? 'strings' : 'objects';
+  return schema.type === 'string' ? 'string' : 'object';
 }
 
 /** The WebService's openAPIV3Schema with each embedded type's schema in place of its marker. */

@@ -5,10 +5,11 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { parse } from 'yaml';
+import { shapeOfSchema } from '../../harness/crd/schema';
 import { SPEC_TYPES_MODULE, specTypesModule } from '../../harness/crd/spec-types';
 import { CRD_FILE, crdFileText, embeddedIn, webServiceCrd } from '../../harness/crd/webservice-crd';
 import type { Json } from '../../src/core/model';
-import { SchemaNode, isEmbedded, ownSchema } from '../../src/core/spec-schema';
+import { SchemaNode, embeddedFields, isEmbedded, ownSchema } from '../../src/core/spec-schema';
 import { parseSyncInput } from '../../src/core/validate';
 
 const ROOT = path.join(__dirname, '../..');
@@ -19,6 +20,12 @@ describe('the committed CRD', () => {
   it('is what npm run crd:generate makes of the schema source', () => {
     const generated = crdFileText(webServiceCrd(embeddedIn(parse(committed) as Json)));
     expect(committed).toEqual(generated);
+  });
+
+  it("embeds, at each marker, a Kubernetes type of the marker's shape", () => {
+    const embedded = embeddedIn(parse(committed) as Json);
+    const shapes = embeddedFields().map((field) => [field.at, shapeOfSchema(embedded(field))]);
+    expect(shapes).toEqual(embeddedFields().map(({ at, marker }) => [at, marker.shape]));
   });
 });
 
