@@ -1,9 +1,10 @@
 // The schemas of the Kubernetes types that the WebService's schema (src/core/spec-schema.ts)
 // embeds, taken from the API server's own OpenAPI (v3), the way controller-gen embeds core types
 // in a CRD: EnvVar, Probe, ResourceRequirements, SecurityContext... are validated at admission
-// as Kubernetes validates them, `kubectl explain` describes them, and an unknown field is refused. Their lists keep their list types: env is a
-// map keyed by name, so two variables of one name are refused at admission, and server-side
-// apply merges the list entry by entry. Pure: OpenAPI documents in, schemas out.
+// as Kubernetes validates them, `kubectl explain` describes them, and an unknown field is
+// refused. Their lists keep their list types: env is a map keyed by name, so two variables of
+// one name are refused at admission, and server-side apply merges the list entry by entry.
+// Pure: OpenAPI documents in, schemas out.
 import { MAX_RESOURCE_NAMES, RESOURCE_NAMES, resourceNamesRule } from '../../src/core/resource-names';
 import type { Json } from '../../src/core/model';
 import { Embedded, EmbeddedField, WEB_SERVICE_SCHEMA, embeddedFields } from '../../src/core/spec-schema';

@@ -1,16 +1,19 @@
 // Usage: npm run crd:generate     (needs kubectl and a cluster that serves the Gateway API's
 //                                  HTTPRoute: the test control plane, with its CRDs applied)
 //
-// Writes, from the API server's OpenAPI:
+// Writes:
 // - the whole CRD, crds/webservices.apps.labhub.io.yaml, from the WebService's schema
-//   (src/core/spec-schema.ts) with the Kubernetes types it embeds expanded (see
-//   harness/crd/schema.ts and harness/crd/webservice-crd.ts), and the chart's copy of it;
+//   (src/core/spec-schema.ts) with the Kubernetes types it embeds expanded from the API
+//   server's OpenAPI (see harness/crd/schema.ts and harness/crd/webservice-crd.ts), and the
+//   chart's copy of it;
 // - the types of a WebService's spec and status into src/core/spec.generated.ts, from the same
 //   schema (see harness/crd/spec-types.ts);
-// - the keyed lists of every kind of child we write into src/core/list-keys.generated.ts (see
-//   harness/crd/list-keys.ts), which the comparison as the server stores reads.
-// A test checks both against a live API server's OpenAPI, so a change of Kubernetes' types
-// shows up as a failing test, not as drift.
+// - from the OpenAPI too, the keyed lists of every kind of child we write into
+//   src/core/list-keys.generated.ts (see harness/crd/list-keys.ts), which the comparison as
+//   the server stores reads.
+// Tests check the CRD's embedded types and the keyed lists against a live API server's OpenAPI
+// (and the CRD and the types against the schema), so a change of Kubernetes' types shows up
+// as a failing test, not as drift.
 import { execFileSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
