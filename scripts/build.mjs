@@ -201,6 +201,6 @@ writeExecutable(
 
 await bundle('scripts/lab/demo.ts', 'dist/lab-demo.js');
 await bundle('scripts/bench/bench.ts', 'dist/bench.js');
-// The CRD's embedded Kubernetes types, from a live API server's OpenAPI (npm run crd:generate).
+// The whole CRD, from src/core/spec-schema.ts and a live API server's OpenAPI (npm run crd:generate).
 await bundle('scripts/crd/generate.ts', 'dist/crd-generate.js');
 console.error(`built dist/kubectl-webservice (${pkg.version}, commit ${commit})`);

@@ -1,11 +1,13 @@
-// The schemas of spec.workload's pod fields, taken from the API server's own OpenAPI (v3), the
-// way controller-gen embeds core types in a CRD: EnvVar, Probe, ResourceRequirements,
-// SecurityContext... are validated at admission as Kubernetes validates them, `kubectl explain`
-// describes them, and an unknown field is refused. Their lists keep their list types: env is a
-// map keyed by name, so two variables of one name are refused at admission, and server-side
-// apply merges the list entry by entry. Pure: OpenAPI documents in, schemas out.
+// The schemas of the Kubernetes types that the WebService's schema (src/core/spec-schema.ts)
+// embeds, taken from the API server's own OpenAPI (v3), the way controller-gen embeds core types
+// in a CRD: EnvVar, Probe, ResourceRequirements, SecurityContext... are validated at admission
+// as Kubernetes validates them, `kubectl explain` describes them, and an unknown field is
+// refused. Their lists keep their list types: env is a map keyed by name, so two variables of
+// one name are refused at admission, and server-side apply merges the list entry by entry.
+// Pure: OpenAPI documents in, schemas out.
 import { MAX_RESOURCE_NAMES, RESOURCE_NAMES, resourceNamesRule } from '../../src/core/resource-names';
 import type { Json } from '../../src/core/model';
+import { Embedded, EmbeddedField, WEB_SERVICE_SCHEMA, embeddedFields } from '../../src/core/spec-schema';
 
 /** An OpenAPI v3 document as /openapi/v3/api/v1 or /openapi/v3/apis/apps/v1 serves it. */
 export interface OpenApiDocument {
@@ -13,26 +15,8 @@ export interface OpenApiDocument {
 }
 
 const CORE = 'io.k8s.api.core.v1';
-const APPS = 'io.k8s.api.apps.v1';
 const QUANTITY = 'io.k8s.apimachinery.pkg.api.resource.Quantity';
 const INT_OR_STRING = 'io.k8s.apimachinery.pkg.util.intstr.IntOrString';
-
-/** spec.workload's fields that are a Kubernetes type's field: [our name, the type, its field]. */
-const EMBEDDED: [string, string, string][] = [
-  ['command', `${CORE}.Container`, 'command'],
-  ['args', `${CORE}.Container`, 'args'],
-  ['env', `${CORE}.Container`, 'env'],
-  ['envFrom', `${CORE}.Container`, 'envFrom'],
-  ['resources', `${CORE}.Container`, 'resources'],
-  ['readinessProbe', `${CORE}.Container`, 'readinessProbe'],
-  ['livenessProbe', `${CORE}.Container`, 'livenessProbe'],
-  ['startupProbe', `${CORE}.Container`, 'startupProbe'],
-  ['securityContext', `${CORE}.Container`, 'securityContext'],
-  ['podSecurityContext', `${CORE}.PodSpec`, 'securityContext'],
-  ['serviceAccountName', `${CORE}.PodSpec`, 'serviceAccountName'],
-  ['imagePullSecrets', `${CORE}.PodSpec`, 'imagePullSecrets'],
-  ['strategy', `${APPS}.DeploymentSpec`, 'strategy'],
-];
 
 /** controller-gen's schema of a Quantity: an integer or a string of a quantity's form. */
 const QUANTITY_SCHEMA: Json = {
@@ -61,50 +45,49 @@ const KEPT = [
   'x-kubernetes-list-map-keys',
 ];
 
-/** Where spec.workload's properties are in the CRD document. */
-const WORKLOAD_PROPERTIES: (string | number)[] = [
-  'spec',
-  'versions',
-  0,
-  'schema',
-  'openAPIV3Schema',
-  'properties',
-  'spec',
-  'properties',
-  'workload',
-  'properties',
-];
-
 /** Where the embedded Kubernetes types are, as paths of a WebService: spec.workload.env, a file's items. */
 export function embeddedFieldPaths(): string[] {
-  return [...EMBEDDED.map(([name]) => `spec.workload.${name}`), 'spec.workload.files[].items'];
-}
-
-/** Where a generated field goes in the CRD: spec.workload's own fields, or a file's items. */
-export function fieldPath(name: string): (string | number)[] {
-  return name === 'fileItems'
-    ? [...WORKLOAD_PROPERTIES, 'files', 'items', 'properties', 'items']
-    : [...WORKLOAD_PROPERTIES, name];
+  return embeddedFields().map(({ at }) => at.replace(/\[\]$/, ''));
 }
 
 /** The longest description kept: its first sentence, within this. Enough for `kubectl explain`, small for etcd. */
 const MAX_DESCRIPTION = 240;
 
-/** spec.workload's embedded fields, by our name, as a CRD's structural schemas. */
-export function workloadFieldSchemas(documents: OpenApiDocument[]): Record<string, Json> {
+/** The schema of each Kubernetes type the WebService embeds, by its path (embeddedFields' at), from the OpenAPI. */
+export function embeddedSchemas(documents: OpenApiDocument[]): Record<string, Json> {
   const schemas: Record<string, Json | undefined> = {};
   for (const document of documents) Object.assign(schemas, document.components?.schemas);
-  const fields: Record<string, Json> = {};
-  for (const [name, type, field] of EMBEDDED) {
-    const properties = schemas[type]?.properties as Record<string, Json> | undefined;
-    if (!properties?.[field]) throw new Error(`the OpenAPI has no ${type}.${field}`);
-    fields[name] = structural(properties[field], schemas);
+  const found: Record<string, Json> = {};
+  for (const { at, marker } of embeddedFields()) {
+    const type = schemas[marker.embeds];
+    const source =
+      marker.field === undefined ? type : (type?.properties as Record<string, Json> | undefined)?.[marker.field];
+    const name = marker.field === undefined ? marker.embeds : `${marker.embeds}.${marker.field}`;
+    if (!source) throw new Error(`the OpenAPI has no ${name}`);
+    const schema = structural(source, schemas);
+    if (shapeOfSchema(schema) !== marker.shape) {
+      throw new Error(`${at} embeds ${name}, whose shape is ${shapeOfSchema(schema)}, not ${marker.shape}`);
+    }
+    found[at] =
+      marker.embeds === `${CORE}.Container` && marker.field === 'resources' ? withResourceNameRules(schema) : schema;
   }
-  fields.resources = withResourceNameRules(fields.resources);
-  const keyToPath = schemas[`${CORE}.KeyToPath`];
-  if (!keyToPath) throw new Error(`the OpenAPI has no ${CORE}.KeyToPath`);
-  fields.fileItems = { type: 'array', items: structural(keyToPath, schemas) };
-  return fields;
+  return found;
+}
+
+/** A schema's JSON shape, as an embedded field's marker declares it. */
+export function shapeOfSchema(schema: Json): Embedded['shape'] {
+  if (schema.type === 'array') return (schema.items as Json | undefined)?.type === 'string' ? 'strings' : 'objects';
+  return schema.type === 'string' ? 'string' : 'object';
+}
+
+/** The WebService's openAPIV3Schema with each embedded type's schema in place of its marker. */
+export function expandedSchema(schemaOf: (field: EmbeddedField) => Json): Json {
+  const expanded = structuredClone(WEB_SERVICE_SCHEMA) as unknown as Json;
+  for (const field of embeddedFields()) {
+    const parent = field.schemaPath.slice(0, -1).reduce<Json>((node, key) => node[key] as Json, expanded);
+    parent[field.schemaPath[field.schemaPath.length - 1]] = schemaOf(field);
+  }
+  return expanded;
 }
 
 /**

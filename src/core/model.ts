@@ -1,5 +1,15 @@
 // The data model shared by the core and the shell. Plain types only: the core
 // never imports client-node, so these mirror just the fields we read or own.
+import type {
+  Autoscaling,
+  Condition,
+  Disruption,
+  Expose,
+  FileMount,
+  WebServiceSpec,
+  WebServiceStatus,
+  WorkloadSpec,
+} from './spec.generated';
 
 export const GROUP = 'apps.labhub.io';
 export const CRD_VERSION = 'v1';
@@ -86,131 +96,9 @@ export interface ObjectMeta {
   finalizers?: string[];
 }
 
-export type ConditionStatus = 'True' | 'False' | 'Unknown';
-
-export interface Condition {
-  type: string;
-  status: ConditionStatus;
-  observedGeneration?: number;
-  lastTransitionTime: string;
-  reason: string;
-  message: string;
-}
-
-/** A Kubernetes type the CRD carries with its own schema (EnvVar, Probe...): validated at admission. */
-type KubeValue = Record<string, unknown>;
-
-/** Keys of a ConfigMap or a Secret, mounted as files at a path. */
-export interface FileMount {
-  mountPath: string;
-  configMap?: string;
-  secret?: string;
-  /** Only these keys, at these paths under mountPath (a KeyToPath list); all keys when unset. */
-  items?: KubeValue[];
-  optional?: boolean;
-  /** false: a change of the mounted content does not roll the pods (the app reloads its files). */
-  restartOnChange?: boolean;
-}
-
-/** Opt-in: run the image as a Deployment (and, with a port, a ClusterIP Service). */
-export interface WorkloadSpec {
-  port?: number;
-  /** The Deployment's progressDeadlineSeconds; unset, the Kubernetes default (600). */
-  progressDeadlineSeconds?: number;
-  command?: string[];
-  args?: string[];
-  env?: KubeValue[];
-  envFrom?: KubeValue[];
-  resources?: KubeValue;
-  readinessProbe?: KubeValue;
-  livenessProbe?: KubeValue;
-  startupProbe?: KubeValue;
-  /** The container's securityContext. */
-  securityContext?: KubeValue;
-  /** The pod's securityContext. */
-  podSecurityContext?: KubeValue;
-  /** restricted: what the restricted Pod Security Standard requires, under the two above. */
-  podSecurity?: 'baseline' | 'restricted';
-  serviceAccountName?: string;
-  imagePullSecrets?: KubeValue[];
-  /** The Deployment's rollout strategy. */
-  strategy?: KubeValue;
-  files?: FileMount[];
-  /**
-   * false: a change of the content of a Secret or ConfigMap the pods read (env, envFrom,
-   * files) does not roll them. Unset: it rolls them once.
-   */
-  restartOnConfigChange?: boolean;
-  /**
-   * true: each Secret that rolls the pods is copied, like a ConfigMap, into an immutable snapshot
-   * that its revision's pods read, so that a rollback brings its old value back. Unset: the pods
-   * read the Secret itself (a snapshot is one more copy of the value).
-   */
-  snapshotSecrets?: boolean;
-  /** How many revisions (ControllerRevisions, with their config snapshots) are kept; unset: 10. */
-  revisionHistoryLimit?: number;
-  podLabels?: Record<string, string>;
-  podAnnotations?: Record<string, string>;
-  /** A PodDisruptionBudget over the pods: one of the two, a count or a percentage ("25%"). */
-  disruption?: Disruption;
-  /**
-   * A HorizontalPodAutoscaler aimed at the Deployment: it owns the replica count, between
-   * minReplicas (unset: spec.replicas) and maxReplicas.
-   */
-  autoscaling?: Autoscaling;
-}
-
-export interface Autoscaling {
-  minReplicas?: number;
-  maxReplicas: number;
-  /** Unset: the API server's default for an HPA without metrics, 80% CPU. */
-  targetCPUUtilizationPercentage?: number;
-}
-
-export interface Disruption {
-  maxUnavailable?: number | string;
-  minAvailable?: number | string;
-}
-
-/**
- * A public endpoint for the workload's Service: an Ingress, or with a gateway an HTTPRoute
- * attached to it. Needs spec.workload.port (the Service's port is the backend).
- */
-export interface Expose {
-  host: string;
-  /** A path prefix; unset: "/". */
-  path?: string;
-  /** Ingress only: the certificate's Secret, for HTTPS on the host. */
-  tls?: { secretName: string };
-  /** The Ingress' class; unset (and no gateway): the cluster's default IngressClass. */
-  ingressClassName?: string;
-  /** An HTTPRoute with this Gateway as its parent, instead of an Ingress. */
-  gateway?: { name: string; namespace?: string };
-}
-
-interface WebServiceSpec {
-  image: string;
-  replicas?: number;
-  tier?: string;
-  dependsOn?: string[];
-  workload?: WorkloadSpec;
-  expose?: Expose;
-}
-
-export interface WebServiceStatus {
-  /** Without a workload, spec.replicas; with one, the Deployment's ready replicas. */
-  replicas?: number;
-  /** With a workload only: the pods' label selector (the scale subresource's labelSelectorPath). */
-  selector?: string;
-  /** With a workload only: ready/desired pods, e.g. 2/3. */
-  ready?: string;
-  /** With a workload only: the revision every pod runs (the last rollout that completed). */
-  currentRevision?: number;
-  /** With a workload only: the revision the Deployment's pods are (being) rolled out to. */
-  updateRevision?: number;
-  observedGeneration?: number;
-  conditions?: Condition[];
-}
+// The spec's and the status' types are generated from the CRD's schema (spec-schema.ts).
+export type { Autoscaling, Condition, Disruption, Expose, FileMount, WebServiceStatus, WorkloadSpec };
+export type ConditionStatus = Condition['status'];
 
 export interface WebService {
   apiVersion?: string;

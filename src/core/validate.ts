@@ -8,12 +8,14 @@ import type { Observation } from './observation';
 import { unresolvedProbePorts } from './probes';
 import { OWN_POD_LABELS } from './pod';
 import { MAX_RESOURCE_NAMES, RESOURCE_NAMES, isResourceName } from './resource-names';
+import { Embedded, SchemaNode, isEmbedded, ownSchema } from './spec-schema';
 
 export class InputError extends Error {}
 
 const DNS_SUBDOMAIN = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/;
 const DNS_LABEL = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/;
 const MAX_INT32 = 2147483647;
+const WORKLOAD_SCHEMA = ownSchema('spec', 'workload');
 
 /** A WebService name as the API server accepts it; anything else could escape the URL path. */
 export function isValidName(name: string): boolean {
@@ -114,47 +116,12 @@ function checkExpose(expose: unknown, port: unknown, where: string): void {
 }
 
 /**
- * The pod's fields, from a file: the shapes the builder reads. The cluster's copy was checked
- * at admission against the Kubernetes types' own schemas (the CRD carries them).
+ * The pod's fields, from a file: the shapes the builder reads, as the schema declares them. The
+ * cluster's copy was checked at admission against the Kubernetes types' own schemas (the CRD
+ * carries them).
  */
 function checkPodFields(workload: Json, where: string): void {
-  const lists = ['command', 'args', 'env', 'envFrom', 'imagePullSecrets', 'files'];
-  for (const field of lists) {
-    need(workload[field] === undefined || Array.isArray(workload[field]), `${where}.${field} must be a list`);
-  }
-  for (const field of ['command', 'args']) {
-    need(
-      workload[field] === undefined || (workload[field] as unknown[]).every((item) => typeof item === 'string'),
-      `${where}.${field} must be a list of strings`,
-    );
-  }
-  for (const field of ['env', 'envFrom', 'imagePullSecrets', 'files']) {
-    need(
-      workload[field] === undefined || (workload[field] as unknown[]).every(isObject),
-      `${where}.${field} must be a list of objects`,
-    );
-  }
-  const objects = [
-    'resources',
-    'readinessProbe',
-    'livenessProbe',
-    'startupProbe',
-    'securityContext',
-    'podSecurityContext',
-    'strategy',
-    'podLabels',
-    'podAnnotations',
-  ];
-  for (const field of objects) {
-    need(workload[field] === undefined || isObject(workload[field]), `${where}.${field} must be an object`);
-  }
-  for (const field of ['podLabels', 'podAnnotations']) {
-    const map = workload[field] as Json | undefined;
-    need(
-      map === undefined || Object.values(map).every((v) => typeof v === 'string'),
-      `${where}.${field} must map strings to strings`,
-    );
-  }
+  checkShapes(WORKLOAD_SCHEMA, workload, where);
   const ours = Object.keys((workload.podLabels as Json | undefined) ?? {}).filter((key) =>
     OWN_POD_LABELS.includes(key),
   );
@@ -163,20 +130,6 @@ function checkPodFields(workload: Json, where: string): void {
     `${where}.podLabels cannot set ${ours.join(', ')}: the WebService sets ${OWN_POD_LABELS.join(', ')} on its pods (the recommended ones and the tier's)`,
   );
   checkResourceNames(workload.resources as Json | undefined, `${where}.resources`);
-  need(
-    workload.podSecurity === undefined || workload.podSecurity === 'baseline' || workload.podSecurity === 'restricted',
-    `${where}.podSecurity must be baseline or restricted`,
-  );
-  need(
-    workload.serviceAccountName === undefined || typeof workload.serviceAccountName === 'string',
-    `${where}.serviceAccountName must be a string`,
-  );
-  for (const field of ['restartOnConfigChange', 'snapshotSecrets']) {
-    need(
-      workload[field] === undefined || typeof workload[field] === 'boolean',
-      `${where}.${field} must be true or false`,
-    );
-  }
   const limit = workload.revisionHistoryLimit;
   need(
     limit === undefined || (Number.isInteger(limit) && (limit as number) >= 1 && (limit as number) <= 100),
@@ -186,16 +139,55 @@ function checkPodFields(workload: Json, where: string): void {
   need(unresolved.length === 0, `${where}.${unresolved[0]}`);
   checkDisruption(workload.disruption, `${where}.disruption`);
   for (const [i, file] of ((workload.files as Json[] | undefined) ?? []).entries()) {
-    need(typeof file.mountPath === 'string', `${where}.files[${i}].mountPath must be a string`);
-    need(
-      file.restartOnChange === undefined || typeof file.restartOnChange === 'boolean',
-      `${where}.files[${i}].restartOnChange must be true or false`,
-    );
     need(
       (typeof file.configMap === 'string') !== (typeof file.secret === 'string'),
       `${where}.files[${i}] must name one configMap or one secret`,
     );
   }
+}
+
+/**
+ * What the schema says of each field's shape that is set (or required): a list of strings or of
+ * objects, an object, a map of strings, a string, one of an enum, true or false; the fields of a
+ * list's objects too. Numbers, and objects' own fields, have checks of their own.
+ */
+function checkShapes(schema: SchemaNode, value: Json, where: string): void {
+  for (const [key, field] of Object.entries(schema.properties ?? {})) {
+    const item = value[key];
+    if (item === undefined && !schema.required?.includes(key)) continue;
+    const at = `${where}.${key}`;
+    const shape = shapeOf(field);
+    if (shape === 'strings' || shape === 'objects') {
+      need(Array.isArray(item), `${at} must be a list`);
+      const each = shape === 'strings' ? (entry: unknown) => typeof entry === 'string' : isObject;
+      need((item as unknown[]).every(each), `${at} must be a list of ${shape}`);
+      const items = isEmbedded(field) ? undefined : field.items;
+      if (items && !isEmbedded(items)) (item as Json[]).forEach((entry, i) => checkShapes(items, entry, `${at}[${i}]`));
+    } else if (shape === 'object' || shape === 'map') {
+      need(isObject(item), `${at} must be an object`);
+      need(
+        shape === 'object' || Object.values(item as Json).every((v) => typeof v === 'string'),
+        `${at} must map strings to strings`,
+      );
+    } else if (shape === 'string') {
+      need(typeof item === 'string', `${at} must be a string`);
+    } else if (shape === 'boolean') {
+      need(typeof item === 'boolean', `${at} must be true or false`);
+    } else if (Array.isArray(shape)) {
+      need(shape.includes(item as string), `${at} must be ${shape.join(' or ')}`);
+    }
+  }
+}
+
+/** A field's shape as checkShapes checks it; undefined for a number (or a number or a string). */
+function shapeOf(field: SchemaNode | Embedded): Embedded['shape'] | 'map' | 'boolean' | string[] | undefined {
+  if (isEmbedded(field)) return field.shape;
+  if (field.enum) return field.enum;
+  if (field.type === 'array')
+    return field.items && !isEmbedded(field.items) && field.items.type === 'string' ? 'strings' : 'objects';
+  if (field.type === 'object') return field.additionalProperties ? 'map' : 'object';
+  if (field.type === 'string' || field.type === 'boolean') return field.type;
+  return undefined;
 }
 
 /** What the API server would refuse in the container's resources, and the CRD refuses at admission: a name it does not know. */

@@ -5,40 +5,40 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import * as yaml from 'js-yaml';
-import { OpenApiDocument, fieldPath, workloadFieldSchemas } from '../../harness/crd/schema';
+import { OpenApiDocument, embeddedSchemas } from '../../harness/crd/schema';
+import { embeddedIn } from '../../harness/crd/webservice-crd';
+import { embeddedFields } from '../../src/core/spec-schema';
+import type { Json } from '../../src/core/model';
 import { ROOT, applyYaml, kubectl, useNamespace, webService } from '../support/cluster';
 
 const openApi = (groupVersion: string) =>
   JSON.parse(kubectl(['get', '--raw', `/openapi/v3/${groupVersion}`])) as OpenApiDocument;
 
-function at(document: unknown, keys: (string | number)[]): unknown {
-  return keys.reduce<unknown>((node, key) => (node as Record<string | number, unknown> | undefined)?.[key], document);
-}
-
 describe('the CRD carries the Kubernetes types of the pod fields', () => {
   const ns = useNamespace('crd-schema');
 
   it("as this API server's OpenAPI has them (npm run crd:generate writes them)", () => {
-    const generated = workloadFieldSchemas([openApi('api/v1'), openApi('apis/apps/v1')]);
-    const crd = yaml.load(fs.readFileSync(path.join(ROOT, 'crds/webservices.apps.labhub.io.yaml'), 'utf8'));
+    const generated = embeddedSchemas([openApi('api/v1'), openApi('apis/apps/v1')]);
+    const crd = yaml.load(fs.readFileSync(path.join(ROOT, 'crds/webservices.apps.labhub.io.yaml'), 'utf8')) as Json;
     expect(Object.keys(generated).sort()).toEqual([
-      'args',
-      'command',
-      'env',
-      'envFrom',
-      'fileItems',
-      'imagePullSecrets',
-      'livenessProbe',
-      'podSecurityContext',
-      'readinessProbe',
-      'resources',
-      'securityContext',
-      'serviceAccountName',
-      'startupProbe',
-      'strategy',
+      'spec.workload.args',
+      'spec.workload.command',
+      'spec.workload.env',
+      'spec.workload.envFrom',
+      'spec.workload.files[].items[]',
+      'spec.workload.imagePullSecrets',
+      'spec.workload.livenessProbe',
+      'spec.workload.podSecurityContext',
+      'spec.workload.readinessProbe',
+      'spec.workload.resources',
+      'spec.workload.securityContext',
+      'spec.workload.serviceAccountName',
+      'spec.workload.startupProbe',
+      'spec.workload.strategy',
     ]);
-    for (const [name, schema] of Object.entries(generated)) {
-      expect({ name, schema: at(crd, fieldPath(name)) }).toEqual({ name, schema });
+    const committed = embeddedIn(crd);
+    for (const field of embeddedFields()) {
+      expect({ at: field.at, schema: committed(field) }).toEqual({ at: field.at, schema: generated[field.at] });
     }
   });
 

@@ -1,0 +1,619 @@
+// The WebService's schema, written once: the openAPIV3Schema of its CRD, spec and status, with
+// descriptions, defaults and CEL rules. A field that is a Kubernetes type's field (a container's
+// env, a pod's securityContext) names that type and field instead of spelling out its schema;
+// `npm run crd:generate` expands it from the API server's OpenAPI, as controller-gen does. The
+// CRD (crds/), the spec's types (spec.generated.ts) and the shape checks of validate.ts come
+// from this; tests fail when a generated file is stale. Pure data.
+
+/** A Kubernetes type's field, or a whole type when field is unset, whose schema the CRD embeds. */
+export interface Embedded {
+  embeds: string;
+  field?: string;
+  /** Its JSON shape, which our own checks and types read (the OpenAPI has the rest). */
+  shape: 'object' | 'objects' | 'string' | 'strings';
+}
+
+/** An OpenAPI v3 schema, as a CRD's structural schema writes it. */
+export interface SchemaNode {
+  type?: 'object' | 'array' | 'string' | 'integer' | 'boolean';
+  format?: string;
+  description?: string;
+  default?: unknown;
+  enum?: string[];
+  required?: string[];
+  minimum?: number;
+  maximum?: number;
+  minLength?: number;
+  maxLength?: number;
+  maxItems?: number;
+  pattern?: string;
+  properties?: Record<string, SchemaNode | Embedded>;
+  items?: SchemaNode | Embedded;
+  additionalProperties?: SchemaNode;
+  'x-kubernetes-int-or-string'?: true;
+  'x-kubernetes-list-type'?: 'atomic' | 'set' | 'map';
+  'x-kubernetes-list-map-keys'?: string[];
+  'x-kubernetes-validations'?: { rule: string; message?: string; fieldPath?: string }[];
+}
+
+const CONTAINER = 'io.k8s.api.core.v1.Container';
+const POD_SPEC = 'io.k8s.api.core.v1.PodSpec';
+const KEY_TO_PATH = 'io.k8s.api.core.v1.KeyToPath';
+const DEPLOYMENT_SPEC = 'io.k8s.api.apps.v1.DeploymentSpec';
+
+function embeds(type: string, field: string | undefined, shape: Embedded['shape']): Embedded {
+  return field === undefined ? { embeds: type, shape } : { embeds: type, field, shape };
+}
+
+export function isEmbedded(node: SchemaNode | Embedded): node is Embedded {
+  return 'embeds' in node;
+}
+
+export const WEB_SERVICE_SCHEMA: SchemaNode = {
+  type: 'object',
+  required: ['spec'],
+  'x-kubernetes-validations': [
+    {
+      // Every name this CRD accepts reconciles: the child ConfigMap is <name>-desired, and an object
+      // name is at most 253 characters, so a WebService name is at most 245. (Names over 63 get a
+      // shortened app.kubernetes.io/instance label value.)
+      rule: 'size(self.metadata.name) <= 245',
+      message:
+        'metadata.name may have at most 245 characters, so that the child ConfigMap <name>-desired ' +
+        'fits in the 253 allowed for object names',
+      // Each rule names its field, so that no message begins with "<nil>:".
+      fieldPath: '.metadata.name',
+    },
+    {
+      rule: '!has(self.spec.dependsOn) || !(self.metadata.name in self.spec.dependsOn)',
+      message: 'a WebService cannot depend on itself',
+      // Without it the API server names no field: the message began with "<nil>:".
+      fieldPath: '.spec.dependsOn',
+    },
+    {
+      // The workload's Deployment is named after the WebService, and its pods' hostnames are built
+      // from that name, which must then be a DNS label.
+      rule: "!has(self.spec.workload) || (size(self.metadata.name) <= 63 && !self.metadata.name.contains('.'))",
+      message:
+        'with spec.workload, metadata.name may have at most 63 characters and no dots: the ' +
+        "Deployment is named after the WebService, and its pods' hostnames must be DNS labels",
+      fieldPath: '.metadata.name',
+    },
+    {
+      rule:
+        // The Service is named after the WebService, and a Service name is a DNS-1035 label. The name
+        // is already a DNS subdomain: a label that starts with a letter is one (a short regex keeps the
+        // rule's estimated cost low for an unbounded string).
+        '!has(self.spec.workload) || !has(self.spec.workload.port) || (size(self.metadata.name) <= ' +
+        "63 && !self.metadata.name.contains('.') && self.metadata.name.matches('^[a-z]'))",
+      message:
+        'with spec.workload.port, metadata.name must be a DNS-1035 label (at most 63 characters, ' +
+        'starting with a letter, no dots): the Service is named after the WebService',
+      fieldPath: '.metadata.name',
+    },
+  ],
+  properties: {
+    apiVersion: {
+      type: 'string',
+    },
+    kind: {
+      type: 'string',
+    },
+    metadata: {
+      type: 'object',
+      // Declared so that the rules above can name metadata.name as their fieldPath.
+      properties: {
+        name: {
+          type: 'string',
+        },
+      },
+    },
+    spec: {
+      type: 'object',
+      required: ['image'],
+      'x-kubernetes-validations': [
+        {
+          rule:
+            // Without minReplicas, spec.replicas is the autoscaler's minimum (kubectl scale moves it).
+            '!has(self.workload) || !has(self.workload.autoscaling) || ' +
+            'has(self.workload.autoscaling.minReplicas) || ((has(self.replicas) ? self.replicas : 1) >= ' +
+            '1 && (has(self.replicas) ? self.replicas : 1) <= self.workload.autoscaling.maxReplicas)',
+          message:
+            "with autoscaling and no minReplicas, spec.replicas is the autoscaler's minimum: it must be " +
+            'from 1 to maxReplicas',
+          fieldPath: '.replicas',
+        },
+        {
+          // spec.expose sends a host's traffic to the workload's Service: without a port there is none.
+          rule: '!has(self.expose) || (has(self.workload) && has(self.workload.port))',
+          message: 'expose needs spec.workload.port (its Service is what an Ingress or an HTTPRoute sends to)',
+          fieldPath: '.expose',
+        },
+      ],
+      properties: {
+        image: {
+          type: 'string',
+          description:
+            'Container image reference, e.g. nginx:1.27 or registry.example.com/team/app@sha256:…. Only ' +
+            'image-reference characters are allowed: no whitespace, control characters or shell ' +
+            'metacharacters.',
+          minLength: 1,
+          maxLength: 255,
+          pattern: '^[A-Za-z0-9][A-Za-z0-9._/:@-]*$',
+        },
+        replicas: {
+          type: 'integer',
+          format: 'int32',
+          default: 1,
+          minimum: 0,
+          maximum: 1000,
+        },
+        tier: {
+          type: 'string',
+          default: 'dev',
+          maxLength: 63,
+          pattern: '^[a-z0-9]([-a-z0-9]*[a-z0-9])?$',
+        },
+        dependsOn: {
+          type: 'array',
+          description: 'Names of WebServices in the same namespace that must be Ready first.',
+          maxItems: 32,
+          'x-kubernetes-list-type': 'set',
+          items: {
+            type: 'string',
+            maxLength: 253,
+            pattern: '^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$',
+          },
+        },
+        expose: {
+          type: 'object',
+          description:
+            "A public endpoint for the workload's Service, named after the WebService: an Ingress " +
+            '(networking.k8s.io/v1), or with a gateway an HTTPRoute (gateway.networking.k8s.io/v1) ' +
+            "attached to that Gateway. Needs spec.workload.port. The WebService's Exposed condition " +
+            'says whether an ingress controller or a Gateway has taken it up.',
+          required: ['host'],
+          'x-kubernetes-validations': [
+            {
+              rule: '!(has(self.ingressClassName) && has(self.gateway))',
+              message: 'ingressClassName and gateway exclude each other (an Ingress or an HTTPRoute)',
+            },
+            {
+              rule: '!(has(self.tls) && has(self.gateway))',
+              message:
+                "tls cannot go with a gateway: an HTTPRoute has no TLS, the Gateway's listener terminates " + 'it',
+              fieldPath: '.tls',
+            },
+          ],
+          properties: {
+            host: {
+              type: 'string',
+              description: 'The DNS name the endpoint answers to, e.g. shop.example.com.',
+              maxLength: 253,
+              pattern: '^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$',
+            },
+            path: {
+              type: 'string',
+              description: 'The path prefix routed to the Service; unset, /.',
+              maxLength: 1024,
+              pattern: '^/',
+            },
+            tls: {
+              type: 'object',
+              description:
+                'Ingress only: HTTPS on the host, with the certificate of this kubernetes.io/tls Secret in ' +
+                "the WebService's namespace.",
+              required: ['secretName'],
+              properties: {
+                secretName: {
+                  type: 'string',
+                  minLength: 1,
+                  maxLength: 253,
+                },
+              },
+            },
+            ingressClassName: {
+              type: 'string',
+              description:
+                "The Ingress' class (which ingress controller serves it); unset, the cluster's default " +
+                'IngressClass. Unset with no gateway too: an Ingress is the default exposure.',
+              minLength: 1,
+              maxLength: 253,
+            },
+            gateway: {
+              type: 'object',
+              description:
+                'Expose through this Gateway with an HTTPRoute instead of an Ingress (where the Gateway ' +
+                "API's CRDs are installed). TLS is the Gateway listener's.",
+              required: ['name'],
+              properties: {
+                name: {
+                  type: 'string',
+                  minLength: 1,
+                  maxLength: 253,
+                },
+                namespace: {
+                  type: 'string',
+                  description: "The Gateway's namespace; unset, the WebService's.",
+                  minLength: 1,
+                  maxLength: 63,
+                },
+              },
+            },
+          },
+        },
+        workload: {
+          type: 'object',
+          description:
+            'Run the image as a Deployment named after the WebService; with a port, also a ClusterIP ' +
+            'Service of the same name.',
+          'x-kubernetes-validations': [
+            {
+              rule:
+                // A probe reaches a port of its own container by name, and ours has one, named http (from
+                // spec.workload.port): any other name could never resolve. A number may be a sidecar's.
+                '!has(self.readinessProbe) || ((!has(self.readinessProbe.httpGet) || ' +
+                'type(self.readinessProbe.httpGet.port) == int || (has(self.port) && ' +
+                "self.readinessProbe.httpGet.port == 'http')) && (!has(self.readinessProbe.tcpSocket) || " +
+                'type(self.readinessProbe.tcpSocket.port) == int || (has(self.port) && ' +
+                "self.readinessProbe.tcpSocket.port == 'http')))",
+              message:
+                "a port by name names no port: the container's one port is spec.workload.port, named http " +
+                '(and without spec.workload.port it has none)',
+              fieldPath: '.readinessProbe',
+            },
+            {
+              rule:
+                '!has(self.livenessProbe) || ((!has(self.livenessProbe.httpGet) || ' +
+                'type(self.livenessProbe.httpGet.port) == int || (has(self.port) && ' +
+                "self.livenessProbe.httpGet.port == 'http')) && (!has(self.livenessProbe.tcpSocket) || " +
+                'type(self.livenessProbe.tcpSocket.port) == int || (has(self.port) && ' +
+                "self.livenessProbe.tcpSocket.port == 'http')))",
+              message:
+                "a port by name names no port: the container's one port is spec.workload.port, named http " +
+                '(and without spec.workload.port it has none)',
+              fieldPath: '.livenessProbe',
+            },
+            {
+              rule:
+                '!has(self.startupProbe) || ((!has(self.startupProbe.httpGet) || ' +
+                'type(self.startupProbe.httpGet.port) == int || (has(self.port) && ' +
+                "self.startupProbe.httpGet.port == 'http')) && (!has(self.startupProbe.tcpSocket) || " +
+                'type(self.startupProbe.tcpSocket.port) == int || (has(self.port) && ' +
+                "self.startupProbe.tcpSocket.port == 'http')))",
+              message:
+                "a port by name names no port: the container's one port is spec.workload.port, named http " +
+                '(and without spec.workload.port it has none)',
+              fieldPath: '.startupProbe',
+            },
+          ],
+          properties: {
+            port: {
+              type: 'integer',
+              format: 'int32',
+              minimum: 1,
+              maximum: 65535,
+              description:
+                'The container port, named http (probes may name it); with it, a ClusterIP Service on the ' +
+                'same port, named http too.',
+            },
+            progressDeadlineSeconds: {
+              type: 'integer',
+              format: 'int32',
+              minimum: 1,
+              maximum: 2147483647,
+              description:
+                "The Deployment's progressDeadlineSeconds: how long a rollout may make no progress before " +
+                'it is reported Stalled (reason ProgressDeadlineExceeded). Unset, the Kubernetes default of ' +
+                '600.',
+            },
+            podSecurity: {
+              type: 'string',
+              enum: ['baseline', 'restricted'],
+              description:
+                'restricted: the pod and its container get what the restricted Pod Security Standard ' +
+                'requires (runAsNonRoot, no privilege escalation, every capability dropped, the ' +
+                'RuntimeDefault seccomp profile), under whatever securityContext and podSecurityContext set ' +
+                'themselves. Unset or baseline: nothing is added, so an image that runs today runs the ' +
+                'same.',
+            },
+            files: {
+              type: 'array',
+              description: 'Keys of a ConfigMap or a Secret, mounted read-only as files at a path.',
+              maxItems: 32,
+              'x-kubernetes-list-type': 'map',
+              'x-kubernetes-list-map-keys': ['mountPath'],
+              items: {
+                type: 'object',
+                required: ['mountPath'],
+                'x-kubernetes-validations': [
+                  {
+                    rule: 'has(self.configMap) != has(self.secret)',
+                    message: 'a file mount names one configMap or one secret',
+                  },
+                ],
+                properties: {
+                  mountPath: {
+                    type: 'string',
+                    minLength: 1,
+                    maxLength: 4096,
+                    pattern: '^/',
+                    description: 'An absolute path in the container, where the keys appear as files.',
+                  },
+                  configMap: {
+                    type: 'string',
+                    maxLength: 253,
+                    description: 'The ConfigMap whose keys are mounted.',
+                  },
+                  secret: {
+                    type: 'string',
+                    maxLength: 253,
+                    description: 'The Secret whose keys are mounted.',
+                  },
+                  optional: {
+                    type: 'boolean',
+                    description: 'Start the pod even if the ConfigMap or Secret (or a key of items) is missing.',
+                  },
+                  restartOnChange: {
+                    type: 'boolean',
+                    description:
+                      "false: a change of the mounted keys' content does not roll the pods, for an app that " +
+                      'reloads its files itself (the kubelet updates the files in place). Unset: it rolls them ' +
+                      'once.',
+                  },
+                  items: {
+                    type: 'array',
+                    items: embeds(KEY_TO_PATH, undefined, 'object'),
+                  },
+                },
+              },
+            },
+            restartOnConfigChange: {
+              type: 'boolean',
+              description:
+                'false: a change of the content of a Secret or ConfigMap that the pods read (env valueFrom, ' +
+                'envFrom, files) does not roll them; they see it at their next rollout. Unset: each change ' +
+                'of content rolls them once (a change of labels or annotations does not).',
+            },
+            snapshotSecrets: {
+              type: 'boolean',
+              description:
+                'true: each Secret whose change rolls the pods is copied, as each such ConfigMap is, into ' +
+                "an immutable snapshot that its revision's pods read, so that a rollback brings back its " +
+                'old value. Unset: the pods read the Secret itself (a snapshot is one more copy of its ' +
+                'value).',
+            },
+            revisionHistoryLimit: {
+              type: 'integer',
+              format: 'int32',
+              minimum: 1,
+              maximum: 100,
+              description:
+                'How many revisions (ControllerRevisions, with the config snapshots they name) are kept for ' +
+                'history and rollback, the current one included. Unset: 10.',
+            },
+            podLabels: {
+              type: 'object',
+              description:
+                "Labels for the pods (a team label, say); not the WebService's own, which it sets on them: " +
+                "the recommended ones (the selector's among them) and the tier's.",
+              additionalProperties: {
+                type: 'string',
+              },
+              // The same list as OWN_POD_LABELS (pod.ts): a clash was dropped silently before.
+              'x-kubernetes-validations': [
+                {
+                  rule:
+                    "!('app.kubernetes.io/managed-by' in self) && !('app.kubernetes.io/name' in self) && " +
+                    "!('app.kubernetes.io/instance' in self) && !('webservice.labhub.io/tier' in self)",
+                  message:
+                    'app.kubernetes.io/managed-by, app.kubernetes.io/name, app.kubernetes.io/instance and ' +
+                    "webservice.labhub.io/tier are the WebService's own labels on its pods (the recommended " +
+                    "ones and the tier's): choose another key",
+                },
+              ],
+            },
+            podAnnotations: {
+              type: 'object',
+              description: "Annotations for the pods (a service mesh's injection annotation, say).",
+              additionalProperties: {
+                type: 'string',
+              },
+            },
+            disruption: {
+              type: 'object',
+              description:
+                'A PodDisruptionBudget named after the WebService, over its pods: how many a voluntary ' +
+                'disruption (a node drain, an eviction) may take at once. Set one of maxUnavailable or ' +
+                'minAvailable, a count of pods or a percentage ("25%"). Unset: no budget.',
+              'x-kubernetes-validations': [
+                {
+                  rule: 'has(self.maxUnavailable) != has(self.minAvailable)',
+                  message: 'a disruption budget sets one of maxUnavailable or minAvailable',
+                },
+              ],
+              properties: {
+                maxUnavailable: {
+                  'x-kubernetes-int-or-string': true,
+                  description: 'At most this many of the pods (or this share of them) unavailable at once.',
+                  'x-kubernetes-validations': [
+                    {
+                      rule: "type(self) == int ? self >= 0 : self.matches('^[0-9]+%$')",
+                      message: 'must be a count of pods (0 or more) or a percentage such as 25%',
+                    },
+                  ],
+                },
+                minAvailable: {
+                  'x-kubernetes-int-or-string': true,
+                  description: 'At least this many of the pods (or this share of them) available at all times.',
+                  'x-kubernetes-validations': [
+                    {
+                      rule: "type(self) == int ? self >= 0 : self.matches('^[0-9]+%$')",
+                      message: 'must be a count of pods (0 or more) or a percentage such as 25%',
+                    },
+                  ],
+                },
+              },
+            },
+            autoscaling: {
+              type: 'object',
+              description:
+                'A HorizontalPodAutoscaler named after the WebService, aimed at its Deployment: it owns the ' +
+                "Deployment's replica count, from minReplicas to maxReplicas. Without minReplicas, " +
+                'spec.replicas is the minimum. Unset: no autoscaler, and spec.replicas is the count.',
+              required: ['maxReplicas'],
+              'x-kubernetes-validations': [
+                {
+                  rule: '!has(self.minReplicas) || self.minReplicas <= self.maxReplicas',
+                  message: 'minReplicas must not exceed maxReplicas',
+                  fieldPath: '.minReplicas',
+                },
+              ],
+              properties: {
+                minReplicas: {
+                  type: 'integer',
+                  format: 'int32',
+                  minimum: 1,
+                  description: 'The fewest pods the autoscaler keeps; unset, spec.replicas.',
+                },
+                maxReplicas: {
+                  type: 'integer',
+                  format: 'int32',
+                  minimum: 1,
+                  description: 'The most pods the autoscaler makes.',
+                },
+                targetCPUUtilizationPercentage: {
+                  type: 'integer',
+                  format: 'int32',
+                  minimum: 1,
+                  description:
+                    "The pods' average CPU use, as a percentage of their CPU request, that the autoscaler aims " +
+                    "at; unset, the API server's default (80).",
+                },
+              },
+            },
+            // The fields below are Kubernetes' own types: `npm run crd:generate` expands each from the API
+            // server's OpenAPI; a test checks them against a live server.
+            command: embeds(CONTAINER, 'command', 'strings'),
+            args: embeds(CONTAINER, 'args', 'strings'),
+            env: embeds(CONTAINER, 'env', 'objects'),
+            envFrom: embeds(CONTAINER, 'envFrom', 'objects'),
+            resources: embeds(CONTAINER, 'resources', 'object'),
+            readinessProbe: embeds(CONTAINER, 'readinessProbe', 'object'),
+            livenessProbe: embeds(CONTAINER, 'livenessProbe', 'object'),
+            startupProbe: embeds(CONTAINER, 'startupProbe', 'object'),
+            securityContext: embeds(CONTAINER, 'securityContext', 'object'),
+            podSecurityContext: embeds(POD_SPEC, 'securityContext', 'object'),
+            serviceAccountName: embeds(POD_SPEC, 'serviceAccountName', 'string'),
+            imagePullSecrets: embeds(POD_SPEC, 'imagePullSecrets', 'objects'),
+            strategy: embeds(DEPLOYMENT_SPEC, 'strategy', 'object'),
+          },
+        },
+      },
+    },
+    status: {
+      type: 'object',
+      properties: {
+        replicas: {
+          type: 'integer',
+          format: 'int32',
+        },
+        selector: {
+          type: 'string',
+          description: "With spec.workload, the label selector of the Deployment's pods.",
+        },
+        ready: {
+          type: 'string',
+          description: 'With spec.workload, ready/desired pods, e.g. 2/3.',
+        },
+        currentRevision: {
+          type: 'integer',
+          format: 'int64',
+          description: 'With spec.workload, the revision that every pod runs (the last rollout that completed).',
+        },
+        updateRevision: {
+          type: 'integer',
+          format: 'int64',
+          description: 'With spec.workload, the revision that the pods are rolled out to.',
+        },
+        observedGeneration: {
+          type: 'integer',
+          format: 'int64',
+        },
+        conditions: {
+          type: 'array',
+          'x-kubernetes-list-type': 'map',
+          'x-kubernetes-list-map-keys': ['type'],
+          items: {
+            type: 'object',
+            required: ['type', 'status', 'lastTransitionTime', 'reason', 'message'],
+            properties: {
+              type: {
+                type: 'string',
+                maxLength: 316,
+                pattern:
+                  '^([a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*/)?(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])$',
+              },
+              status: {
+                type: 'string',
+                enum: ['True', 'False', 'Unknown'],
+              },
+              observedGeneration: {
+                type: 'integer',
+                format: 'int64',
+                minimum: 0,
+              },
+              lastTransitionTime: {
+                type: 'string',
+                format: 'date-time',
+              },
+              reason: {
+                type: 'string',
+                minLength: 1,
+                maxLength: 1024,
+                pattern: '^[A-Za-z]([A-Za-z0-9_,:]*[A-Za-z0-9_])?$',
+              },
+              message: {
+                type: 'string',
+                maxLength: 32768,
+              },
+            },
+          },
+        },
+      },
+    },
+  },
+};
+
+/** Where an embedded Kubernetes type is: as a WebService's path (`spec.workload.files[].items[]`), and in the schema. */
+export interface EmbeddedField {
+  at: string;
+  schemaPath: string[];
+  marker: Embedded;
+}
+
+/** Every embedded Kubernetes type in the schema, in the schema's order. */
+export function embeddedFields(
+  node: SchemaNode | Embedded = WEB_SERVICE_SCHEMA,
+  at = '',
+  schemaPath: string[] = [],
+): EmbeddedField[] {
+  if (isEmbedded(node)) return [{ at, schemaPath, marker: node }];
+  const found: EmbeddedField[] = [];
+  for (const [key, field] of Object.entries(node.properties ?? {})) {
+    found.push(...embeddedFields(field, at ? `${at}.${key}` : key, [...schemaPath, 'properties', key]));
+  }
+  if (node.items) found.push(...embeddedFields(node.items, `${at}[]`, [...schemaPath, 'items']));
+  return found;
+}
+
+/** The schema of one of our own objects, by its path from the root: ownSchema('spec', 'workload'). */
+export function ownSchema(...path: string[]): SchemaNode {
+  let node = WEB_SERVICE_SCHEMA;
+  for (const key of path) {
+    const next = node.properties?.[key];
+    if (!next || isEmbedded(next)) throw new Error(`the schema has no own object at ${path.join('.')}`);
+    node = next;
+  }
+  return node;
+}

@@ -1,0 +1,220 @@
+// Made by npm run crd:generate from the WebService's schema (src/core/spec-schema.ts): do not edit.
+
+/** A Kubernetes type the CRD carries with its own schema (EnvVar, Probe...): validated at admission. */
+type KubeValue = Record<string, unknown>;
+
+export interface WebServiceSpec {
+  /**
+   * Container image reference, e.g. nginx:1.27 or registry.example.com/team/app@sha256:…. Only
+   * image-reference characters are allowed: no whitespace, control characters or shell
+   * metacharacters.
+   */
+  image: string;
+  replicas?: number;
+  tier?: string;
+  /** Names of WebServices in the same namespace that must be Ready first. */
+  dependsOn?: string[];
+  /**
+   * A public endpoint for the workload's Service, named after the WebService: an Ingress
+   * (networking.k8s.io/v1), or with a gateway an HTTPRoute (gateway.networking.k8s.io/v1) attached
+   * to that Gateway. Needs spec.workload.port. The WebService's Exposed condition says whether an
+   * ingress controller or a Gateway has taken it up.
+   */
+  expose?: Expose;
+  /**
+   * Run the image as a Deployment named after the WebService; with a port, also a ClusterIP
+   * Service of the same name.
+   */
+  workload?: WorkloadSpec;
+}
+
+export interface WebServiceStatus {
+  replicas?: number;
+  /** With spec.workload, the label selector of the Deployment's pods. */
+  selector?: string;
+  /** With spec.workload, ready/desired pods, e.g. 2/3. */
+  ready?: string;
+  /** With spec.workload, the revision that every pod runs (the last rollout that completed). */
+  currentRevision?: number;
+  /** With spec.workload, the revision that the pods are rolled out to. */
+  updateRevision?: number;
+  observedGeneration?: number;
+  conditions?: Condition[];
+}
+
+/**
+ * A public endpoint for the workload's Service, named after the WebService: an Ingress
+ * (networking.k8s.io/v1), or with a gateway an HTTPRoute (gateway.networking.k8s.io/v1) attached
+ * to that Gateway. Needs spec.workload.port. The WebService's Exposed condition says whether an
+ * ingress controller or a Gateway has taken it up.
+ */
+export interface Expose {
+  /** The DNS name the endpoint answers to, e.g. shop.example.com. */
+  host: string;
+  /** The path prefix routed to the Service; unset, /. */
+  path?: string;
+  /**
+   * Ingress only: HTTPS on the host, with the certificate of this kubernetes.io/tls Secret in the
+   * WebService's namespace.
+   */
+  tls?: {
+    secretName: string;
+  };
+  /**
+   * The Ingress' class (which ingress controller serves it); unset, the cluster's default
+   * IngressClass. Unset with no gateway too: an Ingress is the default exposure.
+   */
+  ingressClassName?: string;
+  /**
+   * Expose through this Gateway with an HTTPRoute instead of an Ingress (where the Gateway API's
+   * CRDs are installed). TLS is the Gateway listener's.
+   */
+  gateway?: {
+    name: string;
+    /** The Gateway's namespace; unset, the WebService's. */
+    namespace?: string;
+  };
+}
+
+/**
+ * Run the image as a Deployment named after the WebService; with a port, also a ClusterIP Service
+ * of the same name.
+ */
+export interface WorkloadSpec {
+  /**
+   * The container port, named http (probes may name it); with it, a ClusterIP Service on the same
+   * port, named http too.
+   */
+  port?: number;
+  /**
+   * The Deployment's progressDeadlineSeconds: how long a rollout may make no progress before it is
+   * reported Stalled (reason ProgressDeadlineExceeded). Unset, the Kubernetes default of 600.
+   */
+  progressDeadlineSeconds?: number;
+  /**
+   * restricted: the pod and its container get what the restricted Pod Security Standard requires
+   * (runAsNonRoot, no privilege escalation, every capability dropped, the RuntimeDefault seccomp
+   * profile), under whatever securityContext and podSecurityContext set themselves. Unset or
+   * baseline: nothing is added, so an image that runs today runs the same.
+   */
+  podSecurity?: 'baseline' | 'restricted';
+  /** Keys of a ConfigMap or a Secret, mounted read-only as files at a path. */
+  files?: FileMount[];
+  /**
+   * false: a change of the content of a Secret or ConfigMap that the pods read (env valueFrom,
+   * envFrom, files) does not roll them; they see it at their next rollout. Unset: each change of
+   * content rolls them once (a change of labels or annotations does not).
+   */
+  restartOnConfigChange?: boolean;
+  /**
+   * true: each Secret whose change rolls the pods is copied, as each such ConfigMap is, into an
+   * immutable snapshot that its revision's pods read, so that a rollback brings back its old
+   * value. Unset: the pods read the Secret itself (a snapshot is one more copy of its value).
+   */
+  snapshotSecrets?: boolean;
+  /**
+   * How many revisions (ControllerRevisions, with the config snapshots they name) are kept for
+   * history and rollback, the current one included. Unset: 10.
+   */
+  revisionHistoryLimit?: number;
+  /**
+   * Labels for the pods (a team label, say); not the WebService's own, which it sets on them: the
+   * recommended ones (the selector's among them) and the tier's.
+   */
+  podLabels?: Record<string, string>;
+  /** Annotations for the pods (a service mesh's injection annotation, say). */
+  podAnnotations?: Record<string, string>;
+  /**
+   * A PodDisruptionBudget named after the WebService, over its pods: how many a voluntary
+   * disruption (a node drain, an eviction) may take at once. Set one of maxUnavailable or
+   * minAvailable, a count of pods or a percentage ("25%"). Unset: no budget.
+   */
+  disruption?: Disruption;
+  /**
+   * A HorizontalPodAutoscaler named after the WebService, aimed at its Deployment: it owns the
+   * Deployment's replica count, from minReplicas to maxReplicas. Without minReplicas,
+   * spec.replicas is the minimum. Unset: no autoscaler, and spec.replicas is the count.
+   */
+  autoscaling?: Autoscaling;
+  /** Kubernetes' Container.command, with its schema. */
+  command?: string[];
+  /** Kubernetes' Container.args, with its schema. */
+  args?: string[];
+  /** Kubernetes' Container.env, with its schema. */
+  env?: KubeValue[];
+  /** Kubernetes' Container.envFrom, with its schema. */
+  envFrom?: KubeValue[];
+  /** Kubernetes' Container.resources, with its schema. */
+  resources?: KubeValue;
+  /** Kubernetes' Container.readinessProbe, with its schema. */
+  readinessProbe?: KubeValue;
+  /** Kubernetes' Container.livenessProbe, with its schema. */
+  livenessProbe?: KubeValue;
+  /** Kubernetes' Container.startupProbe, with its schema. */
+  startupProbe?: KubeValue;
+  /** Kubernetes' Container.securityContext, with its schema. */
+  securityContext?: KubeValue;
+  /** Kubernetes' PodSpec.securityContext, with its schema. */
+  podSecurityContext?: KubeValue;
+  /** Kubernetes' PodSpec.serviceAccountName, with its schema. */
+  serviceAccountName?: string;
+  /** Kubernetes' PodSpec.imagePullSecrets, with its schema. */
+  imagePullSecrets?: KubeValue[];
+  /** Kubernetes' DeploymentSpec.strategy, with its schema. */
+  strategy?: KubeValue;
+}
+
+export interface Condition {
+  type: string;
+  status: 'True' | 'False' | 'Unknown';
+  observedGeneration?: number;
+  lastTransitionTime: string;
+  reason: string;
+  message: string;
+}
+
+export interface FileMount {
+  /** An absolute path in the container, where the keys appear as files. */
+  mountPath: string;
+  /** The ConfigMap whose keys are mounted. */
+  configMap?: string;
+  /** The Secret whose keys are mounted. */
+  secret?: string;
+  /** Start the pod even if the ConfigMap or Secret (or a key of items) is missing. */
+  optional?: boolean;
+  /**
+   * false: a change of the mounted keys' content does not roll the pods, for an app that reloads
+   * its files itself (the kubelet updates the files in place). Unset: it rolls them once.
+   */
+  restartOnChange?: boolean;
+  items?: KubeValue[];
+}
+
+/**
+ * A PodDisruptionBudget named after the WebService, over its pods: how many a voluntary disruption
+ * (a node drain, an eviction) may take at once. Set one of maxUnavailable or minAvailable, a count
+ * of pods or a percentage ("25%"). Unset: no budget.
+ */
+export interface Disruption {
+  /** At most this many of the pods (or this share of them) unavailable at once. */
+  maxUnavailable?: number | string;
+  /** At least this many of the pods (or this share of them) available at all times. */
+  minAvailable?: number | string;
+}
+
+/**
+ * A HorizontalPodAutoscaler named after the WebService, aimed at its Deployment: it owns the
+ * Deployment's replica count, from minReplicas to maxReplicas. Without minReplicas, spec.replicas
+ * is the minimum. Unset: no autoscaler, and spec.replicas is the count.
+ */
+export interface Autoscaling {
+  /** The fewest pods the autoscaler keeps; unset, spec.replicas. */
+  minReplicas?: number;
+  /** The most pods the autoscaler makes. */
+  maxReplicas: number;
+  /**
+   * The pods' average CPU use, as a percentage of their CPU request, that the autoscaler aims at;
+   * unset, the API server's default (80).
+   */
+  targetCPUUtilizationPercentage?: number;
+}
