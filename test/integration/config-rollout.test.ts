@@ -4,6 +4,7 @@
 // `run` alike; a missing Secret is named, and a user who may not read one is told which.
 import {
   AuditWindow,
+  type AuditEvent,
   MUTATING,
   applyYaml,
   describeEvent,
@@ -202,18 +203,18 @@ describeWorkloads('the config the pods read, with run', () => {
   const readyOf = (namespace: string, name: string) =>
     getJson(['get', 'webservice', name, '-n', namespace]).status?.conditions?.find((c: any) => c.type === 'Ready')
       ?.status;
+  const controllerWrite = (e: AuditEvent) => e.user.username === CONTROLLER_USER && MUTATING.has(e.verb);
   const controllerWrites = async (audit: AuditWindow) =>
-    (await audit.events())
-      .filter((e) => e.user.username === CONTROLLER_USER && MUTATING.has(e.verb))
-      .map(describeEvent);
+    (await audit.events()).filter(controllerWrite).map(describeEvent);
 
   it('rolls the pods once for a rotated Secret, then writes nothing', async () => {
     const before = replicaSets(ns, 'shop');
     kubectl(['patch', 'secret', 'db', '-n', ns, '-p', JSON.stringify({ stringData: { password: 'rotated' } })]);
     await eventually(() => (replicaSets(ns, 'shop').length === before.length + 1 ? true : undefined), 60_000);
     await eventually(() => (readyOf(ns, 'shop') === 'True' ? true : undefined), 120_000);
+    // The rollout's last Events may still be on their way; steady state starts after them.
     const audit = new AuditWindow(ns);
-    audit.mark();
+    await audit.markWhenQuiet(controllerWrite);
     await new Promise((resolve) => setTimeout(resolve, 5_000));
     expect(await controllerWrites(audit)).toEqual([]);
     expect(replicaSets(ns, 'shop')).toHaveLength(before.length + 1);

@@ -94,6 +94,22 @@ export class AuditWindow {
     return all.filter((e) => !e.requestURI?.includes(marker) && e.objectRef?.namespace === this.namespace);
   }
 
+  /**
+   * mark(), once the requests that match have stopped for windowMs: a controller's Events go
+   * out in the background, a little after the writes of the pass they tell of.
+   */
+  async markWhenQuiet(matches: (e: AuditEvent) => boolean, windowMs = 2_000, timeoutMs = 60_000): Promise<void> {
+    const deadline = Date.now() + timeoutMs;
+    for (;;) {
+      this.mark();
+      await new Promise((resolve) => setTimeout(resolve, windowMs));
+      const requests = (await this.events()).filter(matches);
+      if (requests.length === 0) return this.mark();
+      if (Date.now() > deadline)
+        throw new Error(`still busy after ${timeoutMs} ms: ${requests.map(describeEvent).join(', ')}`);
+    }
+  }
+
   /** Every event since mark(), in any namespace or none (cluster-scoped requests too). */
   async all(): Promise<AuditEvent[]> {
     await this.events();
