@@ -96,16 +96,19 @@ export function deleteNamespace(name: string): void {
  * in beforeAll, deleted in afterAll, after `beforeDelete` if given. Returns a function that
  * gives its name, from beforeAll on.
  */
-export function useNamespace(prefix: string, options: { beforeDelete?: () => void } = {}): () => string {
+export function useNamespace(
+  prefix: string,
+  options: { beforeDelete?: () => void | Promise<void> } = {},
+): () => string {
   let name: string | undefined;
   beforeAll(() => {
     name = createNamespace(prefix);
   });
-  afterAll(() => {
+  afterAll(async () => {
     if (name === undefined) return;
     const made = name;
     try {
-      options.beforeDelete?.();
+      await options.beforeDelete?.();
     } finally {
       deleteNamespace(made);
     }
@@ -139,6 +142,22 @@ export const numbered = (prefix: string, count: number, from = 0) =>
 
 export function applyYaml(namespace: string, yaml: string): void {
   kubectl(['apply', '-n', namespace, '-f', '-'], yaml);
+}
+
+/** `kubectl patch webservice`: a merge patch, or a JSON patch when given a list of operations. */
+export function patchWebService(namespace: string, name: string, patch: object, args: string[] = []): string {
+  const type = Array.isArray(patch) ? 'json' : 'merge';
+  return kubectl([
+    'patch',
+    'webservice',
+    name,
+    '-n',
+    namespace,
+    ...args,
+    `--type=${type}`,
+    '-p',
+    JSON.stringify(patch),
+  ]);
 }
 
 export function webService(name: string, spec: Record<string, unknown>, extra: Record<string, unknown> = {}): string {
