@@ -176,13 +176,24 @@ export function tokenKubeconfig(namespace: string, name: string, tokenArgs: stri
   const token = kubectl(['create', 'token', name, '-n', namespace, '--duration=2h', ...tokenArgs]).trim();
   const cluster = getJson(['config', 'view', '--raw', '--minify']).clusters[0].cluster;
   const file = path.join(fs.mkdtempSync(path.join(os.tmpdir(), `${name}-`)), 'config');
+  return writeKubeconfig(file, name, cluster, { token }, namespace);
+}
+
+/** Writes a kubeconfig whose one context, `name`, is `user` on `cluster` in `namespace`. */
+export function writeKubeconfig(
+  file: string,
+  name: string,
+  cluster: unknown,
+  user: unknown,
+  namespace: string,
+): string {
   fs.writeFileSync(
     file,
     JSON.stringify({
       apiVersion: 'v1',
       kind: 'Config',
       clusters: [{ name: 'c', cluster }],
-      users: [{ name, user: { token } }],
+      users: [{ name, user }],
       contexts: [{ name, context: { cluster: 'c', user: name, namespace } }],
       'current-context': name,
     }),
