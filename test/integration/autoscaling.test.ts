@@ -12,8 +12,6 @@ import {
   Background,
   MUTATING,
   applyYaml,
-  createNamespace,
-  deleteNamespace,
   describeEvent,
   describeWorkloads,
   eventually,
@@ -24,9 +22,11 @@ import {
   run,
   scaleAsAutoscaler as scaleDeploymentAsAutoscaler,
   sleep,
+  useNamespace,
   webService,
 } from '../support/cluster';
 import { CONTROLLER_USER, ControllerProcess, controllerKubeconfig } from '../support/controller';
+import { pluginMutations } from '../support/commands';
 
 type Json = Record<string, any>;
 
@@ -35,18 +35,13 @@ const specWrites = (events: AuditEvent[]) =>
   events.filter((e) => MUTATING.has(e.verb) && e.objectRef?.subresource !== 'status').map(describeEvent);
 
 describeWorkloads('autoscaling', () => {
-  let ns: string;
-  let audit: AuditWindow;
-  beforeAll(() => {
-    ns = createNamespace('autoscaling');
-    audit = new AuditWindow(ns);
-  });
-  afterAll(() => deleteNamespace(ns));
+  const ns = useNamespace('autoscaling');
+  const audit = new AuditWindow(ns);
 
   const deployment = (name: string) =>
-    getJson(['get', 'deployment', name, '-n', ns, '-o', 'json', '--show-managed-fields']);
-  const autoscaler = (name: string) => getJson(['get', 'horizontalpodautoscaler', name, '-n', ns]);
-  const webservice = (name: string) => getJson(['get', 'webservice', name, '-n', ns]);
+    getJson(['get', 'deployment', name, '-n', ns(), '-o', 'json', '--show-managed-fields']);
+  const autoscaler = (name: string) => getJson(['get', 'horizontalpodautoscaler', name, '-n', ns()]);
+  const webservice = (name: string) => getJson(['get', 'webservice', name, '-n', ns()]);
   const condition = (name: string, type: string) =>
     (webservice(name).status?.conditions ?? []).find((c: Json) => c.type === type);
   /** The field managers that own the Deployment's spec.replicas. */
@@ -57,7 +52,7 @@ describeWorkloads('autoscaling', () => {
       .sort();
   const setSpec = (name: string, replicas: number, autoscaling: Json | undefined) =>
     applyYaml(
-      ns,
+      ns(),
       webService(name, {
         image: 'nginx:1.27',
         replicas,
@@ -65,12 +60,12 @@ describeWorkloads('autoscaling', () => {
       }),
     );
   const converge = (name: string) => {
-    const result = plugin(['apply', name, '-n', ns, '--wait=3m']);
+    const result = plugin(['apply', name, '-n', ns(), '--wait=3m']);
     expect(result.stderr).toBe('');
     expect(result.status).toBe(0);
   };
   const scaleAsAutoscaler = (name: string, replicas: number) => {
-    const result = scaleDeploymentAsAutoscaler(ns, name, replicas);
+    const result = scaleDeploymentAsAutoscaler(ns(), name, replicas);
     expect(result.stderr).toBe('');
     expect(result.status).toBe(0);
   };
@@ -120,12 +115,12 @@ describeWorkloads('autoscaling', () => {
     await settled('shop', () => webservice('shop').status.ready === '4/4');
     audit.mark();
     for (let pass = 0; pass < 2; pass++) {
-      const result = plugin(['apply', '--all', '-n', ns]);
+      const result = plugin(['apply', '--all', '-n', ns()]);
       expect(result.stdout).toMatch(/^shop\s+noop\s/m);
     }
-    expect((await audit.events()).filter((e) => fromPlugin(e) && MUTATING.has(e.verb)).map(describeEvent)).toEqual([]);
+    expect(await pluginMutations(audit)).toEqual([]);
 
-    const ctl = new ControllerProcess(['-n', ns, '--kubeconfig', controllerKubeconfig()]);
+    const ctl = new ControllerProcess(['-n', ns(), '--kubeconfig', controllerKubeconfig()]);
     try {
       await ctl.waitForLog(/controller working/);
       audit.mark();
@@ -172,7 +167,7 @@ describeWorkloads('autoscaling', () => {
   it('turning it off gives the count back to spec.replicas and deletes the autoscaler', async () => {
     setSpec('cart', 3, undefined);
     converge('cart');
-    expect(run('kubectl', ['get', 'horizontalpodautoscaler', 'cart', '-n', ns]).stderr).toMatch(/NotFound|not found/);
+    expect(run('kubectl', ['get', 'horizontalpodautoscaler', 'cart', '-n', ns()]).stderr).toMatch(/NotFound|not found/);
     expect(deployment('cart').spec.replicas).toBe(3);
     expect(replicasOwners('cart')).toEqual(['webservice-controller']);
     expect(condition('cart', 'Autoscaling')).toBeUndefined();
@@ -183,14 +178,14 @@ describeWorkloads('autoscaling', () => {
     setSpec('floor4', 4, { maxReplicas: 8 });
     // Every version of the WebService, from before any pass: its pods, and whether it is Ready.
     const versions = new Background('kubectl', [
-      ...['get', 'webservice', 'floor4', '-n', ns, '-w'],
+      ...['get', 'webservice', 'floor4', '-n', ns(), '-w'],
       '-o',
       'jsonpath={.status.ready} {.status.conditions[?(@.type=="Ready")].status}{"\\n"}',
     ]);
     const waiting = new Background('kubectl', [
-      ...['wait', '--for=condition=Ready', 'webservice/floor4', '-n', ns, '--timeout=3m'],
+      ...['wait', '--for=condition=Ready', 'webservice/floor4', '-n', ns(), '--timeout=3m'],
     ]);
-    const ctl = new ControllerProcess(['-n', ns, '--kubeconfig', controllerKubeconfig()]);
+    const ctl = new ControllerProcess(['-n', ns(), '--kubeconfig', controllerKubeconfig()]);
     try {
       expect(await waiting.exited).toEqual({ code: 0, signal: null });
       expect(deployment('floor4').status.readyReplicas).toBeGreaterThanOrEqual(4);
@@ -208,15 +203,15 @@ describeWorkloads('autoscaling', () => {
   });
 
   it('a Deployment deleted by hand comes back at the minimum, with no RolloutComplete below it', async () => {
-    kubectl(['delete', 'deployment', 'floor4', '-n', ns]);
-    const applied = plugin(['apply', 'floor4', '-n', ns]);
+    kubectl(['delete', 'deployment', 'floor4', '-n', ns()]);
+    const applied = plugin(['apply', 'floor4', '-n', ns()]);
     expect(applied.status).toBe(0);
     expect(deployment('floor4').spec.replicas).toBe(4);
     expect(replicasOwners('floor4')).toEqual(['webservice-controller-handover']);
     converge('floor4');
     expect(webservice('floor4').status.ready).toBe('4/4');
     const completions = getJson<{ items: { reason: string; note: string }[] }>([
-      ...['get', 'events.events.k8s.io', '-n', ns],
+      ...['get', 'events.events.k8s.io', '-n', ns()],
       ...['--field-selector', 'regarding.kind=WebService,regarding.name=floor4'],
     ])
       .items.filter((event) => event.reason === 'RolloutComplete')
@@ -226,7 +221,7 @@ describeWorkloads('autoscaling', () => {
     // A new spec is applied without the count: the handover's manager keeps it, nothing resets it to 1.
     audit.mark();
     applyYaml(
-      ns,
+      ns(),
       webService('floor4', {
         image: 'nginx:1.28',
         replicas: 4,
@@ -242,7 +237,7 @@ describeWorkloads('autoscaling', () => {
   });
 
   it('describe shows the autoscaler among the children', () => {
-    const { stdout } = plugin(['describe', 'shop', '-n', ns]);
+    const { stdout } = plugin(['describe', 'shop', '-n', ns()]);
     expect(stdout).toMatch(/HorizontalPodAutoscaler\/shop\s+Failed\s+\S+\s+\d+\/\d+ replicas, 2 to 6/);
   });
 
@@ -251,7 +246,7 @@ describeWorkloads('autoscaling', () => {
     converge('floor');
     expect(autoscaler('floor').spec.minReplicas).toBe(2);
     const scale = (replicas: number) =>
-      run('kubectl', ['scale', 'webservice', 'floor', '-n', ns, `--replicas=${replicas}`]);
+      run('kubectl', ['scale', 'webservice', 'floor', '-n', ns(), `--replicas=${replicas}`]);
     const refused = scale(5);
     expect(refused.status).not.toBe(0);
     expect(refused.stderr).toMatch(/spec.replicas is the autoscaler's minimum: it must be\s+from 1 to maxReplicas/);
@@ -267,7 +262,7 @@ describeWorkloads('autoscaling', () => {
     [{ minReplicas: 1 }, 2, /maxReplicas: Required value/],
   ])('admission refuses %j with %d replicas, and nothing changes', (autoscaling, replicas, message) => {
     const before = webservice('shop').metadata.resourceVersion;
-    const refused = run('kubectl', ['apply', '-n', ns, '-f', '-'], {
+    const refused = run('kubectl', ['apply', '-n', ns(), '-f', '-'], {
       input: webService('shop', { image: 'nginx:1.27', replicas, workload: { port: 80, autoscaling } }),
     });
     expect(refused.status).not.toBe(0);

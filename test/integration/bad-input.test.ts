@@ -20,33 +20,32 @@ import {
   eventually,
   getJson,
   kubectl,
+  patchWebService,
   plugin,
   serviceAccountKubeconfig,
   sleep,
   tokenKubeconfig,
   tryGetJson,
+  useNamespace,
   webService,
   fromPlugin,
 } from '../support/cluster';
 import { FINALIZER } from '../../src/core/model';
 import { ControllerProcess, controllerKubeconfig } from '../support/controller';
 
-let ns: string;
-let audit: AuditWindow;
+const ns = useNamespace('badinput');
+const audit = new AuditWindow(ns);
 beforeAll(() => {
-  ns = createNamespace('badinput');
-  audit = new AuditWindow(ns);
   // A bystander whose resourceVersion must never move while bad input is refused.
-  applyYaml(ns, webService('bystander', { image: 'nginx:1.27' }));
-  expect(plugin(['apply', 'bystander', '-n', ns]).status).toBe(0);
+  applyYaml(ns(), webService('bystander', { image: 'nginx:1.27' }));
+  expect(plugin(['apply', 'bystander', '-n', ns()]).status).toBe(0);
 });
-afterAll(() => deleteNamespace(ns));
 
 /** name -> resourceVersion of every WebService and ConfigMap in the namespace. */
 function snapshot(): Record<string, string> {
   const versions: Record<string, string> = {};
   for (const kind of ['webservices', 'configmaps']) {
-    for (const item of getJson(['get', kind, '-n', ns]).items as {
+    for (const item of getJson(['get', kind, '-n', ns()]).items as {
       metadata: { name: string; resourceVersion: string };
     }[]) {
       versions[`${kind}/${item.metadata.name}`] = item.metadata.resourceVersion;
@@ -74,7 +73,7 @@ async function expectNoSideEffects<T>(action: () => T): Promise<T> {
 
 /** kubectl apply of one WebService from stdin, without throwing on a refusal. */
 function kubectlApply(object: unknown) {
-  const result = spawnSync('kubectl', ['apply', '-n', ns, '-f', '-'], {
+  const result = spawnSync('kubectl', ['apply', '-n', ns(), '-f', '-'], {
     input: JSON.stringify(object),
     encoding: 'utf8',
   });
@@ -97,16 +96,16 @@ describe('name length: every name the CRD accepts reconciles; longer names are r
     async (length) => {
       const name = nameOf(length);
       expect(name).toHaveLength(length);
-      applyYaml(ns, webService(name, { image: 'nginx:1.27' }));
-      const first = plugin(['apply', name, '-n', ns, '-o', 'json']);
+      applyYaml(ns(), webService(name, { image: 'nginx:1.27' }));
+      const first = plugin(['apply', name, '-n', ns(), '-o', 'json']);
       expect(first.stderr).toBe('');
       expect(first.status).toBe(0);
-      const cm = getJson(['get', 'configmap', `${name}-desired`, '-n', ns]);
+      const cm = getJson(['get', 'configmap', `${name}-desired`, '-n', ns()]);
       expect(cm.metadata.labels['app.kubernetes.io/instance']).toBe(instanceLabelValue(name));
       expect(cm.metadata.labels['app.kubernetes.io/instance'].length).toBeLessThanOrEqual(63);
-      expect(getJson(['get', 'webservice', name, '-n', ns]).status.conditions[0]).toMatchObject({ status: 'True' });
+      expect(getJson(['get', 'webservice', name, '-n', ns()]).status.conditions[0]).toMatchObject({ status: 'True' });
 
-      const second = await expectNoSideEffects(() => plugin(['apply', name, '-n', ns, '-o', 'json']));
+      const second = await expectNoSideEffects(() => plugin(['apply', name, '-n', ns(), '-o', 'json']));
       expect(second.status).toBe(0);
       expect(JSON.parse(second.stdout).decision.action).toBe('noop');
     },
@@ -126,7 +125,7 @@ describe('name length: every name the CRD accepts reconciles; longer names are r
       expect(result.stderr).toContain(
         'metadata.name may have at most 245 characters, so that the child ConfigMap <name>-desired fits in the 253 allowed for object names',
       );
-      expect(tryGetJson(['get', 'webservice', name, '-n', ns])).toBeNull();
+      expect(tryGetJson(['get', 'webservice', name, '-n', ns()])).toBeNull();
     },
   );
 
@@ -144,21 +143,21 @@ describe('name length: every name the CRD accepts reconciles; longer names are r
 
 describe('dependency cycles: Ready=False DependencyCycle naming the cycle, no child, no timer', () => {
   const readyOf = (name: string) =>
-    (getJson(['get', 'webservice', name, '-n', ns]).status?.conditions ?? []).find(
+    (getJson(['get', 'webservice', name, '-n', ns()]).status?.conditions ?? []).find(
       (c: { type: string }) => c.type === 'Ready',
     );
   const cycleEvents = (name: string) =>
     (
-      getJson(['get', 'events', '-n', ns, '--field-selector', `involvedObject.name=${name}`]).items as {
+      getJson(['get', 'events', '-n', ns(), '--field-selector', `involvedObject.name=${name}`]).items as {
         reason: string;
       }[]
     ).filter((e) => e.reason === 'DependencyCycle');
 
   it('a → b → a: apply --all --wait stops at once (exit 2) instead of waiting out its timeout', () => {
-    applyYaml(ns, webService('cyc-a', { image: 'nginx:1.27', dependsOn: ['cyc-b'] }));
-    applyYaml(ns, webService('cyc-b', { image: 'nginx:1.27', dependsOn: ['cyc-a'] }));
+    applyYaml(ns(), webService('cyc-a', { image: 'nginx:1.27', dependsOn: ['cyc-b'] }));
+    applyYaml(ns(), webService('cyc-b', { image: 'nginx:1.27', dependsOn: ['cyc-a'] }));
     const started = Date.now();
-    const result = plugin(['apply', '--all', '--wait=60s', '-n', ns, '-o', 'json']);
+    const result = plugin(['apply', '--all', '--wait=60s', '-n', ns(), '-o', 'json']);
     expect(Date.now() - started).toBeLessThan(15_000);
     expect(result.status).toBe(2);
     const items = JSON.parse(result.stdout).items as {
@@ -173,21 +172,21 @@ describe('dependency cycles: Ready=False DependencyCycle naming the cycle, no ch
     expect(a.reason).toContain('dependency cycle: cyc-a → cyc-b → cyc-a');
     expect(readyOf('cyc-a')).toMatchObject({ status: 'False', reason: 'DependencyCycle' });
     expect(readyOf('cyc-b').message).toContain('cyc-b → cyc-a → cyc-b');
-    expect(tryGetJson(['get', 'configmap', 'cyc-a-desired', '-n', ns])).toBeNull();
+    expect(tryGetJson(['get', 'configmap', 'cyc-a-desired', '-n', ns()])).toBeNull();
     expect(cycleEvents('cyc-a')).toHaveLength(1);
   });
 
   it('a second pass over the cycle writes nothing and reports no second event', async () => {
-    const result = await expectNoSideEffects(() => plugin(['apply', '--all', '-n', ns, '-o', 'json']));
+    const result = await expectNoSideEffects(() => plugin(['apply', '--all', '-n', ns(), '-o', 'json']));
     expect(result.status).toBe(2);
     expect(cycleEvents('cyc-a')).toHaveLength(1);
   });
 
   it('a cycle of 20, seen by plan NAME through one LIST once the dependency GETs would pass their bound', async () => {
     for (let i = 0; i < 20; i++)
-      applyYaml(ns, webService(`ring-${i}`, { image: 'nginx:1.27', dependsOn: [`ring-${(i + 1) % 20}`] }));
+      applyYaml(ns(), webService(`ring-${i}`, { image: 'nginx:1.27', dependsOn: [`ring-${(i + 1) % 20}`] }));
     audit.mark();
-    const result = plugin(['plan', 'ring-0', '-n', ns, '-o', 'json']);
+    const result = plugin(['plan', 'ring-0', '-n', ns(), '-o', 'json']);
     const requests = (await audit.events()).filter(fromPlugin);
     expect(requests.filter((e) => e.verb === 'list').map((e) => e.objectRef?.resource)).toEqual(['webservices']);
     expect(
@@ -201,18 +200,9 @@ describe('dependency cycles: Ready=False DependencyCycle naming the cycle, no ch
   });
 
   it("a change to one member's spec resolves it", () => {
-    kubectl([
-      'patch',
-      'webservice',
-      'cyc-b',
-      '-n',
-      ns,
-      '--type=json',
-      '-p',
-      '[{"op":"remove","path":"/spec/dependsOn"}]',
-    ]);
-    expect(plugin(['apply', 'cyc-b', '-n', ns]).status).toBe(0);
-    expect(plugin(['apply', 'cyc-a', '-n', ns]).status).toBe(0);
+    patchWebService(ns(), 'cyc-b', [{ op: 'remove', path: '/spec/dependsOn' }]);
+    expect(plugin(['apply', 'cyc-b', '-n', ns()]).status).toBe(0);
+    expect(plugin(['apply', 'cyc-a', '-n', ns()]).status).toBe(0);
     expect(readyOf('cyc-a')).toMatchObject({ status: 'True', reason: 'Reconciled' });
   });
 });
@@ -262,16 +252,7 @@ describe('dependency cycles under run: reported once, never on a timer, resolved
     await ctl.stop();
     await startController('600');
     await sleep(1000);
-    kubectl([
-      'patch',
-      'webservice',
-      'z',
-      '-n',
-      loopNs,
-      '--type=json',
-      '-p',
-      '[{"op":"remove","path":"/spec/dependsOn"}]',
-    ]);
+    patchWebService(loopNs, 'z', [{ op: 'remove', path: '/spec/dependsOn' }]);
     await eventually(() => ['x', 'y', 'z'].every((n) => ready(n)?.status === 'True'), 20_000);
   });
 });
@@ -392,7 +373,7 @@ describe('CRD admission refuses a bad spec in one line naming the field, and not
     expect(errors.filter((e) => !expected.test(e)).filter((e) => !e.includes('.spec.replicas: Invalid value'))).toEqual(
       [],
     );
-    expect(tryGetJson(['get', 'webservice', name, '-n', ns])).toBeNull();
+    expect(tryGetJson(['get', 'webservice', name, '-n', ns()])).toBeNull();
   });
 
   it('a WebService without spec is refused', async () => {
@@ -404,15 +385,15 @@ describe('CRD admission refuses a bad spec in one line naming the field, and not
   });
 
   it('an unknown field is pruned, not stored, when validation is turned off (documented)', () => {
-    const result = spawnSync('kubectl', ['apply', '-n', ns, '--validate=false', '-f', '-'], {
+    const result = spawnSync('kubectl', ['apply', '-n', ns(), '--validate=false', '-f', '-'], {
       input: JSON.stringify({ ...manifest('pruned', { image: 'nginx:1.27', replicsa: 3 }), extra: { x: 1 } }),
       encoding: 'utf8',
     });
     expect(result.status).toBe(0);
-    const stored = getJson(['get', 'webservice', 'pruned', '-n', ns]);
+    const stored = getJson(['get', 'webservice', 'pruned', '-n', ns()]);
     expect(stored.spec).toEqual({ image: 'nginx:1.27', replicas: 1, tier: 'dev' });
     expect(stored.extra).toBeUndefined();
-    kubectl(['delete', 'webservice', 'pruned', '-n', ns]);
+    kubectl(['delete', 'webservice', 'pruned', '-n', ns()]);
   });
 });
 
@@ -460,7 +441,7 @@ function kubeconfigWithToken(token: string, name: string): string {
       kind: 'Config',
       clusters: [{ name: 'c', cluster }],
       users: [{ name: 'u', user: { token } }],
-      contexts: [{ name: 'x', context: { cluster: 'c', user: 'u', namespace: ns } }],
+      contexts: [{ name: 'x', context: { cluster: 'c', user: 'u', namespace: ns() } }],
       'current-context': 'x',
     }),
   );
@@ -530,7 +511,7 @@ describe('the plugin refuses bad arguments in one line, before sending any reque
     ],
     ['run with an unknown log format', ['run', '--log-format', 'xml'], /^error: Invalid values:.*Given: "xml"/],
   ])('%s', async (_what, args, message) => {
-    const result = await expectNoRequests(() => plugin([...args, ...(args.includes('-n') ? [] : ['-n', ns])]));
+    const result = await expectNoRequests(() => plugin([...args, ...(args.includes('-n') ? [] : ['-n', ns()])]));
     expectOneLineError(result, message);
   });
 });
@@ -554,13 +535,13 @@ describe('the plugin refuses bad kubeconfigs in one line', () => {
       /^error: context "nowhere" does not exist in the kubeconfig$/,
     ],
   ])('%s', async (_what, flags, message) => {
-    const result = await expectNoRequests(() => plugin(['plan', 'bystander', '-n', ns, ...flags()]));
+    const result = await expectNoRequests(() => plugin(['plan', 'bystander', '-n', ns(), ...flags()]));
     expectOneLineError(result, message);
   });
 
   it('KUBECONFIG naming only files that do not exist', async () => {
     const result = await expectNoRequests(() =>
-      plugin(['plan', 'bystander', '-n', ns], {
+      plugin(['plan', 'bystander', '-n', ns()], {
         env: { KUBECONFIG: `${scratch}/nope-1${path.delimiter}${scratch}/nope-2` },
       }),
     );
@@ -585,7 +566,7 @@ describe('the plugin fails fast and in one line on a server it cannot use', () =
       }),
     );
     const started = Date.now();
-    const result = plugin(['apply', '--all', '-n', ns, '--kubeconfig', config, '--request-timeout', '3']);
+    const result = plugin(['apply', '--all', '-n', ns(), '--kubeconfig', config, '--request-timeout', '3']);
     const elapsed = Date.now() - started;
     silent.close();
     expectOneLineError(result, new RegExp(`^error: https://127\\.0\\.0\\.1:${port}: no answer within 3s$`));
@@ -633,11 +614,11 @@ function mintServiceAccountToken(expiresIn: number): string {
   const claims = {
     iss: 'https://kubernetes.default.svc',
     aud: ['https://kubernetes.default.svc'],
-    sub: `system:serviceaccount:${ns}:minted`,
+    sub: `system:serviceaccount:${ns()}:minted`,
     iat: now - 7200,
     nbf: now - 7200,
     exp: now + expiresIn,
-    'kubernetes.io': { namespace: ns, serviceaccount: { name: 'minted', uid: account.metadata.uid } },
+    'kubernetes.io': { namespace: ns(), serviceaccount: { name: 'minted', uid: account.metadata.uid } },
   };
   const unsigned = `${encode({ alg: 'RS256', typ: 'JWT' })}.${encode(claims)}`;
   const signature = crypto.sign('RSA-SHA256', Buffer.from(unsigned), fs.readFileSync(keyFile)).toString('base64url');
@@ -646,8 +627,8 @@ function mintServiceAccountToken(expiresIn: number): string {
 
 function ensureServiceAccount(name: string) {
   return (
-    tryGetJson(['get', 'serviceaccount', name, '-n', ns]) ??
-    JSON.parse(kubectl(['create', 'serviceaccount', name, '-n', ns, '-o', 'json']))
+    tryGetJson(['get', 'serviceaccount', name, '-n', ns()]) ??
+    JSON.parse(kubectl(['create', 'serviceaccount', name, '-n', ns(), '-o', 'json']))
   );
 }
 
@@ -655,8 +636,8 @@ let deletedToken: string | undefined;
 function deletedServiceAccountToken(): string {
   if (!deletedToken) {
     ensureServiceAccount('gone');
-    deletedToken = kubectl(['create', 'token', 'gone', '-n', ns, '--duration=1h']).trim();
-    kubectl(['delete', 'serviceaccount', 'gone', '-n', ns]);
+    deletedToken = kubectl(['create', 'token', 'gone', '-n', ns(), '--duration=1h']).trim();
+    kubectl(['delete', 'serviceaccount', 'gone', '-n', ns()]);
   }
   return deletedToken;
 }
@@ -670,22 +651,22 @@ describe('RBAC: a forbidden operation says which verb on which resource, and cha
       'role',
       'ws-reader',
       '-n',
-      ns,
+      ns(),
       '--verb=get,list,watch',
       '--resource=webservices.apps.labhub.io,configmaps',
     ]);
-    reader = serviceAccountKubeconfig(ns, 'ws-reader', ['--role=ws-reader']);
-    kubectl(['create', 'serviceaccount', 'nobody', '-n', ns]);
-    nobody = tokenKubeconfig(ns, 'nobody');
+    reader = serviceAccountKubeconfig(ns(), 'ws-reader', ['--role=ws-reader']);
+    kubectl(['create', 'serviceaccount', 'nobody', '-n', ns()]);
+    nobody = tokenKubeconfig(ns(), 'nobody');
     // A CR whose stored status is stale, so that `status` has something to write.
-    applyYaml(ns, webService('stale-status', { image: 'nginx:1.27' }));
+    applyYaml(ns(), webService('stale-status', { image: 'nginx:1.27' }));
     // A CR being deleted, held by our finalizer, with its child: what `finalize` cleans up.
-    applyYaml(ns, webService('leaving', { image: 'nginx:1.27' }, { finalizers: [FINALIZER] }));
-    expect(plugin(['apply', 'leaving', '-n', ns]).status).toBe(0);
-    kubectl(['delete', 'webservice', 'leaving', '-n', ns, '--wait=false']);
+    applyYaml(ns(), webService('leaving', { image: 'nginx:1.27' }, { finalizers: [FINALIZER] }));
+    expect(plugin(['apply', 'leaving', '-n', ns()]).status).toBe(0);
+    kubectl(['delete', 'webservice', 'leaving', '-n', ns(), '--wait=false']);
   });
   afterAll(() => {
-    plugin(['finalize', 'leaving', '-n', ns]);
+    plugin(['finalize', 'leaving', '-n', ns()]);
   });
 
   it.each<[string, () => string[], RegExp]>([
@@ -710,7 +691,7 @@ describe('RBAC: a forbidden operation says which verb on which resource, and cha
       /cannot list resource "webservices" in API group "apps\.labhub\.io"/,
     ],
   ])('%s', async (_what, args, message) => {
-    const result = await expectNoSideEffects(() => plugin([...args(), '-n', ns]));
+    const result = await expectNoSideEffects(() => plugin([...args(), '-n', ns()]));
     expect(result.status).toBe(1);
     expect(result.stderr).toMatch(/^error: /);
     expect(result.stderr.split('\n')[0]).toMatch(message);
@@ -720,8 +701,8 @@ describe('RBAC: a forbidden operation says which verb on which resource, and cha
 describe('-f files that are not what they should be are refused in one line, changing nothing', () => {
   let savedNoop: string;
   beforeAll(() => {
-    savedNoop = plugin(['plan', 'bystander', '-n', ns, '-o', 'json']).stdout;
-    applyYaml(ns, webService('someone-else', { image: 'nginx:1.27' }));
+    savedNoop = plugin(['plan', 'bystander', '-n', ns(), '-o', 'json']).stdout;
+    applyYaml(ns(), webService('someone-else', { image: 'nginx:1.27' }));
   });
 
   it.each<[string, () => string[], RegExp]>([
@@ -766,13 +747,17 @@ describe('-f files that are not what they should be are refused in one line, cha
       () => [
         'apply',
         '-f',
-        writeScratch('ns.json', JSON.stringify({ ...JSON.parse(savedNoop), namespace: '../kube-system' })),
+        writeScratch('ns().json', JSON.stringify({ ...JSON.parse(savedNoop), namespace: '../kube-system' })),
       ],
       /^error: invalid decision\.namespace "\.\.\/kube-system"/,
     ],
     [
       'apply -f a decision that is not a decision (an observation)',
-      () => ['apply', '-f', writeScratch('obs.json', plugin(['observe', 'bystander', '-n', ns, '-o', 'json']).stdout)],
+      () => [
+        'apply',
+        '-f',
+        writeScratch('obs.json', plugin(['observe', 'bystander', '-n', ns(), '-o', 'json']).stdout),
+      ],
       /^error: decision\.action must be one of create, update/,
     ],
   ])('%s', async (_what, args, message) => {
@@ -801,20 +786,20 @@ describe('whatever reaches reconcile.sh is stored verbatim and never executed', 
     out = fs.mkdtempSync(path.join(scratch, 'lab-out-'));
     // Annotations on the CR and data on the child are free text: the CRD cannot refuse them.
     applyYaml(
-      ns,
+      ns(),
       JSON.stringify({
         ...manifest('shellsafe', { image: 'nginx:1.27' }),
         metadata: { name: 'shellsafe', annotations: Object.fromEntries(hostile(0).map((v, i) => [`note-${i}`, v])) },
       }),
     );
-    expect(plugin(['apply', 'shellsafe', '-n', ns]).status).toBe(0);
+    expect(plugin(['apply', 'shellsafe', '-n', ns()]).status).toBe(0);
     const [image, note, extra] = hostile(10);
     kubectl([
       'patch',
       'configmap',
       'shellsafe-desired',
       '-n',
-      ns,
+      ns(),
       '--type=merge',
       '-p',
       JSON.stringify({ data: { image, note, extra } }),
@@ -829,13 +814,13 @@ describe('whatever reaches reconcile.sh is stored verbatim and never executed', 
     });
 
   it('hostile text in the child and in annotations is carried as data, and put back verbatim where it is ours', () => {
-    const result = reconcileSh(['shellsafe', ns]);
+    const result = reconcileSh(['shellsafe', ns()]);
     expect(result.status).toBe(0);
     const observation = JSON.parse(fs.readFileSync(path.join(out, 'observe.json'), 'utf8'));
     expect(observation.actual.image).toBe(hostile(10)[0]);
     const decision = JSON.parse(fs.readFileSync(path.join(out, 'decision.json'), 'utf8'));
     expect(decision.changes).toContainEqual({ field: 'data.image', from: hostile(10)[0], to: 'nginx:1.27' });
-    const child = getJson(['get', 'configmap', 'shellsafe-desired', '-n', ns]);
+    const child = getJson(['get', 'configmap', 'shellsafe-desired', '-n', ns()]);
     expect(child.data).toEqual({
       image: 'nginx:1.27',
       replicas: '1',
@@ -843,12 +828,12 @@ describe('whatever reaches reconcile.sh is stored verbatim and never executed', 
       note: hostile(10)[1],
       extra: hostile(10)[2],
     });
-    expect(getJson(['get', 'webservice', 'shellsafe', '-n', ns]).metadata.annotations['note-0']).toBe(hostile(0)[0]);
+    expect(getJson(['get', 'webservice', 'shellsafe', '-n', ns()]).metadata.annotations['note-0']).toBe(hostile(0)[0]);
     expect(fs.readdirSync(scratch).filter((f) => f.startsWith('executed-'))).toEqual([]);
   });
 
   it('a hostile NAME argument is refused by kubectl and never run', () => {
-    const result = reconcileSh([`x$(touch ${marker(20)})`, ns]);
+    const result = reconcileSh([`x$(touch ${marker(20)})`, ns()]);
     expect(result.status).not.toBe(0);
     expect(fs.readdirSync(scratch).filter((f) => f.startsWith('executed-'))).toEqual([]);
   });

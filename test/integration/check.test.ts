@@ -16,6 +16,7 @@ import {
   plugin,
   serviceAccountKubeconfig,
   sleep,
+  useNamespace,
   webService,
   fromPlugin,
   PACKAGE_VERSION,
@@ -28,25 +29,23 @@ import { absentOptionalKinds } from '../support/gateway-api';
 
 const CRD = 'webservices.apps.labhub.io';
 
-let ns: string;
+const ns = useNamespace('check');
 beforeAll(() => {
-  ns = createNamespace('check');
   // The suite's CRD was applied by hand; install labels it with the plugin's version.
   const installed = plugin(['install']);
   if (installed.status !== 0) throw new Error(installed.stderr);
-  applyYaml(ns, webService('good', { image: 'nginx:1.27' }));
-  const applied = plugin(['apply', 'good', '-n', ns]);
+  applyYaml(ns(), webService('good', { image: 'nginx:1.27' }));
+  const applied = plugin(['apply', 'good', '-n', ns()]);
   if (applied.status !== 0) throw new Error(applied.stderr);
 });
-afterAll(() => deleteNamespace(ns));
 
 const check = (args: string[], kubeconfig?: string) =>
   plugin([
     'check',
     '-n',
-    ns,
+    ns(),
     '--lease',
-    `${ns}/webservice-controller`,
+    `${ns()}/webservice-controller`,
     ...args,
     ...(kubeconfig ? ['--kubeconfig', kubeconfig] : []),
   ]);
@@ -67,7 +66,7 @@ const lease = (renewTime: Date) =>
 
 describe('on a good setup', () => {
   it('passes every check, one ✓ line each, and warns that no controller runs', async () => {
-    const audit = new AuditWindow(ns);
+    const audit = new AuditWindow(ns());
     audit.mark();
     const result = check([]);
     expect(result.stderr).toBe('');
@@ -78,16 +77,16 @@ describe('on a good setup', () => {
     );
     expect(lines[1]).toMatch(new RegExp(`^✓ the CRD ${CRD} is installed, Established, at version \\d+\\.\\d+\\.\\d+$`));
     for (const command of ['observe', 'plan', 'status', 'apply', 'finalize', 'run']) {
-      expect(lines).toContain(`✓ ${command} is allowed in namespace ${ns}`);
+      expect(lines).toContain(`✓ ${command} is allowed in namespace ${ns()}`);
     }
     expect(result.stdout).toContain(
-      `‼ no elected controller: there is no Lease ${ns}/webservice-controller\n    hint: a kubectl webservice run without --leader-elect holds no Lease, so check cannot see it (with --leader-elect it can); the plugin works without one (kubectl webservice apply --all reconciles on demand); ` +
+      `‼ no elected controller: there is no Lease ${ns()}/webservice-controller\n    hint: a kubectl webservice run without --leader-elect holds no Lease, so check cannot see it (with --leader-elect it can); the plugin works without one (kubectl webservice apply --all reconciles on demand); ` +
         'to keep WebServices reconciled, kubectl webservice install --controller\n',
     );
-    expect(lines).toContain(`✓ no WebService has been terminating for longer than 5m in namespace ${ns}`);
-    expect(lines).toContain(`✓ no orphaned ${enumerate(NAMED_KINDS.map(plural), 'or')} in namespace ${ns}`);
-    expect(lines).toContain(`✓ no WebService conflicts with a foreign ConfigMap in namespace ${ns}`);
-    expect(lines).toContain(`✓ every WebService is Ready (1) in namespace ${ns}`);
+    expect(lines).toContain(`✓ no WebService has been terminating for longer than 5m in namespace ${ns()}`);
+    expect(lines).toContain(`✓ no orphaned ${enumerate(NAMED_KINDS.map(plural), 'or')} in namespace ${ns()}`);
+    expect(lines).toContain(`✓ no WebService conflicts with a foreign ConfigMap in namespace ${ns()}`);
+    expect(lines).toContain(`✓ every WebService is Ready (1) in namespace ${ns()}`);
     expect(result.stdout.endsWith('\n12 passed, 1 warning, 0 failed\n')).toBe(true);
     // A check reads: its only POSTs are access reviews, which store nothing.
     const writes = (await audit.all()).filter((e) => fromPlugin(e) && MUTATING.has(e.verb));
@@ -122,18 +121,18 @@ describe('on a good setup', () => {
   });
 
   it('passes the controller check for a Lease renewed just now, and fails it for a stale one', () => {
-    applyYaml(ns, lease(new Date()));
+    applyYaml(ns(), lease(new Date()));
     const fresh = check([]);
     expect(fresh.status).toBe(0);
     expect(fresh.stdout).toMatch(
       new RegExp(
-        `^✓ a controller \\(replica-a\\) holds the Lease ${ns}/webservice-controller, renewed \\d+s ago$`,
+        `^✓ a controller \\(replica-a\\) holds the Lease ${ns()}/webservice-controller, renewed \\d+s ago$`,
         'm',
       ),
     );
     // A controller runs: is it fenced? Not on this plane, and the hint says how.
     expect(fresh.stdout).toContain(
-      `‼ no leader fence: the API server would admit a write that a replica sends late, after losing the Lease ${ns}/webservice-controller\n` +
+      `‼ no leader fence: the API server would admit a write that a replica sends late, after losing the Lease ${ns()}/webservice-controller\n` +
         '    hint: kubectl webservice install --controller installs it (a ValidatingAdmissionPolicy and its binding)\n',
     );
     // The shipped fence follows the default Lease, not this one; pointed at this one, it passes.
@@ -141,7 +140,7 @@ describe('on a good setup', () => {
     kubectl(['apply', '-f', fence]);
     try {
       expect(check([]).stdout).toContain(
-        `‼ the leader fence follows the Lease webservice-system/webservice-controller, not ${ns}/webservice-controller: it does not fence this controller\n`,
+        `‼ the leader fence follows the Lease webservice-system/webservice-controller, not ${ns()}/webservice-controller: it does not fence this controller\n`,
       );
       kubectl([
         'patch',
@@ -149,52 +148,52 @@ describe('on a good setup', () => {
         'webservice-controller-leader-fence',
         '--type=merge',
         '-p',
-        JSON.stringify({ spec: { paramRef: { namespace: ns } } }),
+        JSON.stringify({ spec: { paramRef: { namespace: ns() } } }),
       ]);
       const fenced = check([]);
       expect(fenced.status).toBe(0);
       expect(fenced.stdout.split('\n')).toContain(
-        `✓ the leader fence refuses writes from replicas that do not hold the Lease ${ns}/webservice-controller`,
+        `✓ the leader fence refuses writes from replicas that do not hold the Lease ${ns()}/webservice-controller`,
       );
     } finally {
       kubectl(['delete', '-f', fence, '--ignore-not-found']);
     }
 
-    applyYaml(ns, lease(new Date(Date.now() - 10 * 60_000)));
+    applyYaml(ns(), lease(new Date(Date.now() - 10 * 60_000)));
     const stale = check([]);
     expect(stale.status).toBe(1);
     expect(stale.stdout).toContain(
-      `✗ the Lease ${ns}/webservice-controller is held by replica-a, but was last renewed 10m ago (lease duration 15s): ` +
+      `✗ the Lease ${ns()}/webservice-controller is held by replica-a, but was last renewed 10m ago (lease duration 15s): ` +
         'its controller is gone or cannot reach the API server\n' +
-        `    hint: kubectl -n ${ns} get pods -l app.kubernetes.io/name=webservice-controller; kubectl -n ${ns} logs deployment/webservice-controller\n`,
+        `    hint: kubectl -n ${ns()} get pods -l app.kubernetes.io/name=webservice-controller; kubectl -n ${ns()} logs deployment/webservice-controller\n`,
     );
-    kubectl(['delete', 'lease', 'webservice-controller', '-n', ns]);
+    kubectl(['delete', 'lease', 'webservice-controller', '-n', ns()]);
   });
 
   it('never says "no controller" while a run without --leader-elect works the namespace', async () => {
-    const run = new ControllerProcess(['-n', ns]);
+    const run = new ControllerProcess(['-n', ns()]);
     try {
       await run.waitForLog(/^controller working/);
       const result = check([]);
       expect(result.stdout).not.toMatch(/no controller/);
       expect(result.stdout).toContain(
-        `‼ no elected controller: there is no Lease ${ns}/webservice-controller\n` +
+        `‼ no elected controller: there is no Lease ${ns()}/webservice-controller\n` +
           '    hint: a kubectl webservice run without --leader-elect holds no Lease, so check cannot see it (with --leader-elect it can)',
       );
       // With --leader-elect, the same run is seen.
       await run.stop();
-      const elected = new ControllerProcess(['-n', ns, '--leader-elect', '--leader-elect-namespace', ns]);
+      const elected = new ControllerProcess(['-n', ns(), '--leader-elect', '--leader-elect-namespace', ns()]);
       try {
         await elected.waitForLog(/controller working/);
         expect(check([]).stdout).toMatch(
-          new RegExp(`^✓ a controller \\(\\S+\\) holds the Lease ${ns}/webservice-controller`, 'm'),
+          new RegExp(`^✓ a controller \\(\\S+\\) holds the Lease ${ns()}/webservice-controller`, 'm'),
         );
       } finally {
         await elected.stop();
       }
     } finally {
       await run.stop();
-      kubectl(['delete', 'lease', 'webservice-controller', '-n', ns, '--ignore-not-found']);
+      kubectl(['delete', 'lease', 'webservice-controller', '-n', ns(), '--ignore-not-found']);
     }
   });
 });
@@ -210,7 +209,7 @@ describe('fails with the right hint', () => {
       { apiGroups: ['events.k8s.io'], resources: ['events'], verbs: ['create'] },
     ];
     applyYaml(
-      ns,
+      ns(),
       JSON.stringify({
         apiVersion: 'rbac.authorization.k8s.io/v1',
         kind: 'Role',
@@ -218,16 +217,16 @@ describe('fails with the right hint', () => {
         rules,
       }),
     );
-    const config = serviceAccountKubeconfig(ns, 'partial', ['--role=no-delete']);
+    const config = serviceAccountKubeconfig(ns(), 'partial', ['--role=no-delete']);
 
     const result = check([], config);
     expect(result.status).toBe(1);
     const lines = result.stdout.split('\n');
     for (const command of ['observe', 'plan', 'status'])
-      expect(lines).toContain(`✓ ${command} is allowed in namespace ${ns}`);
+      expect(lines).toContain(`✓ ${command} is allowed in namespace ${ns()}`);
     const hint =
       '    hint: bind the ClusterRole webservice-reconciler (kubectl webservice install --rbac makes it): ' +
-      `kubectl create rolebinding webservice-reconciler -n ${ns} --clusterrole=webservice-reconciler --user=<you>\n`;
+      `kubectl create rolebinding webservice-reconciler -n ${ns()} --clusterrole=webservice-reconciler --user=<you>\n`;
     // run also watches the children of a workload (every applied kind): its caches need them.
     const workloadResources = APPLIED_KINDS.map(resourceName);
     const missing: Record<string, string> = {
@@ -243,7 +242,7 @@ describe('fails with the right hint', () => {
       ].join(', '),
     };
     for (const [command, verbs] of Object.entries(missing)) {
-      expect(result.stdout).toContain(`✗ ${command} is not allowed in namespace ${ns}: missing ${verbs}\n${hint}`);
+      expect(result.stdout).toContain(`✗ ${command} is not allowed in namespace ${ns()}: missing ${verbs}\n${hint}`);
     }
     // It may not read CRDs (cluster-scoped), but discovery shows webservices served: a warning.
     expect(lines).toContainEqual(
@@ -254,7 +253,7 @@ describe('fails with the right hint', () => {
     expect(lines).toContainEqual(
       expect.stringMatching(/^‼ cannot tell whether a controller runs: the Lease .* cannot be read/),
     );
-    expect(lines).toContain(`✓ every WebService is Ready (1) in namespace ${ns}`);
+    expect(lines).toContain(`✓ every WebService is Ready (1) in namespace ${ns()}`);
     // It may not list the workload's kinds of child: the orphans check says what it skipped.
     expect(lines).toContainEqual(
       expect.stringMatching(
@@ -263,7 +262,7 @@ describe('fails with the right hint', () => {
           `^‼ no orphaned ${enumerate(
             NAMED_KINDS.filter((row) => row.write === 'merge' || absentOptionalKinds().includes(row.kind)).map(plural),
             'or',
-          )} in namespace ${ns}; ` +
+          )} in namespace ${ns()}; ` +
             `${enumerate(
               APPLIED_KINDS.filter((row) => !absentOptionalKinds().includes(row.kind)).map(plural),
               'and',
@@ -276,25 +275,25 @@ describe('fails with the right hint', () => {
 
   it('when a deletion is stuck on our finalizer for longer than --stuck-after', async () => {
     // Our finalizer as a user (or an older version) put it there: apply adds none.
-    applyYaml(ns, webService('stuck', { image: 'nginx:1.27' }, { finalizers: [FINALIZER] }));
-    expect(plugin(['apply', 'stuck', '-n', ns]).status).toBe(0);
-    kubectl(['delete', 'webservice', 'stuck', '-n', ns, '--wait=false']);
+    applyYaml(ns(), webService('stuck', { image: 'nginx:1.27' }, { finalizers: [FINALIZER] }));
+    expect(plugin(['apply', 'stuck', '-n', ns()]).status).toBe(0);
+    kubectl(['delete', 'webservice', 'stuck', '-n', ns(), '--wait=false']);
     await sleep(2_100);
     const result = check(['--stuck-after=1s']);
     expect(result.status).toBe(1);
     expect(result.stdout).toMatch(
       new RegExp(
         '^✗ 1 WebService has been terminating for longer than 1s\n' +
-          `    ${ns}/stuck: terminating for [2-9]s, finalizers webservice\\.labhub\\.io/cleanup\n` +
-          `    hint: kubectl webservice finalize stuck -n ${ns} finishes the deletion \\(a running controller would have\\)\n`,
+          `    ${ns()}/stuck: terminating for [2-9]s, finalizers webservice\\.labhub\\.io/cleanup\n` +
+          `    hint: kubectl webservice finalize stuck -n ${ns()} finishes the deletion \\(a running controller would have\\)\n`,
         'm',
       ),
     );
     // Under the default 5m it is not stuck yet; finalize then finishes it.
-    expect(check([]).stdout).toContain(`✓ no WebService has been terminating for longer than 5m in namespace ${ns}`);
-    expect(plugin(['finalize', 'stuck', '-n', ns]).status).toBe(0);
+    expect(check([]).stdout).toContain(`✓ no WebService has been terminating for longer than 5m in namespace ${ns()}`);
+    expect(plugin(['finalize', 'stuck', '-n', ns()]).status).toBe(0);
     expect(check(['--stuck-after=1s']).stdout).toContain(
-      `✓ no WebService has been terminating for longer than 1s in namespace ${ns}`,
+      `✓ no WebService has been terminating for longer than 1s in namespace ${ns()}`,
     );
   });
 
@@ -415,7 +414,7 @@ describe('kubectl webservice version', () => {
 
 describe('check -n on a namespace that does not exist', () => {
   it('says so, as a warning, instead of passing over an empty namespace', () => {
-    const result = plugin(['check', '-n', 'no-such-namespace-here', '--lease', `${ns}/webservice-controller`]);
+    const result = plugin(['check', '-n', 'no-such-namespace-here', '--lease', `${ns()}/webservice-controller`]);
     expect(result.stdout).toContain(
       '‼ namespace no-such-namespace-here does not exist: it holds no WebService to check',
     );

@@ -10,9 +10,9 @@ import {
   describeEvent,
   describeWorkloads,
   eventually,
-  fromPlugin,
   getJson,
   kubectl,
+  patchWebService,
   plugin,
   serviceAccountKubeconfig,
   useNamespace,
@@ -115,16 +115,7 @@ describeWorkloads('the config the pods read, with apply', () => {
     kubectl(['label', 'secret', 'db', '-n', ns, 'rotated=soon']);
     await applyNothing('shop');
     // Opting out removes the digest from the pod template: that is one rollout, and the last.
-    kubectl([
-      'patch',
-      'webservice',
-      'shop',
-      '-n',
-      ns,
-      '--type=merge',
-      '-p',
-      '{"spec":{"workload":{"restartOnConfigChange":false}}}',
-    ]);
+    patchWebService(ns, 'shop', { spec: { workload: { restartOnConfigChange: false } } });
     applyWait('shop');
     expect(templateDigest(ns, 'shop')).toBeUndefined();
     const optedOut = replicaSets(ns, 'shop');
@@ -178,7 +169,7 @@ describeWorkloads('the config the pods read, with apply', () => {
     expect(result.stderr.trim().split('\n')).toEqual([
       expect.stringMatching(/^error: webservice\/shop reads secret\/db: secrets "db" is forbidden: /),
     ]);
-    expect((await audit.events()).filter((e) => fromPlugin(e) && MUTATING.has(e.verb)).map(describeEvent)).toEqual([]);
+    expect(await pluginMutations(audit)).toEqual([]);
   });
 });
 

@@ -8,19 +8,18 @@ import { absentOptionalKinds } from '../support/gateway-api';
 import {
   ROOT,
   AuditWindow,
-  MUTATING,
   applyYaml,
-  describeEvent,
   describeWorkloads,
   eventually,
-  fromPlugin,
   getJson,
   kubectl,
+  patchWebService,
   plugin,
   serviceAccountKubeconfig,
   useNamespace,
   webService,
 } from '../support/cluster';
+import { pluginMutations } from '../support/commands';
 
 type Json = Record<string, any>;
 
@@ -92,8 +91,7 @@ describeWorkloads('describe', () => {
       );
       expect(events.some((l) => /^ {2}Normal +ScalingReplicaSet +.* +Deployment\/web +Scaled up/.test(l))).toBe(true);
       // describe reads; it never writes.
-      const writes = (await audit.events()).filter((e) => fromPlugin(e) && MUTATING.has(e.verb));
-      expect(writes.map(describeEvent)).toEqual([]);
+      expect(await pluginMutations(audit)).toEqual([]);
     });
 
     it('-o json gives the same as data', () => {
@@ -160,7 +158,7 @@ describeWorkloads('describe', () => {
     });
 
     it('its decision is the one plan makes', () => {
-      kubectl(['patch', 'webservice', 'web', '-n', ns(), '--type=merge', '-p', '{"spec":{"image":"nginx:1.28"}}']);
+      patchWebService(ns(), 'web', { spec: { image: 'nginx:1.28' } });
       const plan = JSON.parse(plugin(['plan', 'web', '-n', ns(), '-o', 'json']).stdout) as Json;
       const d = describeJson(ns(), 'web');
       expect(d.decision).toMatchObject({ action: plan.action, reason: plan.reason, target: plan.target });

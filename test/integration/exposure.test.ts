@@ -13,24 +13,24 @@ import {
   AuditWindow,
   MUTATING,
   applyYaml,
-  createNamespace,
-  deleteNamespace,
   describeEvent,
   describeWorkloads,
   eventually,
-  fromPlugin,
   getJson,
   kubectl,
+  patchWebService,
   plugin,
   run,
   sleep,
   tryGetJson,
+  useNamespace,
   webService,
 } from '../support/cluster';
 import { CONTROLLER_USER, ControllerProcess, controllerKubeconfig } from '../support/controller';
 import { REMOVAL_TIMEOUT_MS, installGatewayApi, removeGatewayApi, served } from '../support/gateway-api';
 import { expectKeyedListsOfServer } from '../support/keyed-lists';
 import { OPTIONAL_KINDS } from '../../src/core/kinds';
+import { pluginMutations } from '../support/commands';
 
 type Json = Record<string, any>;
 
@@ -38,36 +38,28 @@ const HTTP_ROUTES = { apiVersion: 'gateway.networking.k8s.io/v1', resource: 'htt
 const GATEWAY_CONTROLLER = 'example.net/gateway-controller';
 
 describeWorkloads('exposure', () => {
-  let ns: string;
-  let audit: AuditWindow;
-  beforeAll(async () => {
-    ns = createNamespace('exposure');
-    audit = new AuditWindow(ns);
-    // This file says when the Gateway API is there: absent first.
-    await removeGatewayApi();
-  }, REMOVAL_TIMEOUT_MS + 10_000);
-  afterAll(async () => {
-    deleteNamespace(ns);
-    await removeGatewayApi();
-  }, REMOVAL_TIMEOUT_MS + 10_000);
+  const ns = useNamespace('exposure');
+  const audit = new AuditWindow(ns);
+  // This file says when the Gateway API is there: absent first.
+  beforeAll(() => removeGatewayApi(), REMOVAL_TIMEOUT_MS + 10_000);
+  afterAll(() => removeGatewayApi(), REMOVAL_TIMEOUT_MS + 10_000);
 
-  const webservice = (name: string) => getJson(['get', 'webservice', name, '-n', ns]);
-  const ingress = (name: string) => getJson(['get', 'ingress', name, '-n', ns]);
+  const webservice = (name: string) => getJson(['get', 'webservice', name, '-n', ns()]);
+  const ingress = (name: string) => getJson(['get', 'ingress', name, '-n', ns()]);
   const condition = (name: string, type: string) =>
     (webservice(name).status?.conditions ?? []).find((c: Json) => c.type === type);
-  const setSpec = (name: string, spec: Json) => applyYaml(ns, webService(name, { image: 'nginx:1.27', ...spec }));
+  const setSpec = (name: string, spec: Json) => applyYaml(ns(), webService(name, { image: 'nginx:1.27', ...spec }));
   const converge = (name: string) => {
-    const result = plugin(['apply', name, '-n', ns, '--wait=3m']);
+    const result = plugin(['apply', name, '-n', ns(), '--wait=3m']);
     expect(result.stderr).toBe('');
     expect(result.status).toBe(0);
     return result.stdout;
   };
-  const pluginWrites = async () =>
-    (await audit.events()).filter((e) => fromPlugin(e) && MUTATING.has(e.verb)).map(describeEvent);
+  const pluginWrites = () => pluginMutations(audit);
   const backend = (object: Json) => object.spec.rules[0].http.paths[0];
   /** Writes what a gateway controller writes once its Gateway infra/public accepts the route: its status. */
   const acceptAsGateway = (name: string) => {
-    const generation = getJson(['get', 'httproute', name, '-n', ns]).metadata.generation;
+    const generation = getJson(['get', 'httproute', name, '-n', ns()]).metadata.generation;
     const accepted = {
       type: 'Accepted',
       status: 'True',
@@ -82,7 +74,7 @@ describeWorkloads('exposure', () => {
       'httproute',
       name,
       '-n',
-      ns,
+      ns(),
       '--subresource=status',
       '--type=merge',
       '-p',
@@ -108,7 +100,7 @@ describeWorkloads('exposure', () => {
         pathType: 'Prefix',
         backend: { service: { name: 'shop', port: { number: 80 } } },
       });
-      expect(getJson(['get', 'service', 'shop', '-n', ns]).spec.ports[0].port).toBe(80);
+      expect(getJson(['get', 'service', 'shop', '-n', ns()]).spec.ports[0].port).toBe(80);
       // No ingress controller runs here: nothing published an address, so nothing is claimed.
       expect(condition('shop', 'Exposed')).toMatchObject({
         status: 'False',
@@ -138,12 +130,12 @@ describeWorkloads('exposure', () => {
         'ingress',
         'shop',
         '-n',
-        ns,
+        ns(),
         '--type=json',
         '-p',
         JSON.stringify([{ op: 'replace', path: '/spec/rules/0/http/paths/0/path', value: '/elsewhere' }]),
       ]);
-      kubectl(['label', 'ingress', 'shop', '-n', ns, 'team=storefront']);
+      kubectl(['label', 'ingress', 'shop', '-n', ns(), 'team=storefront']);
       audit.mark();
       converge('shop');
       // The Ingress is put back (and the update reported in an Event): nothing else is written.
@@ -162,7 +154,7 @@ describeWorkloads('exposure', () => {
         'ingress',
         'shop',
         '-n',
-        ns,
+        ns(),
         '--subresource=status',
         '--type=merge',
         '-p',
@@ -174,14 +166,14 @@ describeWorkloads('exposure', () => {
         reason: 'AddressAssigned',
         message: 'ingress/shop: store.example.com at 203.0.113.7',
       });
-      const { stdout } = plugin(['describe', 'shop', '-n', ns]);
+      const { stdout } = plugin(['describe', 'shop', '-n', ns()]);
       expect(stdout).toMatch(/Ingress\/shop\s+Ready\s+\S+\s+store\.example\.com at 203\.0\.113\.7/);
     });
 
     it('is deleted when expose is removed, and Exposed goes with it', () => {
       setSpec('shop', { workload: { port: 80 } });
       converge('shop');
-      expect(tryGetJson(['get', 'ingress', 'shop', '-n', ns])).toBeNull();
+      expect(tryGetJson(['get', 'ingress', 'shop', '-n', ns()])).toBeNull();
       expect(condition('shop', 'Exposed')).toBeUndefined();
       expect(condition('shop', 'Ready')).toMatchObject({ status: 'True' });
     });
@@ -191,22 +183,22 @@ describeWorkloads('exposure', () => {
       converge('gone');
       // No class named: the cluster's default IngressClass takes it.
       expect(ingress('gone').spec.ingressClassName).toBeUndefined();
-      kubectl(['delete', 'webservice', 'gone', '-n', ns, '--wait=true']);
-      await eventually(() => tryGetJson(['get', 'ingress', 'gone', '-n', ns]) === null, 60_000);
+      kubectl(['delete', 'webservice', 'gone', '-n', ns(), '--wait=true']);
+      await eventually(() => tryGetJson(['get', 'ingress', 'gone', '-n', ns()]) === null, 60_000);
     });
 
     it('leaves a foreign Ingress on the name alone, and reports it', async () => {
-      kubectl(['create', 'ingress', 'taken', '-n', ns, '--rule=taken.example.com/=other:80']);
+      kubectl(['create', 'ingress', 'taken', '-n', ns(), '--rule=taken.example.com/=other:80']);
       const before = ingress('taken').metadata.resourceVersion;
       setSpec('taken', { workload: { port: 80 }, expose: { host: 'taken.example.com' } });
       audit.mark();
-      const result = plugin(['apply', 'taken', '-n', ns]);
+      const result = plugin(['apply', 'taken', '-n', ns()]);
       expect(result.stdout).toMatch(/^taken\s+conflict\s+ingress\/taken /m);
       expect(await pluginWrites()).not.toContain('patch ingresses/taken');
       expect(ingress('taken').metadata.resourceVersion).toBe(before);
       expect(condition('taken', 'Ready')).toMatchObject({ status: 'False', reason: 'ChildConflict' });
-      kubectl(['delete', 'webservice', 'taken', '-n', ns]);
-      kubectl(['delete', 'ingress', 'taken', '-n', ns]);
+      kubectl(['delete', 'webservice', 'taken', '-n', ns()]);
+      kubectl(['delete', 'ingress', 'taken', '-n', ns()]);
     });
   });
 
@@ -232,19 +224,19 @@ describeWorkloads('exposure', () => {
 
       audit.mark();
       for (let pass = 0; pass < 2; pass++) {
-        const result = plugin(['apply', '--all', '-n', ns]);
+        const result = plugin(['apply', '--all', '-n', ns()]);
         expect(result.stderr).toBe('');
         expect(result.stdout).toMatch(/^route\s+noop\s/m);
       }
       expect(await pluginWrites()).toEqual([]);
 
-      const check = plugin(['check', '-n', ns]);
+      const check = plugin(['check', '-n', ns()]);
       expect(check.stderr).toBe('');
       expect(check.stdout).toMatch(/no orphaned ConfigMaps, .*HTTPRoutes in namespace/);
     });
 
     it('run makes no write over 20 s while the API is absent', async () => {
-      ctl = new ControllerProcess(['-n', ns, '--kubeconfig', controllerKubeconfig(), '--api-probe-interval=2s']);
+      ctl = new ControllerProcess(['-n', ns(), '--kubeconfig', controllerKubeconfig(), '--api-probe-interval=2s']);
       await ctl.waitForLog(/controller working/);
       audit.mark();
       await sleep(20_000);
@@ -257,10 +249,10 @@ describeWorkloads('exposure', () => {
 
     it('appears once the CRDs are installed, without restarting run; Exposed waits for a Gateway', async () => {
       installGatewayApi();
-      await eventually(() => tryGetJson(['get', 'httproute', 'route', '-n', ns]) !== null, 60_000);
+      await eventually(() => tryGetJson(['get', 'httproute', 'route', '-n', ns()]) !== null, 60_000);
       // The same process: run was not restarted.
       expect(ctl?.exit).toBeNull();
-      const route = getJson(['get', 'httproute', 'route', '-n', ns]);
+      const route = getJson(['get', 'httproute', 'route', '-n', ns()]);
       expect(route.metadata.ownerReferences).toEqual([
         expect.objectContaining({ kind: 'WebService', name: 'route', controller: true }),
       ]);
@@ -287,7 +279,7 @@ describeWorkloads('exposure', () => {
         reason: 'Accepted',
         message: `httproute/route accepted by gateway infra/public (${GATEWAY_CONTROLLER}): Route is accepted`,
       });
-      const { stdout } = plugin(['describe', 'route', '-n', ns]);
+      const { stdout } = plugin(['describe', 'route', '-n', ns()]);
       expect(stdout).toMatch(/HTTPRoute\/route\s+Ready\s/);
     });
 
@@ -314,7 +306,7 @@ describeWorkloads('exposure', () => {
         expect(ctl?.exit).toBeNull();
 
         installGatewayApi();
-        await eventually(() => tryGetJson(['get', 'httproute', 'route', '-n', ns]) !== null, 60_000);
+        await eventually(() => tryGetJson(['get', 'httproute', 'route', '-n', ns()]) !== null, 60_000);
         acceptAsGateway('route');
         await eventually(() => condition('route', 'Exposed')?.status === 'True', 30_000);
         // The removal's own limit, then the waits above (190 s at most; 15 s when all goes well).
@@ -341,7 +333,7 @@ describeWorkloads('exposure', () => {
           ws.status?.observedGeneration === ws.metadata.generation &&
           ready?.status === 'True' &&
           autoscaling?.reason === 'FailedGetResourceMetric' &&
-          getJson(['get', 'httproute', 'route', '-n', ns]).spec.rules[0].matches[0].path.value === '/api'
+          getJson(['get', 'httproute', 'route', '-n', ns()]).spec.rules[0].matches[0].path.value === '/api'
         );
       }, 120_000);
       // The route's spec changed, so did its generation: what the Gateway accepted is an older route.
@@ -358,33 +350,24 @@ describeWorkloads('exposure', () => {
 
       audit.mark();
       for (let pass = 0; pass < 2; pass++) {
-        const result = plugin(['apply', '--all', '-n', ns]);
+        const result = plugin(['apply', '--all', '-n', ns()]);
         expect(result.stdout).toMatch(/^route\s+noop\s/m);
       }
       expect(await pluginWrites()).toEqual([]);
       // The server's defaults (a backendRef's group, kind and weight; a parentRef's group and kind) are there, and no write was about them.
-      const route = getJson(['get', 'httproute', 'route', '-n', ns]);
+      const route = getJson(['get', 'httproute', 'route', '-n', ns()]);
       expect(route.spec.rules[0].backendRefs[0]).toMatchObject({ group: '', kind: 'Service', weight: 1 });
       expect(route.spec.parentRefs[0]).toMatchObject({ group: 'gateway.networking.k8s.io', kind: 'Gateway' });
     });
 
     it('is deleted by finalize with the rest', () => {
-      kubectl([
-        'patch',
-        'webservice',
-        'route',
-        '-n',
-        ns,
-        '--type=merge',
-        '-p',
-        JSON.stringify({ metadata: { finalizers: ['webservice.labhub.io/cleanup'] } }),
-      ]);
-      kubectl(['delete', 'webservice', 'route', '-n', ns, '--wait=false']);
-      const result = plugin(['finalize', 'route', '-n', ns]);
+      patchWebService(ns(), 'route', { metadata: { finalizers: ['webservice.labhub.io/cleanup'] } });
+      kubectl(['delete', 'webservice', 'route', '-n', ns(), '--wait=false']);
+      const result = plugin(['finalize', 'route', '-n', ns()]);
       expect(result.stderr).toBe('');
       expect(result.status).toBe(0);
       expect(result.stdout).toMatch(/httproute\/route/);
-      expect(run('kubectl', ['get', 'httproute', 'route', '-n', ns]).stderr).toMatch(/NotFound|not found/);
+      expect(run('kubectl', ['get', 'httproute', 'route', '-n', ns()]).stderr).toMatch(/NotFound|not found/);
     });
   });
 
@@ -400,11 +383,11 @@ describeWorkloads('exposure', () => {
     ],
     [{ workload: { port: 80 }, expose: { host: 'a.example.com', path: 'api' } }, /spec.expose.path/],
   ])('admission refuses %j, and nothing is made', (spec, message) => {
-    const refused = run('kubectl', ['apply', '-n', ns, '-f', '-'], {
+    const refused = run('kubectl', ['apply', '-n', ns(), '-f', '-'], {
       input: webService('refused', { image: 'nginx:1.27', ...spec }),
     });
     expect(refused.status).not.toBe(0);
     expect(refused.stderr).toMatch(message);
-    expect(tryGetJson(['get', 'webservice', 'refused', '-n', ns])).toBeNull();
+    expect(tryGetJson(['get', 'webservice', 'refused', '-n', ns()])).toBeNull();
   });
 });

@@ -7,22 +7,18 @@ import { spawnSync } from 'node:child_process';
 import {
   ROOT,
   applyYaml,
-  createNamespace,
-  deleteNamespace,
   eventually,
   getJson,
   kubectl,
+  patchWebService,
   plugin,
   tryGetJson,
+  useNamespace,
   webService,
   PACKAGE_VERSION,
 } from '../support/cluster';
 
-let ns: string;
-beforeAll(() => {
-  ns = createNamespace('foundation');
-});
-afterAll(() => deleteNamespace(ns));
+const ns = useNamespace('foundation');
 
 describe('the WebService CRD on a real apiserver', () => {
   it('is Established and served with the status and scale subresources', () => {
@@ -35,7 +31,7 @@ describe('the WebService CRD on a real apiserver', () => {
   });
 
   it('rejects a WebService without image, with a clear message', () => {
-    const result = spawnSync('kubectl', ['apply', '-n', ns, '-f', '-'], {
+    const result = spawnSync('kubectl', ['apply', '-n', ns(), '-f', '-'], {
       input: JSON.stringify({
         apiVersion: 'apps.labhub.io/v1',
         kind: 'WebService',
@@ -51,7 +47,7 @@ describe('the WebService CRD on a real apiserver', () => {
   it.each([['nginx:1.27; rm -rf /'], ['$(reboot)'], ['nginx 1.27'], ['nginx:1.27\n']])(
     'rejects image %j: no whitespace, control or shell metacharacters',
     (image) => {
-      const result = spawnSync('kubectl', ['apply', '-n', ns, '-f', '-'], {
+      const result = spawnSync('kubectl', ['apply', '-n', ns(), '-f', '-'], {
         input: webService('badimage', { image }),
         encoding: 'utf8',
       });
@@ -61,7 +57,7 @@ describe('the WebService CRD on a real apiserver', () => {
   );
 
   it('rejects a WebService that depends on itself, naming the field', () => {
-    const result = spawnSync('kubectl', ['apply', '-n', ns, '-f', '-'], {
+    const result = spawnSync('kubectl', ['apply', '-n', ns(), '-f', '-'], {
       input: webService('loop', { image: 'nginx:1.27', dependsOn: ['loop'] }),
       encoding: 'utf8',
     });
@@ -71,36 +67,27 @@ describe('the WebService CRD on a real apiserver', () => {
   });
 
   it('fills in replicas=1 and tier=dev on a minimal WebService', () => {
-    applyYaml(ns, webService('minimal', { image: 'nginx:1.27' }));
-    const ws = getJson(['get', 'webservice', 'minimal', '-n', ns]);
+    applyYaml(ns(), webService('minimal', { image: 'nginx:1.27' }));
+    const ws = getJson(['get', 'webservice', 'minimal', '-n', ns()]);
     expect(ws.spec).toEqual({ image: 'nginx:1.27', replicas: 1, tier: 'dev' });
   });
 
   it('a status write does not bump generation', () => {
-    applyYaml(ns, webService('statusonly', { image: 'nginx:1.27' }));
-    const before = getJson(['get', 'webservice', 'statusonly', '-n', ns]);
-    kubectl([
-      'patch',
-      'webservice',
-      'statusonly',
-      '-n',
-      ns,
-      '--subresource=status',
-      '--type=merge',
-      '-p',
-      JSON.stringify({ status: { replicas: 1, observedGeneration: before.metadata.generation } }),
-    ]);
-    const after = getJson(['get', 'webservice', 'statusonly', '-n', ns]);
+    applyYaml(ns(), webService('statusonly', { image: 'nginx:1.27' }));
+    const before = getJson(['get', 'webservice', 'statusonly', '-n', ns()]);
+    const status = { replicas: 1, observedGeneration: before.metadata.generation };
+    patchWebService(ns(), 'statusonly', { status }, ['--subresource=status']);
+    const after = getJson(['get', 'webservice', 'statusonly', '-n', ns()]);
     expect(after.status.replicas).toBe(1);
     expect(after.metadata.generation).toBe(before.metadata.generation);
     expect(after.metadata.resourceVersion).not.toBe(before.metadata.resourceVersion);
   });
 
   it('deleting an owner garbage-collects the ConfigMap it owns', async () => {
-    applyYaml(ns, webService('owner', { image: 'nginx:1.27' }));
-    const owner = getJson(['get', 'webservice', 'owner', '-n', ns]);
+    applyYaml(ns(), webService('owner', { image: 'nginx:1.27' }));
+    const owner = getJson(['get', 'webservice', 'owner', '-n', ns()]);
     applyYaml(
-      ns,
+      ns(),
       JSON.stringify({
         apiVersion: 'v1',
         kind: 'ConfigMap',
@@ -113,8 +100,8 @@ describe('the WebService CRD on a real apiserver', () => {
         data: { a: 'b' },
       }),
     );
-    kubectl(['delete', 'webservice', 'owner', '-n', ns, '--wait=false']);
-    await eventually(() => tryGetJson(['get', 'configmap', 'owned', '-n', ns]) === null, 60_000);
+    kubectl(['delete', 'webservice', 'owner', '-n', ns(), '--wait=false']);
+    await eventually(() => tryGetJson(['get', 'configmap', 'owned', '-n', ns()]) === null, 60_000);
   });
 });
 

@@ -7,27 +7,25 @@ import {
   AuditWindow,
   MUTATING,
   applyYaml,
-  createNamespace,
-  deleteNamespace,
   describeEvent,
+  describeWorkloads,
   eventually,
   fromPlugin,
   getJson,
   kubectl,
   numbered,
+  patchWebService,
   plugin,
   sleep,
   tryGetJson,
+  useNamespace,
   webService,
 } from '../support/cluster';
 import { EVERY_POD_FIELD, podFieldsPrerequisites } from '../support/pod-fields';
-import { ControllerProcess, controlledNamespace, controllerKubeconfig, endControlled } from '../support/controller';
+import { ControllerProcess, controllerKubeconfig, useControlledNamespace } from '../support/controller';
+import { pluginMutations } from '../support/commands';
 
-const WORKLOADS = process.env.WEBSERVICE_CP_WORKLOADS === 'true';
-const describeWorkloads = WORKLOADS ? describe : describe.skip;
-const title = WORKLOADS
-  ? 'the pod spec'
-  : 'the pod spec (skipped: needs a control plane that runs pods; set WEBSERVICE_CP_WORKLOADS=true)';
+const title = 'the pod spec';
 
 type Json = Record<string, any>;
 
@@ -36,24 +34,19 @@ const EVERY_FIELD = EVERY_POD_FIELD;
 const conditionOf = (ws: Json, type: string) => (ws.status?.conditions ?? []).find((c: Json) => c.type === type);
 
 describeWorkloads(title, () => {
-  let ns: string;
-  let audit: AuditWindow;
-  beforeAll(() => {
-    ns = createNamespace('pod-spec');
-    audit = new AuditWindow(ns);
-    podFieldsPrerequisites(ns);
-  });
-  afterAll(() => deleteNamespace(ns));
+  const ns = useNamespace('pod-spec');
+  const audit = new AuditWindow(ns);
+  beforeAll(() => podFieldsPrerequisites(ns()));
 
-  const deployment = (name: string) => getJson(['get', 'deployment', name, '-n', ns]);
+  const deployment = (name: string) => getJson(['get', 'deployment', name, '-n', ns()]);
   const web = (name: string) => deployment(name).spec.template.spec.containers.find((c: Json) => c.name === 'web');
   const converge = (name: string) => {
-    const result = plugin(['apply', name, '-n', ns, '--wait=3m', '-o', 'json']);
+    const result = plugin(['apply', name, '-n', ns(), '--wait=3m', '-o', 'json']);
     expect(result.stderr).toBe('');
     expect(result.status).toBe(0);
   };
   const setWorkload = (name: string, workload: Json) =>
-    applyYaml(ns, webService(name, { image: 'nginx:1.27', replicas: 2, workload }));
+    applyYaml(ns(), webService(name, { image: 'nginx:1.27', replicas: 2, workload }));
 
   it('every field set reaches the pod template, and the rollout completes', () => {
     setWorkload('shop', EVERY_FIELD);
@@ -101,32 +94,32 @@ describeWorkloads(title, () => {
       },
       volumeMounts: [expect.objectContaining({ mountPath: '/etc/shop', readOnly: true })],
     });
-    expect(getJson(['get', 'webservice', 'shop', '-n', ns]).status.ready).toBe('2/2');
+    expect(getJson(['get', 'webservice', 'shop', '-n', ns()]).status.ready).toBe('2/2');
   });
 
   it('a converged pass with every field set makes no write', async () => {
     audit.mark();
-    const result = plugin(['apply', 'shop', '-n', ns, '-o', 'json']);
+    const result = plugin(['apply', 'shop', '-n', ns(), '-o', 'json']);
     expect(JSON.parse(result.stdout).decision.action).toBe('noop');
-    expect((await audit.events()).filter((e) => fromPlugin(e) && MUTATING.has(e.verb)).map(describeEvent)).toEqual([]);
+    expect(await pluginMutations(audit)).toEqual([]);
   });
 
   it('hand edits of our fields are put back; what others add stays', () => {
-    kubectl(['set', 'env', 'deployment/shop', '-n', ns, '-c', 'web', 'LOG_LEVEL=trace', 'ADDED_BY_HAND=1']);
-    kubectl(['set', 'resources', 'deployment/shop', '-n', ns, '-c', 'web', '--requests=cpu=250m']);
-    kubectl(['label', 'deployment', 'shop', '-n', ns, 'cost-center=42']);
-    kubectl(['annotate', 'deployment', 'shop', '-n', ns, 'owner=team-a']);
+    kubectl(['set', 'env', 'deployment/shop', '-n', ns(), '-c', 'web', 'LOG_LEVEL=trace', 'ADDED_BY_HAND=1']);
+    kubectl(['set', 'resources', 'deployment/shop', '-n', ns(), '-c', 'web', '--requests=cpu=250m']);
+    kubectl(['label', 'deployment', 'shop', '-n', ns(), 'cost-center=42']);
+    kubectl(['annotate', 'deployment', 'shop', '-n', ns(), 'owner=team-a']);
     kubectl([
       'patch',
       'deployment',
       'shop',
       '-n',
-      ns,
+      ns(),
       '--type=strategic',
       '-p',
       JSON.stringify({ spec: { template: { spec: { containers: [{ name: 'sidecar', image: 'envoy:1.30' }] } } } }),
     ]);
-    kubectl(['rollout', 'restart', 'deployment/shop', '-n', ns]);
+    kubectl(['rollout', 'restart', 'deployment/shop', '-n', ns()]);
     const restartedAt = deployment('shop').spec.template.metadata.annotations['kubectl.kubernetes.io/restartedAt'];
     expect(restartedAt).toBeDefined();
     converge('shop');
@@ -142,7 +135,7 @@ describeWorkloads(title, () => {
   });
 
   it("replicas written through the WebService's scale subresource reach the Deployment and stay", () => {
-    kubectl(['scale', 'webservice', 'shop', '-n', ns, '--replicas=3']);
+    kubectl(['scale', 'webservice', 'shop', '-n', ns(), '--replicas=3']);
     converge('shop');
     expect(deployment('shop').spec.replicas).toBe(3);
     converge('shop');
@@ -177,16 +170,16 @@ describeWorkloads(title, () => {
         template: { metadata: { labels: selector }, spec: { containers: [{ name: 'web', image: 'nginx:1.26' }] } },
       },
     };
-    applyYaml(ns, JSON.stringify(legacy));
+    applyYaml(ns(), JSON.stringify(legacy));
     const before = deployment('legacy').metadata.resourceVersion;
     setWorkload('legacy', {});
-    const refused = plugin(['apply', 'legacy', '-n', ns, '-o', 'json']);
+    const refused = plugin(['apply', 'legacy', '-n', ns(), '-o', 'json']);
     expect(JSON.parse(refused.stdout).decision).toMatchObject({ action: 'conflict', target: 'deployment/legacy' });
     expect(deployment('legacy').metadata.resourceVersion).toBe(before);
-    kubectl(['annotate', 'deployment', 'legacy', '-n', ns, 'webservice.labhub.io/adopt=legacy']);
+    kubectl(['annotate', 'deployment', 'legacy', '-n', ns(), 'webservice.labhub.io/adopt=legacy']);
     converge('legacy');
     const adopted = deployment('legacy');
-    const owner = getJson(['get', 'webservice', 'legacy', '-n', ns]).metadata.uid;
+    const owner = getJson(['get', 'webservice', 'legacy', '-n', ns()]).metadata.uid;
     expect(adopted.metadata.ownerReferences).toEqual([expect.objectContaining({ uid: owner, controller: true })]);
     expect(web('legacy').image).toBe('nginx:1.27');
     expect(adopted.metadata.labels.team).toBe('old');
@@ -197,7 +190,7 @@ describeWorkloads(title, () => {
       'get',
       'webservice,configmap,secret,controllerrevision,deployment,service',
       '-n',
-      ns,
+      ns(),
       '-o',
       'json',
     ]);
@@ -237,15 +230,10 @@ const SPELLINGS: [string, Json][] = [
 ];
 
 describeWorkloads(`${title}: every spelling converges to zero writes`, () => {
-  let ns: string;
   let ctl: ControllerProcess | undefined;
-  let audit: AuditWindow;
-  beforeAll(() => {
-    ns = createNamespace('spellings');
-    audit = new AuditWindow(ns);
-    kubectl(['create', 'secret', 'generic', 's', '-n', ns, '--from-literal=k=v']);
-  });
-  afterAll(() => endControlled(ns, ctl));
+  const ns = useNamespace('spellings', { beforeDelete: () => ctl?.stop() });
+  const audit = new AuditWindow(ns);
+  beforeAll(() => kubectl(['create', 'secret', 'generic', 's', '-n', ns(), '--from-literal=k=v']));
 
   const names = numbered('spelling', SPELLINGS.length);
 
@@ -253,25 +241,25 @@ describeWorkloads(`${title}: every spelling converges to zero writes`, () => {
     const items = SPELLINGS.map(([, workload], i) =>
       JSON.parse(webService(names[i], { image: 'nginx:1.27', workload: { port: 8080, ...workload } })),
     );
-    applyYaml(ns, JSON.stringify({ apiVersion: 'v1', kind: 'List', items }));
-    const first = plugin(['apply', '--all', '-n', ns, '--wait=3m', '-o', 'json']);
+    applyYaml(ns(), JSON.stringify({ apiVersion: 'v1', kind: 'List', items }));
+    const first = plugin(['apply', '--all', '-n', ns(), '--wait=3m', '-o', 'json']);
     expect(first.stderr).toBe('');
     expect(first.status).toBe(0);
     for (let pass = 0; pass < 2; pass++) {
       audit.mark();
-      const again = plugin(['apply', '--all', '-n', ns, '-o', 'json']);
+      const again = plugin(['apply', '--all', '-n', ns(), '-o', 'json']);
       const actions = (JSON.parse(again.stdout).items as Json[]).map((item) => [
         item.name,
         item.decision?.action ?? item.action,
       ]);
       expect(actions).toEqual(names.map((name) => [name, 'noop']));
-      const writes = (await audit.events()).filter((e) => fromPlugin(e) && MUTATING.has(e.verb));
-      expect({ pass, writes: writes.map(describeEvent) }).toEqual({ pass, writes: [] });
+      const writes = await pluginMutations(audit);
+      expect({ pass, writes }).toEqual({ pass, writes: [] });
     }
   }, 240_000);
 
   it('run makes no write over 20 s', async () => {
-    ctl = new ControllerProcess(['-n', ns, '--kubeconfig', controllerKubeconfig()]);
+    ctl = new ControllerProcess(['-n', ns(), '--kubeconfig', controllerKubeconfig()]);
     await ctl.waitForLog(/controller working/);
     await sleep(2_000);
     audit.mark();
@@ -283,14 +271,9 @@ describeWorkloads(`${title}: every spelling converges to zero writes`, () => {
 });
 
 describeWorkloads(`${title}: pods that cannot be made`, () => {
-  let ns: string;
-  let ctl: ControllerProcess;
-  beforeAll(async () => {
-    ({ ns, ctl } = await controlledNamespace('cannot-make'));
-  });
-  afterAll(() => endControlled(ns, ctl));
+  const { ns } = useControlledNamespace('cannot-make');
 
-  const ws = (name: string) => getJson(['get', 'webservice', name, '-n', ns]);
+  const ws = (name: string) => getJson(['get', 'webservice', name, '-n', ns()]);
   const stalledWith = (name: string, message: RegExp) => () => {
     const stalled = conditionOf(ws(name), 'Stalled');
     return stalled?.status === 'True' && stalled.reason === 'FailedCreate' && message.test(stalled.message);
@@ -298,49 +281,40 @@ describeWorkloads(`${title}: pods that cannot be made`, () => {
   const ready = (name: string) => () => conditionOf(ws(name), 'Ready')?.status === 'True';
 
   it("a quota that demands requests: Stalled with the quota's message, and Ready once it is gone", async () => {
-    kubectl(['create', 'quota', 'compute', '-n', ns, '--hard=requests.cpu=2,limits.cpu=4']);
-    applyYaml(ns, webService('quota', { image: 'nginx:1.27', replicas: 1, workload: {} }));
+    kubectl(['create', 'quota', 'compute', '-n', ns(), '--hard=requests.cpu=2,limits.cpu=4']);
+    applyYaml(ns(), webService('quota', { image: 'nginx:1.27', replicas: 1, workload: {} }));
     await eventually(stalledWith('quota', /must specify .*cpu/), 60_000);
     expect(conditionOf(ws('quota'), 'Ready')).toMatchObject({ status: 'False', reason: 'FailedCreate' });
-    kubectl(['delete', 'quota', 'compute', '-n', ns]);
+    kubectl(['delete', 'quota', 'compute', '-n', ns()]);
     await eventually(ready('quota'), 180_000);
     expect(conditionOf(ws('quota'), 'Stalled')).toMatchObject({ status: 'False' });
   }, 300_000);
 
   it('a namespace that enforces restricted: refused pods are Stalled with the admission message; podSecurity: restricted rolls out', async () => {
-    kubectl(['label', 'namespace', ns, 'pod-security.kubernetes.io/enforce=restricted']);
-    applyYaml(ns, webService('plain', { image: 'nginx:1.27', replicas: 1, workload: {} }));
+    kubectl(['label', 'namespace', ns(), 'pod-security.kubernetes.io/enforce=restricted']);
+    applyYaml(ns(), webService('plain', { image: 'nginx:1.27', replicas: 1, workload: {} }));
     applyYaml(
-      ns,
+      ns(),
       webService('hardened', { image: 'nginx:1.27', replicas: 1, workload: { podSecurity: 'restricted' } }),
     );
     await eventually(stalledWith('plain', /violates PodSecurity "restricted/), 60_000);
     await eventually(ready('hardened'), 120_000);
     // The fix is one setting; the stall ends by itself.
-    kubectl([
-      'patch',
-      'webservice',
-      'plain',
-      '-n',
-      ns,
-      '--type=merge',
-      '-p',
-      '{"spec":{"workload":{"podSecurity":"restricted"}}}',
-    ]);
+    patchWebService(ns(), 'plain', { spec: { workload: { podSecurity: 'restricted' } } });
     await eventually(ready('plain'), 180_000);
-    expect(tryGetJson(['get', 'deployment', 'plain', '-n', ns])?.spec.template.spec.securityContext.runAsNonRoot).toBe(
-      true,
-    );
+    expect(
+      tryGetJson(['get', 'deployment', 'plain', '-n', ns()])?.spec.template.spec.securityContext.runAsNonRoot,
+    ).toBe(true);
   }, 300_000);
 
   it("a service account that does not exist: Stalled with the server's words", async () => {
-    kubectl(['label', 'namespace', ns, 'pod-security.kubernetes.io/enforce-']);
+    kubectl(['label', 'namespace', ns(), 'pod-security.kubernetes.io/enforce-']);
     applyYaml(
-      ns,
+      ns(),
       webService('nosa', { image: 'nginx:1.27', replicas: 1, workload: { serviceAccountName: 'missing' } }),
     );
     await eventually(stalledWith('nosa', /serviceaccount "missing" not found/), 60_000);
-    kubectl(['create', 'serviceaccount', 'missing', '-n', ns]);
+    kubectl(['create', 'serviceaccount', 'missing', '-n', ns()]);
     await eventually(ready('nosa'), 180_000);
   }, 300_000);
 });

@@ -7,7 +7,7 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import * as yaml from 'js-yaml';
-import { PACKAGE_VERSION, ROOT, applyYaml, createNamespace, deleteNamespace, webService } from '../support/cluster';
+import { PACKAGE_VERSION, ROOT, applyYaml, useNamespace, webService } from '../support/cluster';
 
 const version = PACKAGE_VERSION;
 const BUNDLE_ARCHIVE = path.join(ROOT, 'dist', 'release', `kubectl-webservice-v${version}.tar.gz`);
@@ -209,34 +209,28 @@ describeOnLinuxX64('the standalone binary, as kubectl finds it', () => {
   });
 
   describe('against the apiserver', () => {
-    let ns: string;
-    beforeAll(() => {
-      ns = createNamespace('standalone');
-      applyYaml(ns, webService('checkout', { image: 'nginx:1.27' }));
-    });
-    afterAll(() => deleteNamespace(ns));
+    const ns = useNamespace('standalone');
+    beforeAll(() => applyYaml(ns(), webService('checkout', { image: 'nginx:1.27' })));
 
     it('plans, applies and converges, with nothing on stderr', () => {
-      const plan = webservice(['plan', 'checkout', '-n', ns, '-o', 'json']);
+      const plan = webservice(['plan', 'checkout', '-n', ns(), '-o', 'json']);
       expect(plan.stderr).toBe('');
       expect(JSON.parse(plan.stdout)).toMatchObject({ action: 'create', target: 'configmap/checkout-desired' });
-      const applied = webservice(['apply', '--all', '-n', ns, '-o', 'json']);
+      const applied = webservice(['apply', '--all', '-n', ns(), '-o', 'json']);
       expect(applied.stderr).toBe('');
       expect(JSON.parse(applied.stdout)).toMatchObject({ converged: true, summary: { create: 1, error: 0 } });
-      const again = webservice(['plan', 'checkout', '-n', ns, '-o', 'json']);
+      const again = webservice(['plan', 'checkout', '-n', ns(), '-o', 'json']);
       expect(JSON.parse(again.stdout)).toMatchObject({ action: 'noop' });
     });
   });
 });
 
 describe('shell completion through kubectl', () => {
-  let ns: string;
+  const ns = useNamespace('complete');
   beforeAll(() => {
-    ns = createNamespace('complete');
-    applyYaml(ns, webService('checkout', { image: 'nginx:1.27' }));
-    applyYaml(ns, webService('search', { image: 'nginx:1.27' }));
+    applyYaml(ns(), webService('checkout', { image: 'nginx:1.27' }));
+    applyYaml(ns(), webService('search', { image: 'nginx:1.27' }));
   });
-  afterAll(() => deleteNamespace(ns));
 
   const complete = (...words: string[]) => {
     const PATH = [path.join(ROOT, 'dist'), path.join(ROOT, 'scripts/completion'), process.env.PATH].join(
@@ -268,8 +262,8 @@ describe('shell completion through kubectl', () => {
   });
 
   it('completes WebService names in the namespace given with -n', () => {
-    expect(complete('plan', '-n', ns, '')).toEqual(['checkout', 'search', ':4']);
-    expect(complete('plan', '-n', ns, 'se')).toEqual(['search', ':4']);
+    expect(complete('plan', '-n', ns(), '')).toEqual(['checkout', 'search', ':4']);
+    expect(complete('plan', '-n', ns(), 'se')).toEqual(['search', ':4']);
   });
 
   it('completes output formats', () => {

@@ -8,50 +8,34 @@ import * as path from 'node:path';
 import {
   ROOT,
   applyYaml,
-  createNamespace,
-  deleteNamespace,
   eventually,
   getJson,
   kubectl,
+  patchWebService,
   plugin,
   tryGetJson,
   webService,
+  useNamespace,
+  writeKubeconfig,
 } from '../support/cluster';
 import { ControllerProcess, controllerKubeconfig } from '../support/controller';
 
-let ns: string;
+const ns = useNamespace('secrets');
 let scratch: string;
 beforeAll(() => {
-  ns = createNamespace('secrets');
   scratch = fs.mkdtempSync(path.join(os.tmpdir(), 'secrets-'));
   controllerKubeconfig(); // the shipped ServiceAccount and its RBAC, whose tokens we use
-  applyYaml(ns, webService('guarded', { image: 'nginx:1.27' }));
+  applyYaml(ns(), webService('guarded', { image: 'nginx:1.27' }));
 });
-afterAll(() => {
-  deleteNamespace(ns);
-  fs.rmSync(scratch, { recursive: true, force: true });
-});
+afterAll(() => fs.rmSync(scratch, { recursive: true, force: true }));
 
 /** A real token of the controller's ServiceAccount (deploy/10-rbac.yaml). */
 const controllerToken = () =>
   kubectl(['create', 'token', 'webservice-controller', '-n', 'webservice-system', '--duration=1h']).trim();
 const realCluster = () => getJson(['config', 'view', '--raw', '--minify']).clusters[0].cluster;
 
-function kubeconfig(name: string, cluster: unknown, user: unknown): string {
-  const file = path.join(scratch, `${name}.kubeconfig`);
-  fs.writeFileSync(
-    file,
-    JSON.stringify({
-      apiVersion: 'v1',
-      kind: 'Config',
-      clusters: [{ name: 'c', cluster }],
-      users: [{ name: 'u', user }],
-      contexts: [{ name: 'x', context: { cluster: 'c', user: 'u', namespace: ns } }],
-      'current-context': 'x',
-    }),
-  );
-  return file;
-}
+const kubeconfig = (name: string, cluster: unknown, user: unknown) =>
+  writeKubeconfig(path.join(scratch, `${name}.kubeconfig`), name, cluster, user, ns());
 
 /** An exec credential plugin that hands over `token` (and exits with `code`). */
 function execPlugin(name: string, token: string, code = 0): unknown {
@@ -151,15 +135,17 @@ describe("run's logs never carry a credential, -v included", () => {
   it('with a token from an exec credential plugin, through a create, an update and a delete', async () => {
     const token = controllerToken();
     const config = kubeconfig('exec-run', realCluster(), execPlugin('run', token));
-    ctl = new ControllerProcess(['-n', ns, '--kubeconfig', config, '-v']);
+    ctl = new ControllerProcess(['-n', ns(), '--kubeconfig', config, '-v']);
     await ctl.waitForLog(/controller working/);
     const ready = () =>
-      tryGetJson(['get', 'webservice', 'guarded', '-n', ns])?.status?.conditions?.[0]?.status === 'True';
+      tryGetJson(['get', 'webservice', 'guarded', '-n', ns()])?.status?.conditions?.[0]?.status === 'True';
     await eventually(ready);
-    kubectl(['patch', 'webservice', 'guarded', '-n', ns, '--type=merge', '-p', '{"spec":{"image":"nginx:1.28"}}']);
-    await eventually(() => tryGetJson(['get', 'configmap', 'guarded-desired', '-n', ns])?.data?.image === 'nginx:1.28');
-    kubectl(['delete', 'webservice', 'guarded', '-n', ns, '--wait=false']);
-    await eventually(() => tryGetJson(['get', 'webservice', 'guarded', '-n', ns]) === null);
+    patchWebService(ns(), 'guarded', { spec: { image: 'nginx:1.28' } });
+    await eventually(
+      () => tryGetJson(['get', 'configmap', 'guarded-desired', '-n', ns()])?.data?.image === 'nginx:1.28',
+    );
+    kubectl(['delete', 'webservice', 'guarded', '-n', ns(), '--wait=false']);
+    await eventually(() => tryGetJson(['get', 'webservice', 'guarded', '-n', ns()]) === null);
     await ctl.stop();
     expect(ctl.entries.filter((e) => e.level === 'debug').length).toBeGreaterThan(0); // -v was on
     expect(ctl.entries.filter((e) => e.msg === 'reconciled').length).toBeGreaterThanOrEqual(3);

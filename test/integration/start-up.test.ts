@@ -4,7 +4,7 @@
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { PACKAGE_VERSION, applyYaml, createNamespace, deleteNamespace, plugin, webService } from '../support/cluster';
+import { PACKAGE_VERSION, applyYaml, plugin, useNamespace, webService } from '../support/cluster';
 
 const version = PACKAGE_VERSION;
 
@@ -86,19 +86,15 @@ it('KUBECTL_WEBSERVICE_NO_CODE_CACHE turns it off', () => {
 });
 
 describe('against the apiserver', () => {
-  let ns: string;
-  beforeAll(() => {
-    ns = createNamespace('code-cache');
-    applyYaml(ns, webService('cached', { image: 'nginx:1.27' }));
-  });
-  afterAll(() => deleteNamespace(ns));
+  const ns = useNamespace('code-cache');
+  beforeAll(() => applyYaml(ns(), webService('cached', { image: 'nginx:1.27' })));
 
   it('a command run from the cache does what it does without one', () => {
-    const without = run(['plan', 'cached', '-n', ns, '-o', 'json'], { KUBECTL_WEBSERVICE_NO_CODE_CACHE: '1' });
+    const without = run(['plan', 'cached', '-n', ns(), '-o', 'json'], { KUBECTL_WEBSERVICE_NO_CODE_CACHE: '1' });
     expect(without.status).toBe(0);
-    const writing = run(['plan', 'cached', '-n', ns, '-o', 'json']);
+    const writing = run(['plan', 'cached', '-n', ns(), '-o', 'json']);
     expect(cacheFiles()).toHaveLength(1);
-    const reading = run(['plan', 'cached', '-n', ns, '-o', 'json']);
+    const reading = run(['plan', 'cached', '-n', ns(), '-o', 'json']);
     for (const result of [writing, reading]) {
       expect(result).toMatchObject({ status: 0, stderr: '' });
       expect(JSON.parse(result.stdout)).toEqual(JSON.parse(without.stdout));

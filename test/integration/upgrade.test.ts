@@ -7,12 +7,9 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import {
   AuditWindow,
-  MUTATING,
   ROOT,
   applyYaml,
-  describeEvent,
   describeWorkloads,
-  fromPlugin,
   getJson,
   kubectl,
   plugin,
@@ -20,6 +17,7 @@ import {
   webService,
 } from '../support/cluster';
 import { run } from '../support/process';
+import { pluginMutations } from '../support/commands';
 
 type Json = Record<string, any>;
 
@@ -52,8 +50,7 @@ describeWorkloads('upgrading an app made before the recommended labels', () => {
     expect(result.status).toBe(0);
     return JSON.parse(result.stdout);
   };
-  const pluginWrites = async () =>
-    (await audit.events()).filter((e) => fromPlugin(e) && MUTATING.has(e.verb)).map(describeEvent);
+  const pluginWrites = () => pluginMutations(audit);
   let before: string[];
 
   beforeAll(() => {
@@ -210,7 +207,7 @@ describeWorkloads('probes and the port name', () => {
     const again = plugin(['apply', 'elsewhere', '-n', ns]);
     expect(again.stderr.trim()).toBe(warning);
     expect(again.stdout).toMatch(/noop/);
-    expect((await audit.events()).filter((e) => fromPlugin(e) && MUTATING.has(e.verb)).map(describeEvent)).toEqual([]);
+    expect(await pluginMutations(audit)).toEqual([]);
     expect(warningEvents('elsewhere')).toHaveLength(1);
   });
 });

@@ -9,6 +9,7 @@ import {
   applyYaml,
   backgroundPlugin,
   kubectl,
+  patchWebService,
   plugin,
   useNamespace,
   webService,
@@ -64,7 +65,7 @@ describe('status -w --computed: without a NAME, the namespace, as kubectl get -w
   });
 
   it('prints a line for a new generation and for a changed child', async () => {
-    kubectl(['patch', 'webservice', 'first', '-n', ns(), '--type=merge', '-p', '{"spec":{"replicas":3}}']);
+    patchWebService(ns(), 'first', { spec: { replicas: 3 } });
     await watch.waitFor(new RegExp(`^first\\s+False\\s+ChildOutOfDate\\s+2\\s+2\\s+3\\s+\\d+s$`, 'm'));
     expect(plugin(['apply', 'first', '-n', ns()]).status).toBe(0);
     await watch.waitFor(new RegExp(`^first\\s+True\\s+Reconciled\\s+2\\s+2\\s+3\\s+\\d+s$`, 'm'));

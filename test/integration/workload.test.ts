@@ -7,33 +7,28 @@ import {
   describeEvent,
   MUTATING,
   applyYaml,
-  createNamespace,
-  deleteNamespace,
   eventually,
   fromPlugin,
   getJson,
   kubectl,
+  patchWebService,
   plugin,
   sleep,
   tryGetJson,
+  useNamespace,
   webService,
 } from '../support/cluster';
-import { ControllerProcess, controlledNamespace, endControlled } from '../support/controller';
+import { useControlledNamespace } from '../support/controller';
 import { isDiscoveryProbe } from '../support/gateway-api';
 
 const title = 'spec.workload';
 
 describeWorkloads(title, () => {
-  let ns: string;
-  let audit: AuditWindow;
-  beforeAll(() => {
-    ns = createNamespace('workload');
-    audit = new AuditWindow(ns);
-  });
-  afterAll(() => deleteNamespace(ns));
+  const ns = useNamespace('workload');
+  const audit = new AuditWindow(ns);
 
-  const get = (kind: string, name: string) => tryGetJson(['get', kind, name, '-n', ns]);
-  const applyWait = (name: string) => plugin(['apply', name, '-n', ns, '--wait=3m', '-o', 'json']);
+  const get = (kind: string, name: string) => tryGetJson(['get', kind, name, '-n', ns()]);
+  const applyWait = (name: string) => plugin(['apply', name, '-n', ns(), '--wait=3m', '-o', 'json']);
   const converge = (name: string) => {
     const result = applyWait(name);
     expect(result.stderr).toBe('');
@@ -42,21 +37,21 @@ describeWorkloads(title, () => {
   };
 
   it('refuses names a Deployment or Service could not take, and says why', () => {
-    expect(() => applyYaml(ns, webService('a.b', { image: 'nginx:1.27', workload: {} }))).toThrow(
+    expect(() => applyYaml(ns(), webService('a.b', { image: 'nginx:1.27', workload: {} }))).toThrow(
       /at most 63 characters and no dots/,
     );
-    expect(() => applyYaml(ns, webService('1web', { image: 'nginx:1.27', workload: { port: 80 } }))).toThrow(
+    expect(() => applyYaml(ns(), webService('1web', { image: 'nginx:1.27', workload: { port: 80 } }))).toThrow(
       /DNS-1035 label/,
     );
     // Without a workload, the same names are fine.
-    applyYaml(ns, webService('a.b', { image: 'nginx:1.27' }));
-    kubectl(['delete', 'webservice', 'a.b', '-n', ns, '--wait=false']);
+    applyYaml(ns(), webService('a.b', { image: 'nginx:1.27' }));
+    kubectl(['delete', 'webservice', 'a.b', '-n', ns(), '--wait=false']);
   });
 
   it('creates the ConfigMap, Deployment and Service, and is Ready once the rollout is done', () => {
-    applyYaml(ns, webService('web', { image: 'nginx:1.27', replicas: 2, workload: { port: 8080 } }));
+    applyYaml(ns(), webService('web', { image: 'nginx:1.27', replicas: 2, workload: { port: 8080 } }));
     converge('web');
-    const ws = getJson(['get', 'webservice', 'web', '-n', ns]);
+    const ws = getJson(['get', 'webservice', 'web', '-n', ns()]);
     const deployment = get('deployment', 'web');
     const service = get('service', 'web');
     expect(deployment.metadata.ownerReferences).toEqual([
@@ -82,22 +77,22 @@ describeWorkloads(title, () => {
       ready: '2/2',
       selector: 'app.kubernetes.io/name=web,app.kubernetes.io/instance=web',
     });
-    expect(kubectl(['wait', '--for=condition=Ready', 'webservice/web', '-n', ns, '--timeout=10s'])).toContain(
+    expect(kubectl(['wait', '--for=condition=Ready', 'webservice/web', '-n', ns(), '--timeout=10s'])).toContain(
       'condition met',
     );
   });
 
   it('a converged pass makes no write, whatever the server defaulted', async () => {
     audit.mark();
-    const result = plugin(['apply', 'web', '-n', ns, '-o', 'json']);
+    const result = plugin(['apply', 'web', '-n', ns(), '-o', 'json']);
     expect(result.status).toBe(0);
     expect(JSON.parse(result.stdout).decision.action).toBe('noop');
     expect((await audit.events()).filter((e) => fromPlugin(e) && MUTATING.has(e.verb))).toEqual([]);
   });
 
   it('puts hand-edited replicas back and leaves labels others added', () => {
-    kubectl(['label', 'deployment', 'web', '-n', ns, 'team=payments']);
-    kubectl(['scale', 'deployment', 'web', '-n', ns, '--replicas=4']);
+    kubectl(['label', 'deployment', 'web', '-n', ns(), 'team=payments']);
+    kubectl(['scale', 'deployment', 'web', '-n', ns(), '--replicas=4']);
     converge('web');
     const deployment = get('deployment', 'web');
     expect(deployment.spec.replicas).toBe(2);
@@ -106,10 +101,10 @@ describeWorkloads(title, () => {
 
   it("a hand edit of a key of ours (the Service's port, the container's port, an env var's name) is put back, and the moved entry goes", () => {
     const patch = (ref: string, type: 'json' | 'merge', body: unknown) =>
-      kubectl(['patch', ref, '-n', ns, `--type=${type}`, '-p', JSON.stringify(body)]);
+      kubectl(['patch', ref, '-n', ns(), `--type=${type}`, '-p', JSON.stringify(body)]);
     const moveKey = (ref: string, path: string, value: unknown) => patch(ref, 'json', [{ op: 'replace', path, value }]);
     const ready = () =>
-      getJson(['get', 'webservice', 'web', '-n', ns]).status.conditions.find(
+      getJson(['get', 'webservice', 'web', '-n', ns()]).status.conditions.find(
         (c: { type: string }) => c.type === 'Ready',
       );
     // The three commands: a Service with two ports of one name would be invalid, for good.
@@ -120,7 +115,7 @@ describeWorkloads(title, () => {
     expect(get('service', 'web').spec.ports).toEqual([{ name: 'http', port: 8080, targetPort: 8080, protocol: 'TCP' }]);
     expect(ready()).toMatchObject({ status: 'True', reason: 'Reconciled' });
     // No field of the moved port is left to anyone.
-    const managers = getJson(['get', 'service', 'web', '-n', ns, '--show-managed-fields']).metadata.managedFields.map(
+    const managers = getJson(['get', 'service', 'web', '-n', ns(), '--show-managed-fields']).metadata.managedFields.map(
       (m: { manager: string }) => m.manager,
     );
     expect(managers).not.toContain('kubectl-patch');
@@ -129,7 +124,7 @@ describeWorkloads(title, () => {
     const env = [{ name: 'LOG_LEVEL', value: 'info' }];
     patch('webservice/web', 'merge', { spec: { workload: { port: 8080, env } } });
     converge('web');
-    kubectl(['set', 'env', 'deployment/web', '-n', ns, '-c', 'web', 'ADDED=1']);
+    kubectl(['set', 'env', 'deployment/web', '-n', ns(), '-c', 'web', 'ADDED=1']);
     moveKey('deployment/web', '/spec/template/spec/containers/0/ports/0/containerPort', 9999);
     moveKey('deployment/web', '/spec/template/spec/containers/0/env/0/name', 'MOVED');
     converge('web');
@@ -140,58 +135,51 @@ describeWorkloads(title, () => {
     expect(ready()).toMatchObject({ status: 'True', reason: 'Reconciled' });
     // Back to the spec the tests below expect: without env, and ADDED goes with kubectl.
     patch('webservice/web', 'merge', { spec: { workload: { port: 8080 } } });
-    kubectl(['set', 'env', 'deployment/web', '-n', ns, '-c', 'web', 'ADDED-']);
+    kubectl(['set', 'env', 'deployment/web', '-n', ns(), '-c', 'web', 'ADDED-']);
     converge('web');
   });
 
   it("observe shows the image the Deployment runs, and its pods as kubectl's READY does", () => {
-    kubectl(['set', 'image', 'deployment/web', '-n', ns, 'web=nginx:9.9']);
-    const table = plugin(['observe', 'web', '-n', ns]);
+    kubectl(['set', 'image', 'deployment/web', '-n', ns(), 'web=nginx:9.9']);
+    const table = plugin(['observe', 'web', '-n', ns()]);
     expect(table.stdout.split('\n')[0]).toMatch(/DESIRED IMAGE\s+ACTUAL IMAGE\s+REPLICAS\s+READY\s+CHILD/);
     expect(table.stdout).toMatch(/^web\s+nginx:1\.27\s+nginx:9\.9 \(configmap: nginx:1\.27\)\s+2\s+\d\/2\s+owned/m);
     converge('web');
-    expect(plugin(['observe', 'web', '-n', ns]).stdout).toMatch(/^web\s+nginx:1\.27\s+nginx:1\.27\s+2\s+2\/2\s+owned/m);
+    expect(plugin(['observe', 'web', '-n', ns()]).stdout).toMatch(
+      /^web\s+nginx:1\.27\s+nginx:1\.27\s+2\s+2\/2\s+owned/m,
+    );
   });
 
   it('a new image rolls the pods; Ready again once they are all new', () => {
     const before = get('deployment', 'web').metadata.generation;
-    kubectl(['patch', 'webservice', 'web', '-n', ns, '--type=merge', '-p', '{"spec":{"image":"nginx:1.28"}}']);
+    patchWebService(ns(), 'web', { spec: { image: 'nginx:1.28' } });
     converge('web');
     const deployment = get('deployment', 'web');
     expect(deployment.spec.template.spec.containers[0].image).toBe('nginx:1.28');
     expect(deployment.metadata.generation).toBe(before + 1);
-    expect(getJson(['get', 'webservice', 'web', '-n', ns]).status.ready).toBe('2/2');
+    expect(getJson(['get', 'webservice', 'web', '-n', ns()]).status.ready).toBe('2/2');
   });
 
   it('removing the port deletes the Service; removing the workload deletes the Deployment', () => {
-    kubectl([
-      'patch',
-      'webservice',
-      'web',
-      '-n',
-      ns,
-      '--type=json',
-      '-p',
-      '[{"op":"remove","path":"/spec/workload/port"}]',
-    ]);
+    patchWebService(ns(), 'web', [{ op: 'remove', path: '/spec/workload/port' }]);
     converge('web');
     expect(get('service', 'web')).toBeNull();
     expect(get('deployment', 'web')).not.toBeNull();
-    kubectl(['patch', 'webservice', 'web', '-n', ns, '--type=json', '-p', '[{"op":"remove","path":"/spec/workload"}]']);
+    patchWebService(ns(), 'web', [{ op: 'remove', path: '/spec/workload' }]);
     converge('web');
     expect(get('deployment', 'web')).toBeNull();
     const configMap = get('configmap', 'web-desired');
     expect(configMap.metadata.annotations?.['webservice.labhub.io/workload']).toBeUndefined();
-    const ws = getJson(['get', 'webservice', 'web', '-n', ns]);
+    const ws = getJson(['get', 'webservice', 'web', '-n', ns()]);
     expect(ws.status.selector).toBeUndefined();
     expect(ws.status.replicas).toBe(2);
   });
 
   it('a Deployment of that name that is not ours is a conflict, left untouched', () => {
-    kubectl(['create', 'deployment', 'theirs', '-n', ns, '--image=nginx:1.25']);
+    kubectl(['create', 'deployment', 'theirs', '-n', ns(), '--image=nginx:1.25']);
     const before = get('deployment', 'theirs');
-    applyYaml(ns, webService('theirs', { image: 'nginx:1.27', workload: {} }));
-    const result = plugin(['apply', 'theirs', '-n', ns, '-o', 'json']);
+    applyYaml(ns(), webService('theirs', { image: 'nginx:1.27', workload: {} }));
+    const result = plugin(['apply', 'theirs', '-n', ns(), '-o', 'json']);
     expect(result.status).toBe(1);
     expect(JSON.parse(result.stdout).decision).toMatchObject({ action: 'conflict', target: 'deployment/theirs' });
     expect(get('deployment', 'theirs').metadata.resourceVersion).toBe(before.metadata.resourceVersion);
@@ -199,16 +187,10 @@ describeWorkloads(title, () => {
 });
 
 describeWorkloads(`${title}: run follows the rollout`, () => {
-  let ns: string;
-  let ctl: ControllerProcess;
-  let audit: AuditWindow;
-  beforeAll(async () => {
-    ({ ns, ctl } = await controlledNamespace('workload-run'));
-    audit = new AuditWindow(ns);
-  });
-  afterAll(() => endControlled(ns, ctl));
+  const { ns } = useControlledNamespace('workload-run');
+  const audit = new AuditWindow(ns);
 
-  const ws = () => getJson(['get', 'webservice', 'shop', '-n', ns]);
+  const ws = () => getJson(['get', 'webservice', 'shop', '-n', ns()]);
   const readyIs = (ready: string) => () => {
     const status = ws().status ?? {};
     const condition = (status.conditions ?? []).find((c: { type: string }) => c.type === 'Ready');
@@ -216,22 +198,22 @@ describeWorkloads(`${title}: run follows the rollout`, () => {
   };
 
   it('Ready only once the pods are, with status.replicas following readyReplicas: 3, then 5, then 0', async () => {
-    applyYaml(ns, webService('shop', { image: 'nginx:1.27', replicas: 3, workload: { port: 8080 } }));
+    applyYaml(ns(), webService('shop', { image: 'nginx:1.27', replicas: 3, workload: { port: 8080 } }));
     await eventually(readyIs('3/3'), 60_000);
-    expect(getJson(['get', 'deployment', 'shop', '-n', ns]).status.readyReplicas).toBe(3);
+    expect(getJson(['get', 'deployment', 'shop', '-n', ns()]).status.readyReplicas).toBe(3);
     expect(ws().status.replicas).toBe(3);
-    kubectl(['scale', 'webservice', 'shop', '-n', ns, '--replicas=5']);
+    kubectl(['scale', 'webservice', 'shop', '-n', ns(), '--replicas=5']);
     await eventually(readyIs('5/5'), 60_000);
-    kubectl(['scale', 'webservice', 'shop', '-n', ns, '--replicas=0']);
+    kubectl(['scale', 'webservice', 'shop', '-n', ns(), '--replicas=0']);
     await eventually(readyIs('0/0'), 60_000);
     expect(ws().status.replicas).toBe(0);
   });
 
   it('a Deployment deleted by hand is made again', async () => {
-    const uid = getJson(['get', 'deployment', 'shop', '-n', ns]).metadata.uid;
-    kubectl(['delete', 'deployment', 'shop', '-n', ns]);
+    const uid = getJson(['get', 'deployment', 'shop', '-n', ns()]).metadata.uid;
+    kubectl(['delete', 'deployment', 'shop', '-n', ns()]);
     await eventually(() => {
-      const again = tryGetJson(['get', 'deployment', 'shop', '-n', ns]);
+      const again = tryGetJson(['get', 'deployment', 'shop', '-n', ns()]);
       return again && again.metadata.uid !== uid;
     }, 30_000);
   });
@@ -248,12 +230,12 @@ describeWorkloads(`${title}: run follows the rollout`, () => {
   }, 60_000);
 
   it('a delete takes every child with the WebService', async () => {
-    kubectl(['delete', 'webservice', 'shop', '-n', ns, '--timeout=30s']);
+    kubectl(['delete', 'webservice', 'shop', '-n', ns(), '--timeout=30s']);
     await eventually(
       () =>
-        tryGetJson(['get', 'deployment', 'shop', '-n', ns]) === null &&
-        tryGetJson(['get', 'service', 'shop', '-n', ns]) === null &&
-        tryGetJson(['get', 'configmap', 'shop-desired', '-n', ns]) === null,
+        tryGetJson(['get', 'deployment', 'shop', '-n', ns()]) === null &&
+        tryGetJson(['get', 'service', 'shop', '-n', ns()]) === null &&
+        tryGetJson(['get', 'configmap', 'shop-desired', '-n', ns()]) === null,
       60_000,
     );
   });
@@ -261,14 +243,8 @@ describeWorkloads(`${title}: run follows the rollout`, () => {
 
 describeWorkloads(`${title}: run at steady state with 50 of them`, () => {
   const COUNT = 50;
-  let ns: string;
-  let ctl: ControllerProcess;
-  let audit: AuditWindow;
-  beforeAll(async () => {
-    ({ ns, ctl } = await controlledNamespace('workload-many'));
-    audit = new AuditWindow(ns);
-  });
-  afterAll(() => endControlled(ns, ctl));
+  const { ns, ctl } = useControlledNamespace('workload-many');
+  const audit = new AuditWindow(ns);
 
   it('all Ready, then no request but its watches over 20 s, counted in the audit log', async () => {
     audit.mark();
@@ -276,13 +252,13 @@ describeWorkloads(`${title}: run at steady state with 50 of them`, () => {
     const items = Array.from({ length: COUNT }, (_, i) =>
       JSON.parse(webService(`web-${i}`, { image: 'nginx:1.27', replicas: 1, workload: { port: 8080 } })),
     );
-    applyYaml(ns, JSON.stringify({ apiVersion: 'v1', kind: 'List', items }));
+    applyYaml(ns(), JSON.stringify({ apiVersion: 'v1', kind: 'List', items }));
     await eventually(() => {
       const list = getJson<{ items: { status?: { conditions?: { type: string; status: string }[] } }[] }>([
         'get',
         'webservices',
         '-n',
-        ns,
+        ns(),
       ]);
       const ready = list.items.filter((ws) =>
         (ws.status?.conditions ?? []).some((c) => c.type === 'Ready' && c.status === 'True'),
@@ -308,21 +284,16 @@ describeWorkloads(`${title}: run at steady state with 50 of them`, () => {
         `over 20 s at steady state: ${requests.length - others.length} watch, ${others.length} other requests\n`,
     );
     expect(others.map(describeEvent)).toEqual([]);
-    expect(ctl.exit).toBeNull();
+    expect(ctl().exit).toBeNull();
   }, 300_000);
 });
 
 describeWorkloads(`${title}: a rollout that cannot finish`, () => {
-  let ns: string;
-  let ctl: ControllerProcess;
-  beforeAll(async () => {
-    ({ ns, ctl } = await controlledNamespace('workload-stall'));
-  });
-  afterAll(() => endControlled(ns, ctl));
+  const { ns } = useControlledNamespace('workload-stall');
 
   // Long enough that creating and starting the first pods on a busy machine counts as progress.
   const DEADLINE = 30;
-  const ws = () => getJson(['get', 'webservice', 'big', '-n', ns]);
+  const ws = () => getJson(['get', 'webservice', 'big', '-n', ns()]);
   const conditionOf = (type: string) =>
     ((ws().status?.conditions ?? []) as { type: string; status: string; reason: string }[]).find(
       (c) => c.type === type,
@@ -332,7 +303,7 @@ describeWorkloads(`${title}: a rollout that cannot finish`, () => {
       'get',
       'events',
       '-n',
-      ns,
+      ns(),
       '--field-selector',
       `involvedObject.kind=WebService,involvedObject.name=big,reason=${reason}`,
     ]).items;
@@ -345,7 +316,7 @@ describeWorkloads(`${title}: a rollout that cannot finish`, () => {
     const replicas = capacity + 10;
     const started = Date.now();
     applyYaml(
-      ns,
+      ns(),
       webService('big', { image: 'nginx:1.27', replicas, workload: { progressDeadlineSeconds: DEADLINE } }),
     );
     // Each time Stalled turns True (its lastTransitionTime) is one stall, and must bring one Event.
@@ -364,11 +335,11 @@ describeWorkloads(`${title}: a rollout that cannot finish`, () => {
     await eventually(() => {
       const status = ws().status ?? {};
       const stalled = (status.conditions ?? []).find((c: { type: string }) => c.type === 'Stalled');
-      const pods = getJson(['get', 'deployment', 'big', '-n', ns]).status?.readyReplicas ?? 0;
+      const pods = getJson(['get', 'deployment', 'big', '-n', ns()]).status?.readyReplicas ?? 0;
       return stalled?.status === 'True' && pods > 0 && status.ready === `${pods}/${replicas}`;
     }, 300_000);
     const stalledMs = Date.now() - started;
-    const deployment = getJson(['get', 'deployment', 'big', '-n', ns]);
+    const deployment = getJson(['get', 'deployment', 'big', '-n', ns()]);
     expect(deployment.spec.progressDeadlineSeconds).toBe(DEADLINE);
     expect(deployment.status.conditions).toContainEqual(
       expect.objectContaining({ type: 'Progressing', reason: 'ProgressDeadlineExceeded' }),
@@ -380,13 +351,13 @@ describeWorkloads(`${title}: a rollout that cannot finish`, () => {
     expect(readyPods).toBeLessThan(replicas);
 
     // check lists it, from the Deployment as read.
-    const checked = plugin(['check', '-n', ns, '--lease', `${ns}/none`]);
+    const checked = plugin(['check', '-n', ns(), '--lease', `${ns()}/none`]);
     expect(checked.status).toBe(1);
     expect(checked.stdout).toMatch(
       new RegExp(
         `✗ 1 rollout has stalled: no progress within the progress deadline\n` +
-          `    ${ns}/big: deployment/big \\d+/${replicas} ready, no progress for ${DEADLINE}s\n` +
-          `    hint: kubectl describe deployment big -n ${ns} says why`,
+          `    ${ns()}/big: deployment/big \\d+/${replicas} ready, no progress for ${DEADLINE}s\n` +
+          `    hint: kubectl describe deployment big -n ${ns()} says why`,
       ),
     );
 
@@ -395,7 +366,7 @@ describeWorkloads(`${title}: a rollout that cannot finish`, () => {
     expect(events('RolloutStalled')).toHaveLength(stalls.size);
 
     const scaled = Date.now();
-    kubectl(['scale', 'webservice', 'big', '-n', ns, '--replicas=2']);
+    kubectl(['scale', 'webservice', 'big', '-n', ns(), '--replicas=2']);
     await eventually(() => {
       const status = ws().status ?? {};
       const ready = (status.conditions ?? []).find((c: { type: string }) => c.type === 'Ready');
@@ -410,8 +381,8 @@ describeWorkloads(`${title}: a rollout that cannot finish`, () => {
     expect(stalls.size).toBe(1);
     expect(events('RolloutStalled')).toHaveLength(1);
     expect(events('RolloutComplete')).toHaveLength(1);
-    expect(plugin(['check', '-n', ns, '--lease', `${ns}/none`]).stdout).toContain(
-      `✓ no stalled rollouts in namespace ${ns}`,
+    expect(plugin(['check', '-n', ns(), '--lease', `${ns()}/none`]).stdout).toContain(
+      `✓ no stalled rollouts in namespace ${ns()}`,
     );
     process.stdout.write(
       `rollout of ${replicas} pods on ${capacity} slots, deadline ${DEADLINE}s: Stalled after ${stalledMs} ms ` +

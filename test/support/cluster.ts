@@ -96,16 +96,19 @@ export function deleteNamespace(name: string): void {
  * in beforeAll, deleted in afterAll, after `beforeDelete` if given. Returns a function that
  * gives its name, from beforeAll on.
  */
-export function useNamespace(prefix: string, options: { beforeDelete?: () => void } = {}): () => string {
+export function useNamespace(
+  prefix: string,
+  options: { beforeDelete?: () => void | Promise<void> } = {},
+): () => string {
   let name: string | undefined;
   beforeAll(() => {
     name = createNamespace(prefix);
   });
-  afterAll(() => {
+  afterAll(async () => {
     if (name === undefined) return;
     const made = name;
     try {
-      options.beforeDelete?.();
+      await options.beforeDelete?.();
     } finally {
       deleteNamespace(made);
     }
@@ -141,6 +144,22 @@ export function applyYaml(namespace: string, yaml: string): void {
   kubectl(['apply', '-n', namespace, '-f', '-'], yaml);
 }
 
+/** `kubectl patch webservice`: a merge patch, or a JSON patch when given a list of operations. */
+export function patchWebService(namespace: string, name: string, patch: object, args: string[] = []): string {
+  const type = Array.isArray(patch) ? 'json' : 'merge';
+  return kubectl([
+    'patch',
+    'webservice',
+    name,
+    '-n',
+    namespace,
+    ...args,
+    `--type=${type}`,
+    '-p',
+    JSON.stringify(patch),
+  ]);
+}
+
 export function webService(name: string, spec: Record<string, unknown>, extra: Record<string, unknown> = {}): string {
   return JSON.stringify({ apiVersion: API_VERSION, kind: KIND, metadata: { name, ...extra }, spec });
 }
@@ -157,13 +176,24 @@ export function tokenKubeconfig(namespace: string, name: string, tokenArgs: stri
   const token = kubectl(['create', 'token', name, '-n', namespace, '--duration=2h', ...tokenArgs]).trim();
   const cluster = getJson(['config', 'view', '--raw', '--minify']).clusters[0].cluster;
   const file = path.join(fs.mkdtempSync(path.join(os.tmpdir(), `${name}-`)), 'config');
+  return writeKubeconfig(file, name, cluster, { token }, namespace);
+}
+
+/** Writes a kubeconfig whose one context, `name`, is `user` on `cluster` in `namespace`. */
+export function writeKubeconfig(
+  file: string,
+  name: string,
+  cluster: unknown,
+  user: unknown,
+  namespace: string,
+): string {
   fs.writeFileSync(
     file,
     JSON.stringify({
       apiVersion: 'v1',
       kind: 'Config',
       clusters: [{ name: 'c', cluster }],
-      users: [{ name, user: { token } }],
+      users: [{ name, user }],
       contexts: [{ name, context: { cluster: 'c', user: name, namespace } }],
       'current-context': name,
     }),

@@ -122,3 +122,21 @@ export async function endControlled(ns: string | undefined, ctl: ControllerProce
   await ctl?.stop();
   if (ns !== undefined) deleteNamespace(ns);
 }
+
+/**
+ * A controlled namespace (controlledNamespace) for the enclosing describe: made in beforeAll,
+ * ended in afterAll. Returns functions that give the namespace and its controller, from
+ * beforeAll on.
+ */
+export function useControlledNamespace(prefix: string): { ns: () => string; ctl: () => ControllerProcess } {
+  let controlled: { ns: string; ctl: ControllerProcess } | undefined;
+  beforeAll(async () => {
+    controlled = await controlledNamespace(prefix);
+  });
+  afterAll(() => endControlled(controlled?.ns, controlled?.ctl));
+  const made = () => {
+    if (!controlled) throw new Error(`useControlledNamespace('${prefix}'): it exists only from beforeAll on`);
+    return controlled;
+  };
+  return { ns: () => made().ns, ctl: () => made().ctl };
+}

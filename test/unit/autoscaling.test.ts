@@ -2,8 +2,6 @@
 // at the Deployment, the Deployment's apply leaves spec.replicas to it after a handover that
 // keeps the count, validation refuses what admission refuses, and the autoscaler's conditions
 // become the WebService's Autoscaling condition without holding Ready back.
-import * as fs from 'node:fs';
-import * as path from 'node:path';
 import { decide } from '../../src/core/decide';
 import { autoscalerCondition, horizontalPodAutoscalerHealth } from '../../src/core/health';
 import { NAMED_KINDS, DEPLOYMENT } from '../../src/core/kinds';
@@ -13,6 +11,7 @@ import { computeStatus, readyOf, statusPatch } from '../../src/core/status';
 import { parseSyncInput } from '../../src/core/validate';
 import { REPLICAS_ANNOTATION, podsWanted } from '../../src/core/workload';
 import { withHistory } from '../support/writes';
+import { decideFixture } from '../support/decide-fixtures';
 
 const row = NAMED_KINDS.find((r) => r.kind === 'HorizontalPodAutoscaler')!;
 const desiredOf = (ws: WebService) => observe({ parent: ws, children: [], related: [] }).desired;
@@ -26,11 +25,6 @@ function parent(autoscaling?: Autoscaling, replicas = 3): WebService {
     metadata: { name: 'shop', namespace: 'ns', uid: 'uid-1', generation: 1 },
     spec: { image: 'nginx:1.27', replicas, workload: { port: 8080, ...(autoscaling ? { autoscaling } : {}) } },
   };
-}
-
-function fixture(name: string): SyncInput {
-  const file = path.join(__dirname, '../fixtures/decide', name, 'input.json');
-  return JSON.parse(fs.readFileSync(file, 'utf8')) as SyncInput;
 }
 
 describe('the HorizontalPodAutoscaler row', () => {
@@ -115,7 +109,7 @@ describe("the Deployment's replicas under an autoscaler", () => {
   });
 
   it("a pass that turns autoscaling on hands over first, then applies without replicas on the Deployment's uid", () => {
-    const decision = decide(observe(fixture('update-workload-autoscaling-handover')));
+    const decision = decide(observe(decideFixture('update-workload-autoscaling-handover')));
     const deploymentOps = decision.ops.filter((op) => op.op === 'applyChild' && op.kind === 'Deployment');
     expect(deploymentOps).toEqual([
       expect.objectContaining({ handover: true, uid: 'deploy-uid-1', resourceVersion: '3003' }),
@@ -148,7 +142,7 @@ describe("the Deployment's replicas under an autoscaler", () => {
       metadata: { name: 'shop' },
       spec: { replicas: 4 },
     });
-    const decision = decide(observe(fixture('create-workload-autoscaling')));
+    const decision = decide(observe(decideFixture('create-workload-autoscaling')));
     const create = decision.ops.find((op) => op.op === 'applyChild' && op.kind === 'Deployment');
     if (create?.op !== 'applyChild') throw new Error('no Deployment applied');
     expect(create.object.spec.replicas).toBe(2);
@@ -157,7 +151,7 @@ describe("the Deployment's replicas under an autoscaler", () => {
   });
 
   it('created at the minimum, the Deployment matches the spec on the next pass: no write', () => {
-    const input = fixture('create-workload-autoscaling');
+    const input = decideFixture('create-workload-autoscaling');
     const made = decide(observe(input)).ops.flatMap((op) =>
       op.op === 'createChild' || op.op === 'applyChild'
         ? [{ ...op.object, metadata: { ...op.object.metadata, uid: `uid-${op.object.kind}` } }]
@@ -169,7 +163,7 @@ describe("the Deployment's replicas under an autoscaler", () => {
   });
 
   it('hold Ready back while the Deployment runs fewer pods than the minimum, however rolled out', () => {
-    const input = fixture('update-workload-autoscaling-removed');
+    const input = decideFixture('update-workload-autoscaling-removed');
     const workload = { ...input.parent.spec.workload, autoscaling: { minReplicas: 4, maxReplicas: 8 } };
     const atOne = (d: Deployment): Deployment => ({
       ...d,
@@ -261,7 +255,7 @@ describe("the autoscaler's condition and health", () => {
 describe("the WebService's Autoscaling condition", () => {
   /** The removed fixture's children with autoscaling still in the spec: converged, 5 pods from the autoscaler. */
   function converged(hpaConditions: unknown[] | undefined, status?: WebService['status']): SyncInput {
-    const input = fixture('update-workload-autoscaling-removed');
+    const input = decideFixture('update-workload-autoscaling-removed');
     const workload = { ...input.parent.spec.workload, autoscaling: { maxReplicas: 10 } };
     const children = input.children.map((c) =>
       c.kind === 'HorizontalPodAutoscaler'
@@ -320,13 +314,13 @@ describe("the WebService's Autoscaling condition", () => {
       reason: 'ChildMissing',
       message: 'horizontalpodautoscaler/checkout does not exist yet',
     });
-    const removed = fixture('update-workload-autoscaling-removed');
+    const removed = decideFixture('update-workload-autoscaling-removed');
     const after = statusOf({ ...removed, parent: { ...removed.parent, status: status! } }, T1);
     expect(after.status?.conditions?.map((c) => c.type)).not.toContain('Autoscaling');
   });
 
   it('is added by no kind without a condition column', () => {
-    const { status } = statusOf(fixture('noop-workload-converged'), T0);
+    const { status } = statusOf(decideFixture('noop-workload-converged'), T0);
     expect(status?.conditions?.map((c) => c.type).sort()).toEqual(['Ready', 'Reconciling', 'Stalled']);
   });
 });

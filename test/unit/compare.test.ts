@@ -41,64 +41,49 @@ describe('quantities', () => {
 });
 
 describe('storedDifferences', () => {
-  const live = {
+  /** A Deployment of two replicas with these containers. */
+  const deployment = <T>(containers: T) => ({
     apiVersion: 'apps/v1',
     kind: 'Deployment',
-    spec: {
-      replicas: 2,
-      template: {
-        spec: {
-          containers: [
-            { name: 'sidecar', image: 'envoy' },
-            {
-              name: 'web',
-              image: 'nginx:1.27',
-              imagePullPolicy: 'IfNotPresent',
-              env: [{ name: 'FOREIGN', value: 'x' }, { name: 'EMPTY' }, { name: 'A', value: '1' }],
-              ports: [{ containerPort: 8080, protocol: 'TCP' }],
-              resources: { requests: { cpu: '500m', memory: '1536Mi' } },
-              readinessProbe: {
-                httpGet: { path: '/', port: 8080, scheme: 'HTTP' },
-                timeoutSeconds: 1,
-                periodSeconds: 10,
-                successThreshold: 1,
-                failureThreshold: 3,
-              },
-              command: ['nginx', '-g', 'daemon off;'],
-              volumeMounts: [{ name: 'files', mountPath: '/etc/app', readOnly: true }],
-            },
-          ],
-        },
-      },
-    },
-  };
+    spec: { replicas: 2, template: { spec: { containers } } },
+  });
 
-  const want = {
-    apiVersion: 'apps/v1',
-    kind: 'Deployment',
-    spec: {
-      replicas: 2,
-      template: {
-        spec: {
-          containers: [
-            {
-              name: 'web',
-              image: 'nginx:1.27',
-              env: [
-                { name: 'A', value: '1' },
-                { name: 'EMPTY', value: '' },
-              ],
-              ports: [{ containerPort: 8080 }],
-              resources: { requests: { cpu: '0.5', memory: '1.5Gi' } },
-              readinessProbe: { httpGet: { path: '/', port: 8080 } },
-              command: ['nginx', '-g', 'daemon off;'],
-              volumeMounts: [{ name: 'files', mountPath: '/etc/app', readOnly: true }],
-            },
-          ],
-        },
+  const live = deployment([
+    { name: 'sidecar', image: 'envoy' },
+    {
+      name: 'web',
+      image: 'nginx:1.27',
+      imagePullPolicy: 'IfNotPresent',
+      env: [{ name: 'FOREIGN', value: 'x' }, { name: 'EMPTY' }, { name: 'A', value: '1' }],
+      ports: [{ containerPort: 8080, protocol: 'TCP' }],
+      resources: { requests: { cpu: '500m', memory: '1536Mi' } },
+      readinessProbe: {
+        httpGet: { path: '/', port: 8080, scheme: 'HTTP' },
+        timeoutSeconds: 1,
+        periodSeconds: 10,
+        successThreshold: 1,
+        failureThreshold: 3,
       },
+      command: ['nginx', '-g', 'daemon off;'],
+      volumeMounts: [{ name: 'files', mountPath: '/etc/app', readOnly: true }],
     },
-  };
+  ]);
+
+  const want = deployment([
+    {
+      name: 'web',
+      image: 'nginx:1.27',
+      env: [
+        { name: 'A', value: '1' },
+        { name: 'EMPTY', value: '' },
+      ],
+      ports: [{ containerPort: 8080 }],
+      resources: { requests: { cpu: '0.5', memory: '1.5Gi' } },
+      readinessProbe: { httpGet: { path: '/', port: 8080 } },
+      command: ['nginx', '-g', 'daemon off;'],
+      volumeMounts: [{ name: 'files', mountPath: '/etc/app', readOnly: true }],
+    },
+  ]);
 
   it('sees none where the server holds our fields, in its spelling, beside others', () => {
     expect(storedDifferences(want, live)).toEqual([]);

@@ -2,11 +2,9 @@
 // content rolls the pods once and nothing else does, and how the shell digests them without
 // letting a digest confirm a value (engine/config.ts).
 import { createHash } from 'node:crypto';
-import * as fs from 'node:fs';
-import * as path from 'node:path';
 import { CONFIG_DIGEST_ANNOTATION, configReferences } from '../../src/core/config';
 import { Decision, decide } from '../../src/core/decide';
-import { ConfigState, Deployment, SyncInput, WebService, WorkloadSpec } from '../../src/core/model';
+import { ConfigState, WebService, WorkloadSpec } from '../../src/core/model';
 import { observe } from '../../src/core/observe';
 import { computeStatus } from '../../src/core/status';
 import { parseSyncInput } from '../../src/core/validate';
@@ -14,19 +12,7 @@ import { CONFIG_KEY_SECRET, ConfigReader } from '../../src/engine/config';
 import { ForbiddenError } from '../../src/kube/errors';
 import { FakeApi } from '../support/fake-api';
 import { convergedWorkload } from '../support/writes';
-
-function fixture(name: string): SyncInput {
-  const file = path.join(__dirname, '../fixtures/decide', name, 'input.json');
-  return JSON.parse(fs.readFileSync(file, 'utf8')) as SyncInput;
-}
-
-const decisionOf = (input: SyncInput) => decide(observe(parseSyncInput(input)));
-
-function appliedDeployment(decision: Decision): Deployment {
-  const op = decision.ops.find((o) => o.op === 'applyChild' && o.kind === 'Deployment');
-  if (op?.op !== 'applyChild') throw new Error(`no Deployment applied: ${decision.reason}`);
-  return op.object;
-}
+import { appliedDeployment, decideFixture, decisionOf } from '../support/decide-fixtures';
 
 const READS_CONFIG: WorkloadSpec = {
   port: 8080,
@@ -47,7 +33,7 @@ const STATES: ConfigState[] = [
 
 /** The converged workload fixture with this workload, applied with this config and rolled out. */
 const convergedWith = (workload: WorkloadSpec, config: ConfigState[]) =>
-  convergedWorkload(fixture('noop-workload-converged'), workload, { config });
+  convergedWorkload(decideFixture('noop-workload-converged'), workload, { config });
 
 const withDigest = (states: ConfigState[], name: string, digest: string | null) =>
   states.map((s) => (s.name === name ? { ...s, digest } : s));

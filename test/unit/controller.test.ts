@@ -3,7 +3,6 @@
 // as a panic and the worker carries on; a conflict is retried until the foreign object goes;
 // a reconcile whose write never gets an answer is aborted at --reconcile-timeout, counted,
 // writes no status, and is retried with backoff.
-import * as http from 'node:http';
 import { Controller, ControllerOptions } from '../../src/controller/controller';
 import { createMetrics } from '../../src/controller/metrics';
 import { CHILD_KINDS } from '../../src/core/kinds';
@@ -13,7 +12,7 @@ import type { KubeApi } from '../../src/kube/api';
 import { Request, Transport, WatchOptions } from '../../src/kube/transport';
 import { AbortedError, ConflictError } from '../../src/kube/errors';
 import { FakeApi } from '../support/fake-api';
-import { closeServer, listen, localTransport } from '../support/local-transport';
+import { useLocalServer } from '../support/local-transport';
 import { until } from '../support/wait';
 
 const WEB: WebService = {
@@ -316,36 +315,27 @@ function transportClient(transport: Transport, signal?: AbortSignal): KubeApi {
 }
 
 describe('Controller reconcile timeout', () => {
-  let server: http.Server;
   let received: string[];
-  let held: http.ServerResponse[];
-  let transport: Transport;
-
-  beforeEach(async () => {
+  beforeEach(() => {
     received = [];
-    held = [];
-    // Lists answer; every write is held, never answered.
-    server = http.createServer((req, res) => {
+  });
+  // Lists answer; every write is held, never answered.
+  const { transport } = useLocalServer(
+    (req, res, hold) => {
       received.push(`${req.method} ${req.url}`);
       if (req.method !== 'GET') {
-        held.push(res);
+        hold(res);
         return;
       }
       const items = req.url === '/webservices' ? [WEB] : [];
       res.setHeader('Content-Type', 'application/json');
       res.end(JSON.stringify({ items, metadata: { resourceVersion: '1' } }));
-    });
-    transport = localTransport(await listen(server), 60_000);
-  });
-
-  afterEach(async () => {
-    for (const res of held) res.destroy();
-    transport.close();
-    await closeServer(server);
-  });
+    },
+    { timeoutMs: 60_000, release: (res) => res.destroy() },
+  );
 
   it('aborts the request in flight, counts a timeout, writes no status and retries with backoff', async () => {
-    const { controller, metrics, logs } = controllerFor(transportClient(transport), {
+    const { controller, metrics, logs } = controllerFor(transportClient(transport()), {
       reconcileTimeoutMs: 100,
       backoffBaseMs: 60_000,
       backoffMaxMs: 60_000,

@@ -1,26 +1,18 @@
 // Dependency cycles: found whatever their length, reported as Ready=False DependencyCycle
 // once, and never put on a timer.
-import * as fs from 'node:fs';
-import * as path from 'node:path';
 import { retryAfterSeconds } from '../../src/core/backoff';
 import { describeCycle, findCycle } from '../../src/core/cycle';
 import { decide } from '../../src/core/decide';
 import { eventsFor } from '../../src/core/events';
-import { SyncInput } from '../../src/core/model';
 import { observe } from '../../src/core/observe';
 import { buildReport, exitCodeOf } from '../../src/core/report';
 import { computeStatus, readyOf } from '../../src/core/status';
+import { decideFixture } from '../support/decide-fixtures';
 
 const NOW = '2026-11-29T10:00:00Z';
 
 function graph(edges: Record<string, string[]>): (name: string) => string[] | undefined {
   return (name) => edges[name];
-}
-
-function fixture(name: string): SyncInput {
-  return JSON.parse(
-    fs.readFileSync(path.join(__dirname, '../fixtures/decide', name, 'input.json'), 'utf8'),
-  ) as SyncInput;
 }
 
 describe('findCycle', () => {
@@ -57,7 +49,7 @@ describe('findCycle', () => {
 });
 
 describe('a CR in a dependency cycle', () => {
-  const obs = observe(fixture('requeue-dependency-cycle-long'));
+  const obs = observe(decideFixture('requeue-dependency-cycle-long'));
   const decision = decide(obs);
 
   it('is a requeue with no after_seconds, not an error, naming the cycle', () => {
@@ -98,7 +90,7 @@ describe('a CR in a dependency cycle', () => {
   });
 
   it('wins over a dependency that is merely not Ready, and over one being Ready', () => {
-    expect(decide(observe(fixture('requeue-dependency-cycle-between-ready'))).cycle).toEqual([
+    expect(decide(observe(decideFixture('requeue-dependency-cycle-between-ready'))).cycle).toEqual([
       'checkout',
       'payments',
       'checkout',
@@ -106,7 +98,7 @@ describe('a CR in a dependency cycle', () => {
   });
 
   it('a CR that only reaches a cycle waits for its dependency on a timer, like any other', () => {
-    const reaching = decide(observe(fixture('requeue-dependency-reaches-cycle')));
+    const reaching = decide(observe(decideFixture('requeue-dependency-reaches-cycle')));
     expect(reaching.cycle).toBeUndefined();
     expect(reaching.after_seconds).toBe(10);
   });

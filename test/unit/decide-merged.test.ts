@@ -6,9 +6,8 @@ import { ConfigMap, SyncInput } from '../../src/core/model';
 import { observe } from '../../src/core/observe';
 import { WORKLOAD_ANNOTATION } from '../../src/core/workload';
 import { parseDecision, parseObservation, parseSyncInput } from '../../src/core/validate';
-import { decideFixture } from '../support/decide-fixtures';
+import { decideFixture, decisionOf } from '../support/decide-fixtures';
 
-const decisionOf = (input: SyncInput): Decision => decide(observe(parseSyncInput(input)));
 const configMapOf = (input: SyncInput) => input.children[0] as ConfigMap;
 
 describe("the lab's ConfigMap, a row written by merge patches", () => {

@@ -1,7 +1,5 @@
 // describe's pure parts: the tree of a WebService's children and what the cluster made of
 // them, the states in a word, the Events matched and merged, the text, and the reads it adds.
-import * as fs from 'node:fs';
-import * as path from 'node:path';
 import { Chalk } from 'chalk';
 import { decide } from '../../src/core/decide';
 import { describeWebService } from '../../src/core/description';
@@ -12,14 +10,10 @@ import { observe } from '../../src/core/observe';
 import { gatherDescribeReads } from '../../src/engine/describe';
 import { eventAge, renderDescription } from '../../src/print/describe';
 import { FakeApi } from '../support/fake-api';
+import { decideFixture } from '../support/decide-fixtures';
 
 const NOW = '2026-11-29T10:00:00Z';
 const NO_COLOR = new Chalk({ level: 0 });
-
-function fixture(name: string): SyncInput {
-  const file = path.join(__dirname, '../fixtures/decide', name, 'input.json');
-  return JSON.parse(fs.readFileSync(file, 'utf8')) as SyncInput;
-}
 
 const WS_UID = '6f1c2a34-0000-4000-8000-00000000c0de';
 const meta = (name: string, extra: Record<string, unknown> = {}) => ({
@@ -97,7 +91,7 @@ const withDeploymentStatus = (input: SyncInput, status: Deployment['status']): S
 
 describe('the tree of children', () => {
   it('a converged workload: ConfigMap, Deployment → ReplicaSet → its pods, Service → EndpointSlice', () => {
-    const d = describeOf(fixture('noop-workload-converged'), healthyRelated());
+    const d = describeOf(decideFixture('noop-workload-converged'), healthyRelated());
     expect(d.tree.children.map(shape)).toEqual([
       ['ConfigMap/checkout-desired', 'Ready'],
       [
@@ -135,7 +129,7 @@ describe('the tree of children', () => {
       reason: 'FailedCreate',
       message: 'pods "checkout-5d4f-x" is forbidden: failed quota: compute: must specify requests.cpu',
     };
-    const input = withDeploymentStatus(fixture('noop-workload-converged'), {
+    const input = withDeploymentStatus(decideFixture('noop-workload-converged'), {
       observedGeneration: 4,
       replicas: 0,
       conditions: [failure],
@@ -156,7 +150,7 @@ describe('the tree of children', () => {
   });
 
   it('a rollout in progress, and a Service without ready endpoints, are Progressing', () => {
-    const input = withDeploymentStatus(fixture('noop-workload-converged'), {
+    const input = withDeploymentStatus(decideFixture('noop-workload-converged'), {
       observedGeneration: 4,
       replicas: 3,
       updatedReplicas: 3,
@@ -169,21 +163,21 @@ describe('the tree of children', () => {
   });
 
   it("the kind table's children that are missing, foreign or out of date say so, with decide's reason", () => {
-    expect(describeOf(fixture('create-workload')).tree.children.map((c) => [c.kind, c.state])).toEqual([
+    expect(describeOf(decideFixture('create-workload')).tree.children.map((c) => [c.kind, c.state])).toEqual([
       ['ConfigMap', 'Missing'],
       ['Deployment', 'Missing'],
       ['Service', 'Missing'],
     ]);
-    const foreign = describeOf(fixture('conflict-foreign-child')).tree.children[0];
+    const foreign = describeOf(decideFixture('conflict-foreign-child')).tree.children[0];
     expect(foreign).toMatchObject({
       kind: 'ConfigMap',
       state: 'Conflict',
       message: expect.stringMatching(/not ours|owner|label/),
     });
-    const changed = describeOf(fixture('update-image-changed')).tree.children[0];
+    const changed = describeOf(decideFixture('update-image-changed')).tree.children[0];
     expect(changed).toMatchObject({ state: 'OutOfDate', message: expect.stringMatching(/data\.image/) });
     expect(
-      describeOf(fixture('update-workload-port-removed')).tree.children.map((c) => [c.kind, c.state]),
+      describeOf(decideFixture('update-workload-port-removed')).tree.children.map((c) => [c.kind, c.state]),
     ).toContainEqual(['Service', 'Unwanted']);
   });
 
@@ -213,7 +207,7 @@ describe('the tree of children', () => {
         },
       ],
     };
-    const pods = describeOf(fixture('noop-workload-converged'), related).tree.children[1].children[0].children;
+    const pods = describeOf(decideFixture('noop-workload-converged'), related).tree.children[1].children[0].children;
     expect(pods.map((p) => [p.name, p.state, p.message])).toEqual([
       ['a', 'Failed', 'CrashLoopBackOff: back-off 5m0s'],
       ['b', 'Pending', 'PodScheduled Unschedulable: 0/2 nodes are available'],
@@ -223,7 +217,7 @@ describe('the tree of children', () => {
   });
 
   it('a WebService without workload has its ConfigMap only, and descends into nothing', () => {
-    const d = describeOf(fixture('noop-converged'));
+    const d = describeOf(decideFixture('noop-converged'));
     expect(d.tree.children.map((c) => c.kind)).toEqual(['ConfigMap']);
     expect(d.spec.workload).toBeNull();
     expect(descendantsOf(['ConfigMap'])).toEqual([]);
@@ -238,13 +232,15 @@ describe('the tree of children', () => {
 
 describe('the decision', () => {
   it('is what decide says for the same observation, with its writes named', () => {
-    const input = fixture('update-workload-image-changed');
+    const input = decideFixture('update-workload-image-changed');
     const d = describeOf(input);
     const decision = decide(observe(input));
     expect(d.decision).toMatchObject({ action: decision.action, reason: decision.reason, target: decision.target });
     expect(d.decision.writes).toEqual(expect.arrayContaining(['apply deployment/checkout']));
-    expect(describeOf(fixture('create-first-run')).decision.writes).toEqual(['create configmap/checkout-desired']);
-    expect(describeOf(fixture('finalize-terminating')).decision.ready).toBeNull();
+    expect(describeOf(decideFixture('create-first-run')).decision.writes).toEqual([
+      'create configmap/checkout-desired',
+    ]);
+    expect(describeOf(decideFixture('finalize-terminating')).decision.ready).toBeNull();
   });
 });
 
@@ -338,7 +334,7 @@ describe('the text', () => {
         lastTimestamp: '2026-11-29T09:50:00Z',
       },
     ];
-    const input = fixture('noop-workload-converged');
+    const input = decideFixture('noop-workload-converged');
     input.parent.metadata.creationTimestamp = '2026-11-29T09:00:00Z';
     input.parent.status = {
       observedGeneration: 2,
@@ -407,7 +403,7 @@ describe('the text', () => {
 
   it('shows spec.expose in the Spec section: where, and through an Ingress or an HTTPRoute', () => {
     const exposeLine = (expose: Expose) => {
-      const input = fixture('noop-workload-converged');
+      const input = decideFixture('noop-workload-converged');
       input.parent.spec.expose = expose;
       return /^ {2}Expose: +(.*)$/m.exec(renderDescription(describeOf(input, {}, []), NO_COLOR, new Date(NOW)))?.[1];
     };
@@ -425,7 +421,7 @@ describe('the text', () => {
 
   it('says what it could not read', () => {
     const text = renderDescription(
-      describeOf(fixture('noop-converged'), {}, [], ['pods: forbidden']),
+      describeOf(decideFixture('noop-converged'), {}, [], ['pods: forbidden']),
       NO_COLOR,
       new Date(NOW),
     );
@@ -435,7 +431,7 @@ describe('the text', () => {
 });
 
 describe('the reads describe adds', () => {
-  const input = fixture('noop-workload-converged');
+  const input = decideFixture('noop-workload-converged');
 
   it('one WebService: its own ReplicaSets and pods by its selector, its EndpointSlices by Service name, the Events', async () => {
     const api = new FakeApi({
@@ -476,7 +472,7 @@ describe('the reads describe adds', () => {
 
   it('one WebService whose Deployment keeps the legacy selector: its pods by that selector', async () => {
     const api = new FakeApi();
-    await gatherDescribeReads(api, [fixture('update-workload-upgrade')], 'crd-lab');
+    await gatherDescribeReads(api, [decideFixture('update-workload-upgrade')], 'crd-lab');
     expect(api.requests.slice(0, 2).map((r) => r.detail)).toEqual([
       { labelSelector: 'app.kubernetes.io/name=webservice,app.kubernetes.io/instance=checkout' },
       { labelSelector: 'app.kubernetes.io/name=webservice,app.kubernetes.io/instance=checkout' },
@@ -485,9 +481,9 @@ describe('the reads describe adds', () => {
 
   it('several in a scope: one LIST per kind, by our label; none for kinds no child leads to', async () => {
     const api = new FakeApi();
-    await gatherDescribeReads(api, [fixture('noop-converged'), fixture('noop-long-name')], null);
+    await gatherDescribeReads(api, [decideFixture('noop-converged'), decideFixture('noop-long-name')], null);
     expect(api.calls).toEqual(['list events']);
-    await gatherDescribeReads(api, [input, fixture('noop-converged')], null);
+    await gatherDescribeReads(api, [input, decideFixture('noop-converged')], null);
     expect(api.requests.slice(1).map((r) => [r.resource, r.namespace, r.detail])).toEqual([
       ['replicasets', null, { labelSelector: 'app.kubernetes.io/instance' }],
       ['pods', null, { labelSelector: 'app.kubernetes.io/instance' }],

@@ -1,25 +1,18 @@
 // The engine carries out each op through the client's one method for it, with the kind's
 // row: the ConfigMap created and merge-patched as before, a Deployment or a Service applied
 // whole with its uid and resourceVersion as preconditions, deletes by uid.
-import * as fs from 'node:fs';
-import * as path from 'node:path';
 import { decide } from '../../src/core/decide';
-import { SyncInput } from '../../src/core/model';
 import { observe } from '../../src/core/observe';
 import { carryOut } from '../../src/engine/reconcile';
 import { FakeApi } from '../support/fake-api';
-
-function fixture(name: string): SyncInput {
-  const file = path.join(__dirname, '../fixtures/decide', name, 'input.json');
-  return JSON.parse(fs.readFileSync(file, 'utf8')) as SyncInput;
-}
+import { decideFixture } from '../support/decide-fixtures';
 
 /**
  * The decision of a fixture, and a fake API server holding its objects, with what it was asked
  * to write: [verb, kind, namespace, name, precondition or patch or uid].
  */
 function fakeClient(name: string) {
-  const input = fixture(name);
+  const input = decideFixture(name);
   const decision = decide(observe(input));
   const client = new FakeApi({ webServices: [input.parent], children: input.children });
   const kinds: Record<string, string> = {

@@ -2,8 +2,6 @@
 // to the Service, validation refuses what admission refuses, the Exposed condition claims only
 // what an ingress controller or a Gateway reported, and where the HTTPRoute's API is absent the
 // decision leaves it out while the condition says why.
-import * as fs from 'node:fs';
-import * as path from 'node:path';
 import { decide } from '../../src/core/decide';
 import { describeWebService } from '../../src/core/description';
 import { httpRouteCondition, httpRouteHealth, ingressCondition, ingressHealth } from '../../src/core/expose';
@@ -12,6 +10,7 @@ import { Expose, SyncInput, WebService } from '../../src/core/model';
 import { observe } from '../../src/core/observe';
 import { API_NOT_INSTALLED, computeStatus, readyOf, statusPatch } from '../../src/core/status';
 import { parseObservation, parseSyncInput } from '../../src/core/validate';
+import { decideFixture } from '../support/decide-fixtures';
 
 const INGRESS = NAMED_KINDS.find((r) => r.kind === 'Ingress')!;
 const HTTP_ROUTE = NAMED_KINDS.find((r) => r.kind === 'HTTPRoute')!;
@@ -29,11 +28,6 @@ function parent(expose?: Expose, port: number | null = 8080): WebService {
 const desiredOf = (ws: WebService) => observe({ parent: ws, children: [], related: [] }).desired;
 const build = (row: typeof INGRESS, expose?: Expose, port?: number | null) =>
   row.build!({ name: 'shop' }, { name: 'shop', desired: desiredOf(parent(expose, port)) });
-
-function fixture(name: string): SyncInput {
-  const file = path.join(__dirname, '../fixtures/decide', name, 'input.json');
-  return JSON.parse(fs.readFileSync(file, 'utf8')) as SyncInput;
-}
 
 describe('the exposure rows', () => {
   it('want an Ingress without a gateway, an HTTPRoute with one, and neither without a port', () => {
@@ -262,7 +256,7 @@ describe("the HTTPRoute's condition", () => {
 });
 
 describe('exposure where the HTTPRoute API is absent', () => {
-  const absent = fixture('create-workload-expose-gateway-api-absent');
+  const absent = decideFixture('create-workload-expose-gateway-api-absent');
   const statusOf = (input: SyncInput, now: string) => {
     const obs = observe(input);
     return computeStatus(obs, decide(obs), { kind: 'applied' }, now);
@@ -285,7 +279,7 @@ describe('exposure where the HTTPRoute API is absent', () => {
   });
 
   it('makes a noop once the rest has converged, and no status write on a second pass', () => {
-    const present = fixture('create-workload-expose-gateway');
+    const present = decideFixture('create-workload-expose-gateway');
     const obs = observe(present);
     // The children as the server stores them after the create, with the rollout of its 3 pods done.
     const written = decide(obs).ops.flatMap((op) =>
@@ -318,7 +312,7 @@ describe('exposure where the HTTPRoute API is absent', () => {
   });
 
   it('leaves an Ingress exposure alone: its condition comes from the Ingress', () => {
-    const input = fixture('create-workload-expose-ingress');
+    const input = decideFixture('create-workload-expose-ingress');
     const { status } = statusOf({ ...input, absentKinds: ['HTTPRoute'] }, T0);
     expect(status?.conditions?.find((c) => c.type === 'Exposed')).toMatchObject({
       status: 'Unknown',
@@ -337,7 +331,7 @@ describe('exposure where the HTTPRoute API is absent', () => {
 
 describe('describe, where the HTTPRoute API is absent', () => {
   it('shows the route the spec asks for as missing, and why', () => {
-    const input = fixture('create-workload-expose-gateway-api-absent');
+    const input = decideFixture('create-workload-expose-gateway-api-absent');
     const observation = observe(input);
     const { tree } = describeWebService({
       input,
@@ -361,7 +355,7 @@ describe('describe, where the HTTPRoute API is absent', () => {
 
 describe('switching from an Ingress to an HTTPRoute', () => {
   it('makes the route before it deletes the Ingress, so traffic never finds neither', () => {
-    const input = fixture('create-workload-expose-ingress');
+    const input = decideFixture('create-workload-expose-ingress');
     // The first pass's children, as made: the ConfigMap (created) and the applied ones.
     const made = decide(observe(input)).ops.flatMap((op, i) =>
       op.op === 'createChild' || op.op === 'applyChild'

@@ -2,19 +2,13 @@
 // marked as having had one) makes exactly the requests it made before workloads existed;
 // one with workloads adds the Deployment and Service reads it needs, and sees the ones
 // it must delete once the spec no longer wants them.
-import * as fs from 'node:fs';
-import * as path from 'node:path';
 import { decide } from '../../src/core/decide';
 import { NAMED_KINDS, OPTIONAL_KINDS, SET_KINDS, WATCHED_KINDS } from '../../src/core/kinds';
-import { Child, SyncInput, WebService } from '../../src/core/model';
+import { Child, WebService } from '../../src/core/model';
 import { FakeApi } from '../support/fake-api';
 import { observe } from '../../src/core/observe';
 import { gatherAll, gatherOne } from '../../src/engine/gather';
-
-function fixture(name: string): SyncInput {
-  const file = path.join(__dirname, '../fixtures/decide', name, 'input.json');
-  return JSON.parse(fs.readFileSync(file, 'utf8')) as SyncInput;
-}
+import { decideFixture } from '../support/decide-fixtures';
 
 /** Answers from the fixture's objects, and records each request as `verb resource`. */
 function fakeClient(parents: WebService[], children: Child[]): FakeApi {
@@ -23,21 +17,21 @@ function fakeClient(parents: WebService[], children: Child[]): FakeApi {
 
 describe('gather and workloads', () => {
   it('a scope without workloads: the same two LISTs as before, none of Deployments or Services', async () => {
-    const input = fixture('noop-converged');
+    const input = decideFixture('noop-converged');
     const client = fakeClient([input.parent], input.children);
     await gatherAll(client, 'crd-lab');
     expect(client.calls.sort()).toEqual(['list configmaps', 'list webservices']);
   });
 
   it('one WebService without a workload: the same two GETs as before', async () => {
-    const input = fixture('noop-converged');
+    const input = decideFixture('noop-converged');
     const client = fakeClient([input.parent], input.children);
     await gatherOne(client, 'crd-lab', input.parent.metadata.name);
     expect(client.calls.sort()).toEqual(['get configmaps', 'get webservices']);
   });
 
   it('a converged workload: a LIST more per kind of child, by our label, and the decision is a noop', async () => {
-    const input = fixture('noop-workload-converged');
+    const input = decideFixture('noop-workload-converged');
     const client = fakeClient([input.parent], input.children);
     const [gathered] = await gatherAll(client, 'crd-lab');
     // Secrets only where some WebService snapshots them.
@@ -52,7 +46,7 @@ describe('gather and workloads', () => {
   });
 
   it('one WebService with a workload: GETs each kind of named child, LISTs its revisions and snapshots', async () => {
-    const input = fixture('noop-workload-converged');
+    const input = decideFixture('noop-workload-converged');
     const client = fakeClient([input.parent], input.children);
     const gathered = await gatherOne(client, 'crd-lab', 'checkout');
     const sets = SET_KINDS.filter((row) => row.kind !== 'Secret');
@@ -67,7 +61,7 @@ describe('gather and workloads', () => {
   });
 
   it('a workload removed from the spec: the ConfigMap marker makes --all look, and ours are deleted', async () => {
-    const input = fixture('update-workload-removed');
+    const input = decideFixture('update-workload-removed');
     const client = fakeClient([input.parent], input.children);
     const [gathered] = await gatherAll(client, 'crd-lab');
     expect(client.calls).toEqual(expect.arrayContaining(['list deployments', 'list services']));
@@ -76,7 +70,7 @@ describe('gather and workloads', () => {
   });
 
   it('a foreign Deployment on the name (not labelled, so not listed) is found by a metadata LIST: a conflict', async () => {
-    const input = fixture('conflict-foreign-deployment');
+    const input = decideFixture('conflict-foreign-deployment');
     const client = fakeClient([input.parent], input.children);
     const [gathered] = await gatherAll(client, 'crd-lab');
     expect(client.calls).toContain('list deployments metadata');
@@ -85,7 +79,7 @@ describe('gather and workloads', () => {
   });
 
   it('a kind whose API is absent is neither read nor written: the input and the decision leave it out', async () => {
-    const input = fixture('noop-workload-converged');
+    const input = decideFixture('noop-workload-converged');
     const absent = OPTIONAL_KINDS.map((row) => row.resource);
     for (const gather of [
       (client: FakeApi) => gatherAll(client, 'crd-lab').then(([one]) => one),

@@ -2,11 +2,9 @@
 // managedFields and removed by the apply that puts ours back; what the takeover writes.
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { decide } from '../../src/core/decide';
 import type { Service, SyncInput } from '../../src/core/model';
 import { ManagedFieldsEntry, takeOverEntries } from '../../src/core/moved';
-import { observe } from '../../src/core/observe';
-import { parseSyncInput } from '../../src/core/validate';
+import { decisionOf } from '../support/decide-fixtures';
 
 const input: SyncInput = JSON.parse(
   fs.readFileSync(path.join(__dirname, '../fixtures/decide/noop-workload-converged/input.json'), 'utf8'),
@@ -18,8 +16,6 @@ function withService(edit: (service: Service) => void): SyncInput {
   edit(copy.children.find((c) => c.kind === 'Service') as Service);
   return copy;
 }
-
-const decisionOf = (given: SyncInput) => decide(observe(parseSyncInput(given)));
 
 describe("a Service's port changed by hand (kubectl patch … replace /spec/ports/0/port)", () => {
   it('takes the moved port over, then applies ours, which removes it: one write adds ours and drops it', () => {

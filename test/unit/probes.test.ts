@@ -1,12 +1,11 @@
 // The ports the probes reach, in the core: a name no port has is refused as admission refuses
 // it; a number no container declares is a warning, in the decision every time and in one Warning
 // Event, with the write that brings it.
-import { Decision, decide } from '../../src/core/decide';
+import { Decision } from '../../src/core/decide';
 import { eventsFor } from '../../src/core/events';
 import { Deployment, SyncInput, WorkloadSpec } from '../../src/core/model';
-import { observe } from '../../src/core/observe';
 import { parseSyncInput } from '../../src/core/validate';
-import { decideFixture } from '../support/decide-fixtures';
+import { decideFixture, decisionOf } from '../support/decide-fixtures';
 import { afterWrites } from '../support/writes';
 
 const created = decideFixture('create-workload');
@@ -14,7 +13,6 @@ const withWorkload = (input: SyncInput, workload: WorkloadSpec): SyncInput => ({
   ...input,
   parent: { ...input.parent, spec: { ...input.parent.spec, workload } },
 });
-const decisionOf = (input: SyncInput) => decide(observe(parseSyncInput(input)));
 const warningEvents = (decision: Decision) =>
   eventsFor(decision, { kind: 'applied' }, undefined, undefined).filter((event) => event.type === 'Warning');
 

@@ -2,15 +2,14 @@
 // rollback that makes an older revision the newest again with its config pinned, and what
 // history and rollback read of them. Pure: inputs are built pass after pass with afterWrites.
 import { CONFIG_PINS_ANNOTATION, formatPins } from '../../src/core/config';
-import { Decision, decide } from '../../src/core/decide';
+import { Decision } from '../../src/core/decide';
 import { eventsFor } from '../../src/core/events';
 import { historyOf, mergePatch, planRollback, rollbackTarget } from '../../src/core/history';
 import { ConfigState, Deployment, SyncInput, WorkloadSpec, kindOf } from '../../src/core/model';
 import { observe } from '../../src/core/observe';
 import { ControllerRevision } from '../../src/core/revision';
 import { computeStatus } from '../../src/core/status';
-import { parseSyncInput } from '../../src/core/validate';
-import { decideFixture } from '../support/decide-fixtures';
+import { decideFixture, decisionOf } from '../support/decide-fixtures';
 import { afterWrites, convergedWorkload } from '../support/writes';
 
 const WORKLOAD: WorkloadSpec = {
@@ -25,7 +24,6 @@ const STATES: ConfigState[] = [
 const with_ = (states: ConfigState[], name: string, digest: string | null) =>
   states.map((s) => (s.name === name ? { ...s, digest } : s));
 
-const decisionOf = (input: SyncInput) => decide(observe(parseSyncInput(input)));
 /** `op kind name`. */
 const opsOf = (decision: Decision) =>
   decision.ops.map((op) => `${op.op} ${'kind' in op ? op.kind : ''} ${nameOf(op)}`.trim());

@@ -2,35 +2,25 @@
 // socket, not only when it was made: a request that waits for a connection or for a free
 // socket must not go out after the gate has closed. A replica stopped in that wait and
 // resumed after losing its lease is the case this covers.
-import * as http from 'node:http';
 import { AbortedError, ForbiddenError, NotFoundError, NotLeaderError } from '../../src/kube/errors';
-import { MAX_SOCKETS, Transport, statusError } from '../../src/kube/transport';
-import { closeServer, listen, localTransport } from '../support/local-transport';
+import { MAX_SOCKETS, statusError } from '../../src/kube/transport';
+import { useLocalServer } from '../support/local-transport';
 import { until } from '../support/wait';
 
 class GateClosed extends Error {}
 
-let server: http.Server;
 let received: string[];
-let held: http.ServerResponse[];
-let transport: Transport;
-
-beforeEach(async () => {
+beforeEach(() => {
   received = [];
-  held = [];
-  server = http.createServer((req, res) => {
+});
+const { transport, held } = useLocalServer(
+  (req, res, hold) => {
     received.push(req.url ?? '');
-    if (req.url?.endsWith('/hold')) held.push(res);
+    if (req.url?.endsWith('/hold')) hold(res);
     else res.end('{}');
-  });
-  transport = localTransport(await listen(server));
-});
-
-afterEach(async () => {
-  for (const res of held) res.end('{}');
-  transport.close();
-  await closeServer(server);
-});
+  },
+  { release: (res) => res.end('{}') },
+);
 
 /** A gate that is open until close() is called. */
 function gate() {
@@ -51,7 +41,7 @@ function gate() {
 }
 
 const write = (path: string, g: ReturnType<typeof gate>) =>
-  transport.request({ method: 'POST', path, body: { a: 1 }, what: path, gate: g.check });
+  transport().request({ method: 'POST', path, body: { a: 1 }, what: path, gate: g.check });
 
 test('an open gate lets the write out, asked once', async () => {
   const g = gate();
@@ -66,19 +56,19 @@ test('a gate that closes while a new connection is being made: nothing is sent',
   g.close(); // before the event loop turns, so before the socket can have connected
   await expect(pending).rejects.toBeInstanceOf(GateClosed);
   expect(g.asked).toBe(1);
-  expect(transport.stats.connections).toBe(1);
+  expect(transport().stats.connections).toBe(1);
   // The server may see the connection, never the request.
   await new Promise((resolve) => setTimeout(resolve, 100));
   expect(received).toEqual([]);
 });
 
 test('a gate that closes before a kept-alive socket is handed over: nothing is sent', async () => {
-  await transport.request({ method: 'GET', path: '/warm', what: 'warm' });
+  await transport().request({ method: 'GET', path: '/warm', what: 'warm' });
   const g = gate();
   const pending = write('/w', g);
   g.close();
   await expect(pending).rejects.toBeInstanceOf(GateClosed);
-  expect(transport.stats.connections).toBe(1);
+  expect(transport().stats.connections).toBe(1);
   await new Promise((resolve) => setTimeout(resolve, 100));
   expect(received).toEqual(['/warm']);
 });
@@ -88,7 +78,7 @@ test('a write queued behind a full pool is asked when it gets its socket', async
   // holds every one: then the pool is full, however slowly a loaded machine connects.
   const holds: Promise<unknown>[] = [];
   const hold = () => {
-    const request = transport.request({ method: 'GET', path: '/hold', what: 'hold' });
+    const request = transport().request({ method: 'GET', path: '/hold', what: 'hold' });
     request.catch(() => undefined); // a failed assertion must not leave rejections unhandled
     holds.push(request);
   };
@@ -116,7 +106,7 @@ test('a write queued behind a full pool is asked when it gets its socket', async
 // exits, so its log says what became of them (see runManager).
 describe('gatedSettled: the answers to writes already sent', () => {
   const hold = () => {
-    const request = transport.request({
+    const request = transport().request({
       method: 'PATCH',
       path: '/hold',
       body: {},
@@ -128,17 +118,19 @@ describe('gatedSettled: the answers to writes already sent', () => {
   };
 
   test('resolves at once with no gated request in flight, whatever reads are', async () => {
-    const read = transport.request({ method: 'GET', path: '/read/hold', what: 'read' });
+    const read = transport().request({ method: 'GET', path: '/read/hold', what: 'read' });
     read.catch(() => undefined);
     await until(() => held.length === 1);
-    await expect(transport.gatedSettled(60_000)).resolves.toBeUndefined();
+    await expect(transport().gatedSettled(60_000)).resolves.toBeUndefined();
   });
 
   test('resolves once a write already sent has its answer, not before', async () => {
     const write = hold();
     await until(() => held.length === 1);
     let settled = false;
-    const waiting = transport.gatedSettled(60_000).then(() => (settled = true));
+    const waiting = transport()
+      .gatedSettled(60_000)
+      .then(() => (settled = true));
     await new Promise((resolve) => setTimeout(resolve, 50));
     expect(settled).toBe(false);
     held.shift()!.end('{}');
@@ -151,7 +143,7 @@ describe('gatedSettled: the answers to writes already sent', () => {
     void hold();
     await until(() => held.length === 1);
     const started = Date.now();
-    await transport.gatedSettled(100);
+    await transport().gatedSettled(100);
     expect(Date.now() - started).toBeGreaterThanOrEqual(90);
     expect(held).toHaveLength(1); // still unanswered
   });
@@ -202,14 +194,14 @@ test('a signal aborted before the request is made: refused unsent', async () => 
   const controller = new AbortController();
   controller.abort();
   await expect(
-    transport.request({ method: 'POST', path: '/w', body: {}, what: 'w', signal: controller.signal }),
+    transport().request({ method: 'POST', path: '/w', body: {}, what: 'w', signal: controller.signal }),
   ).rejects.toBeInstanceOf(AbortedError);
   expect(received).toEqual([]);
 });
 
 test('a signal that aborts while the answer is awaited cuts the request off', async () => {
   const controller = new AbortController();
-  const pending = transport.request({ method: 'GET', path: '/hold', what: 'hold', signal: controller.signal });
+  const pending = transport().request({ method: 'GET', path: '/hold', what: 'hold', signal: controller.signal });
   await until(() => held.length === 1);
   controller.abort();
   await expect(pending).rejects.toBeInstanceOf(AbortedError);
@@ -220,7 +212,7 @@ test('a write whose signal aborts while it waits for a socket is never sent', as
   const blockers = Array.from({ length: MAX_SOCKETS }, (_, i) => write(`/${i}/hold`, g));
   await until(() => held.length === MAX_SOCKETS);
   const controller = new AbortController();
-  const queued = transport.request({
+  const queued = transport().request({
     method: 'POST',
     path: '/late',
     body: {},

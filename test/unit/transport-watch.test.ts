@@ -3,29 +3,20 @@
 // managedFields when asked, and each as soon as its newline is in: nothing waits for the
 // next chunk, which on a quiet watch may be minutes away.
 import * as http from 'node:http';
-import type { Transport, WatchEvent } from '../../src/kube/transport';
-import { closeServer, listen, localTransport } from '../support/local-transport';
+import type { WatchEvent } from '../../src/kube/transport';
+import { useLocalServer } from '../support/local-transport';
 import { until } from '../support/wait';
 
-let server: http.Server;
-let transport: Transport;
 /** The open watch's response: the test writes the stream's bytes. */
 let stream: Promise<http.ServerResponse>;
-
-beforeEach(async () => {
-  let answer: (res: http.ServerResponse) => void = () => undefined;
+let answer: (res: http.ServerResponse) => void = () => undefined;
+beforeEach(() => {
   stream = new Promise((resolve) => (answer = resolve));
-  server = http.createServer((_req, res) => {
-    res.writeHead(200, { 'content-type': 'application/json' });
-    res.flushHeaders();
-    answer(res);
-  });
-  transport = localTransport(await listen(server));
 });
-
-afterEach(async () => {
-  transport.close();
-  await closeServer(server);
+const { transport } = useLocalServer((_req, res) => {
+  res.writeHead(200, { 'content-type': 'application/json' });
+  res.flushHeaders();
+  answer(res);
 });
 
 const managedFields = [{ manager: 'kubectl', operation: 'Update', fieldsV1: { 'f:data': { 'f:k': {} } } }];
@@ -41,7 +32,7 @@ const withoutFields = (e: ReturnType<typeof event>) => ({
 function watch(dropManagedFields: boolean) {
   const heard: WatchEvent<unknown>[] = [];
   const abort = new AbortController();
-  const done = transport.watch(
+  const done = transport().watch(
     { method: 'GET', path: '/api/v1/configmaps', query: { watch: true }, what: 'configmaps', dropManagedFields },
     (e) => heard.push(e),
     { idleTimeoutMs: 10_000, signal: abort.signal },

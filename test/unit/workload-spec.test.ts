@@ -1,42 +1,25 @@
 // The pod's whole spec, from spec.workload into the Deployment: every field set reaches the pod
 // template, a field removed from the spec changes what is applied (so the server drops it), a
 // field others set or the server defaults makes no write, and a hand edit of ours is put back.
-import * as fs from 'node:fs';
-import * as path from 'node:path';
 import { APPLIED_HASH_ANNOTATION } from '../../src/core/applied';
-import { Decision, decide } from '../../src/core/decide';
-import { Deployment, SyncInput, WorkloadSpec } from '../../src/core/model';
-import { observe } from '../../src/core/observe';
-import { parseSyncInput } from '../../src/core/validate';
+import { Decision } from '../../src/core/decide';
+import { Deployment, WorkloadSpec } from '../../src/core/model';
 import { OWN_POD_LABELS } from '../../src/core/pod';
 import { MAX_RESOURCE_NAMES, resourceNamesRule } from '../../src/core/resource-names';
 import { Schema, webServiceSpecSchema } from '../support/crd-schema';
 import { EVERY_POD_FIELD } from '../support/pod-fields';
 import { convergedWorkload } from '../support/writes';
-
-function fixture(name: string): SyncInput {
-  const file = path.join(__dirname, '../fixtures/decide', name, 'input.json');
-  return JSON.parse(fs.readFileSync(file, 'utf8')) as SyncInput;
-}
-
-const decisionOf = (input: SyncInput) => decide(observe(parseSyncInput(input)));
-
-/** The Deployment a decision applies. */
-function appliedDeployment(decision: Decision): Deployment {
-  const op = decision.ops.find((o) => o.op === 'applyChild' && o.kind === 'Deployment');
-  if (op?.op !== 'applyChild') throw new Error(`no Deployment applied: ${decision.reason}`);
-  return op.object;
-}
+import { appliedDeployment, decideFixture, decisionOf } from '../support/decide-fixtures';
 
 /** The converged fixture with spec.workload replaced, and the live Deployment as that spec last applied it. */
 const convergedWith = (workload: WorkloadSpec, edit?: (live: Deployment) => void) =>
-  convergedWorkload(fixture('noop-workload-converged'), workload, { edit });
+  convergedWorkload(decideFixture('noop-workload-converged'), workload, { edit });
 
 const EVERY_FIELD: WorkloadSpec = EVERY_POD_FIELD;
 
 describe('the pod spec from spec.workload', () => {
   it('carries every field into the Deployment', () => {
-    const input = fixture('create-workload');
+    const input = decideFixture('create-workload');
     const deployment = appliedDeployment(
       decisionOf({ ...input, parent: { ...input.parent, spec: { ...input.parent.spec, workload: EVERY_FIELD } } }),
     );
@@ -208,13 +191,13 @@ describe('the pod spec from spec.workload', () => {
     const { progressDeadlineSeconds: _unset, ...rest } = EVERY_FIELD;
     const input = convergedWith(rest, (live) => (live.spec!.progressDeadlineSeconds = 600));
     expect(decisionOf(input).action).toBe('noop');
-    expect(appliedDeployment(decisionOf(fixture('create-workload'))).spec).not.toHaveProperty(
+    expect(appliedDeployment(decisionOf(decideFixture('create-workload'))).spec).not.toHaveProperty(
       'progressDeadlineSeconds',
     );
   });
 
   it("the WebService's own labels go on its Deployment and Service; ours win a clash", () => {
-    const input = fixture('create-workload');
+    const input = decideFixture('create-workload');
     input.parent.metadata.labels = { team: 'payments', 'app.kubernetes.io/managed-by': 'someone-else' };
     const decision = decisionOf(input);
     const applied = decision.ops.flatMap((op) => (op.op === 'applyChild' ? [op.object.metadata.labels] : []));
@@ -226,7 +209,7 @@ describe('the pod spec from spec.workload', () => {
 
   describe('what admission refuses, plan -f refuses too, in one line', () => {
     const input = (workload: WorkloadSpec) => {
-      const raw = fixture('create-workload');
+      const raw = decideFixture('create-workload');
       return { ...raw, parent: { ...raw.parent, spec: { ...raw.parent.spec, workload } } };
     };
 
@@ -277,7 +260,7 @@ describe('the pod spec from spec.workload', () => {
   });
 
   it('without podSecurity, nothing is added to an image that runs today', () => {
-    const deployment = appliedDeployment(decisionOf(fixture('create-workload')));
+    const deployment = appliedDeployment(decisionOf(decideFixture('create-workload')));
     const pod = deployment.spec!.template!.spec!;
     expect(pod.securityContext).toBeUndefined();
     expect(pod.containers![0].securityContext).toBeUndefined();

@@ -1,25 +1,19 @@
 // Status from the rollout of a WebService with spec.workload: Ready only once the Deployment
 // has seen its spec and every pod is new, available and ready; kstatus' Reconciling and
 // Stalled say why not; Events once per rollout start, stall and completion.
-import * as fs from 'node:fs';
-import * as path from 'node:path';
 import { decide } from '../../src/core/decide';
 import { eventsFor, transitionEvents } from '../../src/core/events';
 import { ConfigMap, Deployment, SyncInput } from '../../src/core/model';
 import { observe } from '../../src/core/observe';
 import { computeStatus, isConverged, readyOf, statusPatch } from '../../src/core/status';
+import { decideFixture } from '../support/decide-fixtures';
 
 const T0 = '2026-11-29T09:00:00Z';
 const T1 = '2026-11-29T10:00:00Z';
 
-function fixture(name: string): SyncInput {
-  const file = path.join(__dirname, '../fixtures/decide', name, 'input.json');
-  return JSON.parse(fs.readFileSync(file, 'utf8')) as SyncInput;
-}
-
 /** The converged fixture with the Deployment's status replaced. */
 function withRollout(status: Deployment['status'], parentStatus?: SyncInput['parent']['status']): SyncInput {
-  const input = fixture('noop-workload-converged');
+  const input = decideFixture('noop-workload-converged');
   const children = input.children.map((c) => (c.kind === 'Deployment' ? { ...c, status } : c));
   return { ...input, parent: { ...input.parent, status: parentStatus }, children };
 }
@@ -29,7 +23,7 @@ function appliedStatus(input: SyncInput, now = T1) {
   return computeStatus(obs, decide(obs), { kind: 'applied' }, now);
 }
 
-const COMPLETE = (fixture('noop-workload-converged').children[1] as Deployment).status;
+const COMPLETE = (decideFixture('noop-workload-converged').children[1] as Deployment).status;
 
 const condition = (status: ReturnType<typeof appliedStatus>['status'], type: string) =>
   status?.conditions?.find((c) => c.type === type);
@@ -69,7 +63,7 @@ describe('status from the rollout', () => {
   });
 
   it('complete: Ready=True, Reconciling and Stalled False, replicas 3', () => {
-    const { status } = appliedStatus(fixture('noop-workload-converged'));
+    const { status } = appliedStatus(decideFixture('noop-workload-converged'));
     expect(status).toMatchObject({ replicas: 3, ready: '3/3', observedGeneration: 2 });
     // The pods, not the lab's ConfigMap (an internal detail with a workload).
     expect(condition(status, 'Ready')).toMatchObject({
@@ -94,7 +88,7 @@ describe('status from the rollout', () => {
     };
 
     it('the pass that writes a new image: how many are ready, and that the new spec is not seen yet', () => {
-      const input = fixture('noop-workload-converged');
+      const input = decideFixture('noop-workload-converged');
       input.parent = { ...input.parent, spec: { ...input.parent.spec, image: 'nginx:1.28' } };
       const obs = observe(input);
       const decision = decide(obs);
@@ -145,7 +139,7 @@ describe('status from the rollout', () => {
   });
 
   it('a Deployment spec written this pass is a rollout in progress, even if its old status was complete', () => {
-    const { status } = appliedStatus(fixture('update-workload-hand-edited-replicas'));
+    const { status } = appliedStatus(decideFixture('update-workload-hand-edited-replicas'));
     expect(condition(status, 'Ready')).toMatchObject({ status: 'False', reason: 'RolloutInProgress' });
   });
 
@@ -169,7 +163,7 @@ describe('status from the rollout', () => {
   });
 
   it('at steady state no status write is due', () => {
-    const first = appliedStatus(fixture('noop-workload-converged'), T0).status;
+    const first = appliedStatus(decideFixture('noop-workload-converged'), T0).status;
     const again = appliedStatus(withRollout(COMPLETE, first!), T1);
     expect(again.changed).toBe(false);
   });
@@ -311,8 +305,8 @@ describe('status from the rollout', () => {
   });
 
   it('workload removed: selector, ready and the kstatus pair go; the patch sends null for the fields', () => {
-    const before = appliedStatus(fixture('noop-workload-converged'), T0).status!;
-    const input = fixture('update-workload-removed');
+    const before = appliedStatus(decideFixture('noop-workload-converged'), T0).status!;
+    const input = decideFixture('update-workload-removed');
     const obs = observe({ ...input, parent: { ...input.parent, status: before } });
     const result = computeStatus(obs, decide(obs), { kind: 'applied' }, T1);
     expect(result.status).toEqual({

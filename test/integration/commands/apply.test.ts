@@ -5,6 +5,7 @@ import {
   applyYaml,
   getJson,
   kubectl,
+  patchWebService,
   plugin,
   tryGetJson,
   useNamespace,
@@ -68,7 +69,7 @@ describe('apply', () => {
   });
 
   it('an image change is an update of the child, and status follows', () => {
-    kubectl(['patch', 'webservice', 'web', '-n', ns(), '--type=merge', '-p', '{"spec":{"image":"nginx:1.28"}}']);
+    patchWebService(ns(), 'web', { spec: { image: 'nginx:1.28' } });
     const { status, value } = json(['apply', 'web']);
     expect(status).toBe(0);
     expect(value.decision).toMatchObject({
@@ -153,9 +154,9 @@ describe('apply -f: a saved decision', () => {
   });
 
   it('is refused, changing nothing, when the cluster moved on since the plan', async () => {
-    kubectl(['patch', 'webservice', 'saved', '-n', ns(), '--type=merge', '-p', '{"spec":{"image":"nginx:1.30"}}']);
+    patchWebService(ns(), 'saved', { spec: { image: 'nginx:1.30' } });
     const plan = plugin(['plan', 'saved', '-n', ns(), '-o', 'json']).stdout;
-    kubectl(['patch', 'webservice', 'saved', '-n', ns(), '--type=merge', '-p', '{"spec":{"image":"nginx:1.31"}}']);
+    patchWebService(ns(), 'saved', { spec: { image: 'nginx:1.31' } });
     audit.mark();
     const result = plugin(['apply', '-f', '-'], { input: plan });
     expect(result.status).toBe(1);
@@ -278,7 +279,7 @@ describe('a WebService that changes between the read and the status write', () =
     applyYaml(ns(), webService('moving', { image: 'nginx:1.27' }));
     audit.mark();
     const result = await stoppedBeforeStatusWrite(ns(), ['apply', 'moving'], 'moving', () =>
-      kubectl(['patch', 'webservice', 'moving', '-n', ns(), '--type=merge', '-p', '{"spec":{"image":"nginx:1.28"}}']),
+      patchWebService(ns(), 'moving', { spec: { image: 'nginx:1.28' } }),
     );
     expect(result.stderr).toBe('');
     expect(result.status).toBe(0);

@@ -5,6 +5,7 @@ import {
   applyYaml,
   eventually,
   kubectl,
+  patchWebService,
   plugin,
   tryGetJson,
   useNamespace,
@@ -49,16 +50,7 @@ describe('finalize', () => {
     expect(child('gone')).toBeNull();
     expect(ws('gone').metadata.finalizers).toEqual(['example.com/keep-me']);
 
-    kubectl([
-      'patch',
-      'webservice',
-      'gone',
-      '-n',
-      ns(),
-      '--type=json',
-      '-p',
-      '[{"op":"remove","path":"/metadata/finalizers"}]',
-    ]);
+    patchWebService(ns(), 'gone', [{ op: 'remove', path: '/metadata/finalizers' }]);
     await eventually(() => tryGetJson(['get', 'webservice', 'gone', '-n', ns()]) === null);
   });
 
