@@ -15,6 +15,7 @@ import { installCommand } from './commands/install';
 import { observeCommand } from './commands/observe';
 import { planCommand } from './commands/plan';
 import { rollbackCommand } from './commands/rollback';
+import { abortCommand, promoteCommand } from './commands/promote';
 import { runCommand } from './commands/run';
 import { statusCommand } from './commands/status';
 import { uninstallCommand } from './commands/uninstall';
@@ -34,6 +35,8 @@ const COMMANDS = [
   statusCommand,
   historyCommand,
   rollbackCommand,
+  promoteCommand,
+  abortCommand,
   finalizeCommand,
   runCommand,
   installCommand,
@@ -84,6 +87,8 @@ export async function main(argv: string[]): Promise<void> {
       .command(applyCommand)
       .command(historyCommand)
       .command(rollbackCommand)
+      .command(promoteCommand)
+      .command(abortCommand)
       .command(statusCommand)
       .command(finalizeCommand)
       .command(runCommand)

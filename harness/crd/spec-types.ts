@@ -13,6 +13,9 @@ const TYPE_NAMES: Record<string, string> = {
   'spec.workload.files[]': 'FileMount',
   'spec.workload.disruption': 'Disruption',
   'spec.workload.autoscaling': 'Autoscaling',
+  'spec.rollout': 'RolloutSpec',
+  'spec.rollout.canary.steps[]': 'CanaryStep',
+  'status.rollout': 'RolloutStatus',
   status: 'WebServiceStatus',
   'status.conditions[]': 'Condition',
 };

@@ -299,7 +299,8 @@ async function webServiceChecks(client: CheckApi, options: CheckOptions): Promis
       labelledWorkloads(client, namespace),
     ]);
     const webServices = inputs.map((input) => input.parent);
-    const decisions = inputs.map((input) => decide(observe(input)));
+    const at = new Date().toISOString();
+    const decisions = inputs.map((input) => decide(observe(input), { at }));
     const objects: LabelledObject[] = [
       ...labelled.items.map((item) => ({ kind: CONFIG_MAP.kind, metadata: item.metadata })),
       ...workloads.objects,

@@ -405,7 +405,7 @@ export function pluralKind(kind: string): string {
   return /(s|x|z|ch|sh)$/.test(kind) ? `${kind}es` : `${kind}s`;
 }
 
-const ORPHAN_KINDS: OrphanKind[] = NAMED_KINDS.map((row) => row.kind);
+const ORPHAN_KINDS: OrphanKind[] = [...new Set(NAMED_KINDS.map((row) => row.kind))];
 
 /**
  * Objects with our managed-by label that no WebService in scope owns: their controller

@@ -354,6 +354,7 @@ async function applySavedDecisions(ctx: Context, file: string): Promise<number> 
     const input = await gatherOne(await ctx.client(), decision.namespace, decision.name, { makeConfigKey: true });
     const now = decide(observe(input), {
       requeueAfterSeconds: decision.after_seconds,
+      at: new Date().toISOString(),
     });
     if (!jsonEqual(stripUndefined(now), decision)) {
       throw new UserError(

@@ -60,7 +60,7 @@ export const rollbackCommand: CommandModule<object, Args> = {
     const plan = planRollback(parent, target, sources, snapshots);
     // What the pass after it would write: plan's decision on the WebService as rolled back.
     const rolledBack: WebService = { ...parent, metadata: withPins(parent, plan.patch), spec };
-    const next = decide(observe({ ...input, parent: rolledBack, config: sources }));
+    const next = decide(observe({ ...input, parent: rolledBack, config: sources }), { at: new Date().toISOString() });
     const written = plan.changes.length > 0 && ctx.dryRun !== 'client';
     if (written) await client.patchWebService(namespace, name, plan.patch);
     const result = {

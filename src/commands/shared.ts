@@ -53,7 +53,7 @@ export function requeueOption<T>(yargs: Argv<T>) {
 
 /** What a pass would do now: the core's decision, the one way plan and describe make it. */
 export function decisionFor(observation: Observation, args: RequeueArgs): Decision {
-  return decide(observation, { requeueAfterSeconds: args['requeue-after'] });
+  return decide(observation, { requeueAfterSeconds: args['requeue-after'], at: new Date().toISOString() });
 }
 
 /** The sync inputs for NAME or --all: one GET for a name, two LISTs for --all. */

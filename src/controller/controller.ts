@@ -370,6 +370,10 @@ export class Controller {
     } else {
       this.options.metrics?.reconciled('success', seconds);
       this.queue.forget(key);
+      // A canary's pause ends, or its deadline passes, with no event to say so.
+      if (decision.rollout && decision.after_seconds !== undefined) {
+        this.queue.addAfter(key, decision.after_seconds * 1000);
+      }
     }
     // A cycle needs a person to change a dependsOn: say so above INFO, once, when it is first
     // written to status (a steady cycle writes nothing, so logs nothing above debug).

@@ -136,6 +136,8 @@ export function appliedVerdict(
   if (!ours && !adopting) {
     return { target, state: 'conflict', reason: conflictReason(parent, target, have), differences: [], ops: [] };
   }
+  const held = ours ? (row.held?.(have.object, { name: parent.name, desired: parent.desired }) ?? null) : null;
+  if (held) return heldVerdict(row, target, held, have);
   const differences = storedDifferences(want, have.object);
   if (differences.length === 0)
     return { target, state: 'matches', reason: `${target} matches the spec`, differences, ops: [] };
@@ -166,6 +168,31 @@ export function appliedVerdict(
         TakeOverOp | ApplyOp,
   );
   return { target, state: 'differs', reason: `${target} ${what}`, differences, ops };
+}
+
+/** A held child: only the held fields are written, by the handover's field manager, where they differ. */
+function heldVerdict(row: ChildKindRow, target: string, held: DesiredObject, have: LiveChildFacts): AppliedVerdict {
+  const differences = storedDifferences(held, have.object);
+  if (differences.length === 0)
+    return { target, state: 'matches', reason: `${target} is held as it is`, differences, ops: [] };
+  const name = have.name;
+  return {
+    target,
+    state: 'differs',
+    reason: `${target} is held on its revision; ${differences.map((d) => d.path).join(', ')} differs`,
+    differences,
+    ops: [
+      {
+        op: 'applyChild',
+        kind: row.kind,
+        name,
+        object: held,
+        handover: true,
+        uid: have.uid,
+        resourceVersion: have.resourceVersion,
+      },
+    ],
+  };
 }
 
 /** The object with the other's spec fields set in its spec. */

@@ -13,12 +13,14 @@ import {
   childTarget,
   isSetRow,
   kindRow,
+  rowId,
 } from './kinds';
+import { canaryPlan, completedPlan } from './canary';
 import { CONFIG_PINS_ANNOTATION, configTarget, formatPins } from './config';
 import { DEFAULT_REQUEUE_AFTER_SECONDS, FINALIZER, READY } from './model';
-import { CopySource, SetObject } from './revision';
+import { CopySource, SetObject, revisionPlan } from './revision';
 import { describeCycle } from './cycle';
-import type { Observation } from './observation';
+import type { CanaryPlan, Observation } from './observation';
 import { AppliedParent, ApplyOp, DeleteOp, TakeOverOp, appliedVerdict } from './applied';
 import { FieldChange, MergePatch, mergedVerdict } from './merged';
 import { Warning, probePortWarnings } from './probes';
@@ -84,11 +86,15 @@ export interface Decision {
   changes?: FieldChange[];
   /** Only when there are any: what the server takes but will likely not work as meant. */
   warnings?: Warning[];
+  /** Only while a canary runs: where it stands after this pass (status.rollout). */
+  rollout?: CanaryPlan['status'];
   ops: Op[];
 }
 
 export interface DecideOptions {
   requeueAfterSeconds?: number;
+  /** The time of the pass (RFC 3339): a canary's pause counts to it. Unset: the Unix epoch, where no pause ends. */
+  at?: string;
 }
 
 export function decide(obs: Observation, options: DecideOptions = {}): Decision {
@@ -119,6 +125,8 @@ export function decide(obs: Observation, options: DecideOptions = {}): Decision 
   // No finalizer is added: the children carry a controller ownerReference, so the garbage
   // collector removes them, and a deletion never waits for a reconcile that may never come.
   // One that a user put there (the lab's ephemeral) is honoured by decideDeletion.
+  obs = weighed(obs, options.at ?? EPOCH);
+  const { canary } = obs.desired;
   const verdicts = childVerdicts(obs);
   // A child that is not ours stops the whole decision, as the ConfigMap's always did: nothing
   // is written, to it or to the other children, until its owner sorts it out.
@@ -132,7 +140,9 @@ export function decide(obs: Observation, options: DecideOptions = {}): Decision 
     });
   }
 
-  const rollout = rolloutPoll(obs, verdicts);
+  const rollout = { ...rolloutPoll(obs, verdicts), ...(canary ? { rollout: canary.status } : {}) };
+  if (canary?.after !== undefined)
+    rollout.after_seconds = Math.min(rollout.after_seconds ?? canary.after, canary.after);
   const acting = verdicts.filter((v) => v.ops.length > 0);
   if (acting.length > 0) {
     const changes = acting.flatMap((v) => v.changes);
@@ -158,11 +168,39 @@ export function decide(obs: Observation, options: DecideOptions = {}): Decision 
   });
 }
 
+const EPOCH = new Date(0).toISOString();
+
+/**
+ * The observation as decide weighs it at a time: with a rollout, the revision the spec makes
+ * (which the Deployment names) and the canary that runs, if one does. describe's tree reads it too.
+ */
+export function weighed(obs: Observation, at: string): Observation {
+  const revision = obs.desired.rollout ? revisionPlan(obs)?.name : undefined;
+  const named = revision ? { ...obs, desired: { ...obs.desired, revision } } : obs;
+  const canary = canaryOf(named, at);
+  return canary ? { ...named, desired: { ...named.desired, canary } } : named;
+}
+
+/**
+ * The canary at this pass; once promoting has rolled the stable Deployment to the canary's
+ * revision (it matches the spec and has rolled out), completed: the traffic goes back to the
+ * WebService's Service before the canary is scaled down.
+ */
+function canaryOf(obs: Observation, at: string): CanaryPlan | null {
+  const plan = canaryPlan(obs, at);
+  if (!plan || plan.holdStable || plan.status.phase !== 'Promoting') return plan;
+  const held = { ...obs, desired: { ...obs.desired, canary: plan } };
+  const stable = namedVerdict(DEPLOYMENT, appliedParent(held), held);
+  const live = obs.children[DEPLOYMENT.kind]?.object ?? null;
+  const rolledOut = stable.every((v) => v.ops.length === 0) && rolloutOf(live, plan.stableReplicas, false).complete;
+  return rolledOut ? completedPlan(plan) : plan;
+}
+
 /** The spec's warnings; new only where these ops write the Deployment that brings them. */
 function warningsOf(obs: Observation, ops: Op[]): Pick<Partial<Decision>, 'warnings'> {
   if (!obs.desired.workload) return {};
   const live = obs.children[DEPLOYMENT.kind]?.object ?? null;
-  const writes = writesDeployment(ops);
+  const writes = writesDeployment(ops, obs.name);
   const warnings = probePortWarnings(obs.desired.workload, live).map(({ new: brought, ...warning }) =>
     writes && brought ? { ...warning, new: brought } : warning,
   );
@@ -206,14 +244,7 @@ export interface ChildVerdict {
 
 /** The verdict on each child the kind table has, as decide weighs them (describe shows them too). */
 export function childVerdicts(obs: Observation): ChildVerdict[] {
-  const parent = {
-    name: obs.name,
-    namespace: obs.namespace,
-    uid: obs.uid,
-    labels: obs.labels ?? {},
-    desired: obs.desired,
-    refused: obs.status.conditions?.find((c) => c.type === READY)?.reason === 'ReconcileError',
-  };
+  const parent = appliedParent(obs);
   const verdictsOf = (row: KindRow) => (isSetRow(row) ? setVerdicts(row, obs) : namedVerdict(row, parent, obs));
   // The rollback's pins are the history's: after the set rows, before the workload that reads them.
   const history = CHILD_KINDS.indexOf(SET_KINDS[SET_KINDS.length - 1]) + 1;
@@ -225,11 +256,22 @@ export function childVerdicts(obs: Observation): ChildVerdict[] {
   ];
 }
 
+function appliedParent(obs: Observation): AppliedParent {
+  return {
+    name: obs.name,
+    namespace: obs.namespace,
+    uid: obs.uid,
+    labels: obs.labels ?? {},
+    desired: obs.desired,
+    refused: obs.status.conditions?.find((c) => c.type === READY)?.reason === 'ReconcileError',
+  };
+}
+
 /** A named row's child, written as its row says: merge-patched or applied. */
 function namedVerdict(row: ChildKindRow, parent: AppliedParent, obs: Observation): ChildVerdict[] {
   // Where its API is not served there is nothing to read or write: the kind's condition says so.
   if (obs.absentKinds?.includes(row.kind)) return [];
-  const have = obs.children[row.kind] ?? null;
+  const have = obs.children[rowId(row)] ?? null;
   if (row.write === 'merge') return [mergedVerdict(row, parent, have)];
   const verdict = appliedVerdict(row, parent, have);
   if (!verdict) return [];
@@ -328,13 +370,22 @@ const MAX_VALUE_TEXT = 200;
 function rolloutPoll(obs: Observation, verdicts: ChildVerdict[]): Pick<Partial<Decision>, 'after_seconds'> {
   if (!obs.desired.workload) return {};
   const live = obs.children[DEPLOYMENT.kind]?.object ?? null;
-  const rollout = rolloutOf(live, podsWanted(obs.desired, live), writesDeployment(verdicts.flatMap((v) => v.ops)));
+  // While a canary runs, the stable pods are as many as it leaves them (its own timer is after).
+  const { canary } = obs.desired;
+  const wanted = canary && canary.status.phase !== 'Completed' ? canary.stableReplicas : podsWanted(obs.desired, live);
+  const writes = writesDeployment(
+    verdicts.flatMap((v) => v.ops),
+    obs.name,
+  );
+  const rollout = rolloutOf(live, wanted, writes);
   return rollout.complete ? {} : { after_seconds: ROLLOUT_POLL_SECONDS };
 }
 
-/** Whether these ops apply the Deployment: its status is then about the spec before them. */
-export function writesDeployment(ops: Op[]): boolean {
-  return ops.some((op) => op.op === 'applyChild' && op.kind === DEPLOYMENT.kind);
+/** Whether these ops apply the WebService's Deployment (not a canary's): its status is then about the spec before them. */
+export function writesDeployment(ops: Op[], name: string): boolean {
+  return ops.some(
+    (op) => op.op === 'applyChild' && op.kind === DEPLOYMENT.kind && op.name === DEPLOYMENT.nameFor(name),
+  );
 }
 
 type DecisionFields = Pick<Decision, 'action' | 'reason' | 'target'> & Partial<Decision>;
@@ -354,6 +405,7 @@ function record(obs: Observation, fields: DecisionFields): Decision {
   if (fields.cycle) decision.cycle = fields.cycle;
   if (fields.changes) decision.changes = fields.changes;
   if (fields.warnings) decision.warnings = fields.warnings;
+  if (fields.rollout) decision.rollout = fields.rollout;
   decision.ops = fields.ops ?? [];
   return decision;
 }

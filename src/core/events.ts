@@ -7,7 +7,7 @@ import { Decision, writesDeployment } from './decide';
 import { REVISION } from './kinds';
 import { Condition, kindOf } from './model';
 import { CHANGE_CAUSE_ANNOTATION } from './revision';
-import { FAILED_CREATE, Outcome, ReadyCondition } from './status';
+import { CANARY_ABORTED, FAILED_CREATE, Outcome, ReadyCondition } from './status';
 
 export const REPORTING_CONTROLLER = 'webservice-controller';
 
@@ -66,7 +66,7 @@ function revisionEvents(decision: Decision): EventRecord[] {
  * write while it stays, has none to send.
  */
 function warningEvents(decision: Decision): EventRecord[] {
-  if (!writesDeployment(decision.ops)) return [];
+  if (!writesDeployment(decision.ops, decision.name)) return [];
   return (decision.warnings ?? [])
     .filter((warning) => warning.new)
     .map((warning) => record('Warning', warning.reason, 'Check', warning.message));
@@ -97,6 +97,7 @@ function rolloutEvents(
 ): EventRecord[] {
   if (!after) return [];
   if (startsNow('RolloutInProgress')) return [record('Normal', 'RolloutStarted', 'Rollout', after.message)];
+  if (startsNow(CANARY_ABORTED)) return [record('Warning', CANARY_ABORTED, 'Abort', after.message)];
   if (startsNow('ProgressDeadlineExceeded') || startsNow(FAILED_CREATE))
     return [record('Warning', 'RolloutStalled', 'Rollout', after.message)];
   const wasRolling =

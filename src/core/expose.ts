@@ -5,7 +5,8 @@
 // cluster has taken the endpoint up (the WebService's Exposed condition).
 import type { Health, ChildCondition, LiveObject } from './health';
 import type { Expose, Json, ObjectMeta } from './model';
-import type { DesiredState } from './observation';
+import { trackName } from './canary-requests';
+import type { CanaryPlan, DesiredState } from './observation';
 import type { DesiredObject } from './workload';
 
 /** The path an exposure routes when its spec names none: everything under the host. */
@@ -80,11 +81,21 @@ export function desiredHttpRoute(
       rules: [
         {
           matches: [{ path: { type: 'PathPrefix', value: want.expose.path ?? DEFAULT_EXPOSE_PATH } }],
-          backendRefs: [{ name: want.name, port: want.port }],
+          backendRefs: backendRefs(want.name, want.port, parent.desired.canary),
         },
       ],
     },
   };
+}
+
+/** The route's Service; while a canary runs, the stable pods' and the canary's, by the canary's weight. */
+function backendRefs(name: string, port: number, canary: CanaryPlan | undefined): Json[] {
+  if (!canary?.split) return [{ name, port }];
+  const { weight } = canary.status;
+  return [
+    { name: trackName(name, 'stable'), port, weight: 100 - weight },
+    { name: trackName(name, 'canary'), port, weight },
+  ];
 }
 
 interface StatusCondition {

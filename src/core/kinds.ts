@@ -35,6 +35,7 @@ import {
   revisionSet,
   snapshotSet,
 } from './revision';
+import { CANARY_DEPLOYMENT_ID, CANARY_REVISION_ANNOTATION, TRACK_LABEL, Track, trackName } from './canary-requests';
 import {
   DesiredObject,
   WORKLOAD_ANNOTATION,
@@ -43,6 +44,7 @@ import {
   desiredHorizontalPodAutoscaler,
   desiredPodDisruptionBudget,
   desiredService,
+  replicasAt,
   replicasHandover,
   rollingUpdateTakeover,
   workloadWanted,
@@ -100,6 +102,8 @@ export type MergeObject = ConfigMap & { apiVersion: string; kind: string };
 
 /** A row of one child per WebService, on a name of its own. */
 export interface ChildKindRow extends RowBase {
+  /** The row's name in an observation's children, where another row has its kind (rowId); unset: its kind. */
+  id?: string;
   /** The child's name for a WebService of this name. */
   nameFor(parentName: string): string;
   /** Whether a WebService's spec asks for this child. */
@@ -131,6 +135,12 @@ export interface ChildKindRow extends RowBase {
    * owned by that field manager from the start.
    */
   handover?(live: Child | null, parent: { name: string; desired: DesiredState }): DesiredObject | null;
+  /**
+   * While something holds the live child (a canary holds the stable Deployment on its revision):
+   * the fields to write instead of the desired object, alone, by the handover's field manager;
+   * null when nothing holds it.
+   */
+  held?(live: Child, parent: { name: string; desired: DesiredState }): DesiredObject | null;
 }
 
 const sameName = (parentName: string) => parentName;
@@ -166,7 +176,14 @@ export const DEPLOYMENT: ChildKindRow = {
   wanted: (parent) => parent.spec.workload !== undefined,
   build: (metadata, parent) => {
     const want = workloadWanted(parent.name, parent.desired);
-    return want && desiredDeployment(metadata, want);
+    if (!want) return null;
+    // With a rollout, the stable pods carry the track label, and the Deployment names their revision.
+    const { rollout, revision } = parent.desired;
+    if (rollout && revision) metadata.annotations = { ...metadata.annotations, [CANARY_REVISION_ANNOTATION]: revision };
+    const desired = desiredDeployment(metadata, rollout ? { ...want, track: 'stable' } : want);
+    // Promoting, the stable pods roll to the canary's revision at the canary's full count.
+    if (parent.desired.canary) (desired.spec as { replicas?: number }).replicas = parent.desired.canary.stableReplicas;
+    return desired;
   },
   applyFirst: rollingUpdateTakeover,
   health: deploymentHealth,
@@ -174,7 +191,56 @@ export const DEPLOYMENT: ChildKindRow = {
     const want = workloadWanted(parent.name, parent.desired);
     return want && replicasHandover(live, want);
   },
+  // A canary holds the stable pods on their revision: only their count follows its weight.
+  held: (live, parent) => {
+    const canary = parent.desired.canary;
+    if (!canary?.holdStable) return null;
+    return replicasAt({ name: live.metadata.name, namespace: live.metadata.namespace }, canary.stableReplicas);
+  },
 };
+
+/** spec.rollout's canary: the new revision's pods beside the stable ones, while a canary runs. */
+const CANARY_DEPLOYMENT: ChildKindRow = {
+  id: CANARY_DEPLOYMENT_ID,
+  kind: 'Deployment',
+  apiVersion: 'apps/v1',
+  group: 'apps',
+  resource: 'deployments',
+  write: 'apply',
+  purpose: "spec.rollout's canary Deployment.",
+  nameFor: (parentName) => trackName(parentName, 'canary'),
+  wanted: (parent) => parent.spec.rollout !== undefined && parent.spec.workload !== undefined,
+  build: (metadata, parent) => {
+    const want = workloadWanted(parent.name, parent.desired);
+    const canary = parent.desired.canary;
+    if (!want || !canary) return null;
+    const selector = { ...want.selector, [TRACK_LABEL]: 'canary' };
+    metadata.annotations = { ...metadata.annotations, [CANARY_REVISION_ANNOTATION]: canary.status.revision };
+    return desiredDeployment(metadata, { ...want, selector, replicas: canary.canaryReplicas });
+  },
+  health: deploymentHealth,
+};
+
+/** With spec.rollout and a port, a Service of the stable pods and one of the canary's: a route splits between them. */
+function trackedService(id: string, track: Track): ChildKindRow {
+  return {
+    id,
+    kind: 'Service',
+    apiVersion: 'v1',
+    group: '',
+    resource: 'services',
+    write: 'apply',
+    purpose: `spec.rollout's Service of the ${track} pods.`,
+    nameFor: (parentName) => trackName(parentName, track),
+    wanted: (parent) => parent.spec.rollout !== undefined && parent.spec.workload?.port !== undefined,
+    build: (metadata, parent) => {
+      const want = workloadWanted(parent.name, parent.desired);
+      if (!want || !parent.desired.rollout) return null;
+      return desiredService(metadata, { ...want, selector: { ...want.selector, [TRACK_LABEL]: track } });
+    },
+    health: serviceHealth,
+  };
+}
 
 const SERVICE: ChildKindRow = {
   kind: 'Service',
@@ -399,6 +465,10 @@ export const NAMED_KINDS: readonly ChildKindRow[] = [
   HORIZONTAL_POD_AUTOSCALER,
   INGRESS,
   HTTP_ROUTE,
+  // After the route: an abort sends the traffic back before the canary is scaled down.
+  trackedService('StableService', 'stable'),
+  trackedService('CanaryService', 'canary'),
+  CANARY_DEPLOYMENT,
 ];
 
 /** The rows of several children per WebService: made before the Deployment that reads them. */
@@ -446,6 +516,11 @@ export function rowVerbs(row: KindRow): string[] {
 /** A child as the watch cache keeps it: what the core reads of it (its set row's cached column). */
 export function cachedForm(child: Child): Child {
   return setRowOf(child)?.cached?.(child) ?? child;
+}
+
+/** A named row's key in an observation's children: its id, else its kind. */
+export function rowId(row: ChildKindRow): string {
+  return row.id ?? row.kind;
 }
 
 /** Whether a row has several children per WebService. */

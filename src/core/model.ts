@@ -2,10 +2,13 @@
 // never imports client-node, so these mirror just the fields we read or own.
 import type {
   Autoscaling,
+  CanaryStep,
   Condition,
   Disruption,
   Expose,
   FileMount,
+  RolloutSpec,
+  RolloutStatus,
   WebServiceSpec,
   WebServiceStatus,
   WorkloadSpec,
@@ -97,7 +100,18 @@ export interface ObjectMeta {
 }
 
 // The spec's and the status' types are generated from the CRD's schema (spec-schema.ts).
-export type { Autoscaling, Condition, Disruption, Expose, FileMount, WebServiceStatus, WorkloadSpec };
+export type {
+  Autoscaling,
+  CanaryStep,
+  Condition,
+  Disruption,
+  Expose,
+  FileMount,
+  RolloutSpec,
+  RolloutStatus,
+  WebServiceStatus,
+  WorkloadSpec,
+};
 export type ConditionStatus = Condition['status'];
 
 export interface WebService {

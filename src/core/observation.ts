@@ -2,7 +2,16 @@
 // in a module of their own: the kind table and the builders it calls name an observation
 // without importing observe, which reads that table.
 import type { ConfigPin, ConfigReference, ConfigSnapshot } from './config';
-import type { Child, ConfigState, Expose, OwnerReference, WebServiceStatus, WorkloadSpec } from './model';
+import type {
+  Child,
+  ConfigState,
+  Expose,
+  OwnerReference,
+  RolloutSpec,
+  RolloutStatus,
+  WebServiceStatus,
+  WorkloadSpec,
+} from './model';
 
 /** What the CR asks for, with the CRD's defaults filled in. */
 export interface DesiredState {
@@ -14,6 +23,12 @@ export interface DesiredState {
   workload?: WorkloadSpec;
   /** Only when the spec asks for one: an Ingress or an HTTPRoute to the Service. */
   expose?: Expose;
+  /** Only when the spec asks for one: how a new revision reaches users (a canary). */
+  rollout?: RolloutSpec;
+  /** Only while a canary runs: where it stands, as decide weighs it at this pass (canary.ts). */
+  canary?: CanaryPlan;
+  /** Only with a rollout: the revision the spec makes (decide sets it), which the Deployment says it was written for. */
+  revision?: string;
   /**
    * Only when the pods read config that rolls them: the digest of its content, for the pod
    * template (config.ts). Where the shell did not read the config, the live Deployment's.
@@ -64,6 +79,32 @@ type NamedChildren = Record<string, LiveChildFacts | null>;
 /** Our children of each set row (kinds.ts' SET_KINDS), by the row's id: revisions, config snapshots. */
 export type ChildSets = Record<string, LiveChildFacts[]>;
 
+/** Where a canary stands at one pass, and what that makes the children (canary.ts decides it). */
+export interface CanaryPlan {
+  /** The status.rollout this pass holds. */
+  status: Required<Pick<RolloutStatus, 'revision' | 'stableRevision' | 'step' | 'stepStartedAt' | 'weight' | 'phase'>> &
+    Pick<RolloutStatus, 'message' | 'pauseEndsAt' | 'stableReplicas' | 'canaryReplicas'>;
+  /**
+   * The stable Deployment is held: only its replica count is written (by a field manager of its
+   * own), never its pod template, so its pods stay the stable revision's. False once promoting.
+   */
+  holdStable: boolean;
+  stableReplicas: number;
+  canaryReplicas: number;
+  /** The route splits between the stable and the canary Services; false: all to the WebService's Service. */
+  split: boolean;
+  /** When to look again (a pause's end, a deadline), in seconds; unset: an event will come. */
+  after?: number;
+}
+
+/** What kubectl webservice promote and abort asked for, from the WebService's annotations. */
+export interface RolloutRequests {
+  /** `<revision>/<step>` (promote that step) or `<revision>/full`. */
+  promote?: string;
+  /** The revision whose canary to abort. */
+  abort?: string;
+}
+
 export interface ChildRef {
   kind: string;
   name: string;
@@ -105,6 +146,8 @@ export interface Observation {
   childSets?: ChildSets;
   /** Only when a rollback pinned config and the pins hold: the references that stay on their snapshot. */
   pins?: ConfigPin[];
+  /** Only when some are: what promote and abort asked for. */
+  rolloutRequests?: RolloutRequests;
   /** Only when some are: pins that no longer hold (their source changed since); the annotation loses them. */
   releasedPins?: ConfigPin[];
   status: WebServiceStatus;

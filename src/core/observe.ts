@@ -15,7 +15,8 @@ import {
 } from './config';
 import { findCycle } from './cycle';
 import { hasLegacySelector } from './labels';
-import { CHILD_KINDS, CONFIG_MAP, NAMED_KINDS, SET_KINDS, setRowOf } from './kinds';
+import { CHILD_KINDS, CONFIG_MAP, NAMED_KINDS, SET_KINDS, rowId, setRowOf } from './kinds';
+import { rolloutRequestsOf } from './canary-requests';
 import {
   Child,
   ConfigMap,
@@ -69,11 +70,13 @@ export function observe(input: SyncInput): Observation {
       .filter((c) => sameNamespace(c, namespace) && isOurs(c, uid))
       .map(childRef)
       .sort((a, b) => KIND_ORDER.indexOf(a.kind) - KIND_ORDER.indexOf(b.kind) || a.name.localeCompare(b.name)),
-    children: Object.fromEntries(NAMED_KINDS.map((row, i) => [row.kind, found[i] && liveFacts(found[i], uid)])),
+    children: Object.fromEntries(NAMED_KINDS.map((row, i) => [rowId(row), found[i] && liveFacts(found[i], uid)])),
     dependencies: (parent.spec.dependsOn ?? []).map((name) => dependencyFacts(name, namespace, input.related)),
     status: parent.status ?? {},
   };
   if (meta.labels && Object.keys(meta.labels).length > 0) observation.labels = { ...meta.labels };
+  const requests = rolloutRequestsOf(meta.annotations);
+  if (requests) observation.rolloutRequests = requests;
   const cycle = dependencyCycleOf(parent, namespace, input.related);
   if (cycle) observation.dependencyCycle = cycle;
   if (input.absentKinds && input.absentKinds.length > 0) observation.absentKinds = [...input.absentKinds].sort();
@@ -241,6 +244,7 @@ function desiredOf(parent: WebService): DesiredState {
   // A copy: the core never shares a structure with its input (the CRD has validated its shape).
   if (parent.spec.workload) desired.workload = structuredClone(parent.spec.workload);
   if (parent.spec.expose) desired.expose = structuredClone(parent.spec.expose);
+  if (parent.spec.rollout) desired.rollout = structuredClone(parent.spec.rollout);
   return desired;
 }
 

@@ -124,6 +124,18 @@ export const WEB_SERVICE_SCHEMA: SchemaNode = {
           fieldPath: '.replicas',
         },
         {
+          rule: '!has(self.rollout) || has(self.workload)',
+          message: 'rollout needs spec.workload (a canary is a second Deployment)',
+          fieldPath: '.rollout',
+        },
+        {
+          // The split of the autoscaler's count between stable and canary is not built yet: refused
+          // rather than accepted and ignored.
+          rule: '!has(self.rollout) || !has(self.workload) || !has(self.workload.autoscaling)',
+          message: 'rollout cannot go with workload.autoscaling yet',
+          fieldPath: '.rollout',
+        },
+        {
           // spec.expose sends a host's traffic to the workload's Service: without a port there is none.
           rule: '!has(self.expose) || (has(self.workload) && has(self.workload.port))',
           message: 'expose needs spec.workload.port (its Service is what an Ingress or an HTTPRoute sends to)',
@@ -237,6 +249,74 @@ export const WEB_SERVICE_SCHEMA: SchemaNode = {
                   description: "The Gateway's namespace; unset, the WebService's.",
                   minLength: 1,
                   maxLength: 63,
+                },
+              },
+            },
+          },
+        },
+        rollout: {
+          type: 'object',
+          description:
+            "How a new revision of the pods reaches users. Unset: the Deployment's own rolling update. " +
+            'With canary: a second Deployment, <name>-canary, runs the new revision beside the stable pods ' +
+            'and takes a growing share of the traffic, step by step, and the rollout aborts by itself when ' +
+            'its pods cannot be made or are not ready in time. Needs spec.workload.',
+          required: ['canary'],
+          properties: {
+            canary: {
+              type: 'object',
+              required: ['steps'],
+              'x-kubernetes-validations': [
+                { rule: 'size(self.steps) > 0', message: 'a canary needs at least one step', fieldPath: '.steps' },
+                {
+                  rule: 'self.steps.filter(s, has(s.weight)).map(s, s.weight).isSorted()',
+                  message: "the steps' weights may not go down",
+                  fieldPath: '.steps',
+                },
+              ],
+              properties: {
+                steps: {
+                  type: 'array',
+                  description:
+                    'In order: a weight sends that share of the traffic (percent) to the canary once its pods ' +
+                    'are ready; a pause waits, for a duration or, without one, until kubectl webservice promote.',
+                  maxItems: 32,
+                  'x-kubernetes-list-type': 'atomic',
+                  items: {
+                    type: 'object',
+                    'x-kubernetes-validations': [
+                      { rule: 'has(self.weight) != has(self.pause)', message: 'a step is either a weight or a pause' },
+                    ],
+                    properties: {
+                      weight: {
+                        type: 'integer',
+                        format: 'int32',
+                        minimum: 0,
+                        maximum: 100,
+                        description: "The canary's share of the traffic, in percent.",
+                      },
+                      pause: {
+                        type: 'object',
+                        description: 'Wait: for the duration, or without one until kubectl webservice promote.',
+                        properties: {
+                          duration: {
+                            type: 'string',
+                            description: 'How long, e.g. 30s, 5m, 1h30m.',
+                            maxLength: 32,
+                            pattern: '^([0-9]+(s|m|h))+$',
+                          },
+                        },
+                      },
+                    },
+                  },
+                },
+                readyDeadlineSeconds: {
+                  type: 'integer',
+                  format: 'int32',
+                  minimum: 1,
+                  description:
+                    "How long a step may wait for the canary's pods to be ready before the rollout aborts; " +
+                    'unset, 600.',
                 },
               },
             },
@@ -535,6 +615,40 @@ export const WEB_SERVICE_SCHEMA: SchemaNode = {
           type: 'integer',
           format: 'int64',
           description: 'With spec.workload, the revision that the pods are rolled out to.',
+        },
+        rollout: {
+          type: 'object',
+          description: 'With spec.rollout, while a canary runs: where it stands.',
+          properties: {
+            revision: { type: 'string', description: "The canary's revision (a ControllerRevision's name)." },
+            stableRevision: { type: 'string', description: "The stable pods' revision." },
+            step: {
+              type: 'integer',
+              format: 'int32',
+              description: 'The step under way (from 0); the number of steps once all are done.',
+            },
+            stepStartedAt: {
+              type: 'string',
+              format: 'date-time',
+              description: 'When the step began: a pause counts from it.',
+            },
+            weight: { type: 'integer', format: 'int32', description: "The canary's share of the traffic, in percent." },
+            stableReplicas: { type: 'integer', format: 'int32', description: 'The stable pods wanted now.' },
+            canaryReplicas: { type: 'integer', format: 'int32', description: "The canary's pods wanted now." },
+            pauseEndsAt: {
+              type: 'string',
+              format: 'date-time',
+              description: 'In a pause with a duration: when it ends.',
+            },
+            phase: {
+              type: 'string',
+              enum: ['Progressing', 'Paused', 'Promoting', 'Completed', 'Aborted'],
+              description:
+                'Progressing: a weight step waits for the canary; Paused: a pause; Promoting: the stable ' +
+                "pods roll to the canary's revision; Completed; Aborted: all traffic is back on stable.",
+            },
+            message: { type: 'string', description: 'What the rollout waits for, or why it aborted.' },
+          },
         },
         observedGeneration: {
           type: 'integer',

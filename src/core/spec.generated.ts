@@ -22,6 +22,13 @@ export interface WebServiceSpec {
    */
   expose?: Expose;
   /**
+   * How a new revision of the pods reaches users. Unset: the Deployment's own rolling update. With
+   * canary: a second Deployment, <name>-canary, runs the new revision beside the stable pods and
+   * takes a growing share of the traffic, step by step, and the rollout aborts by itself when its
+   * pods cannot be made or are not ready in time. Needs spec.workload.
+   */
+  rollout?: RolloutSpec;
+  /**
    * Run the image as a Deployment named after the WebService; with a port, also a ClusterIP
    * Service of the same name.
    */
@@ -38,6 +45,8 @@ export interface WebServiceStatus {
   currentRevision?: number;
   /** With spec.workload, the revision that the pods are rolled out to. */
   updateRevision?: number;
+  /** With spec.rollout, while a canary runs: where it stands. */
+  rollout?: RolloutStatus;
   observedGeneration?: number;
   conditions?: Condition[];
 }
@@ -73,6 +82,27 @@ export interface Expose {
     name: string;
     /** The Gateway's namespace; unset, the WebService's. */
     namespace?: string;
+  };
+}
+
+/**
+ * How a new revision of the pods reaches users. Unset: the Deployment's own rolling update. With
+ * canary: a second Deployment, <name>-canary, runs the new revision beside the stable pods and
+ * takes a growing share of the traffic, step by step, and the rollout aborts by itself when its
+ * pods cannot be made or are not ready in time. Needs spec.workload.
+ */
+export interface RolloutSpec {
+  canary: {
+    /**
+     * In order: a weight sends that share of the traffic (percent) to the canary once its pods are
+     * ready; a pause waits, for a duration or, without one, until kubectl webservice promote.
+     */
+    steps: CanaryStep[];
+    /**
+     * How long a step may wait for the canary's pods to be ready before the rollout aborts; unset,
+     * 600.
+     */
+    readyDeadlineSeconds?: number;
   };
 }
 
@@ -164,6 +194,33 @@ export interface WorkloadSpec {
   strategy?: KubeValue;
 }
 
+/** With spec.rollout, while a canary runs: where it stands. */
+export interface RolloutStatus {
+  /** The canary's revision (a ControllerRevision's name). */
+  revision?: string;
+  /** The stable pods' revision. */
+  stableRevision?: string;
+  /** The step under way (from 0); the number of steps once all are done. */
+  step?: number;
+  /** When the step began: a pause counts from it. */
+  stepStartedAt?: string;
+  /** The canary's share of the traffic, in percent. */
+  weight?: number;
+  /** The stable pods wanted now. */
+  stableReplicas?: number;
+  /** The canary's pods wanted now. */
+  canaryReplicas?: number;
+  /** In a pause with a duration: when it ends. */
+  pauseEndsAt?: string;
+  /**
+   * Progressing: a weight step waits for the canary; Paused: a pause; Promoting: the stable pods
+   * roll to the canary's revision; Completed; Aborted: all traffic is back on stable.
+   */
+  phase?: 'Progressing' | 'Paused' | 'Promoting' | 'Completed' | 'Aborted';
+  /** What the rollout waits for, or why it aborted. */
+  message?: string;
+}
+
 export interface Condition {
   type: string;
   status: 'True' | 'False' | 'Unknown';
@@ -171,6 +228,16 @@ export interface Condition {
   lastTransitionTime: string;
   reason: string;
   message: string;
+}
+
+export interface CanaryStep {
+  /** The canary's share of the traffic, in percent. */
+  weight?: number;
+  /** Wait: for the duration, or without one until kubectl webservice promote. */
+  pause?: {
+    /** How long, e.g. 30s, 5m, 1h30m. */
+    duration?: string;
+  };
 }
 
 export interface FileMount {

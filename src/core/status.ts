@@ -1,8 +1,9 @@
 // The status computation: observation + decision + outcome + now -> status. Pure.
+import { CANARY_DEPLOYMENT_ID } from './canary-requests';
 import { ConfigReference, configTarget } from './config';
 import { Decision, Op, writesDeployment } from './decide';
 import { jsonEqual } from './equal';
-import { ChildKindRow, DEPLOYMENT, NAMED_KINDS, childTarget, resourceName } from './kinds';
+import { ChildKindRow, DEPLOYMENT, NAMED_KINDS, childTarget, resourceName, rowId } from './kinds';
 import { Condition, ConditionStatus, Deployment, READY, WebServiceStatus, childName } from './model';
 import type { LiveObject } from './health';
 import type { Observation } from './observation';
@@ -105,7 +106,7 @@ function childConditions(obs: Observation, conditions: Condition[], now: string)
   let next = conditions.filter((c) => types.has(c.type) || !CONDITION_TYPES.has(c.type));
   for (const row of wanted) {
     const type = row.condition?.type ?? '';
-    const live = obs.children[row.kind];
+    const live = obs.children[rowId(row)];
     const target = childTarget(row, row.nameFor(obs.name));
     const value = obs.absentKinds?.includes(row.kind)
       ? {
@@ -155,9 +156,14 @@ function workloadStatus(
   const base = standingError(obs, decision, outcome) ?? readyCondition(decision, outcome);
   const live = obs.children[DEPLOYMENT.kind];
   const deployment = live && live.controlledByParent && live.managedByUs ? (live.object as Deployment) : null;
-  const specChanged = writesDeployment([...earlier, ...decision.ops]);
-  const rollout = rolloutOf(deployment, podsWanted(obs.desired, deployment), specChanged);
-  const counts = `${rollout.ready}/${rollout.desired}`;
+  const specChanged = writesDeployment([...earlier, ...decision.ops], obs.name);
+  const canary = decision.rollout;
+  const canaryRuns = canary !== undefined && canary.phase !== 'Completed';
+  // While a canary runs, the stable pods are as many as it leaves them; the counts are of both.
+  const stableWanted = canaryRuns ? (canary.stableReplicas ?? 0) : podsWanted(obs.desired, deployment);
+  const rollout = rolloutOf(deployment, stableWanted, specChanged);
+  const canaryReady = canaryRuns ? readyPods(obs.children[CANARY_DEPLOYMENT_ID]?.object) : 0;
+  const counts = `${rollout.ready + canaryReady}/${rollout.desired + (canaryRuns ? (canary.canaryReplicas ?? 0) : 0)}`;
   const progress = `deployment/${obs.name}: ${rolloutProgress(rollout)}`;
   let ready: ReadyCondition = base;
   let reconciling: ReadyCondition = { status: 'False', reason: base.reason, message: base.message };
@@ -169,6 +175,8 @@ function workloadStatus(
       ready = { status: 'False', reason: CONFIG_NOT_FOUND, message };
       stalled = { status: 'True', reason: CONFIG_NOT_FOUND, message };
       reconciling = { status: 'False', reason: CONFIG_NOT_FOUND, message };
+    } else if (canaryRuns) {
+      ({ ready, reconciling, stalled } = canaryConditions(canary, progress));
     } else if (rollout.complete) {
       // The lab's ConfigMap matching is an internal detail here: the pods are what count.
       ready = { ...base, message: progress };
@@ -207,13 +215,45 @@ function workloadStatus(
   const next: WebServiceStatus = {
     ...obs.status,
     observedGeneration: obs.generation,
-    replicas: rollout.ready,
+    replicas: rollout.ready + canaryReady,
     selector: podSelectorString(obs.name, obs.desired),
     ready: counts,
-    ...revisions(obs, outcome, rollout.complete),
+    ...revisions(obs, outcome, rollout.complete && !canaryRuns),
+    ...(canary ? { rollout: canary } : {}),
     conditions,
   };
+  if (!canary && next.rollout !== undefined) {
+    delete next.rollout;
+    return { status: next, changed: true, cleared: ['rollout'] };
+  }
   return { status: next, changed: !jsonEqual(next, obs.status) };
+}
+
+/** A Deployment's ready pods, by its status. */
+function readyPods(deployment: Deployment | undefined): number {
+  return deployment?.status?.readyReplicas ?? 0;
+}
+
+/** Ready's reason while a canary aborted: all traffic is on stable, and someone must look. */
+export const CANARY_ABORTED = 'CanaryAborted';
+
+/** The kstatus conditions while a canary runs: in progress, or aborted (stalled until the spec changes). */
+function canaryConditions(
+  canary: NonNullable<Decision['rollout']>,
+  progress: string,
+): { ready: ReadyCondition; reconciling: ReadyCondition; stalled: ReadyCondition } {
+  const where = `canary ${canary.revision} at step ${canary.step}, ${canary.weight}% of the traffic`;
+  const message = `${where}${canary.message ? `: ${canary.message}` : ''}; ${progress}`;
+  if (canary.phase === 'Aborted') {
+    const aborted = { status: 'False' as const, reason: CANARY_ABORTED, message };
+    return { ready: aborted, reconciling: aborted, stalled: { ...aborted, status: 'True' } };
+  }
+  const reason = `Canary${canary.phase}`;
+  return {
+    ready: { status: 'False', reason, message },
+    reconciling: { status: 'True', reason, message },
+    stalled: { status: 'False', reason, message },
+  };
 }
 
 /**

@@ -2,7 +2,7 @@
 // Never trust CR content: anything that does not have the expected shape is refused
 // with a message naming the field, before the core sees it.
 import { ACTIONS, Decision } from './decide';
-import { APPLIED_KINDS, CONFIG_MAP, NAMED_KINDS, OPTIONAL_KINDS, WATCHED_KINDS } from './kinds';
+import { APPLIED_KINDS, CONFIG_MAP, NAMED_KINDS, OPTIONAL_KINDS, WATCHED_KINDS, rowId } from './kinds';
 import { Child, ConfigMap, ConfigState, Json, SyncInput, WebService } from './model';
 import type { Observation } from './observation';
 import { unresolvedProbePorts } from './probes';
@@ -382,10 +382,11 @@ export function parseObservation(value: unknown): Observation {
   need(isObject(obs.status), 'observation.status must be an object');
   checkAbsentKinds(obs.absentKinds, 'observation.absentKinds');
   need(isObject(obs.children), 'observation.children must be an object');
-  for (const { kind } of NAMED_KINDS) {
-    const facts = (obs.children as Json)[kind];
+  for (const row of NAMED_KINDS) {
+    const { kind } = row;
+    const facts = (obs.children as Json)[rowId(row)];
     if (facts === undefined || facts === null) continue;
-    const where = `observation.children.${kind}`;
+    const where = `observation.children.${rowId(row)}`;
     need(
       isObject(facts) && isObject(facts.labels) && Array.isArray(facts.ownerReferences),
       `${where} must be child facts`,

@@ -7,6 +7,7 @@ import { Child, Deployment, Json, ObjectMeta } from './model';
 import type { DesiredState } from './observation';
 import { PORT_NAME, podTemplate } from './pod';
 import type { PodWanted } from './pod';
+import { TRACK_LABEL, Track } from './canary-requests';
 
 /**
  * On a Deployment whose replica count its HorizontalPodAutoscaler owns: our apply leaves
@@ -28,6 +29,8 @@ export interface DesiredObject {
 
 export interface WorkloadWanted extends PodWanted {
   replicas: number;
+  /** With spec.rollout: which pods these are, on the template (not in the selector, which cannot change). */
+  track?: Track;
 }
 
 /** The lab's ConfigMap data: what the spec says, as strings. The lab reads it; the pods do not. */
@@ -67,8 +70,15 @@ export function desiredDeployment(metadata: ObjectMeta, want: WorkloadWanted): D
   if (workload.progressDeadlineSeconds !== undefined) spec.progressDeadlineSeconds = workload.progressDeadlineSeconds;
   if (workload.strategy !== undefined) spec.strategy = workload.strategy;
   spec.selector = { matchLabels: want.selector };
-  spec.template = podTemplate(want);
+  spec.template = tracked(podTemplate(want), want.track);
   return { apiVersion: 'apps/v1', kind: 'Deployment', metadata, spec };
+}
+
+/** A pod template with the track label: outside podTemplate, so that it is no part of a revision. */
+function tracked(template: Json, track: Track | undefined): Json {
+  if (!track) return template;
+  const metadata = template.metadata as { labels: Record<string, string> };
+  return { ...template, metadata: { ...metadata, labels: { ...metadata.labels, [TRACK_LABEL]: track } } };
 }
 
 /**
@@ -150,7 +160,7 @@ export function replicasHandover(live: Deployment | null, want: WorkloadWanted):
   return replicasAt({ name, namespace }, Math.max(replicas, minimum));
 }
 
-function replicasAt(metadata: ObjectMeta, replicas: number): DesiredObject {
+export function replicasAt(metadata: ObjectMeta, replicas: number): DesiredObject {
   return { apiVersion: 'apps/v1', kind: 'Deployment', metadata, spec: { replicas } };
 }
 

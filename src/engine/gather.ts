@@ -224,8 +224,10 @@ async function gatherWorkloads(
   absent: string[],
 ): Promise<Child[]> {
   const served = APPLIED_KINDS.filter((row) => !absent.includes(row.kind));
+  // One LIST per kind: rows of one kind (the canary's Deployment and the Deployment) share it.
+  const kinds = served.filter((row, i) => served.findIndex((other) => other.kind === row.kind) === i);
   const lists = await allOrFirstError(
-    served.map((row) => client.listChildren(row, namespace, { labelSelector: OWNED_SELECTOR })),
+    kinds.map((row) => client.listChildren(row, namespace, { labelSelector: OWNED_SELECTOR })),
   );
   const children: Child[] = lists.flatMap((list) => list.items);
   const owned = new Set(children.map(childKeyOf));

@@ -10,6 +10,7 @@ import type { Observation } from '../core/observation';
 import { observe } from '../core/observe';
 import {
   CONFIG_NOT_FOUND,
+  CANARY_ABORTED,
   FAILED_CREATE,
   Outcome,
   StatusResult,
@@ -26,7 +27,7 @@ import { ConfigReader } from './config';
 import { gatherOne } from './gather';
 
 /** Ready's reasons that no waiting ends: someone must act (apply --wait stops, exit 1). */
-const STALLED_REASONS = new Set(['ProgressDeadlineExceeded', FAILED_CREATE, CONFIG_NOT_FOUND]);
+const STALLED_REASONS = new Set(['ProgressDeadlineExceeded', FAILED_CREATE, CONFIG_NOT_FOUND, CANARY_ABORTED]);
 
 export interface ReconcileOptions extends DecideOptions {
   now: () => string;
@@ -75,7 +76,7 @@ export async function reconcile(
   const earlier: Earlier = { cleaned: [], children: [], events: [], ops: [] };
   for (let attempt = 1; ; attempt++) {
     const observation = observe(current);
-    const decision = decide(observation, options);
+    const decision = decide(observation, { ...options, at: options.now() });
     // The client's dry run decides: client sends nothing, server sends every write as a dry run.
     if (client.dryRun === 'client') return { input: current, ...planned(observation, decision, options) };
     /** After a failed write: a fresh read to decide again from (a 409), or the error to report. */

@@ -40,7 +40,12 @@ export function afterWrites(input: SyncInput, decision: Decision): SyncInput {
       case 'applyChild': {
         const live = children.find(same(op.kind, op.name));
         children = children.filter((c) => c !== live);
-        children.push(stored(op.object, live));
+        // A handover's fields join the live object's; our apply replaces what we own (all of it, here).
+        const object =
+          op.handover && live
+            ? { ...live, spec: { ...(live as { spec?: object }).spec, ...op.object.spec } }
+            : op.object;
+        children.push(stored(object, live));
         break;
       }
       case 'patchChild': {

@@ -32,11 +32,16 @@ describe('groupChildren', () => {
     const web = ws('shop', 'web');
     const api = ws('shop', 'api');
     const [app] = groupChildren([web], [...childrenOf(api), ...[...childrenOf(web)].reverse()]);
-    expect(app.children.map((c) => c.kind)).toEqual(NAMED_KINDS.map((row) => row.kind));
+    // Kind by kind in the table's order, and by name within a kind (the canary's beside the rest).
+    const kindOrder = (kind: string) => NAMED_KINDS.findIndex((row) => row.kind === kind);
+    const expected = [...NAMED_KINDS].sort(
+      (a, b) => kindOrder(a.kind) - kindOrder(b.kind) || a.nameFor('web').localeCompare(b.nameFor('web')),
+    );
+    expect(app.children.map((c) => c.kind)).toEqual(expected.map((row) => row.kind));
     expect(summarize(app)).toEqual({
       namespace: 'shop',
       name: 'web',
-      children: NAMED_KINDS.map((row) => `${row.kind.toLowerCase()}/${row.nameFor('web')}`),
+      children: expected.map((row) => `${row.kind.toLowerCase()}/${row.nameFor('web')}`),
     });
   });
 
