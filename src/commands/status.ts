@@ -138,7 +138,7 @@ async function writeStatus(
 /** The one way status is computed, for status and status -w alike: observe, decide, and the core's computeStatus. */
 function plannedStatus(input: SyncInput, requeueAfterSeconds: number, now: () => string) {
   const observation = observe(input);
-  const decision = decide(observation, { requeueAfterSeconds });
+  const decision = decide(observation, { requeueAfterSeconds, at: now() });
   const result = computeStatus(observation, decision, { kind: 'planned' }, now());
   const row: StatusRow = {
     namespace: observation.namespace,
@@ -257,7 +257,7 @@ function visibleState(ctx: Context, row: StatusRow): string {
 
 function statusHeaders(ctx: Context): string[] {
   const headers = ['namespace', 'name', 'ready', 'reason', 'generation', 'observed', 'replicas', 'age'];
-  if (ctx.out.format === 'wide') headers.push('revision', 'written', 'message');
+  if (ctx.out.format === 'wide') headers.push('revision', 'canary', 'written', 'message');
   return headers;
 }
 
@@ -267,6 +267,17 @@ function revisionText(status: StatusRow['status']): string {
   const update = status?.updateRevision;
   if (update === undefined) return current === undefined ? '-' : String(current);
   return current === update ? String(current) : `${current ?? '-'}→${update}`;
+}
+
+/** Where a canary stands, in a few words: `Paused step 2 25% 28s left`; '-' without one. */
+function canaryText(status: StatusRow['status'], now: Date): string {
+  const rollout = status?.rollout;
+  if (rollout?.phase === undefined) return '-';
+  const words = [rollout.phase, `step ${(rollout.step ?? 0) + 1}`, `${rollout.weight ?? 0}%`];
+  if (rollout.pauseEndsAt) {
+    words.push(`${Math.max(0, Math.ceil((Date.parse(rollout.pauseEndsAt) - now.getTime()) / 1000))}s left`);
+  }
+  return words.join(' ');
 }
 
 function statusCells(ctx: Context, row: StatusRow): Cell[] {
@@ -289,7 +300,12 @@ function statusCells(ctx: Context, row: StatusRow): Cell[] {
     { text: row.deleted ? '-' : age(row.creationTimestamp, ctx.now()) },
   ];
   if (out.format === 'wide') {
-    cells.push({ text: revisionText(row.status) }, { text: String(row.written) }, { text: ready?.message ?? '' });
+    cells.push(
+      { text: revisionText(row.status) },
+      { text: canaryText(row.status, ctx.now()) },
+      { text: String(row.written) },
+      { text: ready?.message ?? '' },
+    );
   }
   return cells;
 }

@@ -1,7 +1,8 @@
 // What `describe` says about one WebService, as data: the spec in short, the conditions, the
 // tree of what it owns, what a pass would do now (the decision plan makes, and the Ready it
 // would hold), and the Events of it all. Pure: the reads and the decision come in.
-import { Decision, Op, childVerdicts } from './decide';
+import { CANARY_DEPLOYMENT_ID } from './canary-requests';
+import { Decision, Op, childVerdicts, weighed } from './decide';
 import { childTarget } from './kinds';
 import { Condition, Expose, SyncInput } from './model';
 import type { Observation } from './observation';
@@ -39,6 +40,8 @@ export interface Description {
     /** The Ready condition a pass would leave (computed as status computes it); null while deleting. */
     ready: ReadyCondition | null;
   };
+  /** While a canary runs: where it stands after a pass now (the decision's status.rollout), and its step. */
+  canary: (NonNullable<Decision['rollout']> & { steps: number; stepText: string; canaryReady: number }) | null;
   events: DescribedEvent[];
   /** Reads that were refused (e.g. no permission to list pods): what the description lacks. */
   unread?: string[];
@@ -67,7 +70,7 @@ export function describeWebService({
   const tree = buildTree(
     parent,
     observation,
-    childVerdicts(observation),
+    childVerdicts(weighed(observation, now)),
     input.children as unknown as LiveObject[],
     related,
   );
@@ -102,10 +105,29 @@ export function describeWebService({
       writes: decision.ops.map(describeOp),
       ready: ready ? { status: ready.status, reason: ready.reason, message: ready.message } : null,
     },
+    canary: canaryOf(observation, decision),
     events: eventsAbout(events, treeObjects(tree)),
   };
   if (unread.length > 0) description.unread = unread;
   return description;
+}
+
+/** The canary as describe shows it: its status, what its step is, and its ready pods. */
+function canaryOf(observation: Observation, decision: Decision): Description['canary'] {
+  const rollout = decision.rollout;
+  const steps = observation.desired.rollout?.canary.steps ?? [];
+  if (!rollout) return null;
+  const step = steps[rollout.step] as (typeof steps)[number] | undefined;
+  const stepText = !step
+    ? 'the promotion'
+    : step.weight !== undefined
+      ? `weight ${step.weight}%`
+      : step.pause?.duration !== undefined
+        ? `pause ${step.pause.duration}`
+        : 'pause until promote';
+  const live = observation.children[CANARY_DEPLOYMENT_ID]?.object as
+    { status?: { readyReplicas?: number } } | undefined;
+  return { ...rollout, steps: steps.length, stepText, canaryReady: live?.status?.readyReplicas ?? 0 };
 }
 
 /** The fields of a handover's spec, by name: spec.replicas. */

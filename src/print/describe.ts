@@ -30,6 +30,7 @@ export function renderDescription(d: Description, color: ChalkInstance, now: Dat
       ],
       INDENT,
     ),
+    ...canaryLines(d, color, now),
     'Conditions:',
     ...conditionLines(d, color, now),
     'Children:',
@@ -41,6 +42,26 @@ export function renderDescription(d: Description, color: ChalkInstance, now: Dat
   ];
   if (d.unread) lines.push('Not shown:', ...d.unread.map((text) => `${INDENT}${color.yellow(text)}`));
   return lines.map((line) => `${line}\n`).join('');
+}
+
+/** While a canary runs: its step, the traffic, the pods, the time left in a pause. */
+function canaryLines(d: Description, color: ChalkInstance, now: Date): string[] {
+  const c = d.canary;
+  if (!c) return [];
+  const phase =
+    c.phase === 'Aborted' ? color.red(c.phase) : c.phase === 'Completed' ? color.green(c.phase) : color.yellow(c.phase);
+  const step = c.step < c.steps ? `step ${c.step + 1} of ${c.steps}, ${c.stepText}` : c.stepText;
+  const pairs: [string, string][] = [
+    ['Phase', `${phase} (${step})`],
+    ['Traffic', `${c.weight}% to the canary (${c.revision}), ${100 - c.weight}% to stable (${c.stableRevision})`],
+    ['Pods', `canary ${c.canaryReady}/${c.canaryReplicas ?? 0} ready, stable ${c.stableReplicas ?? 0} wanted`],
+  ];
+  if (c.pauseEndsAt) {
+    const left = Math.max(0, Math.ceil((Date.parse(c.pauseEndsAt) - now.getTime()) / 1000));
+    pairs.push(['Pause', `${left}s left (until ${c.pauseEndsAt})`]);
+  }
+  if (c.message) pairs.push(['Message', c.message]);
+  return ['Canary:', ...fields(pairs, INDENT)];
 }
 
 /** Several descriptions, one after another with a blank line between, as kubectl describe does. */
