@@ -3,6 +3,7 @@
 // crds/rbac/webservice-reconciler.yaml (whose children's rules are made from the same table).
 import {
   APPLIED_KINDS,
+  onePerKind,
   CONFIG_MAP,
   CONFIG_READ_KINDS,
   REVISION,
@@ -32,7 +33,7 @@ const webServices = (verb: string, subresource?: string): Access => ({
 });
 const children = (row: ResourceType, verb: string): Access => ({ verb, group: row.group, resource: row.resource });
 const configMaps = (verb: string): Access => children(CONFIG_MAP, verb);
-const workloads = (verb: string): Access[] => APPLIED_KINDS.map((row) => children(row, verb));
+const workloads = (verb: string): Access[] => onePerKind(APPLIED_KINDS).map((row) => children(row, verb));
 const EVENTS: Access = {
   verb: 'create',
   group: 'events.k8s.io',

@@ -2,7 +2,7 @@
 // A check that cannot read what it needs says so (a warning when forbidden) instead of
 // stopping the others; only an unreachable server ends the run early.
 import { decide } from '../core/decide';
-import { APPLIED_KINDS, CONFIG_MAP, DEPLOYMENT } from '../core/kinds';
+import { APPLIED_KINDS, CONFIG_MAP, DEPLOYMENT, onePerKind } from '../core/kinds';
 import { API_VERSION, Deployment, OWNED_SELECTOR, kindOf } from '../core/model';
 import { observe } from '../core/observe';
 import { gatherAll } from '../engine/gather';
@@ -251,7 +251,7 @@ async function labelledWorkloads(
 ): Promise<{ objects: LabelledObject[]; unchecked: { kinds: OrphanKind[]; reason: string } | null }> {
   // A kind whose API the cluster does not serve has no objects to be orphans.
   const absent = await absentKinds(client);
-  const served = APPLIED_KINDS.filter((row) => !absent.includes(row.kind));
+  const served = onePerKind(APPLIED_KINDS).filter((row) => !absent.includes(row.kind));
   try {
     const lists = await Promise.all(
       served.map(async (row) =>

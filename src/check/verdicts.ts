@@ -1,7 +1,7 @@
 // The judgements of `kubectl webservice check`, pure: what was read goes in, one result per
 // check comes out, with a hint under anything that is not right. `now` is passed in.
 import { Decision } from '../core/decide';
-import { CONFIG_MAP, NAMED_KINDS } from '../core/kinds';
+import { CONFIG_MAP, NAMED_KINDS, onePerKind } from '../core/kinds';
 import {
   DEFAULT_REPLICAS,
   Deployment,
@@ -405,7 +405,7 @@ export function pluralKind(kind: string): string {
   return /(s|x|z|ch|sh)$/.test(kind) ? `${kind}es` : `${kind}s`;
 }
 
-const ORPHAN_KINDS: OrphanKind[] = [...new Set(NAMED_KINDS.map((row) => row.kind))];
+const ORPHAN_KINDS: OrphanKind[] = onePerKind(NAMED_KINDS).map((row) => row.kind);
 
 /**
  * Objects with our managed-by label that no WebService in scope owns: their controller

@@ -453,6 +453,19 @@ export const CONFIG_READ_KINDS: readonly ConfigReadKind[] = [
   },
 ];
 
+/**
+ * A running canary's pods: not children (their ReplicaSet owns them), but read, by the canary's
+ * label, for their containers' restarts (canary.ts aborts past spec.rollout.canary.maxRestarts).
+ */
+export const CANARY_PODS: ResourceType & { verbs: string[]; purpose: string } = {
+  kind: 'Pod',
+  apiVersion: 'v1',
+  group: '',
+  resource: 'pods',
+  verbs: ['list'],
+  purpose: "A running canary's pods, listed by its label for their containers' restarts.",
+};
+
 /** A row of the kind table, of either shape. */
 export type KindRow = ChildKindRow | ChildSetRow;
 
@@ -478,9 +491,7 @@ export const SET_KINDS: readonly ChildSetRow[] = [CONFIG_SNAPSHOT, SECRET_SNAPSH
 export const CHILD_KINDS: readonly KindRow[] = [CONFIG_MAP, ...SET_KINDS, ...NAMED_KINDS.slice(1)];
 
 /** Each kind once, for what is per kind (a watch, a LIST, an RBAC rule): rows of one kind share it. */
-export const WATCHED_KINDS: readonly KindRow[] = CHILD_KINDS.filter(
-  (row, i) => CHILD_KINDS.findIndex((other) => other.kind === row.kind) === i,
-);
+export const WATCHED_KINDS: readonly KindRow[] = onePerKind(CHILD_KINDS);
 
 /** The kinds the watch cache watches, by our label: each kind once, but those watched with the config. */
 export const CACHED_KINDS: readonly KindRow[] = WATCHED_KINDS.filter((row) => !(isSetRow(row) && row.watchedAsConfig));
@@ -493,6 +504,11 @@ export const OPTIONAL_KINDS: readonly ChildKindRow[] = NAMED_KINDS.filter((row) 
 
 /** The kinds written by server-side apply: a WebService's workload. */
 export const APPLIED_KINDS: readonly ChildKindRow[] = NAMED_KINDS.filter((row) => row.write === 'apply');
+
+/** The first row of each kind: for what is per kind (a LIST, an access review), where rows share a kind. */
+export function onePerKind<R extends ResourceType>(rows: readonly R[]): R[] {
+  return rows.filter((row, i) => rows.findIndex((other) => other.kind === row.kind) === i);
+}
 
 /** The row of a kind for a request's path (rows of one kind share it), or undefined for a kind no WebService owns. */
 export function kindRow(kind: string | undefined): KindRow | undefined {

@@ -22,7 +22,7 @@ import {
   PACKAGE_VERSION,
 } from '../support/cluster';
 import { pluralKind } from '../../src/check/verdicts';
-import { APPLIED_KINDS, NAMED_KINDS, resourceName } from '../../src/core/kinds';
+import { APPLIED_KINDS, NAMED_KINDS, onePerKind, resourceName } from '../../src/core/kinds';
 import { FINALIZER } from '../../src/core/model';
 import { ControllerProcess } from '../support/controller';
 import { absentOptionalKinds } from '../support/gateway-api';
@@ -84,7 +84,9 @@ describe('on a good setup', () => {
         'to keep WebServices reconciled, kubectl webservice install --controller\n',
     );
     expect(lines).toContain(`✓ no WebService has been terminating for longer than 5m in namespace ${ns()}`);
-    expect(lines).toContain(`✓ no orphaned ${enumerate(NAMED_KINDS.map(plural), 'or')} in namespace ${ns()}`);
+    expect(lines).toContain(
+      `✓ no orphaned ${enumerate(onePerKind(NAMED_KINDS).map(plural), 'or')} in namespace ${ns()}`,
+    );
     expect(lines).toContain(`✓ no WebService conflicts with a foreign ConfigMap in namespace ${ns()}`);
     expect(lines).toContain(`✓ every WebService is Ready (1) in namespace ${ns()}`);
     expect(result.stdout.endsWith('\n12 passed, 1 warning, 0 failed\n')).toBe(true);
@@ -228,7 +230,7 @@ describe('fails with the right hint', () => {
       '    hint: bind the ClusterRole webservice-reconciler (kubectl webservice install --rbac makes it): ' +
       `kubectl create rolebinding webservice-reconciler -n ${ns()} --clusterrole=webservice-reconciler --user=<you>\n`;
     // run also watches the children of a workload (every applied kind): its caches need them.
-    const workloadResources = APPLIED_KINDS.map(resourceName);
+    const workloadResources = onePerKind(APPLIED_KINDS).map(resourceName);
     const missing: Record<string, string> = {
       apply: 'delete configmaps',
       finalize: 'delete configmaps',
@@ -260,11 +262,15 @@ describe('fails with the right hint', () => {
         new RegExp(
           // A kind whose API the plane does not serve has nothing to list: none of it is an orphan.
           `^‼ no orphaned ${enumerate(
-            NAMED_KINDS.filter((row) => row.write === 'merge' || absentOptionalKinds().includes(row.kind)).map(plural),
+            onePerKind(NAMED_KINDS)
+              .filter((row) => row.write === 'merge' || absentOptionalKinds().includes(row.kind))
+              .map(plural),
             'or',
           )} in namespace ${ns()}; ` +
             `${enumerate(
-              APPLIED_KINDS.filter((row) => !absentOptionalKinds().includes(row.kind)).map(plural),
+              onePerKind(APPLIED_KINDS)
+                .filter((row) => !absentOptionalKinds().includes(row.kind))
+                .map(plural),
               'and',
             )} not checked: .*forbidden`,
         ),
