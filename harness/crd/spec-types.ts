@@ -43,6 +43,7 @@ export function specTypesModule(): string {
       case 'string':
         return 'string';
       case 'integer':
+      case 'number':
         return 'number';
       case 'boolean':
         return 'boolean';

@@ -3,6 +3,7 @@
 // pods read needs (CONFIG_READ_KINDS). Each file holds them between two marker comments;
 // everything else in it is written by hand. Pure: a file's text in, its text out.
 import {
+  CANARY_PODS,
   CONFIG_READ_KINDS,
   CONFIG_WATCHED_SETS,
   KindRow,
@@ -81,7 +82,7 @@ function kindRules(): KindRule[] {
     rule.purposes.push(row.purpose);
     if (row.optional) rule.purposes.push('Granted where its API is not installed too (nothing to match then).');
   }
-  for (const kind of CONFIG_READ_KINDS) {
+  for (const kind of [...CONFIG_READ_KINDS, CANARY_PODS]) {
     const rule = ruleOf(kind);
     for (const verb of kind.verbs) rule.verbs.add(verb);
     rule.purposes.push(kind.purpose);

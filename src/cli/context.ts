@@ -7,6 +7,7 @@ import type { TargetArgs } from './target';
 import { parseDuration } from './duration';
 import { UserError } from '../kube/errors';
 import { Printer, createPrinter, parseOutput } from '../print/output';
+import { MetricsApi, prometheusApi } from '../engine/canary-check';
 
 export interface GlobalArgs {
   kubeconfig?: string;
@@ -21,6 +22,7 @@ export interface GlobalArgs {
   'as-group'?: string[];
   server?: string;
   token?: string;
+  'prometheus-url'?: string;
 }
 
 export function globalOptions<T>(yargs: Argv<T>): Argv<T & GlobalArgs> {
@@ -83,6 +85,14 @@ export function globalOptions<T>(yargs: Argv<T>): Argv<T & GlobalArgs> {
       coerce: (value: string) => parseDuration(value, '--request-timeout'),
       describe: 'How long to wait for one API request before giving up (30, 30s, 1m)',
       global: true,
+    })
+    .option('prometheus-url', {
+      type: 'string',
+      describe:
+        "The Prometheus-compatible API that canaries' checks query (e.g. http://prometheus.monitoring:9090); unset, no check is evaluated",
+      // Checked here, so a bad URL is refused before any request.
+      coerce: (value: string | undefined) => (value === undefined ? value : (metricsUrl(value), value)),
+      global: true,
     }) as Argv<T & GlobalArgs>;
 }
 
@@ -103,6 +113,22 @@ export interface Context {
   /** null means every namespace (-A). */
   scopeNamespace(): Promise<string | null>;
   now(): Date;
+  /** --prometheus-url's API, where canaries' checks are asked; undefined without it. */
+  metricsApi: MetricsApi | undefined;
+}
+
+/** --prometheus-url as a URL: http or https, nothing else. */
+function metricsUrl(value: string): URL {
+  let url: URL | undefined;
+  try {
+    url = new URL(value);
+  } catch {
+    url = undefined;
+  }
+  if (!url || (url.protocol !== 'http:' && url.protocol !== 'https:')) {
+    throw new UserError(`--prometheus-url must be an http or https URL, not ${JSON.stringify(value)}`);
+  }
+  return url;
 }
 
 export function createContext(args: GlobalArgs): Context {
@@ -141,6 +167,7 @@ export function createContext(args: GlobalArgs): Context {
     namespace,
     scopeNamespace: async () => (args['all-namespaces'] ? null : namespace()),
     now: () => new Date(),
+    metricsApi: args['prometheus-url'] === undefined ? undefined : prometheusApi(args['prometheus-url']),
   };
 }
 

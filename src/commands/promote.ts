@@ -57,7 +57,7 @@ export const abortCommand: CommandModule<object, TargetArgs & DryRunArgs> = {
 async function request(ctx: Context, args: TargetArgs & DryRunArgs, verb: string, req: Request): Promise<void> {
   const { namespace, name } = await singleTarget(ctx, args, verb);
   const client = await ctx.client();
-  const input = await gatherOne(client, namespace, name);
+  const input = await gatherOne(client, namespace, name, { metrics: ctx.metricsApi });
   const { parent } = input;
   const rollout = parent.status?.rollout;
   const { revision, step, phase } = rollout ?? {};

@@ -155,6 +155,7 @@ async function runController(ctx: Context, args: Args): Promise<number> {
         }
       : undefined,
     metricsBindAddress: args['metrics-bind-address'],
+    metricsApi: ctx.metricsApi,
     healthProbeBindAddress: args['health-probe-bind-address'],
     log: createLogger(args['log-format'], ctx.args.verbose),
     now: nowIso(ctx),

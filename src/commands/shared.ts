@@ -57,8 +57,13 @@ export function decisionFor(observation: Observation, args: RequeueArgs): Decisi
 }
 
 /** The sync inputs for NAME or --all: one GET for a name, two LISTs for --all. */
-export async function gatherTarget(ctx: Context, args: TargetArgs, options: GatherOptions = {}): Promise<SyncInput[]> {
+export async function gatherTarget(
+  ctx: Context,
+  args: TargetArgs,
+  gatherOptions: GatherOptions = {},
+): Promise<SyncInput[]> {
   requireTarget(args);
+  const options = { metrics: ctx.metricsApi, ...gatherOptions };
   const names = args.many ?? (args.name ? [args.name] : []);
   if (names.length > 0) {
     const namespace = checkNamespace(await ctx.namespace());

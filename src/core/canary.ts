@@ -7,13 +7,15 @@
 // restart resumes at the same step, and a pause counts from its recorded start. Pure: the time
 // is the pass's, given.
 import { CANARY_DEPLOYMENT_ID, CANARY_REVISION_ANNOTATION, FULL_PROMOTION, TRACK_LABEL } from './canary-requests';
-import type { CanaryStep, Deployment, RolloutStatus } from './model';
+import type { CanaryCheckResult, CanaryStep, Deployment, RolloutSpec, RolloutStatus } from './model';
 import type { CanaryPlan, Observation } from './observation';
 import { REVISION_SET, revisionPlan } from './revision';
 import { rolloutOf, rolloutProgress } from './rollout';
 
 /** How long a step waits for the canary's pods when the spec does not say. */
 const DEFAULT_READY_DEADLINE_SECONDS = 600;
+/** How many restarts of the canary's containers, in any one pod, abort it when the spec does not say. */
+const DEFAULT_MAX_RESTARTS = 3;
 /** How soon a pass looks again while the canary's pods come up (their status changes are events too). */
 const POLL_SECONDS = 5;
 
@@ -51,7 +53,7 @@ export function canaryPlan(obs: Observation, at: string): CanaryPlan | null {
       phase: 'Progressing',
     };
   }
-  return step(obs, state, canary.steps, canary.readyDeadlineSeconds ?? DEFAULT_READY_DEADLINE_SECONDS, at);
+  return step(obs, state, canary, at);
 }
 
 /** The plan once the stable pods run the canary's revision: all traffic back on the WebService's Service. */
@@ -72,7 +74,9 @@ export function completedPlan(plan: CanaryPlan): CanaryPlan {
 }
 
 /** One transition at most per pass: each is recorded in status before the next is taken. */
-function step(obs: Observation, state: State, steps: CanaryStep[], deadline: number, at: string): CanaryPlan {
+function step(obs: Observation, state: State, canary: RolloutSpec['canary'], at: string): CanaryPlan {
+  const { steps } = canary;
+  const deadline = canary.readyDeadlineSeconds ?? DEFAULT_READY_DEADLINE_SECONDS;
   const total = obs.desired.replicas;
   const count = (weight: number) => Math.ceil((weight * total) / 100);
   const live = deploymentOf(obs, CANARY_DEPLOYMENT_ID);
@@ -99,12 +103,27 @@ function step(obs: Observation, state: State, steps: CanaryStep[], deadline: num
     delete next.pauseEndsAt;
     return plan(next, canaryCountAt(next, steps, count), 1);
   };
+  /**
+   * Past a pause that ended by itself, or into the promotion: once traffic has reached the
+   * canary, its check (if any) must pass first. A step taken by hand (promote) is the person's call.
+   */
+  const checked = (to: number, weight = state.weight): CanaryPlan => {
+    const verdict = checkVerdict(canary.check, obs.canaryCheck);
+    if (verdict.failed) return abort(verdict.message);
+    if (verdict.waiting)
+      return plan({ ...state, message: verdict.message }, canaryCountAt(state, steps, count), POLL_SECONDS);
+    return advance(to, weight);
+  };
   const abort = (message: string): CanaryPlan => plan({ ...state, phase: 'Aborted', weight: 0, message }, 0);
 
   if (state.phase === 'Aborted') return plan(state, 0);
   if (requests.abort === state.revision) return abort('aborted by kubectl webservice abort');
   const failure = current ? rolloutOf(current, current.spec?.replicas ?? 0, false).failure : undefined;
   if (failure) return abort(`the canary's pods cannot be made: ${failure}`);
+  const maxRestarts = canary.maxRestarts ?? DEFAULT_MAX_RESTARTS;
+  if ((obs.canaryRestarts ?? 0) > maxRestarts) {
+    return abort(`a pod of the canary restarted ${obs.canaryRestarts} times (more than ${maxRestarts})`);
+  }
   const promoted = requests.promote === `${state.revision}/${state.step}`;
   if (requests.promote === `${state.revision}/${FULL_PROMOTION}` && state.step < steps.length) {
     return advance(steps.length);
@@ -114,7 +133,8 @@ function step(obs: Observation, state: State, steps: CanaryStep[], deadline: num
   const given = steps[state.step] as CanaryStep | undefined;
   if (given?.pause) {
     const duration = given.pause.duration === undefined ? undefined : durationSeconds(given.pause.duration);
-    if (promoted || (duration !== undefined && elapsed >= duration)) return advance(state.step + 1);
+    if (promoted) return advance(state.step + 1);
+    if (duration !== undefined && elapsed >= duration) return checked(state.step + 1);
     if (duration === undefined) {
       return plan({ ...state, phase: 'Paused', message: 'paused until kubectl webservice promote' }, target);
     }
@@ -126,7 +146,8 @@ function step(obs: Observation, state: State, steps: CanaryStep[], deadline: num
   const weight = given?.weight ?? 100;
   const progress = rollout(target);
   if (progress.complete) {
-    if (given) return advance(state.step + 1, weight);
+    if (given)
+      return state.step + 1 >= steps.length ? checked(state.step + 1, weight) : advance(state.step + 1, weight);
     if (state.weight === 100) return plan(state, target);
     return plan({ ...state, weight: 100, message: 'the stable pods roll to the new revision' }, target, 1);
   }
@@ -152,6 +173,29 @@ function canaryCountAt(state: State, steps: CanaryStep[], count: (weight: number
 function deploymentOf(obs: Observation, id: string): Deployment | undefined {
   const facts = obs.children[id];
   return facts ? facts.object : undefined;
+}
+
+type CheckVerdict = { failed?: true; waiting?: true; message: string };
+
+/** Whether the check lets the canary on: passed (or none), failed (abort), or no result yet (wait). */
+function checkVerdict(check: RolloutSpec['canary']['check'], result: CanaryCheckResult | undefined): CheckVerdict {
+  if (!check) return { message: '' };
+  if (!result) {
+    return { waiting: true, message: 'the check needs a metrics API: the controller runs without --prometheus-url' };
+  }
+  if ('error' in result) return { waiting: true, message: `the check could not be evaluated: ${result.error}` };
+  const { value } = result;
+  const bounds = [
+    ...(check.min !== undefined ? [`min ${check.min}`] : []),
+    ...(check.max !== undefined ? [`max ${check.max}`] : []),
+  ].join(', ');
+  const outside =
+    Number.isNaN(value) ||
+    (check.min !== undefined && value < check.min) ||
+    (check.max !== undefined && value > check.max);
+  return outside
+    ? { failed: true, message: `the check failed: ${check.query} gave ${value} (${bounds})` }
+    : { message: '' };
 }
 
 /** The revision every pod runs (status.currentRevision), by name. */

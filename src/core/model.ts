@@ -222,4 +222,17 @@ export interface SyncInput {
    * as the live Deployment has it.
    */
   config?: ConfigState[];
+  /**
+   * Only while a canary with a check runs, and only where the shell has a metrics API to ask:
+   * the check's query's result, or why there is none.
+   */
+  canaryCheck?: CanaryCheckResult;
+  /**
+   * Only while a canary runs, where the shell read its pods: the most restarts of the
+   * containers of any one of them (the pods of the canary's revision, not being deleted).
+   */
+  canaryRestarts?: number;
 }
+
+/** A canary check's query, as the shell evaluated it: one number, or why there is none. */
+export type CanaryCheckResult = { value: number } | { error: string };

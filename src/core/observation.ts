@@ -3,6 +3,7 @@
 // without importing observe, which reads that table.
 import type { ConfigPin, ConfigReference, ConfigSnapshot } from './config';
 import type {
+  CanaryCheckResult,
   Child,
   ConfigState,
   Expose,
@@ -146,6 +147,10 @@ export interface Observation {
   childSets?: ChildSets;
   /** Only when a rollback pinned config and the pins hold: the references that stay on their snapshot. */
   pins?: ConfigPin[];
+  /** Only while a canary with a check runs, and the shell asked: the query's result, or why there is none. */
+  canaryCheck?: CanaryCheckResult;
+  /** Only while a canary runs, where the shell read its pods: the most restarts in any one of them. */
+  canaryRestarts?: number;
   /** Only when some are: what promote and abort asked for. */
   rolloutRequests?: RolloutRequests;
   /** Only when some are: pins that no longer hold (their source changed since); the annotation loses them. */

@@ -75,6 +75,8 @@ export function observe(input: SyncInput): Observation {
     status: parent.status ?? {},
   };
   if (meta.labels && Object.keys(meta.labels).length > 0) observation.labels = { ...meta.labels };
+  if (input.canaryCheck) observation.canaryCheck = input.canaryCheck;
+  if (input.canaryRestarts !== undefined) observation.canaryRestarts = input.canaryRestarts;
   const requests = rolloutRequestsOf(meta.annotations);
   if (requests) observation.rolloutRequests = requests;
   const cycle = dependencyCycleOf(parent, namespace, input.related);

@@ -15,7 +15,7 @@ export interface Embedded {
 
 /** An OpenAPI v3 schema, as a CRD's structural schema writes it. */
 export interface SchemaNode {
-  type?: 'object' | 'array' | 'string' | 'integer' | 'boolean';
+  type?: 'object' | 'array' | 'string' | 'integer' | 'number' | 'boolean';
   format?: string;
   description?: string;
   default?: unknown;
@@ -309,6 +309,37 @@ export const WEB_SERVICE_SCHEMA: SchemaNode = {
                       },
                     },
                   },
+                },
+                check: {
+                  type: 'object',
+                  description:
+                    'A query against the Prometheus-compatible API that the controller is configured with ' +
+                    "(--prometheus-url, the chart's canary.prometheusURL; never an address of the " +
+                    "WebService's), evaluated at the end of each pause and before the promotion, once traffic " +
+                    'has reached the canary: a result outside min or max aborts the canary. The result must be ' +
+                    'one number: a scalar, or a vector of one sample.',
+                  required: ['query'],
+                  'x-kubernetes-validations': [
+                    { rule: 'has(self.min) || has(self.max)', message: 'a check needs a min, a max or both' },
+                  ],
+                  properties: {
+                    query: {
+                      type: 'string',
+                      description: "PromQL, e.g. the canary's share of 5xx responses over the last minute.",
+                      minLength: 1,
+                      maxLength: 4096,
+                    },
+                    min: { type: 'number', description: 'The check fails below this.' },
+                    max: { type: 'number', description: 'The check fails above this.' },
+                  },
+                },
+                maxRestarts: {
+                  type: 'integer',
+                  format: 'int32',
+                  minimum: 0,
+                  description:
+                    "The most restarts of the canary's containers, in any one of its pods, before the rollout " +
+                    'aborts; unset, 3.',
                 },
                 readyDeadlineSeconds: {
                   type: 'integer',

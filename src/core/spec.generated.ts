@@ -99,6 +99,26 @@ export interface RolloutSpec {
      */
     steps: CanaryStep[];
     /**
+     * A query against the Prometheus-compatible API that the controller is configured with
+     * (--prometheus-url, the chart's canary.prometheusURL; never an address of the WebService's),
+     * evaluated at the end of each pause and before the promotion, once traffic has reached the
+     * canary: a result outside min or max aborts the canary. The result must be one number: a
+     * scalar, or a vector of one sample.
+     */
+    check?: {
+      /** PromQL, e.g. the canary's share of 5xx responses over the last minute. */
+      query: string;
+      /** The check fails below this. */
+      min?: number;
+      /** The check fails above this. */
+      max?: number;
+    };
+    /**
+     * The most restarts of the canary's containers, in any one of its pods, before the rollout
+     * aborts; unset, 3.
+     */
+    maxRestarts?: number;
+    /**
      * How long a step may wait for the canary's pods to be ready before the rollout aborts; unset,
      * 600.
      */

@@ -319,12 +319,24 @@ export function parseSyncInput(value: unknown): SyncInput {
   need(Array.isArray(related), 'related must be a list of WebServices');
   const absent = checkAbsentKinds(input.absentKinds, 'absentKinds');
   const config = checkConfigStates(input.config, 'config');
+  const check = input.canaryCheck;
+  need(
+    check === undefined || (isObject(check) && (typeof check.value === 'number' || typeof check.error === 'string')),
+    'canaryCheck must be {value: a number} or {error: a string}',
+  );
+  const restarts = input.canaryRestarts;
+  need(
+    restarts === undefined || (Number.isInteger(restarts) && (restarts as number) >= 0),
+    'canaryRestarts must be a whole number',
+  );
   return {
     parent: checkWebService(input.parent, 'parent'),
     children: (children as unknown[]).map((c, i) => checkChild(c, `children[${i}]`)),
     related: (related as unknown[]).map((r, i) => checkWebService(r, `related[${i}]`)),
     ...(absent ? { absentKinds: absent } : {}),
     ...(config ? { config } : {}),
+    ...(check !== undefined ? { canaryCheck: check as SyncInput['canaryCheck'] } : {}),
+    ...(restarts !== undefined ? { canaryRestarts: restarts as number } : {}),
   };
 }
 

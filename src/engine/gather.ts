@@ -1,6 +1,6 @@
 // Reads what the core needs from the API server: reads sized to the question, and a
 // constant number of requests however many WebServices a scope holds.
-import { APPLIED_KINDS, CONFIG_MAP, ChildSetRow, SET_KINDS } from '../core/kinds';
+import { APPLIED_KINDS, CONFIG_MAP, ChildSetRow, SET_KINDS, onePerKind } from '../core/kinds';
 import {
   Child,
   INSTANCE_LABEL,
@@ -17,6 +17,7 @@ import { WORKLOAD_ANNOTATION } from '../core/workload';
 import { absentKinds } from '../kube/discovery';
 import { orNull } from '../kube/errors';
 import type { KubeApi } from '../kube/api';
+import { MetricsApi, withCanaryCheck, withCanaryRestarts } from './canary-check';
 import { ConfigReader } from './config';
 
 export interface GatherOptions {
@@ -27,6 +28,8 @@ export interface GatherOptions {
   makeConfigKey?: boolean;
   /** false: do not read the config the pods read (the pods' digest stays as live); `check` reads none. */
   readConfig?: boolean;
+  /** Where a running canary's check is asked (--prometheus-url); unset: no check is evaluated. */
+  metrics?: MetricsApi;
 }
 
 /** Past this many dependency GETs, one LIST of the namespace's WebServices is cheaper. */
@@ -69,7 +72,10 @@ export async function gatherOne(
     for (const object of found) if (object) children.push(object);
     children.push(...sets.filter((child) => !children.some((c) => sameObject(c, child))));
   }
-  const input = withAbsent(syncInputFor(parent, indexObjects(related, children)), absent);
+  const input = await withCanaryRestarts(
+    await withCanaryCheck(withAbsent(syncInputFor(parent, indexObjects(related, children)), absent), options.metrics),
+    client,
+  );
   return options.readConfig === false
     ? input
     : withConfig(input, new ConfigReader(client, { makeKey: options.makeConfigKey }));
@@ -206,7 +212,14 @@ export async function gatherAll(
     children.push(...workloads, ...sets);
   }
   const index = indexObjects(parents.items, children);
-  const inputs = parents.items.map((parent) => withAbsent(syncInputFor(parent, index), absent));
+  const inputs = await Promise.all(
+    parents.items.map(async (parent) =>
+      withCanaryRestarts(
+        await withCanaryCheck(withAbsent(syncInputFor(parent, index), absent), options.metrics),
+        client,
+      ),
+    ),
+  );
   if (options.readConfig === false) return inputs;
   const reader = new ConfigReader(client, { makeKey: options.makeConfigKey });
   // A failure names the first WebService, in the list's order, whose config cannot be read.
@@ -225,9 +238,8 @@ async function gatherWorkloads(
 ): Promise<Child[]> {
   const served = APPLIED_KINDS.filter((row) => !absent.includes(row.kind));
   // One LIST per kind: rows of one kind (the canary's Deployment and the Deployment) share it.
-  const kinds = served.filter((row, i) => served.findIndex((other) => other.kind === row.kind) === i);
   const lists = await allOrFirstError(
-    kinds.map((row) => client.listChildren(row, namespace, { labelSelector: OWNED_SELECTOR })),
+    onePerKind(served).map((row) => client.listChildren(row, namespace, { labelSelector: OWNED_SELECTOR })),
   );
   const children: Child[] = lists.flatMap((list) => list.items);
   const owned = new Set(children.map(childKeyOf));

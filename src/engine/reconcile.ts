@@ -83,7 +83,10 @@ export async function reconcile(
     const retry = async (err: unknown): Promise<SyncInput | Error> => {
       if (!(err instanceof ConflictError) || attempt >= MAX_ATTEMPTS) return err as Error;
       // e.g. the CR was deleted meanwhile: that is reported as this CR's failure
-      return gatherOne(client, observation.namespace, observation.name, { makeConfigKey: true }).catch(
+      // The check's result is not the object's: it carries over to the fresh read.
+      const { canaryCheck } = input;
+      return gatherOne(client, observation.namespace, observation.name, { makeConfigKey: true }).then(
+        (fresh) => (canaryCheck ? { ...fresh, canaryCheck } : fresh),
         (again: Error) => again,
       );
     };

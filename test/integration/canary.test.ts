@@ -21,6 +21,7 @@ import {
 } from '../support/cluster';
 import { appliedQuietly, pluginMutations } from '../support/commands';
 import { installGatewayApi } from '../support/gateway-api';
+import { MetricsApiStub, startMetricsApi } from '../support/metrics-api';
 
 const STEPS = [{ weight: 25 }, { pause: {} }, { weight: 50 }, { pause: { duration: '2s' } }];
 const SPEC = {
@@ -159,6 +160,30 @@ describeWorkloads('a canary', () => {
     expect(plugin(['promote', 'shop', '-n', namespace()]).stderr).toMatch(/has no canary running to promote/);
   });
 
+  it("aborts by itself when a canary's pod restarts more than maxRestarts", async () => {
+    patchWebService(namespace(), 'shop', { spec: { image: 'nginx:1.28' } });
+    await passUntil(() => get('deployment', 'shop-canary') === null && status().rollout === undefined);
+    patchWebService(namespace(), 'shop', { spec: { image: 'nginx:1.31' } });
+    await passUntil(() => status().rollout?.phase === 'Paused');
+    // Its container restarts, as a kubelet records it (the plane's kubelets are simulated).
+    const [pod] = getJson(['get', 'pods', '-n', namespace(), '-l', 'webservice.labhub.io/track=canary']).items;
+    const containerStatuses = pod.status.containerStatuses.map((c: any) => ({ ...c, restartCount: 4 }));
+    kubectl([
+      'patch',
+      'pod',
+      pod.metadata.name,
+      '-n',
+      namespace(),
+      '--subresource=status',
+      '--type=merge',
+      '-p',
+      JSON.stringify({ status: { containerStatuses } }),
+    ]);
+    await passUntil(() => status().rollout?.phase === 'Aborted');
+    expect(status().rollout.message).toBe('a pod of the canary restarted 4 times (more than 3)');
+    expect(weights()).toEqual(['shop-stable:100', 'shop-canary:0']);
+  });
+
   it('aborts by itself when the API server refuses the canary its pods, in the server words', async () => {
     // Back to the stable revision's spec: the aborted canary goes.
     patchWebService(namespace(), 'shop', { spec: { image: 'nginx:1.28' } });
@@ -171,5 +196,54 @@ describeWorkloads('a canary', () => {
     });
     expect(status().rollout.message).toMatch(/exceeded quota/);
     expect(weights()).toEqual(['shop-stable:100', 'shop-canary:0']);
+    kubectl(['delete', 'quota', 'pods', '-n', namespace()]);
+  });
+
+  describe('with a check against a metrics API', () => {
+    let api: MetricsApiStub;
+    const CHECKED = {
+      image: 'nginx:1.27',
+      replicas: 2,
+      workload: { port: 8080 },
+      expose: { host: 'api.example.com', gateway: { name: 'public' } },
+      rollout: {
+        canary: {
+          steps: [{ weight: 50 }, { pause: { duration: '1s' } }],
+          check: { query: 'sum(rate(http_errors_total{job="api-canary"}[1m]))', max: 1 },
+        },
+      },
+    };
+    const apiStatus = () => getJson(['get', 'webservice', 'api', '-n', namespace()]).status;
+    const passApi = () => {
+      const result = plugin(['apply', 'api', '-n', namespace(), `--prometheus-url=${api.url}`, '-o', 'json']);
+      expect(result.stderr).toBe('');
+    };
+
+    beforeAll(async () => {
+      api = await startMetricsApi();
+      applyYaml(namespace(), webService('api', CHECKED));
+      appliedQuietly(namespace(), 'api', '3m');
+    });
+    afterAll(() => api.stop());
+
+    it('a passing query lets the canary through', async () => {
+      api.answer('0.5');
+      patchWebService(namespace(), 'api', { spec: { image: 'nginx:1.28' } });
+      await eventually(
+        () => (passApi(), apiStatus().rollout === undefined && apiStatus().currentRevision === 2),
+        90_000,
+      );
+      expect(api.queries()).toContain(CHECKED.rollout.canary.check.query);
+    });
+
+    it('a failing one aborts, saying what it gave', async () => {
+      api.answer('7');
+      patchWebService(namespace(), 'api', { spec: { image: 'nginx:1.29' } });
+      await eventually(() => (passApi(), apiStatus().rollout?.phase === 'Aborted'), 90_000);
+      expect(apiStatus().rollout.message).toBe(
+        `the check failed: ${CHECKED.rollout.canary.check.query} gave 7 (max 1)`,
+      );
+      expect(get('deployment', 'api-canary').spec.replicas).toBe(0);
+    });
   });
 });

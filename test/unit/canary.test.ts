@@ -215,13 +215,13 @@ describe('a canary', () => {
       ...input,
       children: input.children.map((c) =>
         c.metadata.name === 'shop-canary' && kindOf(c) === 'Deployment'
-          ? ({
+          ? {
               ...c,
               status: {
                 ...(c as Deployment).status,
                 conditions: [{ type: 'ReplicaFailure', status: 'True', reason: 'FailedCreate', message }],
               },
-            })
+            }
           : c,
       ),
     };
@@ -230,6 +230,18 @@ describe('a canary', () => {
       phase: 'Aborted',
       message: `the canary's pods cannot be made: ${message}`,
     });
+  });
+
+  it('aborts by itself when a pod of the canary restarts more than maxRestarts (3 unset)', () => {
+    const input = settle(withSpec(converged(), { image: 'shop:2' }), 100).next;
+    expect(pass({ ...input, canaryRestarts: 3 }, 200).decision.ops).toEqual([]);
+    const aborted = pass({ ...input, canaryRestarts: 4 }, 200).next;
+    expect(aborted.parent.status?.rollout).toMatchObject({
+      phase: 'Aborted',
+      message: 'a pod of the canary restarted 4 times (more than 3)',
+    });
+    const strict = withSpec(input, { rollout: { canary: { ...SPEC.rollout.canary, maxRestarts: 0 } } });
+    expect(pass({ ...strict, canaryRestarts: 1 }, 200).next.parent.status?.rollout?.phase).toBe('Aborted');
   });
 
   it('starts no canary from pods that do not carry the track label: rollout and an image at once roll as before', () => {
@@ -243,5 +255,56 @@ describe('a canary', () => {
     expect(input.parent.status?.rollout).toBeUndefined();
     expect(child(input, 'Deployment', 'shop-canary')).toBeUndefined();
     expect(image(child(input, 'Deployment', 'shop'))).toBe('shop:2');
+  });
+
+  describe('with a check', () => {
+    const CHECK = { query: 'sum(rate(errors[1m]))', max: 0.01 };
+    const checked =
+      (result: SyncInput['canaryCheck']) =>
+      (input: SyncInput): SyncInput =>
+        result === undefined ? input : { ...input, canaryCheck: result };
+    /** The canary at its timed pause (step 3), 30 s on: the check is due. */
+    function atTimedPause(): { input: SyncInput; seconds: number } {
+      let input = withSpec(converged(), {
+        image: 'shop:2',
+        rollout: { canary: { ...SPEC.rollout.canary, check: CHECK } },
+      });
+      input = settle(input, 100).next;
+      const revision = input.parent.status!.rollout!.revision!;
+      input = settle(annotated(input, PROMOTE_ANNOTATION, `${revision}/1`), 200).next;
+      expect(input.parent.status?.rollout).toMatchObject({ step: 3, phase: 'Paused' });
+      const started = (Date.parse(input.parent.status!.rollout!.stepStartedAt!) - T0) / 1000;
+      return { input, seconds: started + 30 };
+    }
+
+    it('goes on once the pause is over and the check passes', () => {
+      const { input, seconds } = atTimedPause();
+      const next = settle(checked({ value: 0.002 })(input), seconds).next;
+      expect(next.parent.status?.rollout).toBeUndefined();
+      expect(image(child(next, 'Deployment', 'shop'))).toBe('shop:2');
+    });
+
+    it('aborts when the check fails, saying what it gave', () => {
+      const { input, seconds } = atTimedPause();
+      const next = settle(checked({ value: 0.2 })(input), seconds).next;
+      expect(next.parent.status?.rollout).toMatchObject({
+        phase: 'Aborted',
+        message: 'the check failed: sum(rate(errors[1m])) gave 0.2 (max 0.01)',
+      });
+      expect(weights(next)).toEqual(['shop-stable:100', 'shop-canary:0']);
+    });
+
+    it('waits, and says why, while there is no result: no metrics API, or an error', () => {
+      const { input, seconds } = atTimedPause();
+      for (const [result, message] of [
+        [undefined, 'the check needs a metrics API: the controller runs without --prometheus-url'],
+        [{ error: 'connect ECONNREFUSED' }, 'the check could not be evaluated: connect ECONNREFUSED'],
+      ] as const) {
+        const { decision, next } = pass(checked(result)(input), seconds);
+        expect(decision.ops).toEqual([]);
+        expect(decision.after_seconds).toBe(5);
+        expect(next.parent.status?.rollout).toMatchObject({ step: 3, phase: 'Paused', message });
+      }
+    });
   });
 });
