@@ -236,6 +236,8 @@ function readyPods(deployment: Deployment | undefined): number {
 
 /** Ready's reason while a canary aborted: all traffic is on stable, and someone must look. */
 export const CANARY_ABORTED = 'CanaryAborted';
+/** Ready's reasons while a canary runs: Canary and its phase. */
+export const CANARY_RUNNING_REASONS = ['CanaryProgressing', 'CanaryPaused', 'CanaryPromoting'] as const;
 
 /** The kstatus conditions while a canary runs: in progress, or aborted (stalled until the spec changes). */
 function canaryConditions(
@@ -248,7 +250,7 @@ function canaryConditions(
     const aborted = { status: 'False' as const, reason: CANARY_ABORTED, message };
     return { ready: aborted, reconciling: aborted, stalled: { ...aborted, status: 'True' } };
   }
-  const reason = `Canary${canary.phase}`;
+  const reason = CANARY_RUNNING_REASONS.find((r) => r === `Canary${canary.phase}`) ?? 'CanaryProgressing';
   return {
     ready: { status: 'False', reason, message },
     reconciling: { status: 'True', reason, message },

@@ -11,6 +11,7 @@ import { observe } from '../core/observe';
 import {
   CONFIG_NOT_FOUND,
   CANARY_ABORTED,
+  CANARY_RUNNING_REASONS,
   FAILED_CREATE,
   Outcome,
   StatusResult,
@@ -28,6 +29,8 @@ import { gatherOne } from './gather';
 
 /** Ready's reasons that no waiting ends: someone must act (apply --wait stops, exit 1). */
 const STALLED_REASONS = new Set(['ProgressDeadlineExceeded', FAILED_CREATE, CONFIG_NOT_FOUND, CANARY_ABORTED]);
+/** Ready's reasons while a rollout is on its way (a canary's steps too): no failure, the row says what it waits for. */
+const ROLLING_REASONS = new Set(['RolloutInProgress', ...CANARY_RUNNING_REASONS]);
 
 export interface ReconcileOptions extends DecideOptions {
   now: () => string;
@@ -388,7 +391,7 @@ export function reportItem(result: ReconcileResult): ReportItem {
   if (decision.after_seconds !== undefined) item.after_seconds = decision.after_seconds;
   if (result.error) item.error = result.error.message;
   const ready = result.error ? undefined : readyOf(result.status.status ?? undefined);
-  if (ready?.reason === 'RolloutInProgress') item.waiting_for = ready.message;
+  if (ready && ROLLING_REASONS.has(ready.reason)) item.waiting_for = ready.message;
   if (ready && STALLED_REASONS.has(ready.reason)) item.stalled = ready.message;
   if (decision.warnings) item.warnings = decision.warnings.map((warning) => warning.message);
   return item;

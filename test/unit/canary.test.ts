@@ -4,7 +4,10 @@
 // stable pods' template. Pure: inputs are built pass after pass with afterWrites.
 import { ABORT_ANNOTATION, PROMOTE_ANNOTATION } from '../../src/core/canary-requests';
 import { Decision, decide } from '../../src/core/decide';
+import { Chalk } from 'chalk';
+import { describeWebService } from '../../src/core/description';
 import { eventsFor } from '../../src/core/events';
+import { renderDescription } from '../../src/print/describe';
 import { Deployment, SyncInput, kindOf } from '../../src/core/model';
 import { observe } from '../../src/core/observe';
 import { computeStatus } from '../../src/core/status';
@@ -150,6 +153,32 @@ describe('a canary', () => {
     expect(input.parent.status?.currentRevision).toBe(2);
     // Until the promotion, the stable Deployment's template was never written.
     expect(stableTemplateWrites(decisions.slice(0, 2))).toEqual([]);
+  });
+
+  it('describe shows where it stands, and its Deployment in the tree as wanted', () => {
+    let input = settle(withSpec(converged(), { image: 'shop:2' }), 100).next;
+    const revision = input.parent.status!.rollout!.revision!;
+    input = settle(annotated(input, PROMOTE_ANNOTATION, `${revision}/1`), 200).next;
+    const ends = Date.parse(input.parent.status!.rollout!.pauseEndsAt!);
+    const now = new Date(ends - 12_000).toISOString();
+    const observation = observe(parseSyncInput(input));
+    const decision = decide(observation, { at: now });
+    const d = describeWebService({ input, observation, decision, related: {}, events: [], unread: [], now });
+    const text = renderDescription(d, new Chalk({ level: 0 }), new Date(now));
+    const section = text.slice(text.indexOf('Canary:'), text.indexOf('Conditions:'));
+    expect(section.split('\n').map((line) => line.trim())).toEqual([
+      'Canary:',
+      'Phase:    Paused (step 4 of 4, pause 30s)',
+      `Traffic:  50% to the canary (${revision}), 50% to stable (${input.parent.status!.rollout!.stableRevision})`,
+      'Pods:     canary 2/2 ready, stable 2 wanted',
+      `Pause:    12s left (until ${new Date(ends).toISOString()})`,
+      'Message:  paused for 30s',
+      '',
+    ]);
+    const canaryNode = d.tree.children.find((node) => node.kind === 'Deployment' && node.name === 'shop-canary');
+    // Weighed as decide weighs it: without the canary's plan, its Deployment would be Unwanted.
+    expect(canaryNode).toBeDefined();
+    expect(canaryNode!.state).not.toBe('Unwanted');
   });
 
   it('skips every step left with promote --full', () => {
