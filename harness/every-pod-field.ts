@@ -30,7 +30,35 @@ export const EVERY_POD_FIELD = {
   files: [{ mountPath: '/etc/shop', configMap: 'features', items: [{ key: 'list', path: 'features.txt' }] }],
   podLabels: { team: 'payments' },
   podAnnotations: { 'sidecar.istio.io/inject': 'true' },
+  nodeSelector: { 'kubernetes.io/os': 'linux' },
+  tolerations: [{ key: 'dedicated', operator: 'Equal', value: 'web', effect: 'NoSchedule' }],
+  affinity: {
+    nodeAffinity: {
+      requiredDuringSchedulingIgnoredDuringExecution: {
+        nodeSelectorTerms: [{ matchExpressions: [{ key: 'kubernetes.io/arch', operator: 'In', values: ['amd64'] }] }],
+      },
+    },
+  },
+  topologySpreadConstraints: [
+    {
+      maxSkew: 1,
+      topologyKey: 'kubernetes.io/hostname',
+      whenUnsatisfiable: 'ScheduleAnyway',
+      labelSelector: { matchLabels: { team: 'payments' } },
+    },
+  ],
 } satisfies WorkloadSpec;
+
+/**
+ * A PriorityClass for the pods that name one (priorityClassName): cluster-wide, so applied
+ * once per cluster, not created per namespace; EVERY_POD_FIELD leaves it out for that reason.
+ */
+export const POD_FIELD_PRIORITY_CLASS = {
+  apiVersion: 'scheduling.k8s.io/v1',
+  kind: 'PriorityClass',
+  metadata: { name: 'webservice-pod-fields' },
+  value: 1000,
+};
 
 /** What EVERY_POD_FIELD refers to, to create in its namespace first. */
 export const POD_FIELD_OBJECTS = [

@@ -70,6 +70,20 @@ const PROBE_DEFAULTS: Record<string, number> = {
  */
 export const OWN_POD_LABELS: readonly string[] = [MANAGED_BY_LABEL, NAME_LABEL, INSTANCE_LABEL, TIER_LABEL];
 
+/** The pod's fields of spec.workload that it takes as they are, under the same names. */
+const POD_FIELDS_AS_GIVEN = [
+  'serviceAccountName',
+  'imagePullSecrets',
+  'nodeSelector',
+  'tolerations',
+  'affinity',
+  'topologySpreadConstraints',
+  'priorityClassName',
+] as const;
+
+/** The container's fields of spec.workload that `web` takes as they are. */
+const CONTAINER_FIELDS_AS_GIVEN = ['command', 'args', 'resources'] as const;
+
 export function podTemplate(want: PodWanted): Json {
   const { workload } = want;
   // The spec's own labels and annotations first: ours (the recommended ones, the selector's) win.
@@ -79,8 +93,7 @@ export function podTemplate(want: PodWanted): Json {
   const spec: Json = { containers: [container(want)] };
   const files = workload.files ?? [];
   if (files.length > 0) spec.volumes = files.map((file) => fileVolume(file, configNames(want)));
-  if (workload.serviceAccountName !== undefined) spec.serviceAccountName = workload.serviceAccountName;
-  if (workload.imagePullSecrets !== undefined) spec.imagePullSecrets = workload.imagePullSecrets;
+  for (const field of POD_FIELDS_AS_GIVEN) if (workload[field] !== undefined) spec[field] = workload[field];
   const security = securityContext(
     workload.podSecurity === 'restricted' ? RESTRICTED_POD : {},
     workload.podSecurityContext,
@@ -92,14 +105,12 @@ export function podTemplate(want: PodWanted): Json {
 function container(want: PodWanted): Json {
   const { workload } = want;
   const web: Json = { name: CONTAINER_NAME, image: want.image };
-  if (workload.command !== undefined) web.command = workload.command;
-  if (workload.args !== undefined) web.args = workload.args;
+  for (const field of CONTAINER_FIELDS_AS_GIVEN) if (workload[field] !== undefined) web[field] = workload[field];
   if (workload.port !== undefined) web.ports = [{ name: PORT_NAME, containerPort: workload.port, protocol: 'TCP' }];
   // The app's environment is the spec's alone: nothing of ours (the lab's ConfigMap) is in it.
   const named = configNames(want);
   if (workload.envFrom !== undefined) web.envFrom = workload.envFrom.map((s) => envSource(s, named));
   if (workload.env !== undefined) web.env = workload.env.map((v) => envVar(v, named));
-  if (workload.resources !== undefined) web.resources = workload.resources;
   for (const probe of ['readinessProbe', 'livenessProbe', 'startupProbe'] as const) {
     const given = workload[probe];
     if (given !== undefined) web[probe] = probeAsStored(given);

@@ -587,6 +587,12 @@ export const WEB_SERVICE_SCHEMA: SchemaNode = {
             serviceAccountName: embeds(POD_SPEC, 'serviceAccountName', 'string'),
             imagePullSecrets: embeds(POD_SPEC, 'imagePullSecrets', 'objects'),
             strategy: embeds(DEPLOYMENT_SPEC, 'strategy', 'object'),
+            // Placement: where the scheduler may put the pods.
+            nodeSelector: embeds(POD_SPEC, 'nodeSelector', 'object'),
+            tolerations: embeds(POD_SPEC, 'tolerations', 'objects'),
+            affinity: embeds(POD_SPEC, 'affinity', 'object'),
+            topologySpreadConstraints: embeds(POD_SPEC, 'topologySpreadConstraints', 'objects'),
+            priorityClassName: embeds(POD_SPEC, 'priorityClassName', 'string'),
           },
         },
       },

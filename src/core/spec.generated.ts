@@ -192,6 +192,16 @@ export interface WorkloadSpec {
   imagePullSecrets?: KubeValue[];
   /** Kubernetes' DeploymentSpec.strategy, with its schema. */
   strategy?: KubeValue;
+  /** Kubernetes' PodSpec.nodeSelector, with its schema. */
+  nodeSelector?: KubeValue;
+  /** Kubernetes' PodSpec.tolerations, with its schema. */
+  tolerations?: KubeValue[];
+  /** Kubernetes' PodSpec.affinity, with its schema. */
+  affinity?: KubeValue;
+  /** Kubernetes' PodSpec.topologySpreadConstraints, with its schema. */
+  topologySpreadConstraints?: KubeValue[];
+  /** Kubernetes' PodSpec.priorityClassName, with its schema. */
+  priorityClassName?: string;
 }
 
 /** With spec.rollout, while a canary runs: where it stands. */

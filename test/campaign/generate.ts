@@ -6,7 +6,7 @@
 // controller should do: the oracles read that from the cluster at the end.
 import { NAMED_KINDS } from '../../src/core/kinds';
 import type { Json, WebService } from '../../src/core/model';
-import { EVERY_POD_FIELD } from '../support/pod-fields';
+import { EVERY_POD_FIELD, POD_PRIORITY_CLASS } from '../support/pod-fields';
 import { Random } from './random';
 import type { ChildKind, Step, Tamper } from './steps';
 
@@ -479,6 +479,31 @@ const WORKLOAD_FIELDS: Record<string, (rng: Random) => unknown> = {
   revisionHistoryLimit: (rng) => rng.int(1, 3),
   podLabels: (rng) => ({ team: rng.pick(['payments', 'search']) }),
   podAnnotations: (rng) => rng.pick([EVERY_POD_FIELD.podAnnotations, { 'example.com/note': 'campaign' }]),
+  nodeSelector: (rng) => rng.pick([EVERY_POD_FIELD.nodeSelector, { 'kubernetes.io/arch': 'amd64' }]),
+  // Atomic lists: the operator left out (the server's Equal) or given.
+  tolerations: (rng) =>
+    rng.pick([
+      EVERY_POD_FIELD.tolerations,
+      [{ key: 'dedicated', value: 'web', effect: 'NoSchedule' }],
+      [{ key: 'dedicated', operator: 'Exists' }],
+    ]),
+  affinity: (rng) =>
+    rng.pick([
+      EVERY_POD_FIELD.affinity,
+      {
+        podAntiAffinity: {
+          preferredDuringSchedulingIgnoredDuringExecution: [
+            { weight: 50, podAffinityTerm: { topologyKey: 'kubernetes.io/hostname', labelSelector: {} } },
+          ],
+        },
+      },
+    ]),
+  topologySpreadConstraints: (rng) =>
+    rng.pick([
+      EVERY_POD_FIELD.topologySpreadConstraints,
+      [{ maxSkew: 2, topologyKey: 'kubernetes.io/hostname', whenUnsatisfiable: 'ScheduleAnyway' }],
+    ]),
+  priorityClassName: () => POD_PRIORITY_CLASS,
   // A PodDisruptionBudget: one of its two bounds, a count of pods (0 too) or a share of them.
   disruption: (rng) => ({
     [rng.pick(['maxUnavailable', 'minAvailable'])]: rng.pick([0, 1, 2, '0%', '25%', '50%', '100%']),

@@ -21,6 +21,7 @@ describe('the CRD carries the Kubernetes types of the pod fields', () => {
     const generated = embeddedSchemas([openApi('api/v1'), openApi('apis/apps/v1')]);
     const crd = yaml.load(fs.readFileSync(path.join(ROOT, 'crds/webservices.apps.labhub.io.yaml'), 'utf8')) as Json;
     expect(Object.keys(generated).sort()).toEqual([
+      'spec.workload.affinity',
       'spec.workload.args',
       'spec.workload.command',
       'spec.workload.env',
@@ -28,13 +29,17 @@ describe('the CRD carries the Kubernetes types of the pod fields', () => {
       'spec.workload.files[].items[]',
       'spec.workload.imagePullSecrets',
       'spec.workload.livenessProbe',
+      'spec.workload.nodeSelector',
       'spec.workload.podSecurityContext',
+      'spec.workload.priorityClassName',
       'spec.workload.readinessProbe',
       'spec.workload.resources',
       'spec.workload.securityContext',
       'spec.workload.serviceAccountName',
       'spec.workload.startupProbe',
       'spec.workload.strategy',
+      'spec.workload.tolerations',
+      'spec.workload.topologySpreadConstraints',
     ]);
     const committed = embeddedIn(crd);
     for (const field of embeddedFields()) {

@@ -21,7 +21,7 @@ import {
   useNamespace,
   webService,
 } from '../support/cluster';
-import { EVERY_POD_FIELD, podFieldsPrerequisites } from '../support/pod-fields';
+import { EVERY_POD_FIELD, POD_PRIORITY_CLASS, podFieldsPrerequisites, podPriorityClass } from '../support/pod-fields';
 import { ControllerProcess, controllerKubeconfig, useControlledNamespace } from '../support/controller';
 import { pluginMutations } from '../support/commands';
 
@@ -61,6 +61,10 @@ describeWorkloads(title, () => {
       serviceAccountName: 'shop',
       imagePullSecrets: [{ name: 'registry' }],
       securityContext: { fsGroup: 2000, runAsNonRoot: true, seccompProfile: { type: 'RuntimeDefault' } },
+      nodeSelector: EVERY_FIELD.nodeSelector,
+      tolerations: EVERY_FIELD.tolerations,
+      affinity: EVERY_FIELD.affinity,
+      topologySpreadConstraints: EVERY_FIELD.topologySpreadConstraints,
     });
     expect(pod.volumes).toEqual([
       expect.objectContaining({
@@ -119,6 +123,17 @@ describeWorkloads(title, () => {
       '-p',
       JSON.stringify({ spec: { template: { spec: { containers: [{ name: 'sidecar', image: 'envoy:1.30' }] } } } }),
     ]);
+    // An atomic list the spec sets is wholly ours: a toleration added by hand goes.
+    const handTolerations = [...EVERY_FIELD.tolerations, { key: 'spot', operator: 'Exists' }];
+    kubectl([
+      'patch',
+      'deployment',
+      'shop',
+      '-n',
+      ns(),
+      '-p',
+      JSON.stringify({ spec: { template: { spec: { tolerations: handTolerations } } } }),
+    ]);
     kubectl(['rollout', 'restart', 'deployment/shop', '-n', ns()]);
     const restartedAt = deployment('shop').spec.template.metadata.annotations['kubectl.kubernetes.io/restartedAt'];
     expect(restartedAt).toBeDefined();
@@ -130,6 +145,7 @@ describeWorkloads(title, () => {
     expect(after.metadata.labels['cost-center']).toBe('42');
     expect(after.metadata.annotations.owner).toBe('team-a');
     expect(after.spec.template.spec.containers.map((c: Json) => c.name).sort()).toEqual(['sidecar', 'web']);
+    expect(after.spec.template.spec.tolerations).toEqual(EVERY_FIELD.tolerations);
     // The restart happened, and is not undone.
     expect(after.spec.template.metadata.annotations['kubectl.kubernetes.io/restartedAt']).toBe(restartedAt);
   });
@@ -143,7 +159,17 @@ describeWorkloads(title, () => {
   });
 
   it("a field removed from the spec is removed from the Deployment; others' stay", () => {
-    const { env: _env, resources: _resources, files: _files, podLabels: _labels, ...rest } = EVERY_FIELD;
+    const {
+      env: _env,
+      resources: _resources,
+      files: _files,
+      podLabels: _labels,
+      nodeSelector: _nodeSelector,
+      tolerations: _tolerations,
+      affinity: _affinity,
+      topologySpreadConstraints: _spread,
+      ...rest
+    } = EVERY_FIELD;
     setWorkload('shop', rest);
     converge('shop');
     const after = deployment('shop');
@@ -151,10 +177,33 @@ describeWorkloads(title, () => {
     expect(container.env).toEqual([{ name: 'ADDED_BY_HAND', value: '1' }]);
     expect(container.resources ?? {}).toEqual({});
     expect(container.volumeMounts).toBeUndefined();
-    expect(after.spec.template.spec.volumes).toBeUndefined();
+    const pod = after.spec.template.spec;
+    expect(pod.volumes).toBeUndefined();
+    for (const field of ['nodeSelector', 'tolerations', 'affinity', 'topologySpreadConstraints'])
+      expect({ field, value: pod[field] }).toEqual({ field, value: undefined });
     expect(after.spec.template.metadata.labels.team).toBeUndefined();
-    expect(after.spec.template.spec.containers.map((c: Json) => c.name).sort()).toEqual(['sidecar', 'web']);
+    expect(pod.containers.map((c: Json) => c.name).sort()).toEqual(['sidecar', 'web']);
     expect(after.metadata.labels['cost-center']).toBe('42');
+  });
+
+  it("an atomic list the spec does not set is someone else's: it stays, and makes no write", async () => {
+    const tolerations = [{ key: 'spot', operator: 'Exists', effect: 'NoSchedule' }];
+    kubectl([
+      'patch',
+      'deployment',
+      'shop',
+      '-n',
+      ns(),
+      '-p',
+      JSON.stringify({ spec: { template: { spec: { tolerations } } } }),
+    ]);
+    // The pods roll to the new template first: the status follows them, which is a write of its own.
+    converge('shop');
+    audit.mark();
+    const result = plugin(['apply', 'shop', '-n', ns(), '-o', 'json']);
+    expect(JSON.parse(result.stdout).decision.action).toBe('noop');
+    expect(await pluginMutations(audit)).toEqual([]);
+    expect(deployment('shop').spec.template.spec.tolerations).toEqual(tolerations);
   });
 
   it('an existing Deployment is adopted only when it asks for it', () => {
@@ -227,13 +276,55 @@ const SPELLINGS: [string, Json][] = [
   ['env with an empty value', { env: [{ name: 'EMPTY', value: '' }] }],
   ['a securityContext with only some fields', { securityContext: { runAsUser: 1000 } }],
   ['a strategy with percentages', { strategy: { rollingUpdate: { maxSurge: '50%' } } }],
+  ['a node selector', { nodeSelector: { 'kubernetes.io/os': 'linux' } }],
+  ['a toleration without its operator', { tolerations: [{ key: 'dedicated', value: 'web', effect: 'NoSchedule' }] }],
+  ['a toleration of any value', { tolerations: [{ key: 'dedicated', operator: 'Exists' }] }],
+  [
+    'a required node affinity',
+    {
+      affinity: {
+        nodeAffinity: {
+          requiredDuringSchedulingIgnoredDuringExecution: {
+            nodeSelectorTerms: [{ matchExpressions: [{ key: 'kubernetes.io/os', operator: 'In', values: ['linux'] }] }],
+          },
+        },
+      },
+    },
+  ],
+  [
+    'a preferred pod anti-affinity',
+    {
+      affinity: {
+        podAntiAffinity: {
+          preferredDuringSchedulingIgnoredDuringExecution: [
+            {
+              weight: 100,
+              podAffinityTerm: { topologyKey: 'kubernetes.io/hostname', labelSelector: { matchLabels: { a: 'b' } } },
+            },
+          ],
+        },
+      },
+    },
+  ],
+  [
+    'a topology spread with its defaults left out',
+    {
+      topologySpreadConstraints: [
+        { maxSkew: 1, topologyKey: 'kubernetes.io/hostname', whenUnsatisfiable: 'ScheduleAnyway' },
+      ],
+    },
+  ],
+  ['a priority class', { priorityClassName: POD_PRIORITY_CLASS }],
 ];
 
 describeWorkloads(`${title}: every spelling converges to zero writes`, () => {
   let ctl: ControllerProcess | undefined;
   const ns = useNamespace('spellings', { beforeDelete: () => ctl?.stop() });
   const audit = new AuditWindow(ns);
-  beforeAll(() => kubectl(['create', 'secret', 'generic', 's', '-n', ns(), '--from-literal=k=v']));
+  beforeAll(() => {
+    kubectl(['create', 'secret', 'generic', 's', '-n', ns(), '--from-literal=k=v']);
+    podPriorityClass();
+  });
 
   const names = numbered('spelling', SPELLINGS.length);
 

@@ -34,6 +34,10 @@ describe('the pod spec from spec.workload', () => {
       serviceAccountName: 'shop',
       imagePullSecrets: [{ name: 'registry' }],
       securityContext: { runAsNonRoot: true, seccompProfile: { type: 'RuntimeDefault' }, fsGroup: 2000 },
+      nodeSelector: EVERY_FIELD.nodeSelector,
+      tolerations: EVERY_FIELD.tolerations,
+      affinity: EVERY_FIELD.affinity,
+      topologySpreadConstraints: EVERY_FIELD.topologySpreadConstraints,
     });
     expect(pod.volumes).toEqual([
       {

@@ -1,0 +1,71 @@
+// The pod fields of spec.workload, one group at a time: what the builder makes of each, what
+// the server's defaults and spellings make of it (nothing to write), and what admission, and
+// plan -f on a file, refuse.
+import { storedDifferences } from '../../src/core/compare';
+import type { Json, WorkloadSpec } from '../../src/core/model';
+import { podTemplate } from '../../src/core/pod';
+import { decideFixture, decisionOf } from '../support/decide-fixtures';
+
+/** The pod template a workload makes. */
+const template = (workload: WorkloadSpec): Json =>
+  podTemplate({ name: 'shop', image: 'nginx:1.27', tier: 'dev', workload, selector: { app: 'shop' } });
+const podOf = (workload: WorkloadSpec) => template(workload).spec as Json;
+
+/** What a Deployment with this pod template differs in from a live one with that one. */
+const differences = (want: Json, have: Json) =>
+  storedDifferences(
+    { apiVersion: 'apps/v1', kind: 'Deployment', spec: { template: { spec: want } } },
+    { apiVersion: 'apps/v1', kind: 'Deployment', spec: { template: { spec: have } } },
+  );
+
+/** What plan -f says of a file with this workload: the error's message, or '' when it is taken. */
+const refusal = (workload: Json): string => {
+  const raw = decideFixture('create-workload');
+  try {
+    decisionOf({ ...raw, parent: { ...raw.parent, spec: { ...raw.parent.spec, workload } } });
+    return '';
+  } catch (error) {
+    return (error as Error).message;
+  }
+};
+
+describe('placement', () => {
+  const placement = {
+    nodeSelector: { 'kubernetes.io/os': 'linux' },
+    tolerations: [{ key: 'dedicated', value: 'web', effect: 'NoSchedule' }],
+    affinity: {
+      nodeAffinity: {
+        requiredDuringSchedulingIgnoredDuringExecution: {
+          nodeSelectorTerms: [{ matchExpressions: [{ key: 'zone', operator: 'In', values: ['a'] }] }],
+        },
+      },
+    },
+    topologySpreadConstraints: [{ maxSkew: 1, topologyKey: 'zone', whenUnsatisfiable: 'ScheduleAnyway' }],
+    priorityClassName: 'high',
+  };
+
+  it('reaches the pod as given, and only when set', () => {
+    expect(podOf(placement)).toMatchObject(placement);
+    for (const field of Object.keys(placement)) expect(podOf({})[field]).toBeUndefined();
+  });
+
+  it("the server's default of a toleration's operator is no difference", () => {
+    const stored = { ...podOf(placement), tolerations: [{ ...placement.tolerations[0], operator: 'Equal' }] };
+    expect(differences(podOf(placement), stored)).toEqual([]);
+  });
+
+  it("tolerations are atomic: ours whole when the spec sets them, someone else's when it does not", () => {
+    const more = [...placement.tolerations, { key: 'other', operator: 'Exists' }];
+    expect(differences(podOf(placement), { ...podOf(placement), tolerations: more }).map((d) => d.path)).toEqual([
+      'spec.template.spec.tolerations',
+    ]);
+    expect(differences(podOf({}), { ...podOf({}), tolerations: more })).toEqual([]);
+  });
+
+  it('a file with placement of the wrong shape is refused, in one line', () => {
+    expect(refusal({ tolerations: { key: 'a' } })).toBe('parent.spec.workload.tolerations must be a list');
+    expect(refusal({ nodeSelector: ['a'] })).toBe('parent.spec.workload.nodeSelector must be an object');
+    expect(refusal({ priorityClassName: 1 })).toBe('parent.spec.workload.priorityClassName must be a string');
+    expect(refusal(placement)).toBe('');
+  });
+});
