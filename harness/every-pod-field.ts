@@ -47,6 +47,8 @@ export const EVERY_POD_FIELD = {
       labelSelector: { matchLabels: { team: 'payments' } },
     },
   ],
+  terminationGracePeriodSeconds: 45,
+  lifecycle: { preStop: { sleep: { seconds: 5 } } },
 } satisfies WorkloadSpec;
 
 /**

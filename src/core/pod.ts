@@ -79,10 +79,11 @@ const POD_FIELDS_AS_GIVEN = [
   'affinity',
   'topologySpreadConstraints',
   'priorityClassName',
+  'terminationGracePeriodSeconds',
 ] as const;
 
 /** The container's fields of spec.workload that `web` takes as they are. */
-const CONTAINER_FIELDS_AS_GIVEN = ['command', 'args', 'resources'] as const;
+const CONTAINER_FIELDS_AS_GIVEN = ['command', 'args', 'resources', 'lifecycle'] as const;
 
 export function podTemplate(want: PodWanted): Json {
   const { workload } = want;

@@ -448,6 +448,15 @@ export const WEB_SERVICE_SCHEMA: SchemaNode = {
                 },
               },
             },
+            terminationGracePeriodSeconds: {
+              type: 'integer',
+              format: 'int64',
+              minimum: 0,
+              description:
+                "The pods' terminationGracePeriodSeconds: how long a pod has to stop, preStop hooks " +
+                'included, from the moment it is told to until it is killed. Unset, the Kubernetes default ' +
+                'of 30.',
+            },
             restartOnConfigChange: {
               type: 'boolean',
               description:
@@ -593,6 +602,8 @@ export const WEB_SERVICE_SCHEMA: SchemaNode = {
             affinity: embeds(POD_SPEC, 'affinity', 'object'),
             topologySpreadConstraints: embeds(POD_SPEC, 'topologySpreadConstraints', 'objects'),
             priorityClassName: embeds(POD_SPEC, 'priorityClassName', 'string'),
+            // Shutdown: the main container's hooks.
+            lifecycle: embeds(CONTAINER, 'lifecycle', 'object'),
           },
         },
       },

@@ -131,6 +131,11 @@ export interface WorkloadSpec {
   /** Keys of a ConfigMap or a Secret, mounted read-only as files at a path. */
   files?: FileMount[];
   /**
+   * The pods' terminationGracePeriodSeconds: how long a pod has to stop, preStop hooks included,
+   * from the moment it is told to until it is killed. Unset, the Kubernetes default of 30.
+   */
+  terminationGracePeriodSeconds?: number;
+  /**
    * false: a change of the content of a Secret or ConfigMap that the pods read (env valueFrom,
    * envFrom, files) does not roll them; they see it at their next rollout. Unset: each change of
    * content rolls them once (a change of labels or annotations does not).
@@ -202,6 +207,8 @@ export interface WorkloadSpec {
   topologySpreadConstraints?: KubeValue[];
   /** Kubernetes' PodSpec.priorityClassName, with its schema. */
   priorityClassName?: string;
+  /** Kubernetes' Container.lifecycle, with its schema. */
+  lifecycle?: KubeValue;
 }
 
 /** With spec.rollout, while a canary runs: where it stands. */

@@ -135,6 +135,11 @@ function checkPodFields(workload: Json, where: string): void {
     limit === undefined || (Number.isInteger(limit) && (limit as number) >= 1 && (limit as number) <= 100),
     `${where}.revisionHistoryLimit must be an integer from 1 to 100`,
   );
+  const grace = workload.terminationGracePeriodSeconds;
+  need(
+    grace === undefined || (Number.isInteger(grace) && (grace as number) >= 0),
+    `${where}.terminationGracePeriodSeconds must be an integer of 0 or more`,
+  );
   const unresolved = unresolvedProbePorts(workload);
   need(unresolved.length === 0, `${where}.${unresolved[0]}`);
   checkDisruption(workload.disruption, `${where}.disruption`);

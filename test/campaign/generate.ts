@@ -504,6 +504,8 @@ const WORKLOAD_FIELDS: Record<string, (rng: Random) => unknown> = {
       [{ maxSkew: 2, topologyKey: 'kubernetes.io/hostname', whenUnsatisfiable: 'ScheduleAnyway' }],
     ]),
   priorityClassName: () => POD_PRIORITY_CLASS,
+  terminationGracePeriodSeconds: (rng) => rng.pick([0, 30, EVERY_POD_FIELD.terminationGracePeriodSeconds]),
+  lifecycle: (rng) => rng.pick([EVERY_POD_FIELD.lifecycle, { preStop: { httpGet: { path: '/stop', port: 8080 } } }]),
   // A PodDisruptionBudget: one of its two bounds, a count of pods (0 too) or a share of them.
   disruption: (rng) => ({
     [rng.pick(['maxUnavailable', 'minAvailable'])]: rng.pick([0, 1, 2, '0%', '25%', '50%', '100%']),

@@ -28,6 +28,7 @@ describe('the CRD carries the Kubernetes types of the pod fields', () => {
       'spec.workload.envFrom',
       'spec.workload.files[].items[]',
       'spec.workload.imagePullSecrets',
+      'spec.workload.lifecycle',
       'spec.workload.livenessProbe',
       'spec.workload.nodeSelector',
       'spec.workload.podSecurityContext',

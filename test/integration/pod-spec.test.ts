@@ -65,6 +65,7 @@ describeWorkloads(title, () => {
       tolerations: EVERY_FIELD.tolerations,
       affinity: EVERY_FIELD.affinity,
       topologySpreadConstraints: EVERY_FIELD.topologySpreadConstraints,
+      terminationGracePeriodSeconds: 45,
     });
     expect(pod.volumes).toEqual([
       expect.objectContaining({
@@ -89,6 +90,7 @@ describeWorkloads(title, () => {
       readinessProbe: expect.objectContaining({ httpGet: expect.objectContaining({ path: '/ready', port: 8080 }) }),
       livenessProbe: expect.objectContaining({ periodSeconds: 10 }),
       startupProbe: expect.objectContaining({ failureThreshold: 30 }),
+      lifecycle: EVERY_FIELD.lifecycle,
       securityContext: {
         readOnlyRootFilesystem: true,
         allowPrivilegeEscalation: false,
@@ -168,6 +170,8 @@ describeWorkloads(title, () => {
       tolerations: _tolerations,
       affinity: _affinity,
       topologySpreadConstraints: _spread,
+      terminationGracePeriodSeconds: _grace,
+      lifecycle: _lifecycle,
       ...rest
     } = EVERY_FIELD;
     setWorkload('shop', rest);
@@ -177,10 +181,13 @@ describeWorkloads(title, () => {
     expect(container.env).toEqual([{ name: 'ADDED_BY_HAND', value: '1' }]);
     expect(container.resources ?? {}).toEqual({});
     expect(container.volumeMounts).toBeUndefined();
+    expect(container.lifecycle).toBeUndefined();
     const pod = after.spec.template.spec;
     expect(pod.volumes).toBeUndefined();
     for (const field of ['nodeSelector', 'tolerations', 'affinity', 'topologySpreadConstraints'])
       expect({ field, value: pod[field] }).toEqual({ field, value: undefined });
+    // The server's default again.
+    expect(pod.terminationGracePeriodSeconds).toBe(30);
     expect(after.spec.template.metadata.labels.team).toBeUndefined();
     expect(pod.containers.map((c: Json) => c.name).sort()).toEqual(['sidecar', 'web']);
     expect(after.metadata.labels['cost-center']).toBe('42');
@@ -315,6 +322,12 @@ const SPELLINGS: [string, Json][] = [
     },
   ],
   ['a priority class', { priorityClassName: POD_PRIORITY_CLASS }],
+  ['a grace period of 0', { terminationGracePeriodSeconds: 0 }],
+  ['a preStop httpGet without its scheme', { lifecycle: { preStop: { httpGet: { path: '/stop', port: 8080 } } } }],
+  [
+    'a postStart exec and a preStop sleep',
+    { lifecycle: { postStart: { exec: { command: ['true'] } }, preStop: { sleep: { seconds: 1 } } } },
+  ],
 ];
 
 describeWorkloads(`${title}: every spelling converges to zero writes`, () => {

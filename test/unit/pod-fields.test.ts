@@ -10,6 +10,7 @@ import { decideFixture, decisionOf } from '../support/decide-fixtures';
 const template = (workload: WorkloadSpec): Json =>
   podTemplate({ name: 'shop', image: 'nginx:1.27', tier: 'dev', workload, selector: { app: 'shop' } });
 const podOf = (workload: WorkloadSpec) => template(workload).spec as Json;
+const webOf = (workload: WorkloadSpec) => (podOf(workload).containers as Json[])[0];
 
 /** What a Deployment with this pod template differs in from a live one with that one. */
 const differences = (want: Json, have: Json) =>
@@ -67,5 +68,31 @@ describe('placement', () => {
     expect(refusal({ nodeSelector: ['a'] })).toBe('parent.spec.workload.nodeSelector must be an object');
     expect(refusal({ priorityClassName: 1 })).toBe('parent.spec.workload.priorityClassName must be a string');
     expect(refusal(placement)).toBe('');
+  });
+});
+
+describe('shutdown', () => {
+  const shutdown = { terminationGracePeriodSeconds: 45, lifecycle: { preStop: { sleep: { seconds: 5 } } } };
+
+  it('reaches the pod and the container web, and only when set', () => {
+    expect(podOf(shutdown).terminationGracePeriodSeconds).toBe(45);
+    expect(webOf(shutdown).lifecycle).toEqual(shutdown.lifecycle);
+    expect(podOf({}).terminationGracePeriodSeconds).toBeUndefined();
+    expect(webOf({}).lifecycle).toBeUndefined();
+  });
+
+  it("a hook's server defaults are no difference", () => {
+    const hook = { lifecycle: { postStart: { httpGet: { path: '/warm', port: 8080 } } } };
+    const stored = { lifecycle: { postStart: { httpGet: { path: '/warm', port: 8080, scheme: 'HTTP' } } } };
+    expect(differences(podOf(hook), { containers: [{ name: 'web', image: 'nginx:1.27', ...stored }] })).toEqual([]);
+  });
+
+  it('a file with a grace period that is not a count of seconds is refused, in one line', () => {
+    for (const bad of [-1, 1.5, '30'])
+      expect(refusal({ terminationGracePeriodSeconds: bad })).toBe(
+        'parent.spec.workload.terminationGracePeriodSeconds must be an integer of 0 or more',
+      );
+    expect(refusal({ terminationGracePeriodSeconds: 0 })).toBe('');
+    expect(refusal({ lifecycle: 'stop' })).toBe('parent.spec.workload.lifecycle must be an object');
   });
 });

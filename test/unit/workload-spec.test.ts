@@ -38,6 +38,7 @@ describe('the pod spec from spec.workload', () => {
       tolerations: EVERY_FIELD.tolerations,
       affinity: EVERY_FIELD.affinity,
       topologySpreadConstraints: EVERY_FIELD.topologySpreadConstraints,
+      terminationGracePeriodSeconds: 45,
     });
     expect(pod.volumes).toEqual([
       {
@@ -56,6 +57,7 @@ describe('the pod spec from spec.workload', () => {
       // 0 is how the server spells its default: it stores 10, so 10 is what we compare.
       livenessProbe: { tcpSocket: { port: 8080 }, periodSeconds: 10 },
       startupProbe: EVERY_FIELD.startupProbe,
+      lifecycle: EVERY_FIELD.lifecycle,
       securityContext: {
         allowPrivilegeEscalation: false,
         capabilities: { drop: ['ALL'] },
