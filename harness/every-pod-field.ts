@@ -6,6 +6,7 @@ import type { WorkloadSpec } from '../src/core/model';
 
 export const EVERY_POD_FIELD = {
   port: 8080,
+  ports: [{ name: 'metrics', port: 9090 }],
   progressDeadlineSeconds: 120,
   command: ['/app/server'],
   args: ['--listen', ':8080'],

@@ -107,7 +107,8 @@ function container(want: PodWanted): Json {
   const { workload } = want;
   const web: Json = { name: CONTAINER_NAME, image: want.image };
   for (const field of CONTAINER_FIELDS_AS_GIVEN) if (workload[field] !== undefined) web[field] = workload[field];
-  if (workload.port !== undefined) web.ports = [{ name: PORT_NAME, containerPort: workload.port, protocol: 'TCP' }];
+  const ports = workloadPorts(workload);
+  if (ports.length > 0) web.ports = ports.map(({ name, port, protocol }) => ({ name, containerPort: port, protocol }));
   // The app's environment is the spec's alone: nothing of ours (the lab's ConfigMap) is in it.
   const named = configNames(want);
   if (workload.envFrom !== undefined) web.envFrom = workload.envFrom.map((s) => envSource(s, named));
@@ -124,6 +125,20 @@ function container(want: PodWanted): Json {
   const security = securityContext(profile, workload.securityContext);
   if (security) web.securityContext = security;
   return web;
+}
+
+/** A port of the container, by name: spec.workload.port's, http, or one of spec.workload.ports. */
+interface WorkloadPort {
+  name: string;
+  port: number;
+  protocol: string;
+}
+
+/** The container's ports: spec.workload.port, named http, then spec.workload.ports (TCP where unset, as the CRD defaults). */
+export function workloadPorts(workload: WorkloadSpec): WorkloadPort[] {
+  const main = workload.port !== undefined ? [{ name: PORT_NAME, port: workload.port, protocol: 'TCP' }] : [];
+  const more = (workload.ports ?? []).map(({ name, port, protocol }) => ({ name, port, protocol: protocol ?? 'TCP' }));
+  return [...main, ...more];
 }
 
 /** A profile's fields under the spec's own; undefined when neither sets anything. */

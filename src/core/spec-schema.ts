@@ -41,6 +41,33 @@ const POD_SPEC = 'io.k8s.api.core.v1.PodSpec';
 const KEY_TO_PATH = 'io.k8s.api.core.v1.KeyToPath';
 const DEPLOYMENT_SPEC = 'io.k8s.api.apps.v1.DeploymentSpec';
 
+/**
+ * A probe reaches a port of its own container by name, and ours has spec.workload.port, named
+ * http, and spec.workload.ports, by their names: any other name could never resolve. A number
+ * may be a sidecar's.
+ */
+function probePortByName(probe: string): { rule: string; message: string; fieldPath: string } {
+  const named = (handler: string) => {
+    const port = `self.${probe}.${handler}.port`;
+    return (
+      `(!has(self.${probe}.${handler}) || type(${port}) == int || (has(self.port) && ${port} == 'http') || ` +
+      `(has(self.ports) && self.ports.exists(p, p.name == ${port})))`
+    );
+  };
+  return {
+    rule: `!has(self.${probe}) || (${named('httpGet')} && ${named('tcpSocket')})`,
+    message:
+      "a port by name names no port: the container's ports are spec.workload.port, named http (and without " +
+      'spec.workload.port it has none), and those of spec.workload.ports, by their names',
+    fieldPath: `.${probe}`,
+  };
+}
+
+/** spec.workload.port is the container's port http, TCP: none of spec.workload.ports may be it again. */
+const PORTS_APART_FROM_HTTP =
+  "!has(self.ports) || !has(self.port) || !self.ports.exists(p, p.port == self.port && p.protocol == 'TCP')";
+const PORTS_APART_FROM_HTTP_MESSAGE = 'a port of ports has the number of spec.workload.port (named http), over TCP';
+
 function embeds(type: string, field: string | undefined, shape: Embedded['shape']): Embedded {
   return field === undefined ? { embeds: type, shape } : { embeds: type, field, shape };
 }
@@ -328,44 +355,10 @@ export const WEB_SERVICE_SCHEMA: SchemaNode = {
             'Run the image as a Deployment named after the WebService; with a port, also a ClusterIP ' +
             'Service of the same name.',
           'x-kubernetes-validations': [
-            {
-              rule:
-                // A probe reaches a port of its own container by name, and ours has one, named http (from
-                // spec.workload.port): any other name could never resolve. A number may be a sidecar's.
-                '!has(self.readinessProbe) || ((!has(self.readinessProbe.httpGet) || ' +
-                'type(self.readinessProbe.httpGet.port) == int || (has(self.port) && ' +
-                "self.readinessProbe.httpGet.port == 'http')) && (!has(self.readinessProbe.tcpSocket) || " +
-                'type(self.readinessProbe.tcpSocket.port) == int || (has(self.port) && ' +
-                "self.readinessProbe.tcpSocket.port == 'http')))",
-              message:
-                "a port by name names no port: the container's one port is spec.workload.port, named http " +
-                '(and without spec.workload.port it has none)',
-              fieldPath: '.readinessProbe',
-            },
-            {
-              rule:
-                '!has(self.livenessProbe) || ((!has(self.livenessProbe.httpGet) || ' +
-                'type(self.livenessProbe.httpGet.port) == int || (has(self.port) && ' +
-                "self.livenessProbe.httpGet.port == 'http')) && (!has(self.livenessProbe.tcpSocket) || " +
-                'type(self.livenessProbe.tcpSocket.port) == int || (has(self.port) && ' +
-                "self.livenessProbe.tcpSocket.port == 'http')))",
-              message:
-                "a port by name names no port: the container's one port is spec.workload.port, named http " +
-                '(and without spec.workload.port it has none)',
-              fieldPath: '.livenessProbe',
-            },
-            {
-              rule:
-                '!has(self.startupProbe) || ((!has(self.startupProbe.httpGet) || ' +
-                'type(self.startupProbe.httpGet.port) == int || (has(self.port) && ' +
-                "self.startupProbe.httpGet.port == 'http')) && (!has(self.startupProbe.tcpSocket) || " +
-                'type(self.startupProbe.tcpSocket.port) == int || (has(self.port) && ' +
-                "self.startupProbe.tcpSocket.port == 'http')))",
-              message:
-                "a port by name names no port: the container's one port is spec.workload.port, named http " +
-                '(and without spec.workload.port it has none)',
-              fieldPath: '.startupProbe',
-            },
+            { rule: PORTS_APART_FROM_HTTP, message: PORTS_APART_FROM_HTTP_MESSAGE, fieldPath: '.ports' },
+            probePortByName('readinessProbe'),
+            probePortByName('livenessProbe'),
+            probePortByName('startupProbe'),
           ],
           properties: {
             port: {
@@ -375,7 +368,55 @@ export const WEB_SERVICE_SCHEMA: SchemaNode = {
               maximum: 65535,
               description:
                 'The container port, named http (probes may name it); with it, a ClusterIP Service on the ' +
-                'same port, named http too.',
+                'same port, named http too, and on each of ports.',
+            },
+            ports: {
+              type: 'array',
+              description:
+                'More ports of the container web, beside port (named http): each by its name, which a probe may ' +
+                'name too. With port, the Service serves each of them as well, on the same number.',
+              maxItems: 16,
+              'x-kubernetes-list-type': 'map',
+              'x-kubernetes-list-map-keys': ['name'],
+              'x-kubernetes-validations': [
+                {
+                  rule: 'self.all(p, self.exists_one(q, q.port == p.port && q.protocol == p.protocol))',
+                  message: 'two ports have one number and protocol',
+                },
+              ],
+              items: {
+                type: 'object',
+                required: ['name', 'port'],
+                properties: {
+                  name: {
+                    type: 'string',
+                    description:
+                      "The port's name, as Kubernetes names ports (an IANA service name): at most 15 lowercase " +
+                      "letters, digits and '-', a letter among them; not http, which is port's.",
+                    minLength: 1,
+                    maxLength: 15,
+                    pattern: '^[a-z0-9]([-a-z0-9]*[a-z0-9])?$',
+                    'x-kubernetes-validations': [
+                      { rule: "self != 'http'", message: 'http is the name of spec.workload.port: choose another' },
+                      {
+                        rule: "self.matches('[a-z]') && !self.contains('--')",
+                        message: "a port's name has a letter, and no '--' (an IANA service name)",
+                      },
+                    ],
+                  },
+                  port: {
+                    type: 'integer',
+                    format: 'int32',
+                    minimum: 1,
+                    maximum: 65535,
+                  },
+                  protocol: {
+                    type: 'string',
+                    enum: ['TCP', 'UDP', 'SCTP'],
+                    default: 'TCP',
+                  },
+                },
+              },
             },
             progressDeadlineSeconds: {
               type: 'integer',

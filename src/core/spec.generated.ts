@@ -113,9 +113,22 @@ export interface RolloutSpec {
 export interface WorkloadSpec {
   /**
    * The container port, named http (probes may name it); with it, a ClusterIP Service on the same
-   * port, named http too.
+   * port, named http too, and on each of ports.
    */
   port?: number;
+  /**
+   * More ports of the container web, beside port (named http): each by its name, which a probe may
+   * name too. With port, the Service serves each of them as well, on the same number.
+   */
+  ports?: {
+    /**
+     * The port's name, as Kubernetes names ports (an IANA service name): at most 15 lowercase
+     * letters, digits and '-', a letter among them; not http, which is port's.
+     */
+    name: string;
+    port: number;
+    protocol?: 'TCP' | 'UDP' | 'SCTP';
+  }[];
   /**
    * The Deployment's progressDeadlineSeconds: how long a rollout may make no progress before it is
    * reported Stalled (reason ProgressDeadlineExceeded). Unset, the Kubernetes default of 600.

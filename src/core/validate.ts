@@ -6,7 +6,7 @@ import { APPLIED_KINDS, CONFIG_MAP, NAMED_KINDS, OPTIONAL_KINDS, WATCHED_KINDS, 
 import { Child, ConfigMap, ConfigState, Json, SyncInput, WebService } from './model';
 import type { Observation } from './observation';
 import { unresolvedProbePorts } from './probes';
-import { OWN_POD_LABELS } from './pod';
+import { OWN_POD_LABELS, PORT_NAME } from './pod';
 import { MAX_RESOURCE_NAMES, RESOURCE_NAMES, isResourceName } from './resource-names';
 import { Embedded, SchemaNode, isEmbedded, ownSchema } from './spec-schema';
 
@@ -14,6 +14,8 @@ export class InputError extends Error {}
 
 const DNS_SUBDOMAIN = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/;
 const DNS_LABEL = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/;
+/** A port's name (an IANA service name), but its length and its '--'. */
+const IANA_SVC_NAME = /^(?=.*[a-z])[a-z0-9]([-a-z0-9]*[a-z0-9])?$/;
 const MAX_INT32 = 2147483647;
 const WORKLOAD_SCHEMA = ownSchema('spec', 'workload');
 
@@ -140,6 +142,7 @@ function checkPodFields(workload: Json, where: string): void {
     grace === undefined || (Number.isInteger(grace) && (grace as number) >= 0),
     `${where}.terminationGracePeriodSeconds must be an integer of 0 or more`,
   );
+  checkPorts(workload.ports as Json[] | undefined, workload.port as number | undefined, `${where}.ports`);
   const unresolved = unresolvedProbePorts(workload);
   need(unresolved.length === 0, `${where}.${unresolved[0]}`);
   checkDisruption(workload.disruption, `${where}.disruption`);
@@ -210,6 +213,28 @@ function checkResourceNames(resources: Json | undefined, where: string): void {
         `${where}.${field}: "${name}" is not a resource name; a resource name is one of ${RESOURCE_NAMES}`,
       );
     }
+  }
+}
+
+/** What the CRD's schema and rules say of spec.workload.ports: named ports apart from http and from each other. */
+function checkPorts(ports: Json[] | undefined, main: number | undefined, where: string): void {
+  const names = new Set<unknown>();
+  const numbers = new Set<string>(main === undefined ? [] : [`${main}/TCP`]);
+  for (const [i, { name, port, protocol = 'TCP' }] of (ports ?? []).entries()) {
+    need(
+      typeof name === 'string' && name.length <= 15 && IANA_SVC_NAME.test(name) && !name.includes('--'),
+      `${where}[${i}].name must be a port's name: at most 15 lowercase letters, digits and '-', a letter among them`,
+    );
+    need(name !== PORT_NAME, `${where}[${i}].name: ${PORT_NAME} is the name of spec.workload.port: choose another`);
+    need(!names.has(name), `${where}[${i}].name: ${String(name)} is the name of another port`);
+    need(
+      Number.isInteger(port) && (port as number) >= 1 && (port as number) <= 65535,
+      `${where}[${i}].port must be an integer from 1 to 65535`,
+    );
+    const key = `${String(port)}/${String(protocol)}`;
+    need(!numbers.has(key), `${where}[${i}]: ${key} is the number and protocol of another port`);
+    names.add(name);
+    numbers.add(key);
   }
 }
 

@@ -437,6 +437,15 @@ function resources(rng: Random): Json {
 /** Each pod field, with values drawn around the ones of EVERY_POD_FIELD. */
 const WORKLOAD_FIELDS: Record<string, (rng: Random) => unknown> = {
   port: (rng) => rng.pick([8080, 80, 9090]),
+  // Numbers apart from every port drawn above: admission refuses a port twice.
+  ports: (rng) =>
+    rng.pick([
+      [{ name: 'metrics', port: 9100 }],
+      [
+        { name: 'metrics', port: 9100, protocol: 'TCP' },
+        { name: 'dns', port: 53, protocol: 'UDP' },
+      ],
+    ]),
   progressDeadlineSeconds: (rng) => rng.pick([60, EVERY_POD_FIELD.progressDeadlineSeconds, 600]),
   command: (rng) => rng.pick([EVERY_POD_FIELD.command, ['/bin/sh', '-c', 'exec server']]),
   args: (rng) => rng.pick([EVERY_POD_FIELD.args, ['--verbose']]),

@@ -112,6 +112,59 @@ describe('the CRD carries the Kubernetes types of the pod fields', () => {
     applyYaml(ns(), withResources('known', { requests: known, limits: known }));
   });
 
+  it('refuses ports that clash, by name or by number, and a probe on a name no port has', () => {
+    const withPorts = (name: string, workload: Json) => webService(name, { image: 'nginx:1.27', workload });
+    const refusals: [Json, RegExp][] = [
+      [
+        { ports: [{ name: 'http', port: 9090 }] },
+        /spec\.workload\.ports\[0\]\.name: Invalid value: .*http is the name of spec\.workload\.port/,
+      ],
+      [
+        {
+          ports: [
+            { name: 'a', port: 1 },
+            { name: 'a', port: 2 },
+          ],
+        },
+        /spec\.workload\.ports\[1\]: Duplicate value: \{"name":"a"\}/,
+      ],
+      [
+        {
+          ports: [
+            { name: 'a', port: 1 },
+            { name: 'b', port: 1 },
+          ],
+        },
+        /spec\.workload\.ports: Invalid value: .*two ports have one number and protocol/,
+      ],
+      [
+        { port: 8080, ports: [{ name: 'a', port: 8080 }] },
+        /spec\.workload\.ports: Invalid value: .*the number of spec\.workload\.port/,
+      ],
+      [
+        { ports: [{ name: 'a--b', port: 1 }] },
+        /spec\.workload\.ports\[0\]\.name: Invalid value: .*a letter, and no '--'/,
+      ],
+      [
+        { ports: [{ name: 'metrics', port: 9090 }], readinessProbe: { httpGet: { path: '/', port: 'admin' } } },
+        /spec\.workload\.readinessProbe: Invalid value: .*a port by name names no port/,
+      ],
+    ];
+    for (const [workload, message] of refusals)
+      expect(() => applyYaml(ns(), withPorts('clash', workload))).toThrow(message);
+    applyYaml(
+      ns(),
+      withPorts('ports', {
+        port: 53,
+        ports: [
+          { name: 'dns', port: 53, protocol: 'UDP' },
+          { name: 'metrics', port: 9090 },
+        ],
+        livenessProbe: { httpGet: { path: '/', port: 'metrics' } },
+      }),
+    );
+  });
+
   it("refuses pod labels that are the WebService's own, which a pass would drop", () => {
     const own = ['app.kubernetes.io/managed-by', 'app.kubernetes.io/name', 'app.kubernetes.io/instance'];
     for (const key of [...own, 'webservice.labhub.io/tier']) {

@@ -100,6 +100,14 @@ describeWorkloads(title, () => {
       },
       volumeMounts: [expect.objectContaining({ mountPath: '/etc/shop', readOnly: true })],
     });
+    expect(web('shop').ports).toEqual([
+      { name: 'http', containerPort: 8080, protocol: 'TCP' },
+      { name: 'metrics', containerPort: 9090, protocol: 'TCP' },
+    ]);
+    expect(getJson(['get', 'service', 'shop', '-n', ns()]).spec.ports).toEqual([
+      { name: 'http', port: 8080, targetPort: 8080, protocol: 'TCP' },
+      { name: 'metrics', port: 9090, targetPort: 9090, protocol: 'TCP' },
+    ]);
     expect(getJson(['get', 'webservice', 'shop', '-n', ns()]).status.ready).toBe('2/2');
   });
 
@@ -172,6 +180,7 @@ describeWorkloads(title, () => {
       topologySpreadConstraints: _spread,
       terminationGracePeriodSeconds: _grace,
       lifecycle: _lifecycle,
+      ports: _ports,
       ...rest
     } = EVERY_FIELD;
     setWorkload('shop', rest);
@@ -182,6 +191,8 @@ describeWorkloads(title, () => {
     expect(container.resources ?? {}).toEqual({});
     expect(container.volumeMounts).toBeUndefined();
     expect(container.lifecycle).toBeUndefined();
+    expect(container.ports.map((p: Json) => p.name)).toEqual(['http']);
+    expect(getJson(['get', 'service', 'shop', '-n', ns()]).spec.ports.map((p: Json) => p.name)).toEqual(['http']);
     const pod = after.spec.template.spec;
     expect(pod.volumes).toBeUndefined();
     for (const field of ['nodeSelector', 'tolerations', 'affinity', 'topologySpreadConstraints'])
@@ -322,6 +333,17 @@ const SPELLINGS: [string, Json][] = [
     },
   ],
   ['a priority class', { priorityClassName: POD_PRIORITY_CLASS }],
+  ['a port with its protocol left out', { ports: [{ name: 'metrics', port: 9090 }] }],
+  [
+    'ports over UDP and TCP, and a probe on one by name',
+    {
+      ports: [
+        { name: 'dns', port: 53, protocol: 'UDP' },
+        { name: 'admin', port: 9901, protocol: 'TCP' },
+      ],
+      readinessProbe: { tcpSocket: { port: 'admin' } },
+    },
+  ],
   ['a grace period of 0', { terminationGracePeriodSeconds: 0 }],
   ['a preStop httpGet without its scheme', { lifecycle: { preStop: { httpGet: { path: '/stop', port: 8080 } } } }],
   [

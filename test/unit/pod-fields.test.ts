@@ -96,3 +96,90 @@ describe('shutdown', () => {
     expect(refusal({ lifecycle: 'stop' })).toBe('parent.spec.workload.lifecycle must be an object');
   });
 });
+
+describe('ports', () => {
+  const ports = {
+    port: 8080,
+    ports: [
+      { name: 'metrics', port: 9090 },
+      { name: 'dns', port: 53, protocol: 'UDP' as const },
+    ],
+  };
+
+  it('reach the container beside http, TCP where unset', () => {
+    expect(webOf(ports).ports).toEqual([
+      { name: 'http', containerPort: 8080, protocol: 'TCP' },
+      { name: 'metrics', containerPort: 9090, protocol: 'TCP' },
+      { name: 'dns', containerPort: 53, protocol: 'UDP' },
+    ]);
+    expect(webOf({ ports: ports.ports }).ports).toHaveLength(2);
+    expect(webOf({}).ports).toBeUndefined();
+  });
+
+  it('reach the Service too, each on its own number', () => {
+    const input = decideFixture('create-workload');
+    const decision = decisionOf({
+      ...input,
+      parent: { ...input.parent, spec: { ...input.parent.spec, workload: ports } },
+    });
+    const service = decision.ops.find((op) => op.op === 'applyChild' && op.kind === 'Service');
+    expect(service?.op === 'applyChild' && (service.object as unknown as Json).spec).toMatchObject({
+      ports: [
+        { name: 'http', port: 8080, targetPort: 8080, protocol: 'TCP' },
+        { name: 'metrics', port: 9090, targetPort: 9090, protocol: 'TCP' },
+        { name: 'dns', port: 53, targetPort: 53, protocol: 'UDP' },
+      ],
+    });
+  });
+
+  it('a probe may name one of them', () => {
+    expect(refusal({ ...ports, readinessProbe: { httpGet: { path: '/', port: 'metrics' } } })).toBe('');
+    expect(refusal({ ...ports, livenessProbe: { tcpSocket: { port: 'admin' } } })).toBe(
+      'parent.spec.workload.livenessProbe.tcpSocket.port "admin" names no port: ' +
+        "the container's ports are named http, metrics, dns",
+    );
+  });
+
+  it.each<[string, Json, string]>([
+    [
+      'the name http',
+      { ports: [{ name: 'http', port: 9090 }] },
+      'ports[0].name: http is the name of spec.workload.port',
+    ],
+    [
+      'a name twice',
+      {
+        ports: [
+          { name: 'a', port: 1 },
+          { name: 'a', port: 2 },
+        ],
+      },
+      'ports[1].name: a is the name of another port',
+    ],
+    [
+      'a number and protocol twice',
+      {
+        ports: [
+          { name: 'a', port: 1 },
+          { name: 'b', port: 1, protocol: 'TCP' },
+        ],
+      },
+      'ports[1]: 1/TCP is the number and protocol of another port',
+    ],
+    ["spec.workload.port's number over TCP", { port: 8080, ports: [{ name: 'a', port: 8080 }] }, 'ports[0]: 8080/TCP'],
+    ['a name without a letter', { ports: [{ name: '123', port: 1 }] }, "ports[0].name must be a port's name"],
+    ['a name of 16 characters', { ports: [{ name: 'a'.repeat(16), port: 1 }] }, "ports[0].name must be a port's name"],
+    ['a port of 0', { ports: [{ name: 'a', port: 0 }] }, 'ports[0].port must be an integer from 1 to 65535'],
+    [
+      'a protocol Kubernetes has not',
+      { ports: [{ name: 'a', port: 1, protocol: 'HTTP' }] },
+      'ports[0].protocol must be TCP or UDP or SCTP',
+    ],
+  ])('a file with %s is refused, in one line', (_what, workload, message) => {
+    expect(refusal(workload)).toContain(`parent.spec.workload.${message}`);
+  });
+
+  it('one number over two protocols is two ports', () => {
+    expect(refusal({ port: 53, ports: [{ name: 'dns', port: 53, protocol: 'UDP' }] })).toBe('');
+  });
+});
