@@ -29,6 +29,22 @@ export const EVERY_POD_FIELD = {
   imagePullSecrets: [{ name: 'registry' }],
   strategy: { type: 'RollingUpdate', rollingUpdate: { maxSurge: 1, maxUnavailable: 0 } },
   files: [{ mountPath: '/etc/shop', configMap: 'features', items: [{ key: 'list', path: 'features.txt' }] }],
+  volumes: [
+    { name: 'cache', emptyDir: { sizeLimit: '1Gi' } },
+    {
+      name: 'identity',
+      projected: {
+        sources: [
+          { serviceAccountToken: { path: 'token', audience: 'vault' } },
+          { downwardAPI: { items: [{ path: 'labels', fieldRef: { fieldPath: 'metadata.labels' } }] } },
+        ],
+      },
+    },
+  ],
+  volumeMounts: [
+    { name: 'cache', mountPath: '/cache' },
+    { name: 'identity', mountPath: '/var/run/identity', readOnly: true },
+  ],
   podLabels: { team: 'payments' },
   podAnnotations: { 'sidecar.istio.io/inject': 'true' },
   nodeSelector: { 'kubernetes.io/os': 'linux' },

@@ -68,8 +68,9 @@ export function embeddedSchemas(documents: OpenApiDocument[]): Record<string, Js
     if (shapeOfSchema(schema) !== marker.shape) {
       throw new Error(`${at} embeds ${name}, whose shape is ${shapeOfSchema(schema)}, not ${marker.shape}`);
     }
+    const bounded = marker.maxItems === undefined ? schema : { ...schema, maxItems: marker.maxItems };
     found[at] =
-      marker.embeds === `${CORE}.Container` && marker.field === 'resources' ? withResourceNameRules(schema) : schema;
+      marker.embeds === `${CORE}.Container` && marker.field === 'resources' ? withResourceNameRules(bounded) : bounded;
   }
   return found;
 }

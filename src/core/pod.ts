@@ -92,8 +92,12 @@ export function podTemplate(want: PodWanted): Json {
   const annotations: Record<string, string> = { ...workload.podAnnotations };
   if (want.configDigest !== undefined) annotations[CONFIG_DIGEST_ANNOTATION] = want.configDigest;
   const spec: Json = { containers: [container(want)] };
-  const files = workload.files ?? [];
-  if (files.length > 0) spec.volumes = files.map((file) => fileVolume(file, configNames(want)));
+  // files' volumes, then the spec's own, which admission keeps apart by name (FILES_VOLUME_PREFIX).
+  const volumes = [
+    ...(workload.files ?? []).map((file) => fileVolume(file, configNames(want))),
+    ...(workload.volumes ?? []),
+  ];
+  if (volumes.length > 0) spec.volumes = volumes;
   for (const field of POD_FIELDS_AS_GIVEN) if (workload[field] !== undefined) spec[field] = workload[field];
   const security = securityContext(
     workload.podSecurity === 'restricted' ? RESTRICTED_POD : {},
@@ -117,10 +121,15 @@ function container(want: PodWanted): Json {
     const given = workload[probe];
     if (given !== undefined) web[probe] = probeAsStored(given);
   }
-  const files = workload.files ?? [];
-  if (files.length > 0) {
-    web.volumeMounts = files.map((file) => ({ name: fileVolumeName(file), mountPath: file.mountPath, readOnly: true }));
-  }
+  const mounts = [
+    ...(workload.files ?? []).map((file) => ({
+      name: fileVolumeName(file),
+      mountPath: file.mountPath,
+      readOnly: true,
+    })),
+    ...(workload.volumeMounts ?? []),
+  ];
+  if (mounts.length > 0) web.volumeMounts = mounts;
   const profile = workload.podSecurity === 'restricted' ? RESTRICTED_CONTAINER : {};
   const security = securityContext(profile, workload.securityContext);
   if (security) web.securityContext = security;
@@ -155,9 +164,12 @@ function probeAsStored(probe: Json): Json {
   return stored;
 }
 
+/** How the names of files' volumes begin: spec.workload.volumes may not use it (the CRD has the same rule). */
+export const FILES_VOLUME_PREFIX = 'files-';
+
 /** A volume's name from its mount path: the same path, the same volume, in whatever order. */
 function fileVolumeName(file: FileMount): string {
-  return `files-${fnv1a32(file.mountPath)}`;
+  return `${FILES_VOLUME_PREFIX}${fnv1a32(file.mountPath)}`;
 }
 
 function fileVolume(file: FileMount, named: ConfigNames): Json {

@@ -11,6 +11,8 @@ export interface Embedded {
   field?: string;
   /** Its JSON shape, which our own checks and types read (the OpenAPI has the rest). */
   shape: 'object' | 'objects' | 'string' | 'strings';
+  /** For a list, a bound the CRD adds to the type's: it keeps the cost of the rules that read it within the API server's budget. */
+  maxItems?: number;
 }
 
 /** An OpenAPI v3 schema, as a CRD's structural schema writes it. */
@@ -40,6 +42,9 @@ const CONTAINER = 'io.k8s.api.core.v1.Container';
 const POD_SPEC = 'io.k8s.api.core.v1.PodSpec';
 const KEY_TO_PATH = 'io.k8s.api.core.v1.KeyToPath';
 const DEPLOYMENT_SPEC = 'io.k8s.api.apps.v1.DeploymentSpec';
+const VOLUME = 'io.k8s.api.core.v1.Volume';
+/** The most volumes, and mounts of them, a WebService's pod has (beside files'). */
+const MAX_VOLUMES = 32;
 
 /**
  * A probe reaches a port of its own container by name, and ours has spec.workload.port, named
@@ -356,6 +361,20 @@ export const WEB_SERVICE_SCHEMA: SchemaNode = {
             'Service of the same name.',
           'x-kubernetes-validations': [
             { rule: PORTS_APART_FROM_HTTP, message: PORTS_APART_FROM_HTTP_MESSAGE, fieldPath: '.ports' },
+            {
+              rule:
+                '!has(self.volumeMounts) || self.volumeMounts.all(m, has(self.volumes) && ' +
+                'self.volumes.exists(v, v.name == m.name))',
+              message: 'a volume mount names a volume of spec.workload.volumes (files mount their own)',
+              fieldPath: '.volumeMounts',
+            },
+            {
+              rule:
+                '!has(self.volumeMounts) || !has(self.files) || ' +
+                '!self.volumeMounts.exists(m, self.files.exists(f, f.mountPath == m.mountPath))',
+              message: 'a volume mount is at the mountPath of one of files: two mounts at one path',
+              fieldPath: '.volumeMounts',
+            },
             probePortByName('readinessProbe'),
             probePortByName('livenessProbe'),
             probePortByName('startupProbe'),
@@ -497,6 +516,46 @@ export const WEB_SERVICE_SCHEMA: SchemaNode = {
                 "The pods' terminationGracePeriodSeconds: how long a pod has to stop, preStop hooks " +
                 'included, from the moment it is told to until it is killed. Unset, the Kubernetes default ' +
                 'of 30.',
+            },
+            volumes: {
+              type: 'array',
+              description:
+                "Volumes of the pod beside those of files: an emptyDir, a persistentVolumeClaim by its claim's " +
+                'name, or a projected volume. The container web mounts them by name with volumeMounts; a ' +
+                "sidecar or an init container, with its own volumeMounts. A projected volume's ConfigMaps and " +
+                'Secrets are read as they are: a change of them rolls no pod (files does that).',
+              maxItems: MAX_VOLUMES,
+              'x-kubernetes-list-type': 'map',
+              'x-kubernetes-list-map-keys': ['name'],
+              items: {
+                type: 'object',
+                required: ['name'],
+                'x-kubernetes-validations': [
+                  {
+                    rule:
+                      '(has(self.emptyDir) ? 1 : 0) + (has(self.persistentVolumeClaim) ? 1 : 0) + ' +
+                      '(has(self.projected) ? 1 : 0) == 1',
+                    message: 'a volume is one of emptyDir, persistentVolumeClaim or projected',
+                  },
+                ],
+                properties: {
+                  name: {
+                    type: 'string',
+                    description: 'The name that mounts it: a DNS label, not starting with files-.',
+                    maxLength: 63,
+                    pattern: '^[a-z0-9]([-a-z0-9]*[a-z0-9])?$',
+                    'x-kubernetes-validations': [
+                      {
+                        rule: "!self.startsWith('files-')",
+                        message: 'files-… are the names of the volumes of spec.workload.files: choose another',
+                      },
+                    ],
+                  },
+                  emptyDir: embeds(VOLUME, 'emptyDir', 'object'),
+                  persistentVolumeClaim: embeds(VOLUME, 'persistentVolumeClaim', 'object'),
+                  projected: embeds(VOLUME, 'projected', 'object'),
+                },
+              },
             },
             restartOnConfigChange: {
               type: 'boolean',
@@ -643,6 +702,8 @@ export const WEB_SERVICE_SCHEMA: SchemaNode = {
             affinity: embeds(POD_SPEC, 'affinity', 'object'),
             topologySpreadConstraints: embeds(POD_SPEC, 'topologySpreadConstraints', 'objects'),
             priorityClassName: embeds(POD_SPEC, 'priorityClassName', 'string'),
+            // The volumes of spec.workload.volumes, mounted in web; the CRD's rules read them (see MAX_VOLUMES).
+            volumeMounts: { ...embeds(CONTAINER, 'volumeMounts', 'objects'), maxItems: MAX_VOLUMES },
             // Shutdown: the main container's hooks.
             lifecycle: embeds(CONTAINER, 'lifecycle', 'object'),
           },

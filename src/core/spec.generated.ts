@@ -149,6 +149,22 @@ export interface WorkloadSpec {
    */
   terminationGracePeriodSeconds?: number;
   /**
+   * Volumes of the pod beside those of files: an emptyDir, a persistentVolumeClaim by its claim's
+   * name, or a projected volume. The container web mounts them by name with volumeMounts; a
+   * sidecar or an init container, with its own volumeMounts. A projected volume's ConfigMaps and
+   * Secrets are read as they are: a change of them rolls no pod (files does that).
+   */
+  volumes?: {
+    /** The name that mounts it: a DNS label, not starting with files-. */
+    name: string;
+    /** Kubernetes' Volume.emptyDir, with its schema. */
+    emptyDir?: KubeValue;
+    /** Kubernetes' Volume.persistentVolumeClaim, with its schema. */
+    persistentVolumeClaim?: KubeValue;
+    /** Kubernetes' Volume.projected, with its schema. */
+    projected?: KubeValue;
+  }[];
+  /**
    * false: a change of the content of a Secret or ConfigMap that the pods read (env valueFrom,
    * envFrom, files) does not roll them; they see it at their next rollout. Unset: each change of
    * content rolls them once (a change of labels or annotations does not).
@@ -220,6 +236,8 @@ export interface WorkloadSpec {
   topologySpreadConstraints?: KubeValue[];
   /** Kubernetes' PodSpec.priorityClassName, with its schema. */
   priorityClassName?: string;
+  /** Kubernetes' Container.volumeMounts, with its schema. */
+  volumeMounts?: KubeValue[];
   /** Kubernetes' Container.lifecycle, with its schema. */
   lifecycle?: KubeValue;
 }

@@ -6,7 +6,7 @@ import { APPLIED_KINDS, CONFIG_MAP, NAMED_KINDS, OPTIONAL_KINDS, WATCHED_KINDS, 
 import { Child, ConfigMap, ConfigState, Json, SyncInput, WebService } from './model';
 import type { Observation } from './observation';
 import { unresolvedProbePorts } from './probes';
-import { OWN_POD_LABELS, PORT_NAME } from './pod';
+import { FILES_VOLUME_PREFIX, OWN_POD_LABELS, PORT_NAME } from './pod';
 import { MAX_RESOURCE_NAMES, RESOURCE_NAMES, isResourceName } from './resource-names';
 import { Embedded, SchemaNode, isEmbedded, ownSchema } from './spec-schema';
 
@@ -142,6 +142,7 @@ function checkPodFields(workload: Json, where: string): void {
     grace === undefined || (Number.isInteger(grace) && (grace as number) >= 0),
     `${where}.terminationGracePeriodSeconds must be an integer of 0 or more`,
   );
+  checkVolumes(workload, where);
   checkPorts(workload.ports as Json[] | undefined, workload.port as number | undefined, `${where}.ports`);
   const unresolved = unresolvedProbePorts(workload);
   need(unresolved.length === 0, `${where}.${unresolved[0]}`);
@@ -213,6 +214,44 @@ function checkResourceNames(resources: Json | undefined, where: string): void {
         `${where}.${field}: "${name}" is not a resource name; a resource name is one of ${RESOURCE_NAMES}`,
       );
     }
+  }
+}
+
+const VOLUME_SOURCES = ['emptyDir', 'persistentVolumeClaim', 'projected'];
+
+/** What the CRD's schema and rules say of spec.workload.volumes and volumeMounts. */
+function checkVolumes(workload: Json, where: string): void {
+  const volumes = (workload.volumes as Json[] | undefined) ?? [];
+  const names: unknown[] = [];
+  for (const [i, volume] of volumes.entries()) {
+    const { name } = volume;
+    const at = `${where}.volumes[${i}]`;
+    need(typeof name === 'string' && name.length <= 63 && DNS_LABEL.test(name), `${at}.name must be a DNS label`);
+    need(
+      !(name as string).startsWith(FILES_VOLUME_PREFIX),
+      `${at}.name: ${FILES_VOLUME_PREFIX}… are the names of the volumes of spec.workload.files: choose another`,
+    );
+    need(!names.includes(name), `${at}.name: ${name as string} is the name of another volume`);
+    need(
+      VOLUME_SOURCES.filter((source) => volume[source] !== undefined).length === 1,
+      `${at} must be one of ${VOLUME_SOURCES.join(', ')}`,
+    );
+    names.push(name);
+  }
+  const files = ((workload.files as Json[] | undefined) ?? []).map((file) => file.mountPath);
+  checkMounts(workload.volumeMounts, names, files, `${where}.volumeMounts`);
+}
+
+/** A container's volumeMounts: each of a volume of spec.workload.volumes, at a path no other mount of it has. */
+function checkMounts(mounts: unknown, volumes: unknown[], filePaths: unknown[], where: string): void {
+  const paths = [...filePaths];
+  for (const [i, { name, mountPath }] of ((mounts as Json[] | undefined) ?? []).entries()) {
+    need(volumes.includes(name), `${where}[${i}].name: ${String(name)} names no volume of spec.workload.volumes`);
+    need(
+      !paths.includes(mountPath),
+      `${where}[${i}].mountPath: ${String(mountPath)} has another mount (${filePaths.includes(mountPath) ? 'one of files' : 'of volumeMounts'})`,
+    );
+    paths.push(mountPath);
   }
 }
 

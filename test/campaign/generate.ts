@@ -202,7 +202,7 @@ function edit(rng: Random, name: string, model: Model): Step {
       },
     ],
   ])();
-  return { step: 'setSpec', name, spec, what: withoutStrandedExpose(spec, what) };
+  return { step: 'setSpec', name, spec, what: withoutStrandedMounts(spec, withoutStrandedExpose(spec, what)) };
 }
 
 /** The specs a WebService had before, other than the one it has: [k edits ago, spec], nearest first. */
@@ -398,10 +398,24 @@ function withoutStrandedExpose(spec: Json, what: string): string {
   return `${what}, and expose with the port`;
 }
 
+/** Admission refuses a mount of a volume the spec does not have: such mounts go, with the volume. */
+function withoutStrandedMounts(spec: Json, what: string): string {
+  const workload = spec.workload as Json | undefined;
+  const mounts = workload?.volumeMounts as Json[] | undefined;
+  if (!workload || !mounts) return what;
+  const volumes = ((workload.volumes as Json[] | undefined) ?? []).map((volume) => volume.name);
+  const kept = mounts.filter((mount) => volumes.includes(mount.name));
+  if (kept.length === mounts.length) return what;
+  if (kept.length > 0) workload.volumeMounts = kept;
+  else delete workload.volumeMounts;
+  return `${what}, and the mounts of the volumes it has not`;
+}
+
 /** A random subset of the pod's fields, in the spellings the server rewrites too. */
 function randomWorkload(rng: Random): Json {
   const workload: Json = {};
   for (const field of rng.subset(Object.keys(WORKLOAD_FIELDS), 0.35)) workload[field] = WORKLOAD_FIELDS[field](rng);
+  withoutStrandedMounts({ workload }, '');
   return workload;
 }
 
@@ -486,6 +500,25 @@ const WORKLOAD_FIELDS: Record<string, (rng: Random) => unknown> = {
   snapshotSecrets: (rng) => rng.pick([true, false]),
   // Low, so that a history of a few steps reaches it and prunes revisions and their snapshots.
   revisionHistoryLimit: (rng) => rng.int(1, 3),
+  // A claim by name (podFieldsPrerequisites binds claim data), an emptyDir {} or of a size, a projected volume.
+  volumes: (rng) =>
+    rng.pick([
+      EVERY_POD_FIELD.volumes,
+      [{ name: 'cache', emptyDir: {} }],
+      [
+        { name: 'cache', emptyDir: { sizeLimit: '1.5Gi' } },
+        { name: 'data', persistentVolumeClaim: { claimName: 'data' } },
+      ],
+    ]),
+  volumeMounts: (rng) =>
+    rng.pick([
+      EVERY_POD_FIELD.volumeMounts,
+      [{ name: 'cache', mountPath: '/cache' }],
+      [
+        { name: 'cache', mountPath: '/var/cache', subPath: 'web' },
+        { name: 'data', mountPath: '/data' },
+      ],
+    ]),
   podLabels: (rng) => ({ team: rng.pick(['payments', 'search']) }),
   podAnnotations: (rng) => rng.pick([EVERY_POD_FIELD.podAnnotations, { 'example.com/note': 'campaign' }]),
   nodeSelector: (rng) => rng.pick([EVERY_POD_FIELD.nodeSelector, { 'kubernetes.io/arch': 'amd64' }]),

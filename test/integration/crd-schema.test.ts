@@ -41,6 +41,10 @@ describe('the CRD carries the Kubernetes types of the pod fields', () => {
       'spec.workload.strategy',
       'spec.workload.tolerations',
       'spec.workload.topologySpreadConstraints',
+      'spec.workload.volumeMounts',
+      'spec.workload.volumes[].emptyDir',
+      'spec.workload.volumes[].persistentVolumeClaim',
+      'spec.workload.volumes[].projected',
     ]);
     const committed = embeddedIn(crd);
     for (const field of embeddedFields()) {
@@ -161,6 +165,49 @@ describe('the CRD carries the Kubernetes types of the pod fields', () => {
           { name: 'metrics', port: 9090 },
         ],
         livenessProbe: { httpGet: { path: '/', port: 'metrics' } },
+      }),
+    );
+  });
+
+  it("refuses volumes and mounts that clash with files' or each other, or name no volume", () => {
+    const file = { mountPath: '/etc/app', configMap: 'app' };
+    const cache = { name: 'cache', emptyDir: {} };
+    const refusals: [Json, RegExp][] = [
+      [
+        { volumes: [{ name: 'files-1', emptyDir: {} }] },
+        /spec\.workload\.volumes\[0\]\.name: Invalid value: .*files-… are the names of the volumes of spec\.workload\.files/,
+      ],
+      [
+        { volumes: [{ name: 'a', emptyDir: {}, persistentVolumeClaim: { claimName: 'a' } }] },
+        /spec\.workload\.volumes\[0\]: Invalid value: .*a volume is one of emptyDir, persistentVolumeClaim or projected/,
+      ],
+      [
+        { volumes: [cache], volumeMounts: [{ name: 'other', mountPath: '/x' }] },
+        /spec\.workload\.volumeMounts: Invalid value: .*a volume mount names a volume of spec\.workload\.volumes/,
+      ],
+      [
+        { files: [file], volumes: [cache], volumeMounts: [{ name: 'cache', mountPath: '/etc/app' }] },
+        /spec\.workload\.volumeMounts: Invalid value: .*two mounts at one path/,
+      ],
+      [
+        {
+          volumes: [cache],
+          volumeMounts: [
+            { name: 'cache', mountPath: '/x' },
+            { name: 'cache', mountPath: '/x' },
+          ],
+        },
+        /spec\.workload\.volumeMounts\[1\]: Duplicate value: \{"mountPath":"\/x"\}/,
+      ],
+      [{ volumes: [{ name: 'a', hostPath: { path: '/' } }] }, /unknown field "spec\.workload\.volumes\[0\]\.hostPath"/],
+    ];
+    for (const [workload, message] of refusals)
+      expect(() => applyYaml(ns(), webService('clash', { image: 'nginx:1.27', workload }))).toThrow(message);
+    applyYaml(
+      ns(),
+      webService('volumes', {
+        image: 'nginx:1.27',
+        workload: { files: [file], volumes: [cache], volumeMounts: [{ name: 'cache', mountPath: '/etc/app/cache' }] },
       }),
     );
   });

@@ -21,7 +21,13 @@ import {
   useNamespace,
   webService,
 } from '../support/cluster';
-import { EVERY_POD_FIELD, POD_PRIORITY_CLASS, podFieldsPrerequisites, podPriorityClass } from '../support/pod-fields';
+import {
+  EVERY_POD_FIELD,
+  POD_PRIORITY_CLASS,
+  boundClaim,
+  podFieldsPrerequisites,
+  podPriorityClass,
+} from '../support/pod-fields';
 import { ControllerProcess, controllerKubeconfig, useControlledNamespace } from '../support/controller';
 import { pluginMutations } from '../support/commands';
 
@@ -30,6 +36,9 @@ const title = 'the pod spec';
 type Json = Record<string, any>;
 
 const EVERY_FIELD = EVERY_POD_FIELD;
+
+/** A volume that someone else adds to the pods. */
+const HAND_VOLUME = { name: 'added-by-hand', emptyDir: {} };
 
 const conditionOf = (ws: Json, type: string) => (ws.status?.conditions ?? []).find((c: Json) => c.type === type);
 
@@ -75,6 +84,22 @@ describeWorkloads(title, () => {
           items: EVERY_FIELD.files[0].items,
         }),
       }),
+      { name: 'cache', emptyDir: { sizeLimit: '1Gi' } },
+      // As the server stores it: with its defaults.
+      {
+        name: 'identity',
+        projected: {
+          defaultMode: 420,
+          sources: [
+            { serviceAccountToken: { path: 'token', audience: 'vault', expirationSeconds: 3600 } },
+            {
+              downwardAPI: {
+                items: [{ path: 'labels', fieldRef: { apiVersion: 'v1', fieldPath: 'metadata.labels' } }],
+              },
+            },
+          ],
+        },
+      },
     ]);
     // Every reference to ConfigMap features reads that snapshot; Secret db is read as it is.
     const snapshot = pod.volumes[0].configMap.name as string;
@@ -98,7 +123,7 @@ describeWorkloads(title, () => {
         runAsNonRoot: true,
         seccompProfile: { type: 'RuntimeDefault' },
       },
-      volumeMounts: [expect.objectContaining({ mountPath: '/etc/shop', readOnly: true })],
+      volumeMounts: [expect.objectContaining({ mountPath: '/etc/shop', readOnly: true }), ...EVERY_FIELD.volumeMounts],
     });
     expect(web('shop').ports).toEqual([
       { name: 'http', containerPort: 8080, protocol: 'TCP' },
@@ -144,6 +169,17 @@ describeWorkloads(title, () => {
       '-p',
       JSON.stringify({ spec: { template: { spec: { tolerations: handTolerations } } } }),
     ]);
+    // A volume of someone else's, beside ours, in the list merged by name.
+    kubectl([
+      'patch',
+      'deployment',
+      'shop',
+      '-n',
+      ns(),
+      '--type=strategic',
+      '-p',
+      JSON.stringify({ spec: { template: { spec: { volumes: [HAND_VOLUME] } } } }),
+    ]);
     kubectl(['rollout', 'restart', 'deployment/shop', '-n', ns()]);
     const restartedAt = deployment('shop').spec.template.metadata.annotations['kubectl.kubernetes.io/restartedAt'];
     expect(restartedAt).toBeDefined();
@@ -156,6 +192,9 @@ describeWorkloads(title, () => {
     expect(after.metadata.annotations.owner).toBe('team-a');
     expect(after.spec.template.spec.containers.map((c: Json) => c.name).sort()).toEqual(['sidecar', 'web']);
     expect(after.spec.template.spec.tolerations).toEqual(EVERY_FIELD.tolerations);
+    expect(after.spec.template.spec.volumes.map((v: Json) => v.name)).toEqual(
+      expect.arrayContaining(['cache', 'identity', HAND_VOLUME.name]),
+    );
     // The restart happened, and is not undone.
     expect(after.spec.template.metadata.annotations['kubectl.kubernetes.io/restartedAt']).toBe(restartedAt);
   });
@@ -181,6 +220,8 @@ describeWorkloads(title, () => {
       terminationGracePeriodSeconds: _grace,
       lifecycle: _lifecycle,
       ports: _ports,
+      volumes: _volumes,
+      volumeMounts: _volumeMounts,
       ...rest
     } = EVERY_FIELD;
     setWorkload('shop', rest);
@@ -194,7 +235,8 @@ describeWorkloads(title, () => {
     expect(container.ports.map((p: Json) => p.name)).toEqual(['http']);
     expect(getJson(['get', 'service', 'shop', '-n', ns()]).spec.ports.map((p: Json) => p.name)).toEqual(['http']);
     const pod = after.spec.template.spec;
-    expect(pod.volumes).toBeUndefined();
+    // The volume someone else added stays.
+    expect(pod.volumes).toEqual([HAND_VOLUME]);
     for (const field of ['nodeSelector', 'tolerations', 'affinity', 'topologySpreadConstraints'])
       expect({ field, value: pod[field] }).toEqual({ field, value: undefined });
     // The server's default again.
@@ -333,6 +375,36 @@ const SPELLINGS: [string, Json][] = [
     },
   ],
   ['a priority class', { priorityClassName: POD_PRIORITY_CLASS }],
+  [
+    'an emptyDir of {}',
+    { volumes: [{ name: 'scratch', emptyDir: {} }], volumeMounts: [{ name: 'scratch', mountPath: '/s' }] },
+  ],
+  ['an emptyDir of 1.5Gi', { volumes: [{ name: 'scratch', emptyDir: { sizeLimit: '1.5Gi', medium: 'Memory' } }] }],
+  [
+    'a projected volume with its defaults left out',
+    {
+      volumes: [
+        {
+          name: 'p',
+          projected: {
+            sources: [
+              { serviceAccountToken: { path: 't' } },
+              { secret: { name: 's', items: [{ key: 'k', path: 'k' }] } },
+              { downwardAPI: { items: [{ path: 'n', fieldRef: { fieldPath: 'metadata.name' } }] } },
+            ],
+          },
+        },
+      ],
+      volumeMounts: [{ name: 'p', mountPath: '/p', readOnly: true }],
+    },
+  ],
+  [
+    'a claim by name',
+    {
+      volumes: [{ name: 'data', persistentVolumeClaim: { claimName: 'data' } }],
+      volumeMounts: [{ name: 'data', mountPath: '/data' }],
+    },
+  ],
   ['a port with its protocol left out', { ports: [{ name: 'metrics', port: 9090 }] }],
   [
     'ports over UDP and TCP, and a probe on one by name',
@@ -359,6 +431,7 @@ describeWorkloads(`${title}: every spelling converges to zero writes`, () => {
   beforeAll(() => {
     kubectl(['create', 'secret', 'generic', 's', '-n', ns(), '--from-literal=k=v']);
     podPriorityClass();
+    boundClaim(ns(), 'data');
   });
 
   const names = numbered('spelling', SPELLINGS.length);

@@ -183,3 +183,103 @@ describe('ports', () => {
     expect(refusal({ port: 53, ports: [{ name: 'dns', port: 53, protocol: 'UDP' }] })).toBe('');
   });
 });
+
+describe('volumes and volumeMounts', () => {
+  const file = { mountPath: '/etc/shop', configMap: 'features' };
+  const volumes = {
+    files: [file],
+    volumes: [
+      { name: 'cache', emptyDir: { sizeLimit: '1Gi' } },
+      { name: 'data', persistentVolumeClaim: { claimName: 'shop-data' } },
+      { name: 'token', projected: { sources: [{ serviceAccountToken: { path: 'token', audience: 'vault' } }] } },
+    ],
+    volumeMounts: [
+      { name: 'cache', mountPath: '/cache' },
+      { name: 'token', mountPath: '/var/run/token', readOnly: true },
+    ],
+  };
+
+  it("live beside files': files' volumes and mounts first, then the spec's", () => {
+    const pod = podOf(volumes);
+    expect((pod.volumes as Json[]).map((v) => v.name)).toEqual([
+      expect.stringMatching(/^files-/),
+      'cache',
+      'data',
+      'token',
+    ]);
+    expect((pod.volumes as Json[]).slice(1)).toEqual(volumes.volumes);
+    expect(webOf(volumes).volumeMounts).toEqual([
+      { name: expect.stringMatching(/^files-/), mountPath: '/etc/shop', readOnly: true },
+      ...volumes.volumeMounts,
+    ]);
+    expect(podOf({ volumes: volumes.volumes }).volumes).toEqual(volumes.volumes);
+  });
+
+  it("the server's spellings and defaults are no difference: a size's quantity, a projected volume's mode, a token's expiry", () => {
+    const stored = structuredClone(podOf(volumes));
+    const [, cache, , token] = stored.volumes as Json[];
+    cache.emptyDir = { sizeLimit: '1024Mi' };
+    token.projected = {
+      defaultMode: 420,
+      sources: [{ serviceAccountToken: { path: 'token', audience: 'vault', expirationSeconds: 3600 } }],
+    };
+    expect(differences(podOf(volumes), stored)).toEqual([]);
+    expect(
+      differences(podOf({ volumes: [{ name: 'scratch', emptyDir: {} }] }), {
+        ...podOf({}),
+        volumes: [{ name: 'scratch', emptyDir: {} }],
+      }),
+    ).toEqual([]);
+  });
+
+  it.each<[string, Json, string]>([
+    [
+      'a volume named like files',
+      { volumes: [{ name: 'files-1', emptyDir: {} }] },
+      'volumes[0].name: files-… are the names of the volumes of spec.workload.files',
+    ],
+    [
+      'a volume of two kinds',
+      { volumes: [{ name: 'a', emptyDir: {}, projected: { sources: [] } }] },
+      'volumes[0] must be one of emptyDir, persistentVolumeClaim, projected',
+    ],
+    ['a volume of none', { volumes: [{ name: 'a' }] }, 'volumes[0] must be one of'],
+    [
+      'a volume name twice',
+      {
+        volumes: [
+          { name: 'a', emptyDir: {} },
+          { name: 'a', emptyDir: {} },
+        ],
+      },
+      'volumes[1].name: a is the name of another volume',
+    ],
+    [
+      'a mount of no volume',
+      { volumeMounts: [{ name: 'cache', mountPath: '/cache' }] },
+      'volumeMounts[0].name: cache names no volume of spec.workload.volumes',
+    ],
+    [
+      "a mount at a file's path",
+      { files: [file], volumes: [{ name: 'a', emptyDir: {} }], volumeMounts: [{ name: 'a', mountPath: '/etc/shop' }] },
+      'volumeMounts[0].mountPath: /etc/shop has another mount (one of files)',
+    ],
+    [
+      'two mounts at one path',
+      {
+        volumes: [{ name: 'a', emptyDir: {} }],
+        volumeMounts: [
+          { name: 'a', mountPath: '/x' },
+          { name: 'a', mountPath: '/x', subPath: 'b' },
+        ],
+      },
+      'volumeMounts[1].mountPath: /x has another mount (of volumeMounts)',
+    ],
+  ])('a file with %s is refused, in one line', (_what, workload, message) => {
+    expect(refusal(workload)).toContain(`parent.spec.workload.${message}`);
+  });
+
+  it('and a file with them right is taken', () => {
+    expect(refusal(volumes)).toBe('');
+  });
+});

@@ -45,6 +45,7 @@ describe('the pod spec from spec.workload', () => {
         name: expect.stringMatching(/^files-/),
         configMap: { name: 'features', items: [{ key: 'list', path: 'features.txt' }] },
       },
+      ...EVERY_POD_FIELD.volumes,
     ]);
     const [web] = pod.containers!;
     expect(web).toMatchObject({
@@ -65,7 +66,10 @@ describe('the pod spec from spec.workload', () => {
         seccompProfile: { type: 'RuntimeDefault' },
         readOnlyRootFilesystem: true,
       },
-      volumeMounts: [{ name: (pod.volumes as { name: string }[])[0].name, mountPath: '/etc/shop', readOnly: true }],
+      volumeMounts: [
+        { name: (pod.volumes as { name: string }[])[0].name, mountPath: '/etc/shop', readOnly: true },
+        ...EVERY_POD_FIELD.volumeMounts,
+      ],
     });
     // The app's environment is the spec's alone: the lab's ConfigMap is not in it.
     expect(web.envFrom).toEqual(EVERY_FIELD.envFrom);
