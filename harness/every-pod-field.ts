@@ -45,6 +45,16 @@ export const EVERY_POD_FIELD = {
     { name: 'cache', mountPath: '/cache' },
     { name: 'identity', mountPath: '/var/run/identity', readOnly: true },
   ],
+  sidecars: [
+    {
+      name: 'proxy',
+      image: 'envoyproxy/envoy:v1.31',
+      ports: [{ containerPort: 9901 }],
+      startupProbe: { tcpSocket: { port: 9901 } },
+      volumeMounts: [{ name: 'cache', mountPath: '/cache' }],
+    },
+  ],
+  initContainers: [{ name: 'migrate', image: 'nginx:1.27', command: ['/bin/true'] }],
   podLabels: { team: 'payments' },
   podAnnotations: { 'sidecar.istio.io/inject': 'true' },
   nodeSelector: { 'kubernetes.io/os': 'linux' },

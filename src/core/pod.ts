@@ -1,5 +1,5 @@
-// The pod template a WebService's workload runs: its one container `web` and the pod around
-// it, built from spec.workload. Every pod field is written here once; the CRD carries the
+// The pod template a WebService's workload runs: its container `web`, its sidecars and init
+// containers, and the pod around them, built from spec.workload. Every pod field is written here once; the CRD carries the
 // Kubernetes types' own schemas for them, and the comparison (compare.ts) knows how the
 // server stores them. Pure.
 import { CONFIG_DIGEST_ANNOTATION, ConfigSnapshot } from './config';
@@ -55,6 +55,8 @@ const RESTRICTED_CONTAINER: Json = {
 };
 const RESTRICTED_POD: Json = { runAsNonRoot: true, seccompProfile: { type: 'RuntimeDefault' } };
 
+const PROBES = ['readinessProbe', 'livenessProbe', 'startupProbe'] as const;
+
 /** Probe fields the server turns from 0 (or unset) into a default: 0 is stored as the default. */
 const PROBE_DEFAULTS: Record<string, number> = {
   timeoutSeconds: 1,
@@ -92,6 +94,8 @@ export function podTemplate(want: PodWanted): Json {
   const annotations: Record<string, string> = { ...workload.podAnnotations };
   if (want.configDigest !== undefined) annotations[CONFIG_DIGEST_ANNOTATION] = want.configDigest;
   const spec: Json = { containers: [container(want)] };
+  const init = initContainers(workload);
+  if (init.length > 0) spec.initContainers = init;
   // files' volumes, then the spec's own, which admission keeps apart by name (FILES_VOLUME_PREFIX).
   const volumes = [
     ...(workload.files ?? []).map((file) => fileVolume(file, configNames(want))),
@@ -117,10 +121,7 @@ function container(want: PodWanted): Json {
   const named = configNames(want);
   if (workload.envFrom !== undefined) web.envFrom = workload.envFrom.map((s) => envSource(s, named));
   if (workload.env !== undefined) web.env = workload.env.map((v) => envVar(v, named));
-  for (const probe of ['readinessProbe', 'livenessProbe', 'startupProbe'] as const) {
-    const given = workload[probe];
-    if (given !== undefined) web[probe] = probeAsStored(given);
-  }
+  for (const probe of PROBES) if (workload[probe] !== undefined) web[probe] = workload[probe];
   const mounts = [
     ...(workload.files ?? []).map((file) => ({
       name: fileVolumeName(file),
@@ -130,10 +131,30 @@ function container(want: PodWanted): Json {
     ...(workload.volumeMounts ?? []),
   ];
   if (mounts.length > 0) web.volumeMounts = mounts;
+  if (workload.securityContext !== undefined) web.securityContext = workload.securityContext;
+  return asStored(web, workload);
+}
+
+/**
+ * The pod's initContainers: the sidecars first (restartPolicy Always: Kubernetes' native
+ * sidecars), then the init containers, each list in the spec's order. The kubelet starts them
+ * in this order, each sidecar once it has started and each init container once the one before
+ * it has completed: so the init containers (a migration) can use the sidecars (the proxy it
+ * reaches the database through).
+ */
+function initContainers(workload: WorkloadSpec): Json[] {
+  const sidecars = (workload.sidecars ?? []).map((c) => asStored({ ...c, restartPolicy: 'Always' }, workload));
+  return [...sidecars, ...(workload.initContainers ?? []).map((c) => asStored(c, workload))];
+}
+
+/** A container (web, a sidecar, an init container) as the server stores it, under podSecurity's profile. */
+function asStored(given: Json, workload: WorkloadSpec): Json {
+  const stored: Json = { ...given };
+  for (const probe of PROBES) if (given[probe] !== undefined) stored[probe] = probeAsStored(given[probe] as Json);
   const profile = workload.podSecurity === 'restricted' ? RESTRICTED_CONTAINER : {};
-  const security = securityContext(profile, workload.securityContext);
-  if (security) web.securityContext = security;
-  return web;
+  const security = securityContext(profile, given.securityContext as Json | undefined);
+  if (security) stored.securityContext = security;
+  return stored;
 }
 
 /** A port of the container, by name: spec.workload.port's, http, or one of spec.workload.ports. */

@@ -77,7 +77,11 @@ function containerPorts(containers: Json[]): number[] {
 export function probePortWarnings(workload: WorkloadSpec, live: Deployment | null): Warning[] {
   const liveContainers = (live?.spec?.template?.spec?.containers ?? []) as Json[];
   const others = liveContainers.filter((c) => c.name !== CONTAINER_NAME);
-  const own = [{ ports: workloadPorts(workload).map(({ port }) => ({ containerPort: port })) }];
+  // web's own ports, and the spec's sidecars', which listen on the pod's IP for as long as it runs.
+  const own = [
+    { ports: workloadPorts(workload).map(({ port }) => ({ containerPort: port })) },
+    ...(workload.sidecars ?? []),
+  ];
   const current = undeclared(workload as Json, containerPorts([...own, ...others]));
   const liveWeb = liveContainers.find((c) => c.name === CONTAINER_NAME);
   const before = liveWeb ? undeclared(liveWeb, containerPorts(liveContainers)) : [];

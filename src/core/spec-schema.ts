@@ -11,8 +11,13 @@ export interface Embedded {
   field?: string;
   /** Its JSON shape, which our own checks and types read (the OpenAPI has the rest). */
   shape: 'object' | 'objects' | 'string' | 'strings';
-  /** For a list, a bound the CRD adds to the type's: it keeps the cost of the rules that read it within the API server's budget. */
+  /**
+   * Bounds the CRD adds to the type's: on a list, its length; on an object's string fields, theirs
+   * (bounds Kubernetes' own validation has, its OpenAPI not). They keep the cost of the rules
+   * that read them within the API server's budget.
+   */
   maxItems?: number;
+  maxLengths?: Record<string, number>;
 }
 
 /** An OpenAPI v3 schema, as a CRD's structural schema writes it. */
@@ -45,6 +50,15 @@ const DEPLOYMENT_SPEC = 'io.k8s.api.apps.v1.DeploymentSpec';
 const VOLUME = 'io.k8s.api.core.v1.Volume';
 /** The most volumes, and mounts of them, a WebService's pod has (beside files'). */
 const MAX_VOLUMES = 32;
+/** The most sidecars, and init containers, a WebService's pod has. */
+const MAX_EXTRA_CONTAINERS = 8;
+/** Neither a sidecar nor an init container may be named as the main container is (CONTAINER_NAME, pod.ts). */
+const NOT_WEB = {
+  rule: "self.all(c, c.name != 'web')",
+  message: 'web is the name of the main container: choose another',
+};
+/** Kubernetes' Container type has image optional (for a pod template's sake); a pod's container has one. */
+const HAS_IMAGE = { rule: 'self.all(c, has(c.image))', message: 'each container needs an image' };
 
 /**
  * A probe reaches a port of its own container by name, and ours has spec.workload.port, named
@@ -363,6 +377,13 @@ export const WEB_SERVICE_SCHEMA: SchemaNode = {
             { rule: PORTS_APART_FROM_HTTP, message: PORTS_APART_FROM_HTTP_MESSAGE, fieldPath: '.ports' },
             {
               rule:
+                '!has(self.sidecars) || !has(self.initContainers) || ' +
+                '!self.sidecars.exists(s, self.initContainers.exists(i, i.name == s.name))',
+              message: "a sidecar and an init container have one name: the pod's initContainers hold both",
+              fieldPath: '.initContainers',
+            },
+            {
+              rule:
                 '!has(self.volumeMounts) || self.volumeMounts.all(m, has(self.volumes) && ' +
                 'self.volumes.exists(v, v.name == m.name))',
               message: 'a volume mount names a volume of spec.workload.volumes (files mount their own)',
@@ -556,6 +577,56 @@ export const WEB_SERVICE_SCHEMA: SchemaNode = {
                   projected: embeds(VOLUME, 'projected', 'object'),
                 },
               },
+            },
+            sidecars: {
+              type: 'array',
+              description:
+                "Containers that run beside web for the pod's whole life (a proxy, a log shipper): Kubernetes' " +
+                'native sidecars, which the pod holds as init containers with restartPolicy Always. They start ' +
+                'first, in this order, each once the one before it has started (its startupProbe passed), then ' +
+                'the init containers, then web; they stop after web. A sidecar may have probes and lifecycle.',
+              maxItems: MAX_EXTRA_CONTAINERS,
+              'x-kubernetes-list-type': 'map',
+              'x-kubernetes-list-map-keys': ['name'],
+              'x-kubernetes-validations': [
+                NOT_WEB,
+                HAS_IMAGE,
+                {
+                  rule: "self.all(c, !has(c.restartPolicy) || c.restartPolicy == 'Always')",
+                  message:
+                    "a sidecar's restartPolicy is Always (one that runs to completion is an init container, in " +
+                    'initContainers)',
+                },
+              ],
+              items: { ...embeds(CONTAINER, undefined, 'object'), maxLengths: { name: 63 } },
+            },
+            initContainers: {
+              type: 'array',
+              description:
+                'Containers that run to completion, one after the other in this order, before web starts (a ' +
+                'migration, say): after the sidecars have started, so that they can use them.',
+              maxItems: MAX_EXTRA_CONTAINERS,
+              'x-kubernetes-list-type': 'map',
+              'x-kubernetes-list-map-keys': ['name'],
+              'x-kubernetes-validations': [
+                NOT_WEB,
+                HAS_IMAGE,
+                {
+                  rule:
+                    'self.all(c, !has(c.lifecycle) && !has(c.livenessProbe) && !has(c.readinessProbe) && ' +
+                    '!has(c.startupProbe))',
+                  message:
+                    'an init container runs to completion: it has no probes and no lifecycle (a sidecar, in ' +
+                    'sidecars, has)',
+                },
+                {
+                  rule: 'self.all(c, !has(c.restartPolicy))',
+                  message:
+                    "an init container's restartPolicy is the pod's: one with restartPolicy Always is a sidecar, in " +
+                    'sidecars',
+                },
+              ],
+              items: { ...embeds(CONTAINER, undefined, 'object'), maxLengths: { name: 63 } },
             },
             restartOnConfigChange: {
               type: 'boolean',

@@ -165,6 +165,18 @@ export interface WorkloadSpec {
     projected?: KubeValue;
   }[];
   /**
+   * Containers that run beside web for the pod's whole life (a proxy, a log shipper): Kubernetes'
+   * native sidecars, which the pod holds as init containers with restartPolicy Always. They start
+   * first, in this order, each once the one before it has started (its startupProbe passed), then
+   * the init containers, then web; they stop after web. A sidecar may have probes and lifecycle.
+   */
+  sidecars?: KubeValue[];
+  /**
+   * Containers that run to completion, one after the other in this order, before web starts (a
+   * migration, say): after the sidecars have started, so that they can use them.
+   */
+  initContainers?: KubeValue[];
+  /**
    * false: a change of the content of a Secret or ConfigMap that the pods read (env valueFrom,
    * envFrom, files) does not roll them; they see it at their next rollout. Unset: each change of
    * content rolls them once (a change of labels or annotations does not).

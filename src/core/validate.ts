@@ -6,7 +6,7 @@ import { APPLIED_KINDS, CONFIG_MAP, NAMED_KINDS, OPTIONAL_KINDS, WATCHED_KINDS, 
 import { Child, ConfigMap, ConfigState, Json, SyncInput, WebService } from './model';
 import type { Observation } from './observation';
 import { unresolvedProbePorts } from './probes';
-import { FILES_VOLUME_PREFIX, OWN_POD_LABELS, PORT_NAME } from './pod';
+import { CONTAINER_NAME, FILES_VOLUME_PREFIX, OWN_POD_LABELS, PORT_NAME } from './pod';
 import { MAX_RESOURCE_NAMES, RESOURCE_NAMES, isResourceName } from './resource-names';
 import { Embedded, SchemaNode, isEmbedded, ownSchema } from './spec-schema';
 
@@ -240,6 +240,43 @@ function checkVolumes(workload: Json, where: string): void {
   }
   const files = ((workload.files as Json[] | undefined) ?? []).map((file) => file.mountPath);
   checkMounts(workload.volumeMounts, names, files, `${where}.volumeMounts`);
+  checkExtraContainers(workload, names, where);
+}
+
+/** Fields a container that runs to completion may not have: Kubernetes refuses them on an init container. */
+const NOT_FOR_INIT = ['lifecycle', 'livenessProbe', 'readinessProbe', 'startupProbe', 'restartPolicy'];
+
+/** What the CRD's rules say of sidecars and initContainers: their names, their fields, their mounts. */
+function checkExtraContainers(workload: Json, volumes: unknown[], where: string): void {
+  const names: unknown[] = [CONTAINER_NAME];
+  for (const list of ['sidecars', 'initContainers'] as const) {
+    for (const [i, container] of ((workload[list] as Json[] | undefined) ?? []).entries()) {
+      const at = `${where}.${list}[${i}]`;
+      const { name, restartPolicy } = container;
+      need(typeof name === 'string' && name.length <= 63 && DNS_LABEL.test(name), `${at}.name must be a DNS label`);
+      need(
+        !names.includes(name),
+        name === CONTAINER_NAME
+          ? `${at}.name: ${CONTAINER_NAME} is the name of the main container: choose another`
+          : `${at}.name: ${name as string} is the name of another sidecar or init container`,
+      );
+      names.push(name);
+      if (list === 'sidecars') {
+        need(
+          restartPolicy === undefined || restartPolicy === 'Always',
+          `${at}.restartPolicy: a sidecar's is Always (one that runs to completion is an init container)`,
+        );
+      } else {
+        const extra = NOT_FOR_INIT.filter((field) => container[field] !== undefined);
+        need(
+          extra.length === 0,
+          `${at} cannot have ${extra.join(', ')}: an init container runs to completion (a sidecar, in sidecars, may)`,
+        );
+      }
+      need(typeof container.image === 'string' && container.image !== '', `${at}.image must be a non-empty string`);
+      checkMounts(container.volumeMounts, volumes, [], `${at}.volumeMounts`);
+    }
+  }
 }
 
 /** A container's volumeMounts: each of a volume of spec.workload.volumes, at a path no other mount of it has. */

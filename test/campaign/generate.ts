@@ -519,6 +519,21 @@ const WORKLOAD_FIELDS: Record<string, (rng: Random) => unknown> = {
         { name: 'data', mountPath: '/data' },
       ],
     ]),
+  // Native sidecars (restartPolicy left out or given) and an init container; never of one name.
+  sidecars: (rng) =>
+    rng.pick([
+      [
+        {
+          name: 'proxy',
+          image: 'envoyproxy/envoy:v1.31',
+          ports: [{ containerPort: 9901 }],
+          startupProbe: { tcpSocket: { port: 9901 } },
+        },
+      ],
+      [{ name: 'log', image: 'busybox:1.36', restartPolicy: 'Always', resources: { requests: { cpu: '0.1' } } }],
+    ]),
+  initContainers: (rng) =>
+    rng.pick([EVERY_POD_FIELD.initContainers, [{ name: 'migrate', image: 'busybox:1.36', command: ['true'] }]]),
   podLabels: (rng) => ({ team: rng.pick(['payments', 'search']) }),
   podAnnotations: (rng) => rng.pick([EVERY_POD_FIELD.podAnnotations, { 'example.com/note': 'campaign' }]),
   nodeSelector: (rng) => rng.pick([EVERY_POD_FIELD.nodeSelector, { 'kubernetes.io/arch': 'amd64' }]),

@@ -28,6 +28,7 @@ describe('the CRD carries the Kubernetes types of the pod fields', () => {
       'spec.workload.envFrom',
       'spec.workload.files[].items[]',
       'spec.workload.imagePullSecrets',
+      'spec.workload.initContainers[]',
       'spec.workload.lifecycle',
       'spec.workload.livenessProbe',
       'spec.workload.nodeSelector',
@@ -37,6 +38,7 @@ describe('the CRD carries the Kubernetes types of the pod fields', () => {
       'spec.workload.resources',
       'spec.workload.securityContext',
       'spec.workload.serviceAccountName',
+      'spec.workload.sidecars[]',
       'spec.workload.startupProbe',
       'spec.workload.strategy',
       'spec.workload.tolerations',
@@ -210,6 +212,55 @@ describe('the CRD carries the Kubernetes types of the pod fields', () => {
         workload: { files: [file], volumes: [cache], volumeMounts: [{ name: 'cache', mountPath: '/etc/app/cache' }] },
       }),
     );
+  });
+
+  it('refuses sidecars and init containers with what Kubernetes refuses for their kind, or a clashing name', () => {
+    const proxy = { name: 'proxy', image: 'envoyproxy/envoy:v1.31', startupProbe: { tcpSocket: { port: 9901 } } };
+    const migrate = { name: 'migrate', image: 'busybox:1.36' };
+    const refusals: [Json, RegExp][] = [
+      [
+        { sidecars: [{ ...proxy, name: 'web' }] },
+        /spec\.workload\.sidecars: Invalid value: .*web is the name of the main container/,
+      ],
+      [
+        { initContainers: [{ ...migrate, name: 'web' }] },
+        /spec\.workload\.initContainers: Invalid value: .*web is the name/,
+      ],
+      [
+        { sidecars: [proxy], initContainers: [{ ...migrate, name: 'proxy' }] },
+        /spec\.workload\.initContainers: Invalid value: .*a sidecar and an init container have one name/,
+      ],
+      [
+        { initContainers: [{ ...migrate, livenessProbe: { exec: { command: ['true'] } } }] },
+        /spec\.workload\.initContainers: Invalid value: .*an init container runs to completion: it has no probes/,
+      ],
+      [
+        { initContainers: [{ ...migrate, restartPolicy: 'Always' }] },
+        /spec\.workload\.initContainers: Invalid value: .*one with restartPolicy Always is a sidecar/,
+      ],
+      [
+        { sidecars: [{ ...proxy, restartPolicy: 'Never' }] },
+        /spec\.workload\.sidecars: Invalid value: .*a sidecar's restartPolicy is Always/,
+      ],
+      [{ sidecars: [{ name: 'proxy' }] }, /spec\.workload\.sidecars: Invalid value: .*each container needs an image/],
+      [
+        { sidecars: [{ ...proxy, imagePullPolcy: 'Always' }] },
+        /unknown field "spec\.workload\.sidecars\[0\]\.imagePullPolcy"/,
+      ],
+    ];
+    for (const [workload, message] of refusals)
+      expect(() => applyYaml(ns(), webService('clash', { image: 'nginx:1.27', workload }))).toThrow(message);
+    applyYaml(
+      ns(),
+      webService('extra', { image: 'nginx:1.27', workload: { sidecars: [proxy], initContainers: [migrate] } }),
+    );
+  });
+
+  it('kubectl explain describes a sidecar with the Container type', () => {
+    const explained = kubectl(['explain', 'webservice.spec.workload.sidecars']);
+    expect(explained).toMatch(/native sidecars/);
+    expect(explained).toMatch(/startupProbe/);
+    expect(explained).toMatch(/volumeMounts/);
   });
 
   it("refuses pod labels that are the WebService's own, which a pass would drop", () => {

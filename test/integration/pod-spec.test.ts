@@ -39,6 +39,8 @@ const EVERY_FIELD = EVERY_POD_FIELD;
 
 /** A volume that someone else adds to the pods. */
 const HAND_VOLUME = { name: 'added-by-hand', emptyDir: {} };
+/** An init container that someone else adds (a service mesh's, say). */
+const HAND_INIT = { name: 'added-by-hand', image: 'busybox:1.36', command: ['true'] };
 
 const conditionOf = (ws: Json, type: string) => (ws.status?.conditions ?? []).find((c: Json) => c.type === type);
 
@@ -100,6 +102,17 @@ describeWorkloads(title, () => {
           ],
         },
       },
+    ]);
+    // The sidecar first, then the init container: both under the restricted profile.
+    const restricted = {
+      allowPrivilegeEscalation: false,
+      capabilities: { drop: ['ALL'] },
+      runAsNonRoot: true,
+      seccompProfile: { type: 'RuntimeDefault' },
+    };
+    expect(pod.initContainers).toEqual([
+      expect.objectContaining({ name: 'proxy', restartPolicy: 'Always', securityContext: restricted }),
+      expect.objectContaining({ name: 'migrate', command: ['/bin/true'], securityContext: restricted }),
     ]);
     // Every reference to ConfigMap features reads that snapshot; Secret db is read as it is.
     const snapshot = pod.volumes[0].configMap.name as string;
@@ -178,7 +191,7 @@ describeWorkloads(title, () => {
       ns(),
       '--type=strategic',
       '-p',
-      JSON.stringify({ spec: { template: { spec: { volumes: [HAND_VOLUME] } } } }),
+      JSON.stringify({ spec: { template: { spec: { volumes: [HAND_VOLUME], initContainers: [HAND_INIT] } } } }),
     ]);
     kubectl(['rollout', 'restart', 'deployment/shop', '-n', ns()]);
     const restartedAt = deployment('shop').spec.template.metadata.annotations['kubectl.kubernetes.io/restartedAt'];
@@ -192,6 +205,10 @@ describeWorkloads(title, () => {
     expect(after.metadata.annotations.owner).toBe('team-a');
     expect(after.spec.template.spec.containers.map((c: Json) => c.name).sort()).toEqual(['sidecar', 'web']);
     expect(after.spec.template.spec.tolerations).toEqual(EVERY_FIELD.tolerations);
+    // Theirs stays, where their patch put it (before ours); ours keep their order.
+    const inits = after.spec.template.spec.initContainers.map((c: Json) => c.name) as string[];
+    expect(inits.filter((name) => name !== HAND_INIT.name)).toEqual(['proxy', 'migrate']);
+    expect(inits).toContain(HAND_INIT.name);
     expect(after.spec.template.spec.volumes.map((v: Json) => v.name)).toEqual(
       expect.arrayContaining(['cache', 'identity', HAND_VOLUME.name]),
     );
@@ -222,6 +239,8 @@ describeWorkloads(title, () => {
       ports: _ports,
       volumes: _volumes,
       volumeMounts: _volumeMounts,
+      sidecars: _sidecars,
+      initContainers: _initContainers,
       ...rest
     } = EVERY_FIELD;
     setWorkload('shop', rest);
@@ -237,6 +256,7 @@ describeWorkloads(title, () => {
     const pod = after.spec.template.spec;
     // The volume someone else added stays.
     expect(pod.volumes).toEqual([HAND_VOLUME]);
+    expect(pod.initContainers.map((c: Json) => c.name)).toEqual([HAND_INIT.name]);
     for (const field of ['nodeSelector', 'tolerations', 'affinity', 'topologySpreadConstraints'])
       expect({ field, value: pod[field] }).toEqual({ field, value: undefined });
     // The server's default again.
@@ -403,6 +423,50 @@ const SPELLINGS: [string, Json][] = [
     {
       volumes: [{ name: 'data', persistentVolumeClaim: { claimName: 'data' } }],
       volumeMounts: [{ name: 'data', mountPath: '/data' }],
+    },
+  ],
+  [
+    "a sidecar with its restartPolicy and its probe's defaults left out",
+    {
+      sidecars: [
+        {
+          name: 'proxy',
+          image: 'envoyproxy/envoy:v1.31',
+          ports: [{ containerPort: 9901 }],
+          startupProbe: { tcpSocket: { port: 9901 }, periodSeconds: 0 },
+        },
+      ],
+    },
+  ],
+  [
+    'a sidecar with restartPolicy Always given, and a quantity',
+    {
+      sidecars: [
+        { name: 'log', image: 'busybox:1.36', restartPolicy: 'Always', resources: { requests: { cpu: '0.1' } } },
+      ],
+    },
+  ],
+  [
+    'an init container with an empty value and a quantity',
+    {
+      initContainers: [
+        {
+          name: 'migrate',
+          image: 'busybox:1.36',
+          env: [{ name: 'A', value: '' }],
+          resources: { limits: { memory: '1.5Gi' } },
+        },
+      ],
+    },
+  ],
+  [
+    'a sidecar and an init container sharing a volume',
+    {
+      volumes: [{ name: 'shared', emptyDir: {} }],
+      sidecars: [
+        { name: 'proxy', image: 'envoyproxy/envoy:v1.31', volumeMounts: [{ name: 'shared', mountPath: '/s' }] },
+      ],
+      initContainers: [{ name: 'seed', image: 'busybox:1.36', volumeMounts: [{ name: 'shared', mountPath: '/s' }] }],
     },
   ],
   ['a port with its protocol left out', { ports: [{ name: 'metrics', port: 9090 }] }],

@@ -283,3 +283,131 @@ describe('volumes and volumeMounts', () => {
     expect(refusal(volumes)).toBe('');
   });
 });
+
+describe('sidecars and init containers', () => {
+  const proxy = {
+    name: 'proxy',
+    image: 'envoyproxy/envoy:v1.31',
+    ports: [{ containerPort: 9901 }],
+    startupProbe: { tcpSocket: { port: 9901 }, periodSeconds: 0 },
+    lifecycle: { preStop: { sleep: { seconds: 2 } } },
+    volumeMounts: [{ name: 'cache', mountPath: '/cache' }],
+  };
+  const migrate = { name: 'migrate', image: 'shop:2.4.1', command: ['/app/migrate'] };
+  const workload = {
+    sidecars: [proxy],
+    initContainers: [migrate],
+    volumes: [{ name: 'cache', emptyDir: {} }],
+  };
+  const initOf = (w: WorkloadSpec) => podOf(w).initContainers as Json[] | undefined;
+
+  it("are the pod's initContainers: the sidecars first, restartPolicy Always, then the init containers", () => {
+    expect(initOf(workload)).toEqual([
+      // A probe's 0 is stored as its default, as for web's.
+      { ...proxy, startupProbe: { tcpSocket: { port: 9901 }, periodSeconds: 10 }, restartPolicy: 'Always' },
+      migrate,
+    ]);
+    expect(initOf({ initContainers: [migrate], sidecars: [proxy] })!.map((c) => c.name)).toEqual(['proxy', 'migrate']);
+    expect(initOf({})).toBeUndefined();
+    expect((podOf(workload).containers as Json[]).map((c) => c.name)).toEqual(['web']);
+  });
+
+  it('podSecurity: restricted applies to each of them, under what each sets itself', () => {
+    const hardened = initOf({
+      ...workload,
+      podSecurity: 'restricted',
+      initContainers: [{ ...migrate, securityContext: { runAsUser: 1000 } }],
+    })!;
+    for (const container of hardened)
+      expect(container.securityContext).toMatchObject({
+        allowPrivilegeEscalation: false,
+        capabilities: { drop: ['ALL'] },
+        runAsNonRoot: true,
+        seccompProfile: { type: 'RuntimeDefault' },
+      });
+    expect(hardened[1].securityContext).toMatchObject({ runAsUser: 1000 });
+    expect(initOf(workload)![1].securityContext).toBeUndefined();
+  });
+
+  it("the server's defaults are no difference; someone else's init container beside ours is none either", () => {
+    const stored = structuredClone(podOf(workload));
+    for (const container of stored.initContainers as Json[])
+      Object.assign(container, {
+        imagePullPolicy: 'IfNotPresent',
+        terminationMessagePath: '/dev/termination-log',
+        terminationMessagePolicy: 'File',
+      });
+    const [sidecar] = stored.initContainers as Json[];
+    sidecar.ports = [{ containerPort: 9901, protocol: 'TCP' }];
+    sidecar.startupProbe = {
+      ...(sidecar.startupProbe as Json),
+      timeoutSeconds: 1,
+      successThreshold: 1,
+      failureThreshold: 3,
+    };
+    (stored.initContainers as Json[]).push({ name: 'istio-init', image: 'istio/proxyv2' });
+    expect(differences(podOf(workload), stored)).toEqual([]);
+  });
+
+  it("a probe of web on a sidecar's port is no warning: the sidecar declares it", () => {
+    const input = decideFixture('create-workload');
+    const withProbe = { ...workload, port: 8080, readinessProbe: { httpGet: { path: '/', port: 9901 } } };
+    const decision = decisionOf({
+      ...input,
+      parent: { ...input.parent, spec: { ...input.parent.spec, workload: withProbe } },
+    });
+    expect(decision.warnings).toBeUndefined();
+  });
+
+  it.each<[string, Json, string]>([
+    [
+      'a sidecar named web',
+      { sidecars: [{ ...proxy, name: 'web' }] },
+      'sidecars[0].name: web is the name of the main container',
+    ],
+    [
+      'an init container named web',
+      { initContainers: [{ ...migrate, name: 'web' }] },
+      'initContainers[0].name: web is the name',
+    ],
+    [
+      'a sidecar and an init container of one name',
+      { sidecars: [{ ...proxy, volumeMounts: [] }], initContainers: [{ ...migrate, name: 'proxy' }] },
+      'initContainers[0].name: proxy is the name of another sidecar or init container',
+    ],
+    [
+      'an init container with a probe',
+      { initContainers: [{ ...migrate, readinessProbe: { exec: { command: ['true'] } } }] },
+      'initContainers[0] cannot have readinessProbe: an init container runs to completion',
+    ],
+    [
+      'an init container with lifecycle',
+      { initContainers: [{ ...migrate, lifecycle: {} }] },
+      'initContainers[0] cannot have lifecycle',
+    ],
+    [
+      'an init container with restartPolicy Always',
+      { initContainers: [{ ...migrate, restartPolicy: 'Always' }] },
+      'initContainers[0] cannot have restartPolicy',
+    ],
+    [
+      'a sidecar with restartPolicy Never',
+      { sidecars: [{ ...proxy, volumeMounts: [], restartPolicy: 'Never' }] },
+      "sidecars[0].restartPolicy: a sidecar's is Always",
+    ],
+    ['a sidecar without an image', { sidecars: [{ name: 'proxy' }] }, 'sidecars[0].image must be a non-empty string'],
+    [
+      'a sidecar mounting a volume the spec has not',
+      { sidecars: [proxy] },
+      'sidecars[0].volumeMounts[0].name: cache names no volume',
+    ],
+    ['sidecars that are not a list', { sidecars: proxy }, 'sidecars must be a list'],
+  ])('a file with %s is refused, in one line', (_what, given, message) => {
+    expect(refusal(given)).toContain(`parent.spec.workload.${message}`);
+  });
+
+  it('and a file with them right is taken, restartPolicy Always on a sidecar too', () => {
+    expect(refusal(workload)).toBe('');
+    expect(refusal({ ...workload, sidecars: [{ ...proxy, restartPolicy: 'Always' }] })).toBe('');
+  });
+});
