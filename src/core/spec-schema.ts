@@ -87,6 +87,23 @@ const PORTS_APART_FROM_HTTP =
   "!has(self.ports) || !has(self.port) || !self.ports.exists(p, p.port == self.port && p.protocol == 'TCP')";
 const PORTS_APART_FROM_HTTP_MESSAGE = 'a port of ports has the number of spec.workload.port (named http), over TCP';
 
+/**
+ * A list of containers beside web (sidecars, init containers), keyed by name as the pod's are:
+ * Kubernetes' Container, its name bounded as Kubernetes' validation bounds it (which keeps the
+ * rule that compares the names of two such lists within the API server's cost budget).
+ */
+function containerList(description: string, ...rules: { rule: string; message: string }[]): SchemaNode {
+  return {
+    type: 'array',
+    description,
+    maxItems: MAX_EXTRA_CONTAINERS,
+    'x-kubernetes-list-type': 'map',
+    'x-kubernetes-list-map-keys': ['name'],
+    'x-kubernetes-validations': [NOT_WEB, HAS_IMAGE, ...rules],
+    items: { ...embeds(CONTAINER, undefined, 'object'), maxLengths: { name: 63 } },
+  };
+}
+
 function embeds(type: string, field: string | undefined, shape: Embedded['shape']): Embedded {
   return field === undefined ? { embeds: type, shape } : { embeds: type, field, shape };
 }
@@ -578,56 +595,36 @@ export const WEB_SERVICE_SCHEMA: SchemaNode = {
                 },
               },
             },
-            sidecars: {
-              type: 'array',
-              description:
-                "Containers that run beside web for the pod's whole life (a proxy, a log shipper): Kubernetes' " +
+            sidecars: containerList(
+              "Containers that run beside web for the pod's whole life (a proxy, a log shipper): Kubernetes' " +
                 'native sidecars, which the pod holds as init containers with restartPolicy Always. They start ' +
                 'first, in this order, each once the one before it has started (its startupProbe passed), then ' +
                 'the init containers, then web; they stop after web. A sidecar may have probes and lifecycle.',
-              maxItems: MAX_EXTRA_CONTAINERS,
-              'x-kubernetes-list-type': 'map',
-              'x-kubernetes-list-map-keys': ['name'],
-              'x-kubernetes-validations': [
-                NOT_WEB,
-                HAS_IMAGE,
-                {
-                  rule: "self.all(c, !has(c.restartPolicy) || c.restartPolicy == 'Always')",
-                  message:
-                    "a sidecar's restartPolicy is Always (one that runs to completion is an init container, in " +
-                    'initContainers)',
-                },
-              ],
-              items: { ...embeds(CONTAINER, undefined, 'object'), maxLengths: { name: 63 } },
-            },
-            initContainers: {
-              type: 'array',
-              description:
-                'Containers that run to completion, one after the other in this order, before web starts (a ' +
+              {
+                rule: "self.all(c, !has(c.restartPolicy) || c.restartPolicy == 'Always')",
+                message:
+                  "a sidecar's restartPolicy is Always (one that runs to completion is an init container, in " +
+                  'initContainers)',
+              },
+            ),
+            initContainers: containerList(
+              'Containers that run to completion, one after the other in this order, before web starts (a ' +
                 'migration, say): after the sidecars have started, so that they can use them.',
-              maxItems: MAX_EXTRA_CONTAINERS,
-              'x-kubernetes-list-type': 'map',
-              'x-kubernetes-list-map-keys': ['name'],
-              'x-kubernetes-validations': [
-                NOT_WEB,
-                HAS_IMAGE,
-                {
-                  rule:
-                    'self.all(c, !has(c.lifecycle) && !has(c.livenessProbe) && !has(c.readinessProbe) && ' +
-                    '!has(c.startupProbe))',
-                  message:
-                    'an init container runs to completion: it has no probes and no lifecycle (a sidecar, in ' +
-                    'sidecars, has)',
-                },
-                {
-                  rule: 'self.all(c, !has(c.restartPolicy))',
-                  message:
-                    "an init container's restartPolicy is the pod's: one with restartPolicy Always is a sidecar, in " +
-                    'sidecars',
-                },
-              ],
-              items: { ...embeds(CONTAINER, undefined, 'object'), maxLengths: { name: 63 } },
-            },
+              {
+                rule:
+                  'self.all(c, !has(c.lifecycle) && !has(c.livenessProbe) && !has(c.readinessProbe) && ' +
+                  '!has(c.startupProbe))',
+                message:
+                  'an init container runs to completion: it has no probes and no lifecycle (a sidecar, in ' +
+                  'sidecars, has)',
+              },
+              {
+                rule: 'self.all(c, !has(c.restartPolicy))',
+                message:
+                  "an init container's restartPolicy is the pod's: one with restartPolicy Always is a sidecar, in " +
+                  'sidecars',
+              },
+            ),
             restartOnConfigChange: {
               type: 'boolean',
               description:

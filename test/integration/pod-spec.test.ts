@@ -56,6 +56,9 @@ describeWorkloads(title, () => {
     expect(result.stderr).toBe('');
     expect(result.status).toBe(0);
   };
+  /** A strategic merge patch of the Deployment's pod spec, as someone else (kubectl) makes it. */
+  const patchPod = (name: string, spec: Json) =>
+    kubectl(['patch', 'deployment', name, '-n', ns(), '-p', JSON.stringify({ spec: { template: { spec } } })]);
   const setWorkload = (name: string, workload: Json) =>
     applyYaml(ns(), webService(name, { image: 'nginx:1.27', replicas: 2, workload }));
 
@@ -161,38 +164,15 @@ describeWorkloads(title, () => {
     kubectl(['set', 'resources', 'deployment/shop', '-n', ns(), '-c', 'web', '--requests=cpu=250m']);
     kubectl(['label', 'deployment', 'shop', '-n', ns(), 'cost-center=42']);
     kubectl(['annotate', 'deployment', 'shop', '-n', ns(), 'owner=team-a']);
-    kubectl([
-      'patch',
-      'deployment',
-      'shop',
-      '-n',
-      ns(),
-      '--type=strategic',
-      '-p',
-      JSON.stringify({ spec: { template: { spec: { containers: [{ name: 'sidecar', image: 'envoy:1.30' }] } } } }),
-    ]);
-    // An atomic list the spec sets is wholly ours: a toleration added by hand goes.
-    const handTolerations = [...EVERY_FIELD.tolerations, { key: 'spot', operator: 'Exists' }];
-    kubectl([
-      'patch',
-      'deployment',
-      'shop',
-      '-n',
-      ns(),
-      '-p',
-      JSON.stringify({ spec: { template: { spec: { tolerations: handTolerations } } } }),
-    ]);
-    // A volume of someone else's, beside ours, in the list merged by name.
-    kubectl([
-      'patch',
-      'deployment',
-      'shop',
-      '-n',
-      ns(),
-      '--type=strategic',
-      '-p',
-      JSON.stringify({ spec: { template: { spec: { volumes: [HAND_VOLUME], initContainers: [HAND_INIT] } } } }),
-    ]);
+    // A container and a volume of someone else's, and an init container (a service mesh's),
+    // beside ours in the lists merged by name. And a toleration: an atomic list the spec sets is
+    // wholly ours, so that one goes.
+    patchPod('shop', {
+      containers: [{ name: 'sidecar', image: 'envoy:1.30' }],
+      volumes: [HAND_VOLUME],
+      initContainers: [HAND_INIT],
+      tolerations: [...EVERY_FIELD.tolerations, { key: 'spot', operator: 'Exists' }],
+    });
     kubectl(['rollout', 'restart', 'deployment/shop', '-n', ns()]);
     const restartedAt = deployment('shop').spec.template.metadata.annotations['kubectl.kubernetes.io/restartedAt'];
     expect(restartedAt).toBeDefined();
@@ -268,15 +248,7 @@ describeWorkloads(title, () => {
 
   it("an atomic list the spec does not set is someone else's: it stays, and makes no write", async () => {
     const tolerations = [{ key: 'spot', operator: 'Exists', effect: 'NoSchedule' }];
-    kubectl([
-      'patch',
-      'deployment',
-      'shop',
-      '-n',
-      ns(),
-      '-p',
-      JSON.stringify({ spec: { template: { spec: { tolerations } } } }),
-    ]);
+    patchPod('shop', { tolerations });
     // The pods roll to the new template first: the status follows them, which is a write of its own.
     converge('shop');
     audit.mark();
@@ -284,6 +256,15 @@ describeWorkloads(title, () => {
     expect(JSON.parse(result.stdout).decision.action).toBe('noop');
     expect(await pluginMutations(audit)).toEqual([]);
     expect(deployment('shop').spec.template.spec.tolerations).toEqual(tolerations);
+  });
+
+  it('a priority class reaches the pod template, and goes with the spec', () => {
+    setWorkload('urgent', { priorityClassName: POD_PRIORITY_CLASS });
+    converge('urgent');
+    expect(deployment('urgent').spec.template.spec.priorityClassName).toBe(POD_PRIORITY_CLASS);
+    setWorkload('urgent', {});
+    converge('urgent');
+    expect(deployment('urgent').spec.template.spec.priorityClassName).toBeUndefined();
   });
 
   it('an existing Deployment is adopted only when it asks for it', () => {

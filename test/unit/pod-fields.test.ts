@@ -349,6 +349,18 @@ describe('sidecars and init containers', () => {
     expect(differences(podOf(workload), stored)).toEqual([]);
   });
 
+  it("a hand edit of a sidecar of ours is a difference, at the sidecar's name", () => {
+    const stored = structuredClone(podOf(workload));
+    (stored.initContainers as Json[])[0].image = 'envoyproxy/envoy:v1.30';
+    expect(differences(podOf(workload), stored)).toEqual([
+      {
+        path: 'spec.template.spec.initContainers[proxy].image',
+        want: 'envoyproxy/envoy:v1.31',
+        have: 'envoyproxy/envoy:v1.30',
+      },
+    ]);
+  });
+
   it("a probe of web on a sidecar's port is no warning: the sidecar declares it", () => {
     const input = decideFixture('create-workload');
     const withProbe = { ...workload, port: 8080, readinessProbe: { httpGet: { path: '/', port: 9901 } } };
