@@ -1,7 +1,7 @@
 // The pod template a WebService's workload runs: its container `web`, its sidecars and init
-// containers, and the pod around them, built from spec.workload. Every pod field is written here once; the CRD carries the
-// Kubernetes types' own schemas for them, and the comparison (compare.ts) knows how the
-// server stores them. Pure.
+// containers, and the pod around them, built from spec.workload. Every pod field is written
+// here once; the CRD carries the Kubernetes types' own schemas for them, and the comparison
+// (compare.ts) knows how the server stores them. Pure.
 import { CONFIG_DIGEST_ANNOTATION, ConfigSnapshot } from './config';
 import { appLabels } from './labels';
 import {

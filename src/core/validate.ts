@@ -142,7 +142,7 @@ function checkPodFields(workload: Json, where: string): void {
     grace === undefined || (Number.isInteger(grace) && (grace as number) >= 0),
     `${where}.terminationGracePeriodSeconds must be an integer of 0 or more`,
   );
-  checkVolumes(workload, where);
+  checkExtraContainers(workload, checkVolumes(workload, where), where);
   checkPorts(workload.ports as Json[] | undefined, workload.port as number | undefined, `${where}.ports`);
   const unresolved = unresolvedProbePorts(workload);
   need(unresolved.length === 0, `${where}.${unresolved[0]}`);
@@ -219,8 +219,8 @@ function checkResourceNames(resources: Json | undefined, where: string): void {
 
 const VOLUME_SOURCES = ['emptyDir', 'persistentVolumeClaim', 'projected'];
 
-/** What the CRD's schema and rules say of spec.workload.volumes and volumeMounts. */
-function checkVolumes(workload: Json, where: string): void {
+/** What the CRD's schema and rules say of spec.workload.volumes and volumeMounts; the volumes' names. */
+function checkVolumes(workload: Json, where: string): unknown[] {
   const volumes = (workload.volumes as Json[] | undefined) ?? [];
   const names: unknown[] = [];
   for (const [i, volume] of volumes.entries()) {
@@ -240,7 +240,7 @@ function checkVolumes(workload: Json, where: string): void {
   }
   const files = ((workload.files as Json[] | undefined) ?? []).map((file) => file.mountPath);
   checkMounts(workload.volumeMounts, names, files, `${where}.volumeMounts`);
-  checkExtraContainers(workload, names, where);
+  return names;
 }
 
 /** Fields a container that runs to completion may not have: Kubernetes refuses them on an init container. */
