@@ -6,6 +6,7 @@ import type { WorkloadSpec } from '../src/core/model';
 
 export const EVERY_POD_FIELD = {
   port: 8080,
+  ports: [{ name: 'metrics', port: 9090 }],
   progressDeadlineSeconds: 120,
   command: ['/app/server'],
   args: ['--listen', ':8080'],
@@ -28,9 +29,65 @@ export const EVERY_POD_FIELD = {
   imagePullSecrets: [{ name: 'registry' }],
   strategy: { type: 'RollingUpdate', rollingUpdate: { maxSurge: 1, maxUnavailable: 0 } },
   files: [{ mountPath: '/etc/shop', configMap: 'features', items: [{ key: 'list', path: 'features.txt' }] }],
+  volumes: [
+    { name: 'cache', emptyDir: { sizeLimit: '1Gi' } },
+    {
+      name: 'identity',
+      projected: {
+        sources: [
+          { serviceAccountToken: { path: 'token', audience: 'vault' } },
+          { downwardAPI: { items: [{ path: 'labels', fieldRef: { fieldPath: 'metadata.labels' } }] } },
+        ],
+      },
+    },
+  ],
+  volumeMounts: [
+    { name: 'cache', mountPath: '/cache' },
+    { name: 'identity', mountPath: '/var/run/identity', readOnly: true },
+  ],
+  sidecars: [
+    {
+      name: 'proxy',
+      image: 'envoyproxy/envoy:v1.31',
+      ports: [{ containerPort: 9901 }],
+      startupProbe: { tcpSocket: { port: 9901 } },
+      volumeMounts: [{ name: 'cache', mountPath: '/cache' }],
+    },
+  ],
+  initContainers: [{ name: 'migrate', image: 'nginx:1.27', command: ['/bin/true'] }],
   podLabels: { team: 'payments' },
   podAnnotations: { 'sidecar.istio.io/inject': 'true' },
+  nodeSelector: { 'kubernetes.io/os': 'linux' },
+  tolerations: [{ key: 'dedicated', operator: 'Equal', value: 'web', effect: 'NoSchedule' }],
+  affinity: {
+    nodeAffinity: {
+      requiredDuringSchedulingIgnoredDuringExecution: {
+        nodeSelectorTerms: [{ matchExpressions: [{ key: 'kubernetes.io/arch', operator: 'In', values: ['amd64'] }] }],
+      },
+    },
+  },
+  topologySpreadConstraints: [
+    {
+      maxSkew: 1,
+      topologyKey: 'kubernetes.io/hostname',
+      whenUnsatisfiable: 'ScheduleAnyway',
+      labelSelector: { matchLabels: { team: 'payments' } },
+    },
+  ],
+  terminationGracePeriodSeconds: 45,
+  lifecycle: { preStop: { sleep: { seconds: 5 } } },
 } satisfies WorkloadSpec;
+
+/**
+ * A PriorityClass for the pods that name one (priorityClassName): cluster-wide, so applied
+ * once per cluster, not created per namespace; EVERY_POD_FIELD leaves it out for that reason.
+ */
+export const POD_FIELD_PRIORITY_CLASS = {
+  apiVersion: 'scheduling.k8s.io/v1',
+  kind: 'PriorityClass',
+  metadata: { name: 'webservice-pod-fields' },
+  value: 1000,
+};
 
 /** What EVERY_POD_FIELD refers to, to create in its namespace first. */
 export const POD_FIELD_OBJECTS = [

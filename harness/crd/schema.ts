@@ -68,10 +68,23 @@ export function embeddedSchemas(documents: OpenApiDocument[]): Record<string, Js
     if (shapeOfSchema(schema) !== marker.shape) {
       throw new Error(`${at} embeds ${name}, whose shape is ${shapeOfSchema(schema)}, not ${marker.shape}`);
     }
+    const bounded = withBounds(schema, marker);
     found[at] =
-      marker.embeds === `${CORE}.Container` && marker.field === 'resources' ? withResourceNameRules(schema) : schema;
+      marker.embeds === `${CORE}.Container` && marker.field === 'resources' ? withResourceNameRules(bounded) : bounded;
   }
   return found;
+}
+
+/** A type's schema with the bounds the marker adds: a list's maxItems, its fields' maxLength. */
+function withBounds(schema: Json, { maxItems, maxLengths = {} }: Embedded): Json {
+  const properties = { ...(schema.properties as Record<string, Json | undefined> | undefined) };
+  for (const [field, maxLength] of Object.entries(maxLengths)) {
+    const type = properties[field];
+    if (!type) throw new Error(`the type has no field ${field} to bound`);
+    properties[field] = { ...type, maxLength };
+  }
+  const bounded = Object.keys(maxLengths).length > 0 ? { ...schema, properties } : schema;
+  return maxItems === undefined ? bounded : { ...bounded, maxItems };
 }
 
 /** A schema's JSON shape, as an embedded field's marker declares it. */

@@ -1,7 +1,7 @@
-// The pod template a WebService's workload runs: its one container `web` and the pod around
-// it, built from spec.workload. Every pod field is written here once; the CRD carries the
-// Kubernetes types' own schemas for them, and the comparison (compare.ts) knows how the
-// server stores them. Pure.
+// The pod template a WebService's workload runs: its container `web`, its sidecars and init
+// containers, and the pod around them, built from spec.workload. Every pod field is written
+// here once; the CRD carries the Kubernetes types' own schemas for them, and the comparison
+// (compare.ts) knows how the server stores them. Pure.
 import { CONFIG_DIGEST_ANNOTATION, ConfigSnapshot } from './config';
 import { appLabels } from './labels';
 import {
@@ -55,6 +55,8 @@ const RESTRICTED_CONTAINER: Json = {
 };
 const RESTRICTED_POD: Json = { runAsNonRoot: true, seccompProfile: { type: 'RuntimeDefault' } };
 
+const PROBES = ['readinessProbe', 'livenessProbe', 'startupProbe'] as const;
+
 /** Probe fields the server turns from 0 (or unset) into a default: 0 is stored as the default. */
 const PROBE_DEFAULTS: Record<string, number> = {
   timeoutSeconds: 1,
@@ -70,6 +72,21 @@ const PROBE_DEFAULTS: Record<string, number> = {
  */
 export const OWN_POD_LABELS: readonly string[] = [MANAGED_BY_LABEL, NAME_LABEL, INSTANCE_LABEL, TIER_LABEL];
 
+/** The pod's fields of spec.workload that it takes as they are, under the same names. */
+const POD_FIELDS_AS_GIVEN = [
+  'serviceAccountName',
+  'imagePullSecrets',
+  'nodeSelector',
+  'tolerations',
+  'affinity',
+  'topologySpreadConstraints',
+  'priorityClassName',
+  'terminationGracePeriodSeconds',
+] as const;
+
+/** The container's fields of spec.workload that `web` takes as they are. */
+const CONTAINER_FIELDS_AS_GIVEN = ['command', 'args', 'resources', 'lifecycle'] as const;
+
 export function podTemplate(want: PodWanted): Json {
   const { workload } = want;
   // The spec's own labels and annotations first: ours (the recommended ones, the selector's) win.
@@ -77,10 +94,15 @@ export function podTemplate(want: PodWanted): Json {
   const annotations: Record<string, string> = { ...workload.podAnnotations };
   if (want.configDigest !== undefined) annotations[CONFIG_DIGEST_ANNOTATION] = want.configDigest;
   const spec: Json = { containers: [container(want)] };
-  const files = workload.files ?? [];
-  if (files.length > 0) spec.volumes = files.map((file) => fileVolume(file, configNames(want)));
-  if (workload.serviceAccountName !== undefined) spec.serviceAccountName = workload.serviceAccountName;
-  if (workload.imagePullSecrets !== undefined) spec.imagePullSecrets = workload.imagePullSecrets;
+  const init = initContainers(workload);
+  if (init.length > 0) spec.initContainers = init;
+  // files' volumes, then the spec's own, which admission keeps apart by name (FILES_VOLUME_PREFIX).
+  const volumes = [
+    ...(workload.files ?? []).map((file) => fileVolume(file, configNames(want))),
+    ...(workload.volumes ?? []),
+  ];
+  if (volumes.length > 0) spec.volumes = volumes;
+  for (const field of POD_FIELDS_AS_GIVEN) if (workload[field] !== undefined) spec[field] = workload[field];
   const security = securityContext(
     workload.podSecurity === 'restricted' ? RESTRICTED_POD : {},
     workload.podSecurityContext,
@@ -92,26 +114,61 @@ export function podTemplate(want: PodWanted): Json {
 function container(want: PodWanted): Json {
   const { workload } = want;
   const web: Json = { name: CONTAINER_NAME, image: want.image };
-  if (workload.command !== undefined) web.command = workload.command;
-  if (workload.args !== undefined) web.args = workload.args;
-  if (workload.port !== undefined) web.ports = [{ name: PORT_NAME, containerPort: workload.port, protocol: 'TCP' }];
+  for (const field of CONTAINER_FIELDS_AS_GIVEN) if (workload[field] !== undefined) web[field] = workload[field];
+  const ports = workloadPorts(workload);
+  if (ports.length > 0) web.ports = ports.map(({ name, port, protocol }) => ({ name, containerPort: port, protocol }));
   // The app's environment is the spec's alone: nothing of ours (the lab's ConfigMap) is in it.
   const named = configNames(want);
   if (workload.envFrom !== undefined) web.envFrom = workload.envFrom.map((s) => envSource(s, named));
   if (workload.env !== undefined) web.env = workload.env.map((v) => envVar(v, named));
-  if (workload.resources !== undefined) web.resources = workload.resources;
-  for (const probe of ['readinessProbe', 'livenessProbe', 'startupProbe'] as const) {
-    const given = workload[probe];
-    if (given !== undefined) web[probe] = probeAsStored(given);
-  }
-  const files = workload.files ?? [];
-  if (files.length > 0) {
-    web.volumeMounts = files.map((file) => ({ name: fileVolumeName(file), mountPath: file.mountPath, readOnly: true }));
-  }
+  for (const probe of PROBES) if (workload[probe] !== undefined) web[probe] = workload[probe];
+  const mounts = [
+    ...(workload.files ?? []).map((file) => ({
+      name: fileVolumeName(file),
+      mountPath: file.mountPath,
+      readOnly: true,
+    })),
+    ...(workload.volumeMounts ?? []),
+  ];
+  if (mounts.length > 0) web.volumeMounts = mounts;
+  if (workload.securityContext !== undefined) web.securityContext = workload.securityContext;
+  return asStored(web, workload);
+}
+
+/**
+ * The pod's initContainers: the sidecars first (restartPolicy Always: Kubernetes' native
+ * sidecars), then the init containers, each list in the spec's order. The kubelet starts them
+ * in this order, each sidecar once it has started and each init container once the one before
+ * it has completed: so the init containers (a migration) can use the sidecars (the proxy it
+ * reaches the database through).
+ */
+function initContainers(workload: WorkloadSpec): Json[] {
+  const sidecars = (workload.sidecars ?? []).map((c) => asStored({ ...c, restartPolicy: 'Always' }, workload));
+  return [...sidecars, ...(workload.initContainers ?? []).map((c) => asStored(c, workload))];
+}
+
+/** A container (web, a sidecar, an init container) as the server stores it, under podSecurity's profile. */
+function asStored(given: Json, workload: WorkloadSpec): Json {
+  const stored: Json = { ...given };
+  for (const probe of PROBES) if (given[probe] !== undefined) stored[probe] = probeAsStored(given[probe] as Json);
   const profile = workload.podSecurity === 'restricted' ? RESTRICTED_CONTAINER : {};
-  const security = securityContext(profile, workload.securityContext);
-  if (security) web.securityContext = security;
-  return web;
+  const security = securityContext(profile, given.securityContext as Json | undefined);
+  if (security) stored.securityContext = security;
+  return stored;
+}
+
+/** A port of the container, by name: spec.workload.port's, http, or one of spec.workload.ports. */
+interface WorkloadPort {
+  name: string;
+  port: number;
+  protocol: string;
+}
+
+/** The container's ports: spec.workload.port, named http, then spec.workload.ports (TCP where unset, as the CRD defaults). */
+export function workloadPorts(workload: WorkloadSpec): WorkloadPort[] {
+  const main = workload.port !== undefined ? [{ name: PORT_NAME, port: workload.port, protocol: 'TCP' }] : [];
+  const more = (workload.ports ?? []).map(({ name, port, protocol }) => ({ name, port, protocol: protocol ?? 'TCP' }));
+  return [...main, ...more];
 }
 
 /** A profile's fields under the spec's own; undefined when neither sets anything. */
@@ -128,9 +185,12 @@ function probeAsStored(probe: Json): Json {
   return stored;
 }
 
+/** How the names of files' volumes begin: spec.workload.volumes may not use it (the CRD has the same rule). */
+export const FILES_VOLUME_PREFIX = 'files-';
+
 /** A volume's name from its mount path: the same path, the same volume, in whatever order. */
 function fileVolumeName(file: FileMount): string {
-  return `files-${fnv1a32(file.mountPath)}`;
+  return `${FILES_VOLUME_PREFIX}${fnv1a32(file.mountPath)}`;
 }
 
 function fileVolume(file: FileMount, named: ConfigNames): Json {

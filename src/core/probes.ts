@@ -1,10 +1,10 @@
 // The ports the workload's probes reach. By name, a probe reaches a port of its own container
-// (the kubelet looks no further), and ours has one, named http (spec.workload.port): any other
-// name can never resolve, so it is refused. By number, it reaches whatever listens on the pod's
-// IP, a sidecar included: a number that no container declares is likely a mistake, but not
-// surely one, so it is a warning. Pure.
+// (the kubelet looks no further), and ours has http (spec.workload.port) and those of
+// spec.workload.ports: any other name can never resolve, so it is refused. By number, it
+// reaches whatever listens on the pod's IP, a sidecar included: a number that no container
+// declares is likely a mistake, but not surely one, so it is a warning. Pure.
 import type { Deployment, Json, WorkloadSpec } from './model';
-import { CONTAINER_NAME, PORT_NAME } from './pod';
+import { CONTAINER_NAME, PORT_NAME, workloadPorts } from './pod';
 
 /** A warning about the spec: the server takes it, but it will likely not work as meant. */
 export interface Warning {
@@ -36,12 +36,16 @@ function probePorts(container: Json): { where: string; port: number | string }[]
 /** Why each probe port given by name can never resolve: `readinessProbe.httpGet.port "metrics" names no port …`. */
 export function unresolvedProbePorts(workload: Json): string[] {
   const port = workload.port;
+  const more = (Array.isArray(workload.ports) ? (workload.ports as Json[]) : []).map((p) => p.name);
+  const names = [...(port !== undefined ? [PORT_NAME] : []), ...more];
   return probePorts(workload).flatMap(({ where, port: name }) => {
-    if (typeof name !== 'string' || (name === PORT_NAME && port !== undefined)) return [];
+    if (typeof name !== 'string' || names.includes(name)) return [];
     const why =
-      port === undefined
-        ? `the pod has no port (spec.workload.port would be named ${PORT_NAME})`
-        : `the container's one port, spec.workload.port, is named ${PORT_NAME}`;
+      more.length > 0
+        ? `the container's ports are named ${names.join(', ')}`
+        : port === undefined
+          ? `the pod has no port (spec.workload.port would be named ${PORT_NAME})`
+          : `the container's one port, spec.workload.port, is named ${PORT_NAME}`;
     return [`${where} "${name}" names no port: ${why}`];
   });
 }
@@ -73,7 +77,11 @@ function containerPorts(containers: Json[]): number[] {
 export function probePortWarnings(workload: WorkloadSpec, live: Deployment | null): Warning[] {
   const liveContainers = (live?.spec?.template?.spec?.containers ?? []) as Json[];
   const others = liveContainers.filter((c) => c.name !== CONTAINER_NAME);
-  const own = workload.port !== undefined ? [{ ports: [{ containerPort: workload.port }] }] : [];
+  // web's own ports, and the spec's sidecars', which listen on the pod's IP for as long as it runs.
+  const own = [
+    { ports: workloadPorts(workload).map(({ port }) => ({ containerPort: port })) },
+    ...(workload.sidecars ?? []),
+  ];
   const current = undeclared(workload as Json, containerPorts([...own, ...others]));
   const liveWeb = liveContainers.find((c) => c.name === CONTAINER_NAME);
   const before = liveWeb ? undeclared(liveWeb, containerPorts(liveContainers)) : [];

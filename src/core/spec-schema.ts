@@ -11,6 +11,13 @@ export interface Embedded {
   field?: string;
   /** Its JSON shape, which our own checks and types read (the OpenAPI has the rest). */
   shape: 'object' | 'objects' | 'string' | 'strings';
+  /**
+   * Bounds the CRD adds to the type's: on a list, its length; on an object's string fields, theirs
+   * (bounds Kubernetes' own validation has, its OpenAPI not). They keep the cost of the rules
+   * that read them within the API server's budget.
+   */
+  maxItems?: number;
+  maxLengths?: Record<string, number>;
 }
 
 /** An OpenAPI v3 schema, as a CRD's structural schema writes it. */
@@ -40,6 +47,62 @@ const CONTAINER = 'io.k8s.api.core.v1.Container';
 const POD_SPEC = 'io.k8s.api.core.v1.PodSpec';
 const KEY_TO_PATH = 'io.k8s.api.core.v1.KeyToPath';
 const DEPLOYMENT_SPEC = 'io.k8s.api.apps.v1.DeploymentSpec';
+const VOLUME = 'io.k8s.api.core.v1.Volume';
+/** The most volumes, and mounts of them, a WebService's pod has (beside files'). */
+const MAX_VOLUMES = 32;
+/** The most sidecars, and init containers, a WebService's pod has. */
+const MAX_EXTRA_CONTAINERS = 8;
+/** Neither a sidecar nor an init container may be named as the main container is (CONTAINER_NAME, pod.ts). */
+const NOT_WEB = {
+  rule: "self.all(c, c.name != 'web')",
+  message: 'web is the name of the main container: choose another',
+};
+/** Kubernetes' Container type has image optional (for a pod template's sake); a pod's container has one. */
+const HAS_IMAGE = { rule: 'self.all(c, has(c.image))', message: 'each container needs an image' };
+
+/**
+ * A probe reaches a port of its own container by name, and ours has spec.workload.port, named
+ * http, and spec.workload.ports, by their names: any other name could never resolve. A number
+ * may be a sidecar's.
+ */
+function probePortByName(probe: string): { rule: string; message: string; fieldPath: string } {
+  const named = (handler: string) => {
+    const port = `self.${probe}.${handler}.port`;
+    return (
+      `(!has(self.${probe}.${handler}) || type(${port}) == int || (has(self.port) && ${port} == 'http') || ` +
+      `(has(self.ports) && self.ports.exists(p, p.name == ${port})))`
+    );
+  };
+  return {
+    rule: `!has(self.${probe}) || (${named('httpGet')} && ${named('tcpSocket')})`,
+    message:
+      "a port by name names no port: the container's ports are spec.workload.port, named http (and without " +
+      'spec.workload.port it has none), and those of spec.workload.ports, by their names',
+    fieldPath: `.${probe}`,
+  };
+}
+
+/** spec.workload.port is the container's port http, TCP: none of spec.workload.ports may be it again. */
+const PORTS_APART_FROM_HTTP =
+  "!has(self.ports) || !has(self.port) || !self.ports.exists(p, p.port == self.port && p.protocol == 'TCP')";
+const PORTS_APART_FROM_HTTP_MESSAGE = 'a port of ports has the number of spec.workload.port (named http), over TCP';
+
+/**
+ * A list of containers beside web (sidecars, init containers), keyed by name as the pod's are:
+ * Kubernetes' Container, its name bounded as Kubernetes' validation bounds it (which keeps the
+ * rule that compares the names of two such lists within the API server's cost budget).
+ */
+function containerList(description: string, ...rules: { rule: string; message: string }[]): SchemaNode {
+  return {
+    type: 'array',
+    description,
+    maxItems: MAX_EXTRA_CONTAINERS,
+    'x-kubernetes-list-type': 'map',
+    'x-kubernetes-list-map-keys': ['name'],
+    'x-kubernetes-validations': [NOT_WEB, HAS_IMAGE, ...rules],
+    items: { ...embeds(CONTAINER, undefined, 'object'), maxLengths: { name: 63 } },
+  };
+}
 
 function embeds(type: string, field: string | undefined, shape: Embedded['shape']): Embedded {
   return field === undefined ? { embeds: type, shape } : { embeds: type, field, shape };
@@ -359,44 +422,31 @@ export const WEB_SERVICE_SCHEMA: SchemaNode = {
             'Run the image as a Deployment named after the WebService; with a port, also a ClusterIP ' +
             'Service of the same name.',
           'x-kubernetes-validations': [
+            { rule: PORTS_APART_FROM_HTTP, message: PORTS_APART_FROM_HTTP_MESSAGE, fieldPath: '.ports' },
             {
               rule:
-                // A probe reaches a port of its own container by name, and ours has one, named http (from
-                // spec.workload.port): any other name could never resolve. A number may be a sidecar's.
-                '!has(self.readinessProbe) || ((!has(self.readinessProbe.httpGet) || ' +
-                'type(self.readinessProbe.httpGet.port) == int || (has(self.port) && ' +
-                "self.readinessProbe.httpGet.port == 'http')) && (!has(self.readinessProbe.tcpSocket) || " +
-                'type(self.readinessProbe.tcpSocket.port) == int || (has(self.port) && ' +
-                "self.readinessProbe.tcpSocket.port == 'http')))",
-              message:
-                "a port by name names no port: the container's one port is spec.workload.port, named http " +
-                '(and without spec.workload.port it has none)',
-              fieldPath: '.readinessProbe',
+                '!has(self.sidecars) || !has(self.initContainers) || ' +
+                '!self.sidecars.exists(s, self.initContainers.exists(i, i.name == s.name))',
+              message: "a sidecar and an init container have one name: the pod's initContainers hold both",
+              fieldPath: '.initContainers',
             },
             {
               rule:
-                '!has(self.livenessProbe) || ((!has(self.livenessProbe.httpGet) || ' +
-                'type(self.livenessProbe.httpGet.port) == int || (has(self.port) && ' +
-                "self.livenessProbe.httpGet.port == 'http')) && (!has(self.livenessProbe.tcpSocket) || " +
-                'type(self.livenessProbe.tcpSocket.port) == int || (has(self.port) && ' +
-                "self.livenessProbe.tcpSocket.port == 'http')))",
-              message:
-                "a port by name names no port: the container's one port is spec.workload.port, named http " +
-                '(and without spec.workload.port it has none)',
-              fieldPath: '.livenessProbe',
+                '!has(self.volumeMounts) || self.volumeMounts.all(m, has(self.volumes) && ' +
+                'self.volumes.exists(v, v.name == m.name))',
+              message: 'a volume mount names a volume of spec.workload.volumes (files mount their own)',
+              fieldPath: '.volumeMounts',
             },
             {
               rule:
-                '!has(self.startupProbe) || ((!has(self.startupProbe.httpGet) || ' +
-                'type(self.startupProbe.httpGet.port) == int || (has(self.port) && ' +
-                "self.startupProbe.httpGet.port == 'http')) && (!has(self.startupProbe.tcpSocket) || " +
-                'type(self.startupProbe.tcpSocket.port) == int || (has(self.port) && ' +
-                "self.startupProbe.tcpSocket.port == 'http')))",
-              message:
-                "a port by name names no port: the container's one port is spec.workload.port, named http " +
-                '(and without spec.workload.port it has none)',
-              fieldPath: '.startupProbe',
+                '!has(self.volumeMounts) || !has(self.files) || ' +
+                '!self.volumeMounts.exists(m, self.files.exists(f, f.mountPath == m.mountPath))',
+              message: 'a volume mount is at the mountPath of one of files: two mounts at one path',
+              fieldPath: '.volumeMounts',
             },
+            probePortByName('readinessProbe'),
+            probePortByName('livenessProbe'),
+            probePortByName('startupProbe'),
           ],
           properties: {
             port: {
@@ -406,7 +456,55 @@ export const WEB_SERVICE_SCHEMA: SchemaNode = {
               maximum: 65535,
               description:
                 'The container port, named http (probes may name it); with it, a ClusterIP Service on the ' +
-                'same port, named http too.',
+                'same port, named http too, and on each of ports.',
+            },
+            ports: {
+              type: 'array',
+              description:
+                'More ports of the container web, beside port (named http): each by its name, which a probe may ' +
+                'name too. With port, the Service serves each of them as well, on the same number.',
+              maxItems: 16,
+              'x-kubernetes-list-type': 'map',
+              'x-kubernetes-list-map-keys': ['name'],
+              'x-kubernetes-validations': [
+                {
+                  rule: 'self.all(p, self.exists_one(q, q.port == p.port && q.protocol == p.protocol))',
+                  message: 'two ports have one number and protocol',
+                },
+              ],
+              items: {
+                type: 'object',
+                required: ['name', 'port'],
+                properties: {
+                  name: {
+                    type: 'string',
+                    description:
+                      "The port's name, as Kubernetes names ports (an IANA service name): at most 15 lowercase " +
+                      "letters, digits and '-', a letter among them; not http, which is port's.",
+                    minLength: 1,
+                    maxLength: 15,
+                    pattern: '^[a-z0-9]([-a-z0-9]*[a-z0-9])?$',
+                    'x-kubernetes-validations': [
+                      { rule: "self != 'http'", message: 'http is the name of spec.workload.port: choose another' },
+                      {
+                        rule: "self.matches('[a-z]') && !self.contains('--')",
+                        message: "a port's name has a letter, and no '--' (an IANA service name)",
+                      },
+                    ],
+                  },
+                  port: {
+                    type: 'integer',
+                    format: 'int32',
+                    minimum: 1,
+                    maximum: 65535,
+                  },
+                  protocol: {
+                    type: 'string',
+                    enum: ['TCP', 'UDP', 'SCTP'],
+                    default: 'TCP',
+                  },
+                },
+              },
             },
             progressDeadlineSeconds: {
               type: 'integer',
@@ -479,6 +577,85 @@ export const WEB_SERVICE_SCHEMA: SchemaNode = {
                 },
               },
             },
+            terminationGracePeriodSeconds: {
+              type: 'integer',
+              format: 'int64',
+              minimum: 0,
+              description:
+                "The pods' terminationGracePeriodSeconds: how long a pod has to stop, preStop hooks " +
+                'included, from the moment it is told to until it is killed. Unset, the Kubernetes default ' +
+                'of 30.',
+            },
+            volumes: {
+              type: 'array',
+              description:
+                "Volumes of the pod beside those of files: an emptyDir, a persistentVolumeClaim by its claim's " +
+                'name, or a projected volume. The container web mounts them by name with volumeMounts; a ' +
+                "sidecar or an init container, with its own volumeMounts. A projected volume's ConfigMaps and " +
+                'Secrets are read as they are: a change of them rolls no pod (files does that).',
+              maxItems: MAX_VOLUMES,
+              'x-kubernetes-list-type': 'map',
+              'x-kubernetes-list-map-keys': ['name'],
+              items: {
+                type: 'object',
+                required: ['name'],
+                'x-kubernetes-validations': [
+                  {
+                    rule:
+                      '(has(self.emptyDir) ? 1 : 0) + (has(self.persistentVolumeClaim) ? 1 : 0) + ' +
+                      '(has(self.projected) ? 1 : 0) == 1',
+                    message: 'a volume is one of emptyDir, persistentVolumeClaim or projected',
+                  },
+                ],
+                properties: {
+                  name: {
+                    type: 'string',
+                    description: 'The name that mounts it: a DNS label, not starting with files-.',
+                    maxLength: 63,
+                    pattern: '^[a-z0-9]([-a-z0-9]*[a-z0-9])?$',
+                    'x-kubernetes-validations': [
+                      {
+                        rule: "!self.startsWith('files-')",
+                        message: 'files-… are the names of the volumes of spec.workload.files: choose another',
+                      },
+                    ],
+                  },
+                  emptyDir: embeds(VOLUME, 'emptyDir', 'object'),
+                  persistentVolumeClaim: embeds(VOLUME, 'persistentVolumeClaim', 'object'),
+                  projected: embeds(VOLUME, 'projected', 'object'),
+                },
+              },
+            },
+            sidecars: containerList(
+              "Containers that run beside web for the pod's whole life (a proxy, a log shipper): Kubernetes' " +
+                'native sidecars, which the pod holds as init containers with restartPolicy Always. They start ' +
+                'first, in this order, each once the one before it has started (its startupProbe passed), then ' +
+                'the init containers, then web; they stop after web. A sidecar may have probes and lifecycle.',
+              {
+                rule: "self.all(c, !has(c.restartPolicy) || c.restartPolicy == 'Always')",
+                message:
+                  "a sidecar's restartPolicy is Always (one that runs to completion is an init container, in " +
+                  'initContainers)',
+              },
+            ),
+            initContainers: containerList(
+              'Containers that run to completion, one after the other in this order, before web starts (a ' +
+                'migration, say): after the sidecars have started, so that they can use them.',
+              {
+                rule:
+                  'self.all(c, !has(c.lifecycle) && !has(c.livenessProbe) && !has(c.readinessProbe) && ' +
+                  '!has(c.startupProbe))',
+                message:
+                  'an init container runs to completion: it has no probes and no lifecycle (a sidecar, in ' +
+                  'sidecars, has)',
+              },
+              {
+                rule: 'self.all(c, !has(c.restartPolicy))',
+                message:
+                  "an init container's restartPolicy is the pod's: one with restartPolicy Always is a sidecar, in " +
+                  'sidecars',
+              },
+            ),
             restartOnConfigChange: {
               type: 'boolean',
               description:
@@ -618,6 +795,16 @@ export const WEB_SERVICE_SCHEMA: SchemaNode = {
             serviceAccountName: embeds(POD_SPEC, 'serviceAccountName', 'string'),
             imagePullSecrets: embeds(POD_SPEC, 'imagePullSecrets', 'objects'),
             strategy: embeds(DEPLOYMENT_SPEC, 'strategy', 'object'),
+            // Placement: where the scheduler may put the pods.
+            nodeSelector: embeds(POD_SPEC, 'nodeSelector', 'object'),
+            tolerations: embeds(POD_SPEC, 'tolerations', 'objects'),
+            affinity: embeds(POD_SPEC, 'affinity', 'object'),
+            topologySpreadConstraints: embeds(POD_SPEC, 'topologySpreadConstraints', 'objects'),
+            priorityClassName: embeds(POD_SPEC, 'priorityClassName', 'string'),
+            // The volumes of spec.workload.volumes, mounted in web; the CRD's rules read them (see MAX_VOLUMES).
+            volumeMounts: { ...embeds(CONTAINER, 'volumeMounts', 'objects'), maxItems: MAX_VOLUMES },
+            // Shutdown: the main container's hooks.
+            lifecycle: embeds(CONTAINER, 'lifecycle', 'object'),
           },
         },
       },

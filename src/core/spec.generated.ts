@@ -133,9 +133,22 @@ export interface RolloutSpec {
 export interface WorkloadSpec {
   /**
    * The container port, named http (probes may name it); with it, a ClusterIP Service on the same
-   * port, named http too.
+   * port, named http too, and on each of ports.
    */
   port?: number;
+  /**
+   * More ports of the container web, beside port (named http): each by its name, which a probe may
+   * name too. With port, the Service serves each of them as well, on the same number.
+   */
+  ports?: {
+    /**
+     * The port's name, as Kubernetes names ports (an IANA service name): at most 15 lowercase
+     * letters, digits and '-', a letter among them; not http, which is port's.
+     */
+    name: string;
+    port: number;
+    protocol?: 'TCP' | 'UDP' | 'SCTP';
+  }[];
   /**
    * The Deployment's progressDeadlineSeconds: how long a rollout may make no progress before it is
    * reported Stalled (reason ProgressDeadlineExceeded). Unset, the Kubernetes default of 600.
@@ -150,6 +163,39 @@ export interface WorkloadSpec {
   podSecurity?: 'baseline' | 'restricted';
   /** Keys of a ConfigMap or a Secret, mounted read-only as files at a path. */
   files?: FileMount[];
+  /**
+   * The pods' terminationGracePeriodSeconds: how long a pod has to stop, preStop hooks included,
+   * from the moment it is told to until it is killed. Unset, the Kubernetes default of 30.
+   */
+  terminationGracePeriodSeconds?: number;
+  /**
+   * Volumes of the pod beside those of files: an emptyDir, a persistentVolumeClaim by its claim's
+   * name, or a projected volume. The container web mounts them by name with volumeMounts; a
+   * sidecar or an init container, with its own volumeMounts. A projected volume's ConfigMaps and
+   * Secrets are read as they are: a change of them rolls no pod (files does that).
+   */
+  volumes?: {
+    /** The name that mounts it: a DNS label, not starting with files-. */
+    name: string;
+    /** Kubernetes' Volume.emptyDir, with its schema. */
+    emptyDir?: KubeValue;
+    /** Kubernetes' Volume.persistentVolumeClaim, with its schema. */
+    persistentVolumeClaim?: KubeValue;
+    /** Kubernetes' Volume.projected, with its schema. */
+    projected?: KubeValue;
+  }[];
+  /**
+   * Containers that run beside web for the pod's whole life (a proxy, a log shipper): Kubernetes'
+   * native sidecars, which the pod holds as init containers with restartPolicy Always. They start
+   * first, in this order, each once the one before it has started (its startupProbe passed), then
+   * the init containers, then web; they stop after web. A sidecar may have probes and lifecycle.
+   */
+  sidecars?: KubeValue[];
+  /**
+   * Containers that run to completion, one after the other in this order, before web starts (a
+   * migration, say): after the sidecars have started, so that they can use them.
+   */
+  initContainers?: KubeValue[];
   /**
    * false: a change of the content of a Secret or ConfigMap that the pods read (env valueFrom,
    * envFrom, files) does not roll them; they see it at their next rollout. Unset: each change of
@@ -212,6 +258,20 @@ export interface WorkloadSpec {
   imagePullSecrets?: KubeValue[];
   /** Kubernetes' DeploymentSpec.strategy, with its schema. */
   strategy?: KubeValue;
+  /** Kubernetes' PodSpec.nodeSelector, with its schema. */
+  nodeSelector?: KubeValue;
+  /** Kubernetes' PodSpec.tolerations, with its schema. */
+  tolerations?: KubeValue[];
+  /** Kubernetes' PodSpec.affinity, with its schema. */
+  affinity?: KubeValue;
+  /** Kubernetes' PodSpec.topologySpreadConstraints, with its schema. */
+  topologySpreadConstraints?: KubeValue[];
+  /** Kubernetes' PodSpec.priorityClassName, with its schema. */
+  priorityClassName?: string;
+  /** Kubernetes' Container.volumeMounts, with its schema. */
+  volumeMounts?: KubeValue[];
+  /** Kubernetes' Container.lifecycle, with its schema. */
+  lifecycle?: KubeValue;
 }
 
 /** With spec.rollout, while a canary runs: where it stands. */

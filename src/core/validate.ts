@@ -6,7 +6,7 @@ import { APPLIED_KINDS, CONFIG_MAP, NAMED_KINDS, OPTIONAL_KINDS, WATCHED_KINDS, 
 import { Child, ConfigMap, ConfigState, Json, SyncInput, WebService } from './model';
 import type { Observation } from './observation';
 import { unresolvedProbePorts } from './probes';
-import { OWN_POD_LABELS } from './pod';
+import { CONTAINER_NAME, FILES_VOLUME_PREFIX, OWN_POD_LABELS, PORT_NAME } from './pod';
 import { MAX_RESOURCE_NAMES, RESOURCE_NAMES, isResourceName } from './resource-names';
 import { Embedded, SchemaNode, isEmbedded, ownSchema } from './spec-schema';
 
@@ -14,6 +14,8 @@ export class InputError extends Error {}
 
 const DNS_SUBDOMAIN = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/;
 const DNS_LABEL = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/;
+/** A port's name (an IANA service name), but its length and its '--'. */
+const IANA_SVC_NAME = /^(?=.*[a-z])[a-z0-9]([-a-z0-9]*[a-z0-9])?$/;
 const MAX_INT32 = 2147483647;
 const WORKLOAD_SCHEMA = ownSchema('spec', 'workload');
 
@@ -135,6 +137,13 @@ function checkPodFields(workload: Json, where: string): void {
     limit === undefined || (Number.isInteger(limit) && (limit as number) >= 1 && (limit as number) <= 100),
     `${where}.revisionHistoryLimit must be an integer from 1 to 100`,
   );
+  const grace = workload.terminationGracePeriodSeconds;
+  need(
+    grace === undefined || (Number.isInteger(grace) && (grace as number) >= 0),
+    `${where}.terminationGracePeriodSeconds must be an integer of 0 or more`,
+  );
+  checkExtraContainers(workload, checkVolumes(workload, where), where);
+  checkPorts(workload.ports as Json[] | undefined, workload.port as number | undefined, `${where}.ports`);
   const unresolved = unresolvedProbePorts(workload);
   need(unresolved.length === 0, `${where}.${unresolved[0]}`);
   checkDisruption(workload.disruption, `${where}.disruption`);
@@ -205,6 +214,103 @@ function checkResourceNames(resources: Json | undefined, where: string): void {
         `${where}.${field}: "${name}" is not a resource name; a resource name is one of ${RESOURCE_NAMES}`,
       );
     }
+  }
+}
+
+const VOLUME_SOURCES = ['emptyDir', 'persistentVolumeClaim', 'projected'];
+
+/** What the CRD's schema and rules say of spec.workload.volumes and volumeMounts; the volumes' names. */
+function checkVolumes(workload: Json, where: string): unknown[] {
+  const volumes = (workload.volumes as Json[] | undefined) ?? [];
+  const names: unknown[] = [];
+  for (const [i, volume] of volumes.entries()) {
+    const { name } = volume;
+    const at = `${where}.volumes[${i}]`;
+    need(typeof name === 'string' && name.length <= 63 && DNS_LABEL.test(name), `${at}.name must be a DNS label`);
+    need(
+      !(name as string).startsWith(FILES_VOLUME_PREFIX),
+      `${at}.name: ${FILES_VOLUME_PREFIX}… are the names of the volumes of spec.workload.files: choose another`,
+    );
+    need(!names.includes(name), `${at}.name: ${name as string} is the name of another volume`);
+    need(
+      VOLUME_SOURCES.filter((source) => volume[source] !== undefined).length === 1,
+      `${at} must be one of ${VOLUME_SOURCES.join(', ')}`,
+    );
+    names.push(name);
+  }
+  const files = ((workload.files as Json[] | undefined) ?? []).map((file) => file.mountPath);
+  checkMounts(workload.volumeMounts, names, files, `${where}.volumeMounts`);
+  return names;
+}
+
+/** Fields a container that runs to completion may not have: Kubernetes refuses them on an init container. */
+const NOT_FOR_INIT = ['lifecycle', 'livenessProbe', 'readinessProbe', 'startupProbe', 'restartPolicy'];
+
+/** What the CRD's rules say of sidecars and initContainers: their names, their fields, their mounts. */
+function checkExtraContainers(workload: Json, volumes: unknown[], where: string): void {
+  const names: unknown[] = [CONTAINER_NAME];
+  for (const list of ['sidecars', 'initContainers'] as const) {
+    for (const [i, container] of ((workload[list] as Json[] | undefined) ?? []).entries()) {
+      const at = `${where}.${list}[${i}]`;
+      const { name, restartPolicy } = container;
+      need(typeof name === 'string' && name.length <= 63 && DNS_LABEL.test(name), `${at}.name must be a DNS label`);
+      need(
+        !names.includes(name),
+        name === CONTAINER_NAME
+          ? `${at}.name: ${CONTAINER_NAME} is the name of the main container: choose another`
+          : `${at}.name: ${name as string} is the name of another sidecar or init container`,
+      );
+      names.push(name);
+      if (list === 'sidecars') {
+        need(
+          restartPolicy === undefined || restartPolicy === 'Always',
+          `${at}.restartPolicy: a sidecar's is Always (one that runs to completion is an init container)`,
+        );
+      } else {
+        const extra = NOT_FOR_INIT.filter((field) => container[field] !== undefined);
+        need(
+          extra.length === 0,
+          `${at} cannot have ${extra.join(', ')}: an init container runs to completion (a sidecar, in sidecars, may)`,
+        );
+      }
+      need(typeof container.image === 'string' && container.image !== '', `${at}.image must be a non-empty string`);
+      checkMounts(container.volumeMounts, volumes, [], `${at}.volumeMounts`);
+    }
+  }
+}
+
+/** A container's volumeMounts: each of a volume of spec.workload.volumes, at a path no other mount of it has. */
+function checkMounts(mounts: unknown, volumes: unknown[], filePaths: unknown[], where: string): void {
+  const paths = [...filePaths];
+  for (const [i, { name, mountPath }] of ((mounts as Json[] | undefined) ?? []).entries()) {
+    need(volumes.includes(name), `${where}[${i}].name: ${String(name)} names no volume of spec.workload.volumes`);
+    need(
+      !paths.includes(mountPath),
+      `${where}[${i}].mountPath: ${String(mountPath)} has another mount (${filePaths.includes(mountPath) ? 'one of files' : 'of volumeMounts'})`,
+    );
+    paths.push(mountPath);
+  }
+}
+
+/** What the CRD's schema and rules say of spec.workload.ports: named ports apart from http and from each other. */
+function checkPorts(ports: Json[] | undefined, main: number | undefined, where: string): void {
+  const names = new Set<unknown>();
+  const numbers = new Set<string>(main === undefined ? [] : [`${main}/TCP`]);
+  for (const [i, { name, port, protocol = 'TCP' }] of (ports ?? []).entries()) {
+    need(
+      typeof name === 'string' && name.length <= 15 && IANA_SVC_NAME.test(name) && !name.includes('--'),
+      `${where}[${i}].name must be a port's name: at most 15 lowercase letters, digits and '-', a letter among them`,
+    );
+    need(name !== PORT_NAME, `${where}[${i}].name: ${PORT_NAME} is the name of spec.workload.port: choose another`);
+    need(!names.has(name), `${where}[${i}].name: ${String(name)} is the name of another port`);
+    need(
+      Number.isInteger(port) && (port as number) >= 1 && (port as number) <= 65535,
+      `${where}[${i}].port must be an integer from 1 to 65535`,
+    );
+    const key = `${String(port)}/${String(protocol)}`;
+    need(!numbers.has(key), `${where}[${i}]: ${key} is the number and protocol of another port`);
+    names.add(name);
+    numbers.add(key);
   }
 }
 

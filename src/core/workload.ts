@@ -5,7 +5,7 @@
 import { podSelector } from './labels';
 import { Child, Deployment, Json, ObjectMeta } from './model';
 import type { DesiredState } from './observation';
-import { PORT_NAME, podTemplate } from './pod';
+import { podTemplate, workloadPorts } from './pod';
 import type { PodWanted } from './pod';
 import { TRACK_LABEL, Track } from './canary-requests';
 
@@ -101,7 +101,7 @@ export function rollingUpdateTakeover(want: DesiredObject, live: Child): Desired
   };
 }
 
-/** A ClusterIP Service on the container's port, named as it is; null without one. */
+/** A ClusterIP Service on the container's ports, named as they are; null without spec.workload.port. */
 export function desiredService(metadata: ObjectMeta, want: WorkloadWanted): DesiredObject | null {
   const { port } = want.workload;
   if (port === undefined) return null;
@@ -112,7 +112,12 @@ export function desiredService(metadata: ObjectMeta, want: WorkloadWanted): Desi
     spec: {
       type: 'ClusterIP',
       selector: want.selector,
-      ports: [{ name: PORT_NAME, port, targetPort: port, protocol: 'TCP' }],
+      ports: workloadPorts(want.workload).map(({ name, port, protocol }) => ({
+        name,
+        port,
+        targetPort: port,
+        protocol,
+      })),
     },
   };
 }

@@ -6,7 +6,7 @@
 // controller should do: the oracles read that from the cluster at the end.
 import { NAMED_KINDS } from '../../src/core/kinds';
 import type { Json, WebService } from '../../src/core/model';
-import { EVERY_POD_FIELD } from '../support/pod-fields';
+import { EVERY_POD_FIELD, POD_PRIORITY_CLASS } from '../support/pod-fields';
 import { Random } from './random';
 import type { ChildKind, Step, Tamper } from './steps';
 
@@ -202,7 +202,7 @@ function edit(rng: Random, name: string, model: Model): Step {
       },
     ],
   ])();
-  return { step: 'setSpec', name, spec, what: withoutStrandedExpose(spec, what) };
+  return { step: 'setSpec', name, spec, what: withoutStrandedMounts(spec, withoutStrandedExpose(spec, what)) };
 }
 
 /** The specs a WebService had before, other than the one it has: [k edits ago, spec], nearest first. */
@@ -398,10 +398,24 @@ function withoutStrandedExpose(spec: Json, what: string): string {
   return `${what}, and expose with the port`;
 }
 
+/** Admission refuses a mount of a volume the spec does not have: such mounts go, with the volume. */
+function withoutStrandedMounts(spec: Json, what: string): string {
+  const workload = spec.workload as Json | undefined;
+  const mounts = workload?.volumeMounts as Json[] | undefined;
+  if (!workload || !mounts) return what;
+  const volumes = ((workload.volumes as Json[] | undefined) ?? []).map((volume) => volume.name);
+  const kept = mounts.filter((mount) => volumes.includes(mount.name));
+  if (kept.length === mounts.length) return what;
+  if (kept.length > 0) workload.volumeMounts = kept;
+  else delete workload.volumeMounts;
+  return `${what}, and the mounts of the volumes it has not`;
+}
+
 /** A random subset of the pod's fields, in the spellings the server rewrites too. */
 function randomWorkload(rng: Random): Json {
   const workload: Json = {};
   for (const field of rng.subset(Object.keys(WORKLOAD_FIELDS), 0.35)) workload[field] = WORKLOAD_FIELDS[field](rng);
+  withoutStrandedMounts({ workload }, '');
   return workload;
 }
 
@@ -437,6 +451,15 @@ function resources(rng: Random): Json {
 /** Each pod field, with values drawn around the ones of EVERY_POD_FIELD. */
 const WORKLOAD_FIELDS: Record<string, (rng: Random) => unknown> = {
   port: (rng) => rng.pick([8080, 80, 9090]),
+  // Numbers apart from every port drawn above: admission refuses a port twice.
+  ports: (rng) =>
+    rng.pick([
+      [{ name: 'metrics', port: 9100 }],
+      [
+        { name: 'metrics', port: 9100, protocol: 'TCP' },
+        { name: 'dns', port: 53, protocol: 'UDP' },
+      ],
+    ]),
   progressDeadlineSeconds: (rng) => rng.pick([60, EVERY_POD_FIELD.progressDeadlineSeconds, 600]),
   command: (rng) => rng.pick([EVERY_POD_FIELD.command, ['/bin/sh', '-c', 'exec server']]),
   args: (rng) => rng.pick([EVERY_POD_FIELD.args, ['--verbose']]),
@@ -477,8 +500,69 @@ const WORKLOAD_FIELDS: Record<string, (rng: Random) => unknown> = {
   snapshotSecrets: (rng) => rng.pick([true, false]),
   // Low, so that a history of a few steps reaches it and prunes revisions and their snapshots.
   revisionHistoryLimit: (rng) => rng.int(1, 3),
+  // A claim by name (podFieldsPrerequisites binds claim data), an emptyDir {} or of a size, a projected volume.
+  volumes: (rng) =>
+    rng.pick([
+      EVERY_POD_FIELD.volumes,
+      [{ name: 'cache', emptyDir: {} }],
+      [
+        { name: 'cache', emptyDir: { sizeLimit: '1.5Gi' } },
+        { name: 'data', persistentVolumeClaim: { claimName: 'data' } },
+      ],
+    ]),
+  volumeMounts: (rng) =>
+    rng.pick([
+      EVERY_POD_FIELD.volumeMounts,
+      [{ name: 'cache', mountPath: '/cache' }],
+      [
+        { name: 'cache', mountPath: '/var/cache', subPath: 'web' },
+        { name: 'data', mountPath: '/data' },
+      ],
+    ]),
+  // Native sidecars (restartPolicy left out or given) and an init container; never of one name.
+  sidecars: (rng) =>
+    rng.pick([
+      [
+        {
+          name: 'proxy',
+          image: 'envoyproxy/envoy:v1.31',
+          ports: [{ containerPort: 9901 }],
+          startupProbe: { tcpSocket: { port: 9901 } },
+        },
+      ],
+      [{ name: 'log', image: 'busybox:1.36', restartPolicy: 'Always', resources: { requests: { cpu: '0.1' } } }],
+    ]),
+  initContainers: (rng) =>
+    rng.pick([EVERY_POD_FIELD.initContainers, [{ name: 'migrate', image: 'busybox:1.36', command: ['true'] }]]),
   podLabels: (rng) => ({ team: rng.pick(['payments', 'search']) }),
   podAnnotations: (rng) => rng.pick([EVERY_POD_FIELD.podAnnotations, { 'example.com/note': 'campaign' }]),
+  nodeSelector: (rng) => rng.pick([EVERY_POD_FIELD.nodeSelector, { 'kubernetes.io/arch': 'amd64' }]),
+  // Atomic lists: the operator left out (the server's Equal) or given.
+  tolerations: (rng) =>
+    rng.pick([
+      EVERY_POD_FIELD.tolerations,
+      [{ key: 'dedicated', value: 'web', effect: 'NoSchedule' }],
+      [{ key: 'dedicated', operator: 'Exists' }],
+    ]),
+  affinity: (rng) =>
+    rng.pick([
+      EVERY_POD_FIELD.affinity,
+      {
+        podAntiAffinity: {
+          preferredDuringSchedulingIgnoredDuringExecution: [
+            { weight: 50, podAffinityTerm: { topologyKey: 'kubernetes.io/hostname', labelSelector: {} } },
+          ],
+        },
+      },
+    ]),
+  topologySpreadConstraints: (rng) =>
+    rng.pick([
+      EVERY_POD_FIELD.topologySpreadConstraints,
+      [{ maxSkew: 2, topologyKey: 'kubernetes.io/hostname', whenUnsatisfiable: 'ScheduleAnyway' }],
+    ]),
+  priorityClassName: () => POD_PRIORITY_CLASS,
+  terminationGracePeriodSeconds: (rng) => rng.pick([0, 30, EVERY_POD_FIELD.terminationGracePeriodSeconds]),
+  lifecycle: (rng) => rng.pick([EVERY_POD_FIELD.lifecycle, { preStop: { httpGet: { path: '/stop', port: 8080 } } }]),
   // A PodDisruptionBudget: one of its two bounds, a count of pods (0 too) or a share of them.
   disruption: (rng) => ({
     [rng.pick(['maxUnavailable', 'minAvailable'])]: rng.pick([0, 1, 2, '0%', '25%', '50%', '100%']),

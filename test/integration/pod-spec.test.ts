@@ -21,7 +21,13 @@ import {
   useNamespace,
   webService,
 } from '../support/cluster';
-import { EVERY_POD_FIELD, podFieldsPrerequisites } from '../support/pod-fields';
+import {
+  EVERY_POD_FIELD,
+  POD_PRIORITY_CLASS,
+  boundClaim,
+  podFieldsPrerequisites,
+  podPriorityClass,
+} from '../support/pod-fields';
 import { ControllerProcess, controllerKubeconfig, useControlledNamespace } from '../support/controller';
 import { pluginMutations } from '../support/commands';
 
@@ -30,6 +36,11 @@ const title = 'the pod spec';
 type Json = Record<string, any>;
 
 const EVERY_FIELD = EVERY_POD_FIELD;
+
+/** A volume that someone else adds to the pods. */
+const HAND_VOLUME = { name: 'added-by-hand', emptyDir: {} };
+/** An init container that someone else adds (a service mesh's, say). */
+const HAND_INIT = { name: 'added-by-hand', image: 'busybox:1.36', command: ['true'] };
 
 const conditionOf = (ws: Json, type: string) => (ws.status?.conditions ?? []).find((c: Json) => c.type === type);
 
@@ -45,6 +56,9 @@ describeWorkloads(title, () => {
     expect(result.stderr).toBe('');
     expect(result.status).toBe(0);
   };
+  /** A strategic merge patch of the Deployment's pod spec, as someone else (kubectl) makes it. */
+  const patchPod = (name: string, spec: Json) =>
+    kubectl(['patch', 'deployment', name, '-n', ns(), '-p', JSON.stringify({ spec: { template: { spec } } })]);
   const setWorkload = (name: string, workload: Json) =>
     applyYaml(ns(), webService(name, { image: 'nginx:1.27', replicas: 2, workload }));
 
@@ -61,6 +75,11 @@ describeWorkloads(title, () => {
       serviceAccountName: 'shop',
       imagePullSecrets: [{ name: 'registry' }],
       securityContext: { fsGroup: 2000, runAsNonRoot: true, seccompProfile: { type: 'RuntimeDefault' } },
+      nodeSelector: EVERY_FIELD.nodeSelector,
+      tolerations: EVERY_FIELD.tolerations,
+      affinity: EVERY_FIELD.affinity,
+      topologySpreadConstraints: EVERY_FIELD.topologySpreadConstraints,
+      terminationGracePeriodSeconds: 45,
     });
     expect(pod.volumes).toEqual([
       expect.objectContaining({
@@ -70,6 +89,33 @@ describeWorkloads(title, () => {
           items: EVERY_FIELD.files[0].items,
         }),
       }),
+      { name: 'cache', emptyDir: { sizeLimit: '1Gi' } },
+      // As the server stores it: with its defaults.
+      {
+        name: 'identity',
+        projected: {
+          defaultMode: 420,
+          sources: [
+            { serviceAccountToken: { path: 'token', audience: 'vault', expirationSeconds: 3600 } },
+            {
+              downwardAPI: {
+                items: [{ path: 'labels', fieldRef: { apiVersion: 'v1', fieldPath: 'metadata.labels' } }],
+              },
+            },
+          ],
+        },
+      },
+    ]);
+    // The sidecar first, then the init container: both under the restricted profile.
+    const restricted = {
+      allowPrivilegeEscalation: false,
+      capabilities: { drop: ['ALL'] },
+      runAsNonRoot: true,
+      seccompProfile: { type: 'RuntimeDefault' },
+    };
+    expect(pod.initContainers).toEqual([
+      expect.objectContaining({ name: 'proxy', restartPolicy: 'Always', securityContext: restricted }),
+      expect.objectContaining({ name: 'migrate', command: ['/bin/true'], securityContext: restricted }),
     ]);
     // Every reference to ConfigMap features reads that snapshot; Secret db is read as it is.
     const snapshot = pod.volumes[0].configMap.name as string;
@@ -85,6 +131,7 @@ describeWorkloads(title, () => {
       readinessProbe: expect.objectContaining({ httpGet: expect.objectContaining({ path: '/ready', port: 8080 }) }),
       livenessProbe: expect.objectContaining({ periodSeconds: 10 }),
       startupProbe: expect.objectContaining({ failureThreshold: 30 }),
+      lifecycle: EVERY_FIELD.lifecycle,
       securityContext: {
         readOnlyRootFilesystem: true,
         allowPrivilegeEscalation: false,
@@ -92,8 +139,16 @@ describeWorkloads(title, () => {
         runAsNonRoot: true,
         seccompProfile: { type: 'RuntimeDefault' },
       },
-      volumeMounts: [expect.objectContaining({ mountPath: '/etc/shop', readOnly: true })],
+      volumeMounts: [expect.objectContaining({ mountPath: '/etc/shop', readOnly: true }), ...EVERY_FIELD.volumeMounts],
     });
+    expect(web('shop').ports).toEqual([
+      { name: 'http', containerPort: 8080, protocol: 'TCP' },
+      { name: 'metrics', containerPort: 9090, protocol: 'TCP' },
+    ]);
+    expect(getJson(['get', 'service', 'shop', '-n', ns()]).spec.ports).toEqual([
+      { name: 'http', port: 8080, targetPort: 8080, protocol: 'TCP' },
+      { name: 'metrics', port: 9090, targetPort: 9090, protocol: 'TCP' },
+    ]);
     expect(getJson(['get', 'webservice', 'shop', '-n', ns()]).status.ready).toBe('2/2');
   });
 
@@ -109,16 +164,15 @@ describeWorkloads(title, () => {
     kubectl(['set', 'resources', 'deployment/shop', '-n', ns(), '-c', 'web', '--requests=cpu=250m']);
     kubectl(['label', 'deployment', 'shop', '-n', ns(), 'cost-center=42']);
     kubectl(['annotate', 'deployment', 'shop', '-n', ns(), 'owner=team-a']);
-    kubectl([
-      'patch',
-      'deployment',
-      'shop',
-      '-n',
-      ns(),
-      '--type=strategic',
-      '-p',
-      JSON.stringify({ spec: { template: { spec: { containers: [{ name: 'sidecar', image: 'envoy:1.30' }] } } } }),
-    ]);
+    // A container and a volume of someone else's, and an init container (a service mesh's),
+    // beside ours in the lists merged by name. And a toleration: an atomic list the spec sets is
+    // wholly ours, so that one goes.
+    patchPod('shop', {
+      containers: [{ name: 'sidecar', image: 'envoy:1.30' }],
+      volumes: [HAND_VOLUME],
+      initContainers: [HAND_INIT],
+      tolerations: [...EVERY_FIELD.tolerations, { key: 'spot', operator: 'Exists' }],
+    });
     kubectl(['rollout', 'restart', 'deployment/shop', '-n', ns()]);
     const restartedAt = deployment('shop').spec.template.metadata.annotations['kubectl.kubernetes.io/restartedAt'];
     expect(restartedAt).toBeDefined();
@@ -130,6 +184,14 @@ describeWorkloads(title, () => {
     expect(after.metadata.labels['cost-center']).toBe('42');
     expect(after.metadata.annotations.owner).toBe('team-a');
     expect(after.spec.template.spec.containers.map((c: Json) => c.name).sort()).toEqual(['sidecar', 'web']);
+    expect(after.spec.template.spec.tolerations).toEqual(EVERY_FIELD.tolerations);
+    // Theirs stays, where their patch put it (before ours); ours keep their order.
+    const inits = after.spec.template.spec.initContainers.map((c: Json) => c.name) as string[];
+    expect(inits.filter((name) => name !== HAND_INIT.name)).toEqual(['proxy', 'migrate']);
+    expect(inits).toContain(HAND_INIT.name);
+    expect(after.spec.template.spec.volumes.map((v: Json) => v.name)).toEqual(
+      expect.arrayContaining(['cache', 'identity', HAND_VOLUME.name]),
+    );
     // The restart happened, and is not undone.
     expect(after.spec.template.metadata.annotations['kubectl.kubernetes.io/restartedAt']).toBe(restartedAt);
   });
@@ -143,7 +205,24 @@ describeWorkloads(title, () => {
   });
 
   it("a field removed from the spec is removed from the Deployment; others' stay", () => {
-    const { env: _env, resources: _resources, files: _files, podLabels: _labels, ...rest } = EVERY_FIELD;
+    const {
+      env: _env,
+      resources: _resources,
+      files: _files,
+      podLabels: _labels,
+      nodeSelector: _nodeSelector,
+      tolerations: _tolerations,
+      affinity: _affinity,
+      topologySpreadConstraints: _spread,
+      terminationGracePeriodSeconds: _grace,
+      lifecycle: _lifecycle,
+      ports: _ports,
+      volumes: _volumes,
+      volumeMounts: _volumeMounts,
+      sidecars: _sidecars,
+      initContainers: _initContainers,
+      ...rest
+    } = EVERY_FIELD;
     setWorkload('shop', rest);
     converge('shop');
     const after = deployment('shop');
@@ -151,10 +230,41 @@ describeWorkloads(title, () => {
     expect(container.env).toEqual([{ name: 'ADDED_BY_HAND', value: '1' }]);
     expect(container.resources ?? {}).toEqual({});
     expect(container.volumeMounts).toBeUndefined();
-    expect(after.spec.template.spec.volumes).toBeUndefined();
+    expect(container.lifecycle).toBeUndefined();
+    expect(container.ports.map((p: Json) => p.name)).toEqual(['http']);
+    expect(getJson(['get', 'service', 'shop', '-n', ns()]).spec.ports.map((p: Json) => p.name)).toEqual(['http']);
+    const pod = after.spec.template.spec;
+    // The volume someone else added stays.
+    expect(pod.volumes).toEqual([HAND_VOLUME]);
+    expect(pod.initContainers.map((c: Json) => c.name)).toEqual([HAND_INIT.name]);
+    for (const field of ['nodeSelector', 'tolerations', 'affinity', 'topologySpreadConstraints'])
+      expect({ field, value: pod[field] }).toEqual({ field, value: undefined });
+    // The server's default again.
+    expect(pod.terminationGracePeriodSeconds).toBe(30);
     expect(after.spec.template.metadata.labels.team).toBeUndefined();
-    expect(after.spec.template.spec.containers.map((c: Json) => c.name).sort()).toEqual(['sidecar', 'web']);
+    expect(pod.containers.map((c: Json) => c.name).sort()).toEqual(['sidecar', 'web']);
     expect(after.metadata.labels['cost-center']).toBe('42');
+  });
+
+  it("an atomic list the spec does not set is someone else's: it stays, and makes no write", async () => {
+    const tolerations = [{ key: 'spot', operator: 'Exists', effect: 'NoSchedule' }];
+    patchPod('shop', { tolerations });
+    // The pods roll to the new template first: the status follows them, which is a write of its own.
+    converge('shop');
+    audit.mark();
+    const result = plugin(['apply', 'shop', '-n', ns(), '-o', 'json']);
+    expect(JSON.parse(result.stdout).decision.action).toBe('noop');
+    expect(await pluginMutations(audit)).toEqual([]);
+    expect(deployment('shop').spec.template.spec.tolerations).toEqual(tolerations);
+  });
+
+  it('a priority class reaches the pod template, and goes with the spec', () => {
+    setWorkload('urgent', { priorityClassName: POD_PRIORITY_CLASS });
+    converge('urgent');
+    expect(deployment('urgent').spec.template.spec.priorityClassName).toBe(POD_PRIORITY_CLASS);
+    setWorkload('urgent', {});
+    converge('urgent');
+    expect(deployment('urgent').spec.template.spec.priorityClassName).toBeUndefined();
   });
 
   it('an existing Deployment is adopted only when it asks for it', () => {
@@ -227,13 +337,147 @@ const SPELLINGS: [string, Json][] = [
   ['env with an empty value', { env: [{ name: 'EMPTY', value: '' }] }],
   ['a securityContext with only some fields', { securityContext: { runAsUser: 1000 } }],
   ['a strategy with percentages', { strategy: { rollingUpdate: { maxSurge: '50%' } } }],
+  ['a node selector', { nodeSelector: { 'kubernetes.io/os': 'linux' } }],
+  ['a toleration without its operator', { tolerations: [{ key: 'dedicated', value: 'web', effect: 'NoSchedule' }] }],
+  ['a toleration of any value', { tolerations: [{ key: 'dedicated', operator: 'Exists' }] }],
+  [
+    'a required node affinity',
+    {
+      affinity: {
+        nodeAffinity: {
+          requiredDuringSchedulingIgnoredDuringExecution: {
+            nodeSelectorTerms: [{ matchExpressions: [{ key: 'kubernetes.io/os', operator: 'In', values: ['linux'] }] }],
+          },
+        },
+      },
+    },
+  ],
+  [
+    'a preferred pod anti-affinity',
+    {
+      affinity: {
+        podAntiAffinity: {
+          preferredDuringSchedulingIgnoredDuringExecution: [
+            {
+              weight: 100,
+              podAffinityTerm: { topologyKey: 'kubernetes.io/hostname', labelSelector: { matchLabels: { a: 'b' } } },
+            },
+          ],
+        },
+      },
+    },
+  ],
+  [
+    'a topology spread with its defaults left out',
+    {
+      topologySpreadConstraints: [
+        { maxSkew: 1, topologyKey: 'kubernetes.io/hostname', whenUnsatisfiable: 'ScheduleAnyway' },
+      ],
+    },
+  ],
+  ['a priority class', { priorityClassName: POD_PRIORITY_CLASS }],
+  [
+    'an emptyDir of {}',
+    { volumes: [{ name: 'scratch', emptyDir: {} }], volumeMounts: [{ name: 'scratch', mountPath: '/s' }] },
+  ],
+  ['an emptyDir of 1.5Gi', { volumes: [{ name: 'scratch', emptyDir: { sizeLimit: '1.5Gi', medium: 'Memory' } }] }],
+  [
+    'a projected volume with its defaults left out',
+    {
+      volumes: [
+        {
+          name: 'p',
+          projected: {
+            sources: [
+              { serviceAccountToken: { path: 't' } },
+              { secret: { name: 's', items: [{ key: 'k', path: 'k' }] } },
+              { downwardAPI: { items: [{ path: 'n', fieldRef: { fieldPath: 'metadata.name' } }] } },
+            ],
+          },
+        },
+      ],
+      volumeMounts: [{ name: 'p', mountPath: '/p', readOnly: true }],
+    },
+  ],
+  [
+    'a claim by name',
+    {
+      volumes: [{ name: 'data', persistentVolumeClaim: { claimName: 'data' } }],
+      volumeMounts: [{ name: 'data', mountPath: '/data' }],
+    },
+  ],
+  [
+    "a sidecar with its restartPolicy and its probe's defaults left out",
+    {
+      sidecars: [
+        {
+          name: 'proxy',
+          image: 'envoyproxy/envoy:v1.31',
+          ports: [{ containerPort: 9901 }],
+          startupProbe: { tcpSocket: { port: 9901 }, periodSeconds: 0 },
+        },
+      ],
+    },
+  ],
+  [
+    'a sidecar with restartPolicy Always given, and a quantity',
+    {
+      sidecars: [
+        { name: 'log', image: 'busybox:1.36', restartPolicy: 'Always', resources: { requests: { cpu: '0.1' } } },
+      ],
+    },
+  ],
+  [
+    'an init container with an empty value and a quantity',
+    {
+      initContainers: [
+        {
+          name: 'migrate',
+          image: 'busybox:1.36',
+          env: [{ name: 'A', value: '' }],
+          resources: { limits: { memory: '1.5Gi' } },
+        },
+      ],
+    },
+  ],
+  [
+    'a sidecar and an init container sharing a volume',
+    {
+      volumes: [{ name: 'shared', emptyDir: {} }],
+      sidecars: [
+        { name: 'proxy', image: 'envoyproxy/envoy:v1.31', volumeMounts: [{ name: 'shared', mountPath: '/s' }] },
+      ],
+      initContainers: [{ name: 'seed', image: 'busybox:1.36', volumeMounts: [{ name: 'shared', mountPath: '/s' }] }],
+    },
+  ],
+  ['a port with its protocol left out', { ports: [{ name: 'metrics', port: 9090 }] }],
+  [
+    'ports over UDP and TCP, and a probe on one by name',
+    {
+      ports: [
+        { name: 'dns', port: 53, protocol: 'UDP' },
+        { name: 'admin', port: 9901, protocol: 'TCP' },
+      ],
+      readinessProbe: { tcpSocket: { port: 'admin' } },
+    },
+  ],
+  ['a grace period of 0', { terminationGracePeriodSeconds: 0 }],
+  ['a preStop httpGet without its scheme', { lifecycle: { preStop: { httpGet: { path: '/stop', port: 8080 } } } }],
+  [
+    'a postStart exec and a preStop sleep',
+    { lifecycle: { postStart: { exec: { command: ['true'] } }, preStop: { sleep: { seconds: 1 } } } },
+  ],
 ];
 
 describeWorkloads(`${title}: every spelling converges to zero writes`, () => {
   let ctl: ControllerProcess | undefined;
   const ns = useNamespace('spellings', { beforeDelete: () => ctl?.stop() });
   const audit = new AuditWindow(ns);
-  beforeAll(() => kubectl(['create', 'secret', 'generic', 's', '-n', ns(), '--from-literal=k=v']));
+  beforeAll(() => {
+    kubectl(['create', 'secret', 'generic', 's', '-n', ns(), '--from-literal=k=v']);
+    podPriorityClass();
+    boundClaim(ns(), 'data');
+  });
 
   const names = numbered('spelling', SPELLINGS.length);
 

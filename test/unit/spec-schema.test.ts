@@ -22,6 +22,14 @@ describe('the committed CRD', () => {
     expect(committed).toEqual(generated);
   });
 
+  it('fits in the annotation where client-side kubectl apply keeps what it applied (256 KiB)', () => {
+    // The API server takes at most 256 KiB of annotations per object; `kubectl apply -f` (not
+    // --server-side) stores the whole CRD, as JSON, in this one.
+    const lastApplied = `${JSON.stringify(parse(committed))}\n`;
+    const size = Buffer.byteLength('kubectl.kubernetes.io/last-applied-configuration') + Buffer.byteLength(lastApplied);
+    expect(size).toBeLessThanOrEqual(256 * 1024);
+  });
+
   it("embeds, at each marker, a Kubernetes type of the marker's shape", () => {
     const embedded = embeddedIn(parse(committed) as Json);
     const shapes = embeddedFields().map((field) => [field.at, shapeOfSchema(embedded(field))]);

@@ -34,12 +34,18 @@ describe('the pod spec from spec.workload', () => {
       serviceAccountName: 'shop',
       imagePullSecrets: [{ name: 'registry' }],
       securityContext: { runAsNonRoot: true, seccompProfile: { type: 'RuntimeDefault' }, fsGroup: 2000 },
+      nodeSelector: EVERY_FIELD.nodeSelector,
+      tolerations: EVERY_FIELD.tolerations,
+      affinity: EVERY_FIELD.affinity,
+      topologySpreadConstraints: EVERY_FIELD.topologySpreadConstraints,
+      terminationGracePeriodSeconds: 45,
     });
     expect(pod.volumes).toEqual([
       {
         name: expect.stringMatching(/^files-/),
         configMap: { name: 'features', items: [{ key: 'list', path: 'features.txt' }] },
       },
+      ...EVERY_POD_FIELD.volumes,
     ]);
     const [web] = pod.containers!;
     expect(web).toMatchObject({
@@ -52,6 +58,7 @@ describe('the pod spec from spec.workload', () => {
       // 0 is how the server spells its default: it stores 10, so 10 is what we compare.
       livenessProbe: { tcpSocket: { port: 8080 }, periodSeconds: 10 },
       startupProbe: EVERY_FIELD.startupProbe,
+      lifecycle: EVERY_FIELD.lifecycle,
       securityContext: {
         allowPrivilegeEscalation: false,
         capabilities: { drop: ['ALL'] },
@@ -59,7 +66,10 @@ describe('the pod spec from spec.workload', () => {
         seccompProfile: { type: 'RuntimeDefault' },
         readOnlyRootFilesystem: true,
       },
-      volumeMounts: [{ name: (pod.volumes as { name: string }[])[0].name, mountPath: '/etc/shop', readOnly: true }],
+      volumeMounts: [
+        { name: (pod.volumes as { name: string }[])[0].name, mountPath: '/etc/shop', readOnly: true },
+        ...EVERY_POD_FIELD.volumeMounts,
+      ],
     });
     // The app's environment is the spec's alone: the lab's ConfigMap is not in it.
     expect(web.envFrom).toEqual(EVERY_FIELD.envFrom);
