@@ -11,6 +11,7 @@ import type { CanaryCheckResult, CanaryStep, Deployment, RolloutSpec, RolloutSta
 import type { CanaryPlan, Observation } from './observation';
 import { REVISION_SET, revisionPlan } from './revision';
 import { rolloutOf, rolloutProgress } from './rollout';
+import { totalReplicas } from './workload';
 
 /** How long a step waits for the canary's pods when the spec does not say. */
 const DEFAULT_READY_DEADLINE_SECONDS = 600;
@@ -77,7 +78,7 @@ export function completedPlan(plan: CanaryPlan): CanaryPlan {
 function step(obs: Observation, state: State, canary: RolloutSpec['canary'], at: string): CanaryPlan {
   const { steps } = canary;
   const deadline = canary.readyDeadlineSeconds ?? DEFAULT_READY_DEADLINE_SECONDS;
-  const total = obs.desired.replicas;
+  const total = totalReplicas(obs.desired);
   const count = (weight: number) => Math.ceil((weight * total) / 100);
   const live = deploymentOf(obs, CANARY_DEPLOYMENT_ID);
   const current = live?.metadata.annotations?.[CANARY_REVISION_ANNOTATION] === state.revision ? live : undefined;

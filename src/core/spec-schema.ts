@@ -192,11 +192,15 @@ export const WEB_SERVICE_SCHEMA: SchemaNode = {
           fieldPath: '.rollout',
         },
         {
-          // The split of the autoscaler's count between stable and canary is not built yet: refused
-          // rather than accepted and ignored.
-          rule: '!has(self.rollout) || !has(self.workload) || !has(self.workload.autoscaling)',
-          message: 'rollout cannot go with workload.autoscaling yet',
-          fieldPath: '.rollout',
+          // With a rollout, the autoscaler scales the WebService (spec.replicas, through /scale), so
+          // spec.replicas cannot also be its minimum.
+          rule:
+            '!has(self.rollout) || !has(self.workload) || !has(self.workload.autoscaling) || ' +
+            'has(self.workload.autoscaling.minReplicas)',
+          message:
+            'with rollout, autoscaling needs minReplicas: the autoscaler sets spec.replicas, the total of the ' +
+            'stable and the canary pods',
+          fieldPath: '.workload.autoscaling',
         },
         {
           // spec.expose sends a host's traffic to the workload's Service: without a port there is none.

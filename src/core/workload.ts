@@ -3,7 +3,7 @@
 // HorizontalPodAutoscaler, all named after the WebService. Pure: their desired objects, whole,
 // as server-side apply sends them.
 import { podSelector } from './labels';
-import { Child, Deployment, Json, ObjectMeta } from './model';
+import { API_VERSION, Child, Deployment, Json, KIND, ObjectMeta } from './model';
 import type { DesiredState } from './observation';
 import { podTemplate, workloadPorts } from './pod';
 import type { PodWanted } from './pod';
@@ -29,6 +29,12 @@ export interface DesiredObject {
 
 export interface WorkloadWanted extends PodWanted {
   replicas: number;
+  /**
+   * With autoscaling and a rollout: the autoscaler scales the WebService (its scale
+   * subresource sets spec.replicas, the total of stable and canary pods), not the Deployment,
+   * whose count is then ours, split by the canary.
+   */
+  scalesWebService?: true;
   /** With spec.rollout: which pods these are, on the template (not in the selector, which cannot change). */
   track?: Track;
 }
@@ -45,8 +51,10 @@ export function workloadWanted(name: string, desired: DesiredState): WorkloadWan
     name,
     image: desired.image,
     tier: desired.tier,
-    replicas: desired.replicas,
+    // With a rollout, the autoscaler's count within its bounds (totalReplicas).
+    replicas: totalReplicas(desired),
     workload: desired.workload,
+    ...(desired.rollout && desired.workload.autoscaling ? { scalesWebService: true as const } : {}),
     selector: podSelector(name, desired.legacySelector === true),
     ...(desired.configDigest !== undefined ? { configDigest: desired.configDigest } : {}),
     ...(desired.configSnapshots ? { configSnapshots: desired.configSnapshots } : {}),
@@ -61,7 +69,7 @@ export function workloadWanted(name: string, desired: DesiredState): WorkloadWan
 export function desiredDeployment(metadata: ObjectMeta, want: WorkloadWanted): DesiredObject {
   const { workload } = want;
   const spec: Json = {};
-  if (workload.autoscaling) {
+  if (workload.autoscaling && !want.scalesWebService) {
     metadata.annotations = { ...metadata.annotations, [REPLICAS_ANNOTATION]: REPLICAS_FROM_AUTOSCALER };
   } else {
     spec.replicas = want.replicas;
@@ -155,7 +163,7 @@ export function desiredPodDisruptionBudget(metadata: ObjectMeta, want: WorkloadW
  */
 export function replicasHandover(live: Deployment | null, want: WorkloadWanted): DesiredObject | null {
   const { autoscaling } = want.workload;
-  if (!autoscaling) return null;
+  if (!autoscaling || want.scalesWebService) return null;
   const minimum = autoscalerMinimum(autoscaling, want.replicas);
   if (!live) return replicasAt({ name: want.name }, minimum);
   if (live.metadata.annotations?.[REPLICAS_ANNOTATION] === REPLICAS_FROM_AUTOSCALER) return null;
@@ -167,6 +175,20 @@ export function replicasHandover(live: Deployment | null, want: WorkloadWanted):
 
 export function replicasAt(metadata: ObjectMeta, replicas: number): DesiredObject {
   return { apiVersion: 'apps/v1', kind: 'Deployment', metadata, spec: { replicas } };
+}
+
+/**
+ * With a rollout, the autoscaler's count: spec.replicas, which it sets through the WebService's
+ * scale subresource, within its bounds (a count outside them is one it has yet to correct).
+ */
+function autoscaledTotal(autoscaling: { minReplicas?: number; maxReplicas: number }, replicas: number): number {
+  return Math.min(autoscaling.maxReplicas, Math.max(replicas, autoscalerMinimum(autoscaling, replicas)));
+}
+
+/** How many pods the stable and the canary Deployments have together: a canary splits this. */
+export function totalReplicas(desired: DesiredState): number {
+  const autoscaling = desired.workload?.autoscaling;
+  return autoscaling && desired.rollout ? autoscaledTotal(autoscaling, desired.replicas) : desired.replicas;
 }
 
 /** The autoscaler's minReplicas: the spec's minReplicas, else spec.replicas (see docs/webservice.md, Autoscaling). */
@@ -182,15 +204,20 @@ function autoscalerMinimum(autoscaling: { minReplicas?: number }, replicas: numb
 export function desiredHorizontalPodAutoscaler(metadata: ObjectMeta, want: WorkloadWanted): DesiredObject | null {
   const { autoscaling } = want.workload;
   if (!autoscaling) return null;
+  // With a rollout, the WebService: the autoscaler measures the stable and the canary pods (its
+  // status.selector), and its count is the total that the canary splits.
+  const target = want.scalesWebService
+    ? { apiVersion: API_VERSION, kind: KIND, name: want.name }
+    : { apiVersion: 'apps/v1', kind: 'Deployment', name: want.name };
   const spec: Json = {
-    scaleTargetRef: { apiVersion: 'apps/v1', kind: 'Deployment', name: want.name },
+    scaleTargetRef: target,
     minReplicas: autoscalerMinimum(autoscaling, want.replicas),
     maxReplicas: autoscaling.maxReplicas,
   };
-  const target = autoscaling.targetCPUUtilizationPercentage;
-  if (target !== undefined) {
+  const cpu = autoscaling.targetCPUUtilizationPercentage;
+  if (cpu !== undefined) {
     spec.metrics = [
-      { type: 'Resource', resource: { name: 'cpu', target: { type: 'Utilization', averageUtilization: target } } },
+      { type: 'Resource', resource: { name: 'cpu', target: { type: 'Utilization', averageUtilization: cpu } } },
     ];
   }
   return { apiVersion: 'autoscaling/v2', kind: 'HorizontalPodAutoscaler', metadata, spec };
@@ -204,6 +231,7 @@ export function desiredHorizontalPodAutoscaler(metadata: ObjectMeta, want: Workl
 export function podsWanted(desired: DesiredState, deployment: Deployment | null): number {
   const autoscaling = desired.workload?.autoscaling;
   if (!autoscaling) return desired.replicas;
+  if (desired.rollout) return totalReplicas(desired);
   const minimum = autoscalerMinimum(autoscaling, desired.replicas);
   return Math.max(deployment?.spec?.replicas ?? minimum, minimum);
 }

@@ -246,4 +246,44 @@ describeWorkloads('a canary', () => {
       expect(get('deployment', 'api-canary').spec.replicas).toBe(0);
     });
   });
+
+  describe('with autoscaling', () => {
+    const AUTOSCALED = {
+      image: 'nginx:1.27',
+      replicas: 4,
+      workload: { port: 8080, autoscaling: { minReplicas: 2, maxReplicas: 10 } },
+      expose: { host: 'auto.example.com', gateway: { name: 'public' } },
+      rollout: { canary: { steps: [{ weight: 25 }, { pause: {} }] } },
+    };
+    const autoStatus = () => getJson(['get', 'webservice', 'auto', '-n', namespace()]).status;
+    const passAuto = () => {
+      const result = plugin(['apply', 'auto', '-n', namespace(), '-o', 'json']);
+      expect(result.stderr).toBe('');
+    };
+
+    beforeAll(() => {
+      applyYaml(namespace(), webService('auto', AUTOSCALED));
+      appliedQuietly(namespace(), 'auto', '3m');
+    });
+
+    it('aims the autoscaler at the WebService, whose count the canary splits, and never sets it back', async () => {
+      const hpa = getJson(['get', 'hpa', 'auto', '-n', namespace()]);
+      expect(hpa.spec.scaleTargetRef).toEqual({ apiVersion: 'apps.labhub.io/v1', kind: 'WebService', name: 'auto' });
+      patchWebService(namespace(), 'auto', { spec: { image: 'nginx:1.28' } });
+      await eventually(() => (passAuto(), autoStatus().rollout?.phase === 'Paused'), 90_000);
+      expect(autoStatus().rollout).toMatchObject({ weight: 25, stableReplicas: 3, canaryReplicas: 1 });
+      // The autoscaler's way: the scale subresource of what it targets.
+      kubectl(['scale', 'webservice', 'auto', '-n', namespace(), '--replicas=8']);
+      await eventually(() => (passAuto(), get('deployment', 'auto-canary')?.spec.replicas === 2), 60_000);
+      expect(get('deployment', 'auto').spec.replicas).toBe(6);
+      expect(autoStatus().rollout).toMatchObject({ stableReplicas: 6, canaryReplicas: 2 });
+      passAuto();
+      expect(getJson(['get', 'webservice', 'auto', '-n', namespace()]).spec.replicas).toBe(8);
+      // The scale subresource reads what the autoscaler measures: the stable and the canary pods.
+      const scale = JSON.parse(
+        kubectl(['get', '--raw', `/apis/apps.labhub.io/v1/namespaces/${namespace()}/webservices/auto/scale`]),
+      );
+      expect(scale.status.selector).toBe('app.kubernetes.io/name=auto,app.kubernetes.io/instance=auto');
+    });
+  });
 });

@@ -6,6 +6,7 @@ import { spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import * as yaml from 'js-yaml';
+import { CANARY_PODS } from '../../src/core/kinds';
 import { DESCENDANT_KINDS } from '../../src/core/tree';
 import { ROOT, createNamespace, kubectl } from '../support/cluster';
 
@@ -169,7 +170,7 @@ describe('deploy/ manifests', () => {
     ]);
   });
 
-  it('let in only the metrics scrape, and let out only DNS and the API server', () => {
+  it("let in only the metrics scrape, and let out only DNS, the API server and canaries' metrics API", () => {
     const policy = find('NetworkPolicy', NAME);
     expect(policy.spec.podSelector).toEqual(deployment().spec.selector);
     expect(policy.spec.policyTypes).toEqual(['Ingress', 'Egress']);
@@ -181,11 +182,10 @@ describe('deploy/ manifests', () => {
     ]);
     expect(container().ports.find((p: { name: string }) => p.name === 'metrics').containerPort).toBe(8080);
     const egressPorts = policy.spec.egress.map((rule: { ports: { port: number }[] }) => rule.ports.map((p) => p.port));
-    expect(egressPorts).toEqual([
-      [53, 53],
-      [443, 6443],
-    ]);
+    expect(egressPorts).toEqual([[53, 53], [443, 6443], [9090]]);
     expect(policy.spec.egress[0].to[0].podSelector).toEqual({ matchLabels: { 'k8s-app': 'kube-dns' } });
+    // The metrics API (run --prometheus-url) where the scraper runs: nowhere else on 9090.
+    expect(policy.spec.egress[2].to).toEqual([{ namespaceSelector: { matchLabels: { metrics: 'enabled' } } }]);
   });
 
   it("grant the controller webservice-reconciler's rules but describe's reads, plus Events, and nothing else", () => {
@@ -199,7 +199,9 @@ describe('deploy/ manifests', () => {
       ...DESCENDANT_KINDS.map((row) => `${row.type.group}|${row.type.resource}|list`),
       '|events|list',
     ]);
-    const wanted = new Set([...grants(reconciler.rules)].filter((g) => !describeReads.has(g)));
+    // But the canary's pods, which a pass lists for their restarts.
+    const canaryPods = `${CANARY_PODS.group}|${CANARY_PODS.resource}|list`;
+    const wanted = new Set([...grants(reconciler.rules)].filter((g) => !describeReads.has(g) || g === canaryPods));
     const granted = grants(controller.rules);
     const events = ['events.k8s.io|events|create', 'events.k8s.io|events|patch', '|events|create', '|events|patch'];
     expect([...wanted].filter((g) => !granted.has(g))).toEqual([]);
@@ -332,7 +334,10 @@ describe("the controller's RBAC, bound for real", () => {
     expect(canI('update', 'secrets', '-A')).toBe('no');
     expect(canI('patch', 'secrets', '-A')).toBe('no');
     expect(canI('update', 'controllerrevisions.apps', '-A')).toBe('no');
-    expect(canI('list', 'pods', '-A')).toBe('no');
+    // Pods: listed (a canary's, for their restarts), never read one by one, watched or written.
+    expect(canI('get', 'pods', '-A')).toBe('no');
+    expect(canI('watch', 'pods', '-A')).toBe('no');
+    expect(canI('delete', 'pods', '-A')).toBe('no');
     expect(canI('list', 'leases.coordination.k8s.io', '-n', ns)).toBe('no');
   });
 });

@@ -336,4 +336,36 @@ describe('a canary', () => {
       }
     });
   });
+
+  describe('with autoscaling', () => {
+    const AUTOSCALED = { ...SPEC, workload: { port: 8080, autoscaling: { minReplicas: 2, maxReplicas: 10 } } };
+    /** The autoscaler's count, as it sets it: spec.replicas, through the WebService's scale subresource. */
+    const scaled = (input: SyncInput, replicas: number) => withSpec(input, { replicas });
+
+    it("aims the autoscaler at the WebService, and owns the Deployment's count", () => {
+      const input = settle(scaled(withSpec(converged(), AUTOSCALED), 4), 50).next;
+      const hpa = child(input, 'HorizontalPodAutoscaler', 'shop');
+      expect(hpa.spec.scaleTargetRef).toEqual({ apiVersion: 'apps.labhub.io/v1', kind: 'WebService', name: 'shop' });
+      expect(child(input, 'Deployment', 'shop').spec.replicas).toBe(4);
+      expect(child(input, 'Deployment', 'shop').metadata.annotations['webservice.labhub.io/replicas']).toBeUndefined();
+      // Below its minimum, the count is the minimum until the autoscaler raises it.
+      expect(child(settle(scaled(input, 1), 60).next, 'Deployment', 'shop').spec.replicas).toBe(2);
+    });
+
+    it("splits the autoscaler's count by the weight, and follows it when it changes, never setting it back", () => {
+      let input = settle(scaled(withSpec(converged(), AUTOSCALED), 4), 50).next;
+      input = settle(withSpec(input, { image: 'shop:2' }), 100).next;
+      expect(input.parent.status?.rollout).toMatchObject({ step: 1, weight: 25, stableReplicas: 3, canaryReplicas: 1 });
+      const decisions: Decision[] = [];
+      const result = settle(scaled(input, 8), 200);
+      decisions.push(result.decision);
+      input = result.next;
+      expect(child(input, 'Deployment', 'shop-canary').spec.replicas).toBe(2);
+      expect(child(input, 'Deployment', 'shop').spec.replicas).toBe(6);
+      expect(input.parent.status?.rollout).toMatchObject({ stableReplicas: 6, canaryReplicas: 2 });
+      // Nothing of ours writes spec.replicas: the count is the autoscaler's.
+      expect(input.parent.spec.replicas).toBe(8);
+      expect(stableTemplateWrites(decisions)).toEqual([]);
+    });
+  });
 });
