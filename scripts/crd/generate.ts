@@ -47,7 +47,7 @@ function main(): void {
   console.log(`wrote ${SPEC_TYPES_MODULE}`);
   const kubectl = process.env.KUBECTL ?? 'kubectl';
   const documents = Object.fromEntries(writtenApiVersions().map((version) => [version, openApi(kubectl, version)]));
-  const embedded = embeddedSchemas([documents.v1, documents['apps/v1']]);
+  const embedded = embeddedSchemas(Object.values(documents));
   fs.writeFileSync(path.join(process.cwd(), CRD_FILE), crdFileText(webServiceCrd(({ at }) => embedded[at])));
   console.log(`wrote ${CRD_FILE}, with ${Object.keys(embedded).length} embedded Kubernetes types`);
 

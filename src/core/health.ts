@@ -117,6 +117,16 @@ export function podDisruptionBudgetHealth(live: LiveObject): Health {
   return { state: healthy >= wanted ? 'Ready' : 'Progressing', info };
 }
 
+/**
+ * A NetworkPolicy has no status: what it allows is enforced (or not) by the network plugin,
+ * which reports nothing on it. Ready once it exists; what it admits, in a few words.
+ */
+export function networkPolicyHealth(live: LiveObject): Health {
+  const ingress = (live.spec as { ingress?: { from?: unknown[] }[] } | undefined)?.ingress ?? [];
+  const peers = ingress.reduce((sum, rule) => sum + (rule.from?.length ?? 0), 0);
+  return { state: 'Ready', info: `ingress from ${peers} peer${peers === 1 ? '' : 's'}, the app's pods among them` };
+}
+
 /** A condition a child gives its WebService (the kind table's condition column), without its type and times. */
 export interface ChildCondition {
   status: ConditionStatus;

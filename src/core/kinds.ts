@@ -12,6 +12,7 @@ import {
   configMapHealth,
   deploymentHealth,
   horizontalPodAutoscalerHealth,
+  networkPolicyHealth,
   podDisruptionBudgetHealth,
   serviceHealth,
 } from './health';
@@ -42,6 +43,7 @@ import {
   desiredData,
   desiredDeployment,
   desiredHorizontalPodAutoscaler,
+  desiredNetworkPolicy,
   desiredPodDisruptionBudget,
   desiredService,
   replicasAt,
@@ -274,6 +276,22 @@ const POD_DISRUPTION_BUDGET: ChildKindRow = {
   health: podDisruptionBudgetHealth,
 };
 
+const NETWORK_POLICY: ChildKindRow = {
+  kind: 'NetworkPolicy',
+  apiVersion: 'networking.k8s.io/v1',
+  group: 'networking.k8s.io',
+  resource: 'networkpolicies',
+  write: 'apply',
+  purpose: "spec.workload.networkPolicy's NetworkPolicy.",
+  nameFor: sameName,
+  wanted: (parent) => parent.spec.workload?.networkPolicy !== undefined,
+  build: (metadata, parent) => {
+    const want = workloadWanted(parent.name, parent.desired);
+    return want && desiredNetworkPolicy(metadata, want);
+  },
+  health: networkPolicyHealth,
+};
+
 /** The WebService's condition that says whether its autoscaler can scale. */
 const AUTOSCALING_CONDITION = 'Autoscaling';
 
@@ -476,6 +494,7 @@ export const NAMED_KINDS: readonly ChildKindRow[] = [
   SERVICE,
   POD_DISRUPTION_BUDGET,
   HORIZONTAL_POD_AUTOSCALER,
+  NETWORK_POLICY,
   INGRESS,
   HTTP_ROUTE,
   // After the route: an abort sends the traffic back before the canary is scaled down.

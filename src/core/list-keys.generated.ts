@@ -50,6 +50,9 @@ export const KEYED_LISTS = {
   'autoscaling/v2 HorizontalPodAutoscaler': {
     'metadata.ownerReferences': { keys: ['uid'], defaults: { uid: '' } },
   },
+  'networking.k8s.io/v1 NetworkPolicy': {
+    'metadata.ownerReferences': { keys: ['uid'], defaults: { uid: '' } },
+  },
   'networking.k8s.io/v1 Ingress': {
     'metadata.ownerReferences': { keys: ['uid'], defaults: { uid: '' } },
   },

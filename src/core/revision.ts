@@ -29,6 +29,7 @@ export const SNAPSHOT_ROLE = 'config-snapshot';
 export const NOT_POD_FIELDS = new Set([
   'autoscaling',
   'disruption',
+  'networkPolicy',
   'progressDeadlineSeconds',
   'strategy',
   'revisionHistoryLimit',

@@ -47,6 +47,7 @@ const CONTAINER = 'io.k8s.api.core.v1.Container';
 const POD_SPEC = 'io.k8s.api.core.v1.PodSpec';
 const KEY_TO_PATH = 'io.k8s.api.core.v1.KeyToPath';
 const DEPLOYMENT_SPEC = 'io.k8s.api.apps.v1.DeploymentSpec';
+const NETWORK_POLICY_INGRESS_RULE = 'io.k8s.api.networking.v1.NetworkPolicyIngressRule';
 const VOLUME = 'io.k8s.api.core.v1.Volume';
 /** The most volumes, and mounts of them, a WebService's pod has (beside files'). */
 const MAX_VOLUMES = 32;
@@ -710,6 +711,16 @@ export const WEB_SERVICE_SCHEMA: SchemaNode = {
               description: "Annotations for the pods (a service mesh's injection annotation, say).",
               additionalProperties: {
                 type: 'string',
+              },
+            },
+            networkPolicy: {
+              type: 'object',
+              description:
+                'A NetworkPolicy named after the WebService: only its own pods, and the peers listed in from ' +
+                "(the namespaces or pods where an ingress controller's or a Gateway's proxies run), may reach " +
+                "the pods' ports. Off when unset: a policy that forgets a client cuts it off.",
+              properties: {
+                from: embeds(NETWORK_POLICY_INGRESS_RULE, 'from', 'objects'),
               },
             },
             disruption: {

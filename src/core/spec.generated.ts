@@ -221,6 +221,15 @@ export interface WorkloadSpec {
   /** Annotations for the pods (a service mesh's injection annotation, say). */
   podAnnotations?: Record<string, string>;
   /**
+   * A NetworkPolicy named after the WebService: only its own pods, and the peers listed in from
+   * (the namespaces or pods where an ingress controller's or a Gateway's proxies run), may reach
+   * the pods' ports. Off when unset: a policy that forgets a client cuts it off.
+   */
+  networkPolicy?: {
+    /** Kubernetes' NetworkPolicyIngressRule.from, with its schema. */
+    from?: KubeValue[];
+  };
+  /**
    * A PodDisruptionBudget named after the WebService, over its pods: how many a voluntary
    * disruption (a node drain, an eviction) may take at once. Set one of maxUnavailable or
    * minAvailable, a count of pods or a percentage ("25%"). Unset: no budget.

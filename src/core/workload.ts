@@ -131,6 +131,28 @@ export function desiredService(metadata: ObjectMeta, want: WorkloadWanted): Desi
 }
 
 /**
+ * A NetworkPolicy over the workload's pods: only its own pods and the spec's peers may reach
+ * the container's ports (all of them, where it names none); null without
+ * spec.workload.networkPolicy. Ingress only: what the pods reach is theirs to say.
+ */
+export function desiredNetworkPolicy(metadata: ObjectMeta, want: WorkloadWanted): DesiredObject | null {
+  const policy = want.workload.networkPolicy;
+  if (!policy) return null;
+  const from = [{ podSelector: { matchLabels: want.selector } }, ...(policy.from ?? [])];
+  const ports = workloadPorts(want.workload).map(({ port, protocol }) => ({ port, protocol }));
+  return {
+    apiVersion: 'networking.k8s.io/v1',
+    kind: 'NetworkPolicy',
+    metadata,
+    spec: {
+      podSelector: { matchLabels: want.selector },
+      policyTypes: ['Ingress'],
+      ingress: [{ from, ...(ports.length > 0 ? { ports } : {}) }],
+    },
+  };
+}
+
+/**
  * A PodDisruptionBudget over the workload's pods (the Deployment's selector), so that a node
  * drain leaves as many running as the spec asks; null without spec.workload.disruption.
  */

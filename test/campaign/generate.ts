@@ -563,6 +563,12 @@ const WORKLOAD_FIELDS: Record<string, (rng: Random) => unknown> = {
   priorityClassName: () => POD_PRIORITY_CLASS,
   terminationGracePeriodSeconds: (rng) => rng.pick([0, 30, EVERY_POD_FIELD.terminationGracePeriodSeconds]),
   lifecycle: (rng) => rng.pick([EVERY_POD_FIELD.lifecycle, { preStop: { httpGet: { path: '/stop', port: 8080 } } }]),
+  // A NetworkPolicy: the app's own pods alone, or with the ingress controller's namespace.
+  networkPolicy: (rng) =>
+    rng.pick([
+      {},
+      { from: [{ namespaceSelector: { matchLabels: { 'kubernetes.io/metadata.name': 'ingress-nginx' } } }] },
+    ]),
   // A PodDisruptionBudget: one of its two bounds, a count of pods (0 too) or a share of them.
   disruption: (rng) => ({
     [rng.pick(['maxUnavailable', 'minAvailable'])]: rng.pick([0, 1, 2, '0%', '25%', '50%', '100%']),

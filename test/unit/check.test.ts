@@ -347,7 +347,7 @@ describe('orphans, conflicts, readiness', () => {
       check: 'orphans',
       status: 'ok',
       message:
-        'no orphaned ConfigMaps, Deployments, Services, PodDisruptionBudgets, HorizontalPodAutoscalers, Ingresses or HTTPRoutes in namespace ns',
+        'no orphaned ConfigMaps, Deployments, Services, PodDisruptionBudgets, HorizontalPodAutoscalers, NetworkPolicies, Ingresses or HTTPRoutes in namespace ns',
     });
   });
 
@@ -395,7 +395,7 @@ describe('orphans, conflicts, readiness', () => {
     expect(verdict).toMatchObject({
       status: 'warn',
       message:
-        'no orphaned ConfigMaps, PodDisruptionBudgets, HorizontalPodAutoscalers, Ingresses or HTTPRoutes in namespace ns; ' +
+        'no orphaned ConfigMaps, PodDisruptionBudgets, HorizontalPodAutoscalers, NetworkPolicies, Ingresses or HTTPRoutes in namespace ns; ' +
         'Deployments and Services not checked: forbidden: no list',
     });
     // An orphan found is still a failure.
