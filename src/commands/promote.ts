@@ -74,7 +74,9 @@ async function request(ctx: Context, args: TargetArgs & DryRunArgs, verb: string
   const next = decide(observe({ ...input, parent: requested }), { at: new Date().toISOString() });
   const unchanged = parent.metadata.annotations?.[req.annotation] === value;
   if (!unchanged && ctx.dryRun !== 'client') await client.patchWebService(namespace, name, patch);
-  const result = { name, namespace, annotation: req.annotation, value, written: !unchanged, next, dryRun: ctx.dryRun };
+  // Written: persisted, which no dry run is.
+  const written = !unchanged && ctx.dryRun === 'none';
+  const result = { name, namespace, annotation: req.annotation, value, written, next, dryRun: ctx.dryRun };
   if (ctx.out.machine) {
     ctx.out.data(result);
     return;

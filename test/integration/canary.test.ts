@@ -160,6 +160,26 @@ describeWorkloads('a canary', () => {
     expect(plugin(['promote', 'shop', '-n', namespace()]).stderr).toMatch(/has no canary running to promote/);
   });
 
+  it("aborts by itself when the canary's pods are not ready within the deadline, the stable pods untouched", async () => {
+    patchWebService(namespace(), 'shop', { spec: { image: 'nginx:1.28' } });
+    await passUntil(() => get('deployment', 'shop-canary') === null && status().rollout === undefined);
+    const before = stablePods();
+    // A revision whose pods never become ready: they fit no node.
+    patchWebService(namespace(), 'shop', {
+      spec: {
+        rollout: { canary: { steps: STEPS, readyDeadlineSeconds: 5 } },
+        workload: { nodeSelector: { 'webservice.labhub.io/test': 'nowhere' } },
+      },
+    });
+    await passUntil(() => status().rollout?.phase === 'Aborted', 60_000);
+    expect(status().rollout.message).toBe("the canary's pods were not ready within 5s: 0/1 ready");
+    expect(weights()).toEqual(['shop-stable:100', 'shop-canary:0']);
+    expect(stablePods()).toEqual(before);
+    patchWebService(namespace(), 'shop', {
+      spec: { rollout: { canary: { steps: STEPS } }, workload: { nodeSelector: null } },
+    });
+  });
+
   it("aborts by itself when a canary's pod restarts more than maxRestarts", async () => {
     patchWebService(namespace(), 'shop', { spec: { image: 'nginx:1.28' } });
     await passUntil(() => get('deployment', 'shop-canary') === null && status().rollout === undefined);
@@ -284,6 +304,18 @@ describeWorkloads('a canary', () => {
         kubectl(['get', '--raw', `/apis/apps.labhub.io/v1/namespaces/${namespace()}/webservices/auto/scale`]),
       );
       expect(scale.status.selector).toBe('app.kubernetes.io/name=auto,app.kubernetes.io/instance=auto');
+    });
+
+    it('promote --full skips every step left: the stable pods roll to the new revision at the full count', async () => {
+      const dry = plugin(['promote', 'auto', '-n', namespace(), '--full', '--dry-run=client', '-o', 'json']);
+      expect(JSON.parse(dry.stdout)).toMatchObject({ value: `${autoStatus().rollout.revision}/full`, written: false });
+      expect(plugin(['promote', 'auto', '-n', namespace(), '--full']).status).toBe(0);
+      await eventually(
+        () => (passAuto(), autoStatus().rollout === undefined && get('deployment', 'auto-canary') === null),
+        90_000,
+      );
+      expect(get('deployment', 'auto').spec.replicas).toBe(8);
+      expect(get('deployment', 'auto').spec.template.spec.containers[0].image).toBe('nginx:1.28');
     });
   });
 });
