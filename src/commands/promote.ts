@@ -64,6 +64,11 @@ async function request(ctx: Context, args: TargetArgs & DryRunArgs, verb: string
   if (revision === undefined || step === undefined || phase === 'Completed' || phase === 'Aborted') {
     throw new UserError(`webservice/${name} has no canary running to ${verb}`);
   }
+  if (phase === 'Promoting' && rollout?.weight === 100) {
+    throw new UserError(
+      `webservice/${name}'s canary is past its steps: its stable pods roll to the new revision; to go back, kubectl webservice rollback ${name}`,
+    );
+  }
   const value = req.value(revision, step);
   const patch = { metadata: { annotations: { [req.annotation]: value } } };
   const requested: WebService = {

@@ -86,8 +86,13 @@ function step(obs: Observation, state: State, canary: RolloutSpec['canary'], at:
   const requests = obs.rolloutRequests ?? {};
   const plan = (s: State, canaryReplicas: number, after?: number): CanaryPlan => {
     const promoting = s.phase === 'Promoting' && s.weight === 100;
+    // At least one stable pod below 100% (none of none: a WebService scaled to 0 stays so).
     const stableReplicas =
-      s.phase === 'Aborted' || promoting ? total : s.weight < 100 ? Math.max(1, total - count(s.weight)) : 0;
+      s.phase === 'Aborted' || promoting
+        ? total
+        : s.weight < 100
+          ? Math.min(total, Math.max(1, total - count(s.weight)))
+          : 0;
     return {
       status: { ...s, stableReplicas, canaryReplicas },
       holdStable: s.phase !== 'Completed' && !promoting,
@@ -118,6 +123,9 @@ function step(obs: Observation, state: State, canary: RolloutSpec['canary'], at:
   const abort = (message: string): CanaryPlan => plan({ ...state, phase: 'Aborted', weight: 0, message }, 0);
 
   if (state.phase === 'Aborted') return plan(state, 0);
+  // Once promoting has let the stable pods roll to the new revision, there is nothing to abort
+  // to: the way back is a rollback, a new revision.
+  if (state.phase === 'Promoting' && state.weight === 100) return plan(state, count(100));
   if (requests.abort === state.revision) return abort('aborted by kubectl webservice abort');
   const failure = current ? rolloutOf(current, current.spec?.replicas ?? 0, false).failure : undefined;
   if (failure) return abort(`the canary's pods cannot be made: ${failure}`);
@@ -149,7 +157,6 @@ function step(obs: Observation, state: State, canary: RolloutSpec['canary'], at:
   if (progress.complete) {
     if (given)
       return state.step + 1 >= steps.length ? checked(state.step + 1, weight) : advance(state.step + 1, weight);
-    if (state.weight === 100) return plan(state, target);
     return plan({ ...state, weight: 100, message: 'the stable pods roll to the new revision' }, target, 1);
   }
   if (promoted && given) return advance(state.step + 1);

@@ -189,6 +189,26 @@ describe('a canary', () => {
     expect(image(child(input, 'Deployment', 'shop'))).toBe('shop:2');
   });
 
+  it('takes no abort once the stable pods roll to the new revision: the way back is a rollback', () => {
+    let input = settle(withSpec(converged(), { image: 'shop:2' }), 100).next;
+    const revision = input.parent.status!.rollout!.revision!;
+    // Promoted fully, up to the pass that releases the stable Deployment.
+    input = annotated(input, PROMOTE_ANNOTATION, `${revision}/full`);
+    for (let s = 200; input.parent.status?.rollout?.weight !== 100; s++) input = pass(input, s).next;
+    expect(input.parent.status).toMatchObject({ rollout: { phase: 'Promoting', weight: 100 } });
+    const { decision } = pass(annotated(input, ABORT_ANNOTATION, revision), 300);
+    expect(decision.rollout?.phase).not.toBe('Aborted');
+    expect(decision.rollout?.weight).toBe(100);
+  });
+
+  it('keeps a WebService scaled to 0 at 0 stable pods', () => {
+    const input = settle(
+      withSpec(settle(withSpec(converged(), { replicas: 0 }), 50).next, { image: 'shop:2' }),
+      100,
+    ).next;
+    expect(child(input, 'Deployment', 'shop').spec.replicas).toBe(0);
+  });
+
   it('aborts by hand: all traffic to the stable pods, the canary at 0, one Warning Event', () => {
     let input = settle(withSpec(converged(), { image: 'shop:2' }), 100).next;
     const revision = input.parent.status!.rollout!.revision!;
