@@ -49,6 +49,7 @@ const KEY_TO_PATH = 'io.k8s.api.core.v1.KeyToPath';
 const DEPLOYMENT_SPEC = 'io.k8s.api.apps.v1.DeploymentSpec';
 const NETWORK_POLICY_INGRESS_RULE = 'io.k8s.api.networking.v1.NetworkPolicyIngressRule';
 const VOLUME = 'io.k8s.api.core.v1.Volume';
+const HPA_SPEC = 'io.k8s.api.autoscaling.v2.HorizontalPodAutoscalerSpec';
 /** The most volumes, and mounts of them, a WebService's pod has (beside files'). */
 const MAX_VOLUMES = 32;
 /** The most sidecars, and init containers, a WebService's pod has. */
@@ -771,6 +772,14 @@ export const WEB_SERVICE_SCHEMA: SchemaNode = {
                   message: 'minReplicas must not exceed maxReplicas',
                   fieldPath: '.minReplicas',
                 },
+                {
+                  // Two spellings of the autoscaler's metrics: which one wins would be a guess.
+                  rule: '!has(self.targetCPUUtilizationPercentage) || !has(self.metrics)',
+                  message:
+                    'targetCPUUtilizationPercentage and metrics exclude each other: with metrics, write the ' +
+                    'CPU target as one of them (type Resource, resource name cpu)',
+                  fieldPath: '.metrics',
+                },
               ],
               properties: {
                 minReplicas: {
@@ -793,6 +802,9 @@ export const WEB_SERVICE_SCHEMA: SchemaNode = {
                     "The pods' average CPU use, as a percentage of their CPU request, that the autoscaler aims " +
                     "at; unset, the API server's default (80).",
                 },
+                // Kubernetes' own (autoscaling/v2), expanded by `npm run crd:generate`.
+                metrics: { ...embeds(HPA_SPEC, 'metrics', 'objects'), maxItems: 16 },
+                behavior: embeds(HPA_SPEC, 'behavior', 'object'),
               },
             },
             // The fields below are Kubernetes' own types: `npm run crd:generate` expands each from the API

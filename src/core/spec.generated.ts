@@ -373,4 +373,8 @@ export interface Autoscaling {
    * unset, the API server's default (80).
    */
   targetCPUUtilizationPercentage?: number;
+  /** Kubernetes' HorizontalPodAutoscalerSpec.metrics, with its schema. */
+  metrics?: KubeValue[];
+  /** Kubernetes' HorizontalPodAutoscalerSpec.behavior, with its schema. */
+  behavior?: KubeValue;
 }

@@ -337,7 +337,10 @@ function isReplicaCount(value: unknown): boolean {
   return Number.isInteger(value) && (value as number) >= 1 && (value as number) <= MAX_INT32;
 }
 
-/** What the CRD's rules say: 1 <= minReplicas (unset: spec.replicas) <= maxReplicas, a target of 1% or more. */
+/**
+ * What the CRD's rules say: 1 <= minReplicas (unset: spec.replicas) <= maxReplicas, a target of
+ * 1% or more, and not both a target and metrics.
+ */
 function checkAutoscaling(autoscaling: unknown, replicas: unknown, where: string): void {
   if (autoscaling === undefined) return;
   need(isObject(autoscaling), `${where} must be an object`);
@@ -359,6 +362,10 @@ function checkAutoscaling(autoscaling: unknown, replicas: unknown, where: string
   need(
     target === undefined || (Number.isInteger(target) && (target as number) >= 1 && (target as number) <= MAX_INT32),
     `${where}.targetCPUUtilizationPercentage must be an integer of 1 or more`,
+  );
+  need(
+    target === undefined || (autoscaling as Json).metrics === undefined,
+    `${where}: targetCPUUtilizationPercentage and metrics exclude each other`,
   );
 }
 

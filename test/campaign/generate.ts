@@ -577,7 +577,19 @@ const WORKLOAD_FIELDS: Record<string, (rng: Random) => unknown> = {
   // values drawn) need not lie within its bounds, as it must when the floor is left out.
   autoscaling: (rng) => {
     const minReplicas = rng.int(1, 2);
-    const target = rng.chance(0.5) ? { targetCPUUtilizationPercentage: rng.pick([50, 70, 90]) } : {};
-    return { minReplicas, maxReplicas: rng.int(minReplicas, 4), ...target };
+    // A CPU target, or metrics (admission refuses both), each spelled as the server would not store it.
+    const target = rng.pick([
+      {},
+      { targetCPUUtilizationPercentage: rng.pick([50, 70, 90]) },
+      {
+        metrics: [
+          { type: 'Resource', resource: { name: 'cpu', target: { type: 'Utilization', averageUtilization: 60 } } },
+          { type: 'Resource', resource: { name: 'memory', target: { type: 'AverageValue', averageValue: '0.25Gi' } } },
+        ],
+      },
+    ]);
+    // Behavior: the server fills in the rest (policies, selectPolicy, the other direction).
+    const behavior = rng.chance(0.5) ? { behavior: { scaleDown: { stabilizationWindowSeconds: 60 } } } : {};
+    return { minReplicas, maxReplicas: rng.int(minReplicas, 4), ...target, ...behavior };
   },
 };
