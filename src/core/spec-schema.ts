@@ -260,6 +260,11 @@ export const WEB_SERVICE_SCHEMA: SchemaNode = {
               message: 'ingressClassName and gateway exclude each other (an Ingress or an HTTPRoute)',
             },
             {
+              rule: '!has(self.additionalHosts) || !(self.host in self.additionalHosts)',
+              message: 'additionalHosts repeats host',
+              fieldPath: '.additionalHosts',
+            },
+            {
               rule: '!(has(self.tls) && has(self.gateway))',
               message:
                 "tls cannot go with a gateway: an HTTPRoute has no TLS, the Gateway's listener terminates " + 'it',
@@ -272,6 +277,27 @@ export const WEB_SERVICE_SCHEMA: SchemaNode = {
               description: 'The DNS name the endpoint answers to, e.g. shop.example.com.',
               maxLength: 253,
               pattern: '^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$',
+            },
+            additionalHosts: {
+              type: 'array',
+              description:
+                'More DNS names the endpoint answers to, beside host (which status.url reports): each gets a ' +
+                "rule of the Ingress, and with tls the certificate's hosts list them; an HTTPRoute's hostnames.",
+              maxItems: 16,
+              'x-kubernetes-list-type': 'set',
+              items: {
+                type: 'string',
+                maxLength: 253,
+                pattern: '^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$',
+              },
+            },
+            annotations: {
+              type: 'object',
+              description:
+                'Annotations of the Ingress or the HTTPRoute (an issuer of cert-manager, an ingress ' +
+                "controller's settings). Only these are the WebService's: removed from the spec, they go, " +
+                'and annotations that others set stay.',
+              additionalProperties: { type: 'string', maxLength: 4096 },
             },
             path: {
               type: 'string',
@@ -850,6 +876,12 @@ export const WEB_SERVICE_SCHEMA: SchemaNode = {
         ready: {
           type: 'string',
           description: 'With spec.workload, ready/desired pods, e.g. 2/3.',
+        },
+        url: {
+          type: 'string',
+          description:
+            'With spec.expose, the address users reach: https with an Ingress with tls, else http (a ' +
+            "Gateway's listeners are not read), on host, with the path when it is not /.",
         },
         currentRevision: {
           type: 'integer',

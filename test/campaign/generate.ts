@@ -382,6 +382,13 @@ function randomSpec(rng: Random, name: string): Json {
 function randomExpose(rng: Random): Json {
   const expose: Json = { host: rng.pick(['shop.example.com', 'app.example.org']) };
   if (rng.chance(0.5)) expose.path = rng.pick(['/', '/api']);
+  if (rng.chance(0.4)) expose.additionalHosts = rng.pick([['www.example.net'], ['a.example.net', 'b.example.net']]);
+  if (rng.chance(0.4)) {
+    expose.annotations = rng.pick([
+      { 'cert-manager.io/cluster-issuer': 'letsencrypt' },
+      { 'example.com/timeout': '30s', 'example.com/owner': 'shop' },
+    ]);
+  }
   if (rng.chance(0.3)) {
     expose.gateway = rng.pick([{ name: 'public' }, { name: 'public', namespace: 'infra' }]);
   } else {
