@@ -25,6 +25,8 @@ export interface StoredDifference {
 const QUANTITY_MAPS = new Set(['requests', 'limits', 'overhead']);
 /** Fields that are quantities themselves. */
 const QUANTITY_FIELDS = new Set(['sizeLimit']);
+/** An autoscaler metric's target (its `value` is a quantity there only, so it goes by type path). */
+const QUANTITY_TARGET = /(^|\.)target\.(value|averageValue)$/;
 
 /**
  * The fields of want that have does not hold, as the server stores them; [] when it holds them
@@ -64,7 +66,8 @@ function differences(want: unknown, have: unknown, at: At, lists: KeyedLists): S
       ),
     );
   }
-  if (quantity || QUANTITY_FIELDS.has(field)) return sameQuantity(want, have) ? [] : [{ path, want, have }];
+  if (quantity || QUANTITY_FIELDS.has(field) || QUANTITY_TARGET.test(at.typePath))
+    return sameQuantity(want, have) ? [] : [{ path, want, have }];
   return want === have ? [] : [{ path, want, have }];
 }
 

@@ -18,6 +18,30 @@ interface ExposeWanted {
   port: number;
 }
 
+/** Every host the endpoint answers to: host first, then additionalHosts. */
+function hostsOf(expose: Expose): string[] {
+  return [expose.host, ...(expose.additionalHosts ?? [])];
+}
+
+/** The spec's annotations of the endpoint, beside the ones the metadata already has (ours win). */
+function annotated(metadata: ObjectMeta, expose: Expose): ObjectMeta {
+  if (!expose.annotations) return metadata;
+  return { ...metadata, annotations: { ...expose.annotations, ...metadata.annotations } };
+}
+
+/**
+ * The address users reach (status.url), as Knative reports it: the first host; https with an
+ * Ingress with tls, else http (a Gateway's listeners, which may terminate TLS, are not read);
+ * the path when it is not /. Undefined without an exposure.
+ */
+export function exposedUrl(desired: DesiredState): string | undefined {
+  const want = exposeWanted('', desired);
+  if (!want) return undefined;
+  const { host, path, tls, gateway } = want.expose;
+  const scheme = tls && !gateway ? 'https' : 'http';
+  return `${scheme}://${host}${path && path !== DEFAULT_EXPOSE_PATH ? path : ''}`;
+}
+
 /** What the endpoint is made from, or null: no spec.expose, or no port to send traffic to. */
 function exposeWanted(name: string, desired: DesiredState): ExposeWanted | null {
   const port = desired.workload?.port;
@@ -26,8 +50,8 @@ function exposeWanted(name: string, desired: DesiredState): ExposeWanted | null 
 }
 
 /**
- * An Ingress for the host and path (a prefix) to the Service; with tls, HTTPS on the host with
- * that Secret's certificate. Without ingressClassName, the cluster's default IngressClass takes
+ * An Ingress for the hosts (a rule each) and path (a prefix) to the Service, with the spec's
+ * annotations; with tls, HTTPS on the hosts with that Secret's certificate. Without ingressClassName, the cluster's default IngressClass takes
  * it. Null unless the spec asks for an exposure without a gateway.
  */
 export function desiredIngress(
@@ -36,30 +60,29 @@ export function desiredIngress(
 ): DesiredObject | null {
   const want = exposeWanted(parent.name, parent.desired);
   if (!want || want.expose.gateway) return null;
-  const { host, tls, ingressClassName } = want.expose;
+  const { tls, ingressClassName } = want.expose;
+  const hosts = hostsOf(want.expose);
   const spec: Json = {};
   if (ingressClassName !== undefined) spec.ingressClassName = ingressClassName;
-  if (tls) spec.tls = [{ hosts: [host], secretName: tls.secretName }];
-  spec.rules = [
-    {
-      host,
-      http: {
-        paths: [
-          {
-            path: want.expose.path ?? DEFAULT_EXPOSE_PATH,
-            pathType: 'Prefix',
-            backend: { service: { name: want.name, port: { number: want.port } } },
-          },
-        ],
-      },
+  if (tls) spec.tls = [{ hosts, secretName: tls.secretName }];
+  spec.rules = hosts.map((host) => ({
+    host,
+    http: {
+      paths: [
+        {
+          path: want.expose.path ?? DEFAULT_EXPOSE_PATH,
+          pathType: 'Prefix',
+          backend: { service: { name: want.name, port: { number: want.port } } },
+        },
+      ],
     },
-  ];
-  return { apiVersion: 'networking.k8s.io/v1', kind: 'Ingress', metadata, spec };
+  }));
+  return { apiVersion: 'networking.k8s.io/v1', kind: 'Ingress', metadata: annotated(metadata, want.expose), spec };
 }
 
 /**
- * An HTTPRoute attached to the spec's Gateway, for the host and path (a prefix) to the
- * Service. TLS is the Gateway's listener's business, so the spec has none here (admission
+ * An HTTPRoute attached to the spec's Gateway, for the hosts and path (a prefix) to the
+ * Service, with the spec's annotations. TLS is the Gateway's listener's business, so the spec has none here (admission
  * refuses tls with a gateway). Null unless the spec asks for an exposure through a gateway.
  */
 export function desiredHttpRoute(
@@ -72,12 +95,12 @@ export function desiredHttpRoute(
   return {
     apiVersion: 'gateway.networking.k8s.io/v1',
     kind: 'HTTPRoute',
-    metadata,
+    metadata: annotated(metadata, want.expose),
     spec: {
       parentRefs: [
         { name: gateway.name, ...(gateway.namespace !== undefined ? { namespace: gateway.namespace } : {}) },
       ],
-      hostnames: [want.expose.host],
+      hostnames: hostsOf(want.expose),
       rules: [
         {
           matches: [{ path: { type: 'PathPrefix', value: want.expose.path ?? DEFAULT_EXPOSE_PATH } }],

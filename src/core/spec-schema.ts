@@ -49,6 +49,7 @@ const KEY_TO_PATH = 'io.k8s.api.core.v1.KeyToPath';
 const DEPLOYMENT_SPEC = 'io.k8s.api.apps.v1.DeploymentSpec';
 const NETWORK_POLICY_INGRESS_RULE = 'io.k8s.api.networking.v1.NetworkPolicyIngressRule';
 const VOLUME = 'io.k8s.api.core.v1.Volume';
+const HPA_SPEC = 'io.k8s.api.autoscaling.v2.HorizontalPodAutoscalerSpec';
 /** The most volumes, and mounts of them, a WebService's pod has (beside files'). */
 const MAX_VOLUMES = 32;
 /** The most sidecars, and init containers, a WebService's pod has. */
@@ -259,6 +260,11 @@ export const WEB_SERVICE_SCHEMA: SchemaNode = {
               message: 'ingressClassName and gateway exclude each other (an Ingress or an HTTPRoute)',
             },
             {
+              rule: '!has(self.additionalHosts) || !(self.host in self.additionalHosts)',
+              message: 'additionalHosts repeats host',
+              fieldPath: '.additionalHosts',
+            },
+            {
               rule: '!(has(self.tls) && has(self.gateway))',
               message:
                 "tls cannot go with a gateway: an HTTPRoute has no TLS, the Gateway's listener terminates " + 'it',
@@ -271,6 +277,27 @@ export const WEB_SERVICE_SCHEMA: SchemaNode = {
               description: 'The DNS name the endpoint answers to, e.g. shop.example.com.',
               maxLength: 253,
               pattern: '^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$',
+            },
+            additionalHosts: {
+              type: 'array',
+              description:
+                'More DNS names the endpoint answers to, beside host (which status.url reports): each gets a ' +
+                "rule of the Ingress, and with tls the certificate's hosts list them; an HTTPRoute's hostnames.",
+              maxItems: 16,
+              'x-kubernetes-list-type': 'set',
+              items: {
+                type: 'string',
+                maxLength: 253,
+                pattern: '^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$',
+              },
+            },
+            annotations: {
+              type: 'object',
+              description:
+                'Annotations of the Ingress or the HTTPRoute (an issuer of cert-manager, an ingress ' +
+                "controller's settings). Only these are the WebService's: removed from the spec, they go, " +
+                'and annotations that others set stay.',
+              additionalProperties: { type: 'string', maxLength: 4096 },
             },
             path: {
               type: 'string',
@@ -771,6 +798,14 @@ export const WEB_SERVICE_SCHEMA: SchemaNode = {
                   message: 'minReplicas must not exceed maxReplicas',
                   fieldPath: '.minReplicas',
                 },
+                {
+                  // Two spellings of the autoscaler's metrics: which one wins would be a guess.
+                  rule: '!has(self.targetCPUUtilizationPercentage) || !has(self.metrics)',
+                  message:
+                    'targetCPUUtilizationPercentage and metrics exclude each other: with metrics, write the ' +
+                    'CPU target as one of them (type Resource, resource name cpu)',
+                  fieldPath: '.metrics',
+                },
               ],
               properties: {
                 minReplicas: {
@@ -793,6 +828,9 @@ export const WEB_SERVICE_SCHEMA: SchemaNode = {
                     "The pods' average CPU use, as a percentage of their CPU request, that the autoscaler aims " +
                     "at; unset, the API server's default (80).",
                 },
+                // Kubernetes' own (autoscaling/v2), expanded by `npm run crd:generate`.
+                metrics: { ...embeds(HPA_SPEC, 'metrics', 'objects'), maxItems: 16 },
+                behavior: embeds(HPA_SPEC, 'behavior', 'object'),
               },
             },
             // The fields below are Kubernetes' own types: `npm run crd:generate` expands each from the API
@@ -838,6 +876,12 @@ export const WEB_SERVICE_SCHEMA: SchemaNode = {
         ready: {
           type: 'string',
           description: 'With spec.workload, ready/desired pods, e.g. 2/3.',
+        },
+        url: {
+          type: 'string',
+          description:
+            'With spec.expose, the address users reach: https with an Ingress with tls, else http (a ' +
+            "Gateway's listeners are not read), on host, with the path when it is not /.",
         },
         currentRevision: {
           type: 'integer',

@@ -41,6 +41,11 @@ export interface WebServiceStatus {
   selector?: string;
   /** With spec.workload, ready/desired pods, e.g. 2/3. */
   ready?: string;
+  /**
+   * With spec.expose, the address users reach: https with an Ingress with tls, else http (a
+   * Gateway's listeners are not read), on host, with the path when it is not /.
+   */
+  url?: string;
   /** With spec.workload, the revision that every pod runs (the last rollout that completed). */
   currentRevision?: number;
   /** With spec.workload, the revision that the pods are rolled out to. */
@@ -60,6 +65,17 @@ export interface WebServiceStatus {
 export interface Expose {
   /** The DNS name the endpoint answers to, e.g. shop.example.com. */
   host: string;
+  /**
+   * More DNS names the endpoint answers to, beside host (which status.url reports): each gets a
+   * rule of the Ingress, and with tls the certificate's hosts list them; an HTTPRoute's hostnames.
+   */
+  additionalHosts?: string[];
+  /**
+   * Annotations of the Ingress or the HTTPRoute (an issuer of cert-manager, an ingress
+   * controller's settings). Only these are the WebService's: removed from the spec, they go, and
+   * annotations that others set stay.
+   */
+  annotations?: Record<string, string>;
   /** The path prefix routed to the Service; unset, /. */
   path?: string;
   /**
@@ -373,4 +389,8 @@ export interface Autoscaling {
    * unset, the API server's default (80).
    */
   targetCPUUtilizationPercentage?: number;
+  /** Kubernetes' HorizontalPodAutoscalerSpec.metrics, with its schema. */
+  metrics?: KubeValue[];
+  /** Kubernetes' HorizontalPodAutoscalerSpec.behavior, with its schema. */
+  behavior?: KubeValue;
 }

@@ -1,4 +1,5 @@
 // The status computation: observation + decision + outcome + now -> status. Pure.
+import { exposedUrl } from './expose';
 import { CANARY_DEPLOYMENT_ID } from './canary-requests';
 import { ConfigReference, configTarget } from './config';
 import { Decision, Op, writesDeployment } from './decide';
@@ -48,7 +49,7 @@ export interface StatusResult {
 }
 
 /** Status fields only a WebService with a workload has. */
-const WORKLOAD_FIELDS = ['selector', 'ready', 'currentRevision', 'updateRevision'] as const;
+const WORKLOAD_FIELDS = ['selector', 'ready', 'currentRevision', 'updateRevision', 'url'] as const;
 
 /**
  * `earlier`: the ops that attempts of the same reconcile carried out before a 409 cut them
@@ -212,6 +213,7 @@ function workloadStatus(
     conditions = setCondition(conditions, { type, ...condition, observedGeneration: obs.generation }, now);
   }
   conditions = childConditions(obs, conditions, now);
+  const url = exposedUrl(obs.desired);
   const next: WebServiceStatus = {
     ...obs.status,
     observedGeneration: obs.generation,
@@ -220,12 +222,14 @@ function workloadStatus(
     ready: counts,
     ...revisions(obs, outcome, rollout.complete && !canaryRuns),
     ...(canary ? { rollout: canary } : {}),
+    ...(url !== undefined ? { url } : {}),
     conditions,
   };
-  if (!canary && next.rollout !== undefined) {
-    delete next.rollout;
-    return { status: next, changed: true, cleared: ['rollout'] };
-  }
+  // What only a canary, or an exposure, has goes with it.
+  const gone = { rollout: !canary, url: url === undefined };
+  const cleared = (['rollout', 'url'] as const).filter((key) => gone[key] && next[key] !== undefined);
+  for (const key of cleared) delete next[key];
+  if (cleared.length > 0) return { status: next, changed: true, cleared: [...cleared] };
   return { status: next, changed: !jsonEqual(next, obs.status) };
 }
 

@@ -88,11 +88,23 @@ function checkWebService(value: unknown, where: string): WebService {
 function checkExpose(expose: unknown, port: unknown, where: string): void {
   if (expose === undefined) return;
   need(isObject(expose), `${where} must be an object`);
-  const { host, path, tls, ingressClassName, gateway } = expose as Json;
+  const { host, additionalHosts, annotations, path, tls, ingressClassName, gateway } = expose as Json;
   need(port !== undefined, `${where} needs spec.workload.port: the Service on that port is what it exposes`);
   need(
     typeof host === 'string' && host.length <= 253 && DNS_SUBDOMAIN.test(host),
     `${where}.host must be a DNS name such as shop.example.com`,
+  );
+  need(
+    additionalHosts === undefined ||
+      (Array.isArray(additionalHosts) &&
+        additionalHosts.every((h) => typeof h === 'string' && h.length <= 253 && DNS_SUBDOMAIN.test(h))),
+    `${where}.additionalHosts must be a list of DNS names`,
+  );
+  need(!Array.isArray(additionalHosts) || !additionalHosts.includes(host), `${where}.additionalHosts repeats host`);
+  need(
+    annotations === undefined ||
+      (isObject(annotations) && Object.values(annotations).every((v) => typeof v === 'string')),
+    `${where}.annotations must map strings to strings`,
   );
   need(path === undefined || (typeof path === 'string' && path.startsWith('/')), `${where}.path must start with /`);
   need(
@@ -337,7 +349,10 @@ function isReplicaCount(value: unknown): boolean {
   return Number.isInteger(value) && (value as number) >= 1 && (value as number) <= MAX_INT32;
 }
 
-/** What the CRD's rules say: 1 <= minReplicas (unset: spec.replicas) <= maxReplicas, a target of 1% or more. */
+/**
+ * What the CRD's rules say: 1 <= minReplicas (unset: spec.replicas) <= maxReplicas, a target of
+ * 1% or more, and not both a target and metrics.
+ */
 function checkAutoscaling(autoscaling: unknown, replicas: unknown, where: string): void {
   if (autoscaling === undefined) return;
   need(isObject(autoscaling), `${where} must be an object`);
@@ -359,6 +374,10 @@ function checkAutoscaling(autoscaling: unknown, replicas: unknown, where: string
   need(
     target === undefined || (Number.isInteger(target) && (target as number) >= 1 && (target as number) <= MAX_INT32),
     `${where}.targetCPUUtilizationPercentage must be an integer of 1 or more`,
+  );
+  need(
+    target === undefined || (autoscaling as Json).metrics === undefined,
+    `${where}: targetCPUUtilizationPercentage and metrics exclude each other`,
   );
 }
 

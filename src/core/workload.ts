@@ -218,10 +218,17 @@ function autoscalerMinimum(autoscaling: { minReplicas?: number }, replicas: numb
   return autoscaling.minReplicas ?? replicas;
 }
 
+/** The API server's default target of an autoscaler: 80% of the pods' CPU request. */
+const DEFAULT_CPU_TARGET = 80;
+
 /**
- * A HorizontalPodAutoscaler aimed at the Deployment, between minReplicas (unset:
- * spec.replicas) and maxReplicas; on CPU when the spec names a target, else the API server's
- * default target (80% CPU). Null without spec.workload.autoscaling.
+ * A HorizontalPodAutoscaler aimed at the Deployment (with a rollout, at the WebService),
+ * between minReplicas (unset: spec.replicas) and maxReplicas; with the spec's behavior, when
+ * it has one. Its metrics are the spec's, or the CPU target (admission refuses both), else the
+ * API server's default (80% CPU), always sent: the list is atomic and wholly ours. The server hands an autoscaler's
+ * metrics other than a CPU utilisation to whoever last updated the object by any other means
+ * than an apply (even a label), so a list we left out would stay theirs; applied with force,
+ * ours replaces it. Null without spec.workload.autoscaling.
  */
 export function desiredHorizontalPodAutoscaler(metadata: ObjectMeta, want: WorkloadWanted): DesiredObject | null {
   const { autoscaling } = want.workload;
@@ -231,17 +238,16 @@ export function desiredHorizontalPodAutoscaler(metadata: ObjectMeta, want: Workl
   const target = want.scalesWebService
     ? { apiVersion: API_VERSION, kind: KIND, name: want.name }
     : { apiVersion: 'apps/v1', kind: 'Deployment', name: want.name };
+  const cpu = autoscaling.targetCPUUtilizationPercentage ?? DEFAULT_CPU_TARGET;
   const spec: Json = {
     scaleTargetRef: target,
     minReplicas: autoscalerMinimum(autoscaling, want.replicas),
     maxReplicas: autoscaling.maxReplicas,
-  };
-  const cpu = autoscaling.targetCPUUtilizationPercentage;
-  if (cpu !== undefined) {
-    spec.metrics = [
+    metrics: autoscaling.metrics ?? [
       { type: 'Resource', resource: { name: 'cpu', target: { type: 'Utilization', averageUtilization: cpu } } },
-    ];
-  }
+    ],
+  };
+  if (autoscaling.behavior !== undefined) spec.behavior = autoscaling.behavior;
   return { apiVersion: 'autoscaling/v2', kind: 'HorizontalPodAutoscaler', metadata, spec };
 }
 

@@ -382,6 +382,13 @@ function randomSpec(rng: Random, name: string): Json {
 function randomExpose(rng: Random): Json {
   const expose: Json = { host: rng.pick(['shop.example.com', 'app.example.org']) };
   if (rng.chance(0.5)) expose.path = rng.pick(['/', '/api']);
+  if (rng.chance(0.4)) expose.additionalHosts = rng.pick([['www.example.net'], ['a.example.net', 'b.example.net']]);
+  if (rng.chance(0.4)) {
+    expose.annotations = rng.pick([
+      { 'cert-manager.io/cluster-issuer': 'letsencrypt' },
+      { 'example.com/timeout': '30s', 'example.com/owner': 'shop' },
+    ]);
+  }
   if (rng.chance(0.3)) {
     expose.gateway = rng.pick([{ name: 'public' }, { name: 'public', namespace: 'infra' }]);
   } else {
@@ -577,7 +584,19 @@ const WORKLOAD_FIELDS: Record<string, (rng: Random) => unknown> = {
   // values drawn) need not lie within its bounds, as it must when the floor is left out.
   autoscaling: (rng) => {
     const minReplicas = rng.int(1, 2);
-    const target = rng.chance(0.5) ? { targetCPUUtilizationPercentage: rng.pick([50, 70, 90]) } : {};
-    return { minReplicas, maxReplicas: rng.int(minReplicas, 4), ...target };
+    // A CPU target, or metrics (admission refuses both), each spelled as the server would not store it.
+    const target = rng.pick([
+      {},
+      { targetCPUUtilizationPercentage: rng.pick([50, 70, 90]) },
+      {
+        metrics: [
+          { type: 'Resource', resource: { name: 'cpu', target: { type: 'Utilization', averageUtilization: 60 } } },
+          { type: 'Resource', resource: { name: 'memory', target: { type: 'AverageValue', averageValue: '0.25Gi' } } },
+        ],
+      },
+    ]);
+    // Behavior: the server fills in the rest (policies, selectPolicy, the other direction).
+    const behavior = rng.chance(0.5) ? { behavior: { scaleDown: { stabilizationWindowSeconds: 60 } } } : {};
+    return { minReplicas, maxReplicas: rng.int(minReplicas, 4), ...target, ...behavior };
   },
 };

@@ -255,7 +255,43 @@ describeWorkloads('autoscaling', () => {
     expect(autoscaler('floor').spec.minReplicas).toBe(3);
   });
 
+  it('metrics and behavior, spelled otherwise than the server stores them: then noop; dropped, gone', async () => {
+    const metrics = [
+      { type: 'Resource', resource: { name: 'cpu', target: { type: 'Utilization', averageUtilization: 60 } } },
+      { type: 'Resource', resource: { name: 'memory', target: { type: 'AverageValue', averageValue: '0.25Gi' } } },
+    ];
+    const behavior = {
+      scaleDown: { stabilizationWindowSeconds: 60 },
+      scaleUp: { policies: [{ type: 'Percent', value: 50, periodSeconds: 30 }] },
+    };
+    setSpec('metered', 2, { minReplicas: 2, maxReplicas: 4, metrics, behavior });
+    converge('metered');
+    const stored = autoscaler('metered').spec;
+    expect(stored.metrics[1].resource.target.averageValue).toBe('256Mi');
+    // The server's defaults: the rest of each direction, which are not ours.
+    expect(stored.behavior.scaleDown).toMatchObject({ stabilizationWindowSeconds: 60, selectPolicy: 'Max' });
+    expect(stored.behavior.scaleUp).toMatchObject({ selectPolicy: 'Max', stabilizationWindowSeconds: 0 });
+    audit.mark();
+    for (let pass = 0; pass < 2; pass++) expect(plugin(['apply', 'metered', '-n', ns()]).stdout).toMatch(/noop/);
+    expect(await pluginMutations(audit)).toEqual([]);
+
+    // Another's update (here a label) makes the server hand the list to them: ours still replaces it.
+    expect(run('kubectl', ['label', 'hpa', 'metered', '-n', ns(), 'team=shop']).status).toBe(0);
+    setSpec('metered', 2, { minReplicas: 2, maxReplicas: 4 });
+    converge('metered');
+    const dropped = autoscaler('metered').spec;
+    expect(dropped.metrics).toEqual([
+      { type: 'Resource', resource: { name: 'cpu', target: { type: 'Utilization', averageUtilization: 80 } } },
+    ]);
+    expect(dropped.behavior).toBeUndefined();
+  });
+
   it.each([
+    [
+      { maxReplicas: 2, targetCPUUtilizationPercentage: 50, metrics: [{ type: 'Resource' }] },
+      2,
+      /targetCPUUtilizationPercentage and metrics exclude each other/,
+    ],
     [{ minReplicas: 5, maxReplicas: 2 }, 2, /minReplicas must not exceed maxReplicas/],
     [{ maxReplicas: 2 }, 3, /spec.replicas is the autoscaler's minimum: it must be\s+from 1 to maxReplicas/],
     [{ minReplicas: 0, maxReplicas: 2 }, 2, /minReplicas: Invalid value: 0: .*greater than or equal to 1/],

@@ -29,6 +29,8 @@ describe('the CRD carries the Kubernetes types of the pod fields', () => {
     expect(Object.keys(generated).sort()).toEqual([
       'spec.workload.affinity',
       'spec.workload.args',
+      'spec.workload.autoscaling.behavior',
+      'spec.workload.autoscaling.metrics',
       'spec.workload.command',
       'spec.workload.env',
       'spec.workload.envFrom',

@@ -124,6 +124,41 @@ describeWorkloads('exposure', () => {
       expect(await pluginWrites()).toEqual([]);
     });
 
+    it('serves several hosts, with TLS and annotations, reports status.url, and removes only its own', async () => {
+      const expose = {
+        host: 'shop.example.com',
+        additionalHosts: ['www.example.com'],
+        ingressClassName: 'nginx',
+        tls: { secretName: 'shop-tls' },
+        annotations: { 'cert-manager.io/cluster-issuer': 'letsencrypt' },
+      };
+      setSpec('hosts', { workload: { port: 80 }, expose });
+      converge('hosts');
+      const made = ingress('hosts');
+      expect(made.spec.rules.map((r: Json) => r.host)).toEqual(['shop.example.com', 'www.example.com']);
+      expect(made.spec.tls).toEqual([{ hosts: ['shop.example.com', 'www.example.com'], secretName: 'shop-tls' }]);
+      expect(made.metadata.annotations['cert-manager.io/cluster-issuer']).toBe('letsencrypt');
+      expect(webservice('hosts').status.url).toBe('https://shop.example.com');
+      audit.mark();
+      expect(converge('hosts')).toMatch(/noop/);
+      expect(await pluginWrites()).toEqual([]);
+
+      kubectl(['annotate', 'ingress', 'hosts', '-n', ns(), 'example.com/theirs=yes']);
+      setSpec('hosts', { workload: { port: 80 }, expose: { host: 'shop.example.com', ingressClassName: 'nginx' } });
+      converge('hosts');
+      const after = ingress('hosts');
+      expect(after.spec.rules.map((r: Json) => r.host)).toEqual(['shop.example.com']);
+      expect(after.spec.tls).toBeUndefined();
+      expect(after.metadata.annotations['cert-manager.io/cluster-issuer']).toBeUndefined();
+      expect(after.metadata.annotations['example.com/theirs']).toBe('yes');
+      expect(webservice('hosts').status.url).toBe('http://shop.example.com');
+
+      setSpec('hosts', { workload: { port: 80 } });
+      converge('hosts');
+      expect(webservice('hosts').status.url).toBeUndefined();
+      kubectl(['delete', 'webservice', 'hosts', '-n', ns()]);
+    });
+
     it('is put back after a drift, and keeps a label someone else added', async () => {
       kubectl([
         'patch',
@@ -323,7 +358,13 @@ describeWorkloads('exposure', () => {
           disruption: { maxUnavailable: 1 },
           autoscaling: { minReplicas: 2, maxReplicas: 4 },
         },
-        expose: { host: 'route.example.com', path: '/api', gateway: { name: 'public', namespace: 'infra' } },
+        expose: {
+          host: 'route.example.com',
+          additionalHosts: ['www.example.com'],
+          annotations: { 'example.com/team': 'shop' },
+          path: '/api',
+          gateway: { name: 'public', namespace: 'infra' },
+        },
       });
       await eventually(() => {
         const ws = webservice('route');
@@ -358,6 +399,9 @@ describeWorkloads('exposure', () => {
       const route = getJson(['get', 'httproute', 'route', '-n', ns()]);
       expect(route.spec.rules[0].backendRefs[0]).toMatchObject({ group: '', kind: 'Service', weight: 1 });
       expect(route.spec.parentRefs[0]).toMatchObject({ group: 'gateway.networking.k8s.io', kind: 'Gateway' });
+      expect(route.spec.hostnames).toEqual(['route.example.com', 'www.example.com']);
+      expect(route.metadata.annotations['example.com/team']).toBe('shop');
+      expect(webservice('route').status.url).toBe('http://route.example.com/api');
     });
 
     it('is deleted by finalize with the rest', () => {
@@ -382,6 +426,10 @@ describeWorkloads('exposure', () => {
       /tls cannot go with a gateway/,
     ],
     [{ workload: { port: 80 }, expose: { host: 'a.example.com', path: 'api' } }, /spec.expose.path/],
+    [
+      { workload: { port: 80 }, expose: { host: 'a.example.com', additionalHosts: ['a.example.com'] } },
+      /additionalHosts repeats host/,
+    ],
   ])('admission refuses %j, and nothing is made', (spec, message) => {
     const refused = run('kubectl', ['apply', '-n', ns(), '-f', '-'], {
       input: webService('refused', { image: 'nginx:1.27', ...spec }),

@@ -13,6 +13,10 @@ import { REPLICAS_ANNOTATION, podsWanted } from '../../src/core/workload';
 import { withHistory } from '../support/writes';
 import { decideFixture } from '../support/decide-fixtures';
 
+const MEMORY_METRIC = {
+  type: 'Resource',
+  resource: { name: 'memory', target: { type: 'AverageValue', averageValue: '0.5Gi' } },
+};
 const row = NAMED_KINDS.find((r) => r.kind === 'HorizontalPodAutoscaler')!;
 const desiredOf = (ws: WebService) => observe({ parent: ws, children: [], related: [] }).desired;
 const T0 = '2026-12-02T09:00:00Z';
@@ -50,12 +54,23 @@ describe('the HorizontalPodAutoscaler row', () => {
     });
   });
 
-  it("takes spec.replicas as its minimum when minReplicas is unset, and the server's default target", () => {
+  it("sends the spec's metrics (the list whole) and behavior as they are written", () => {
+    const behavior = { scaleDown: { stabilizationWindowSeconds: 60 } };
+    const desired = desiredOf(parent({ maxReplicas: 6, metrics: [MEMORY_METRIC], behavior }));
+    const object = row.build!({ name: 'shop' }, { name: 'shop', desired });
+    expect(object?.spec.metrics).toEqual([MEMORY_METRIC]);
+    expect(object?.spec.behavior).toEqual(behavior);
+  });
+
+  it("takes spec.replicas as its minimum when minReplicas is unset, and the server's default target, as ours", () => {
     const object = row.build!({ name: 'shop' }, { name: 'shop', desired: desiredOf(parent({ maxReplicas: 8 }, 4)) });
     expect(object?.spec).toEqual({
       scaleTargetRef: { apiVersion: 'apps/v1', kind: 'Deployment', name: 'shop' },
       minReplicas: 4,
       maxReplicas: 8,
+      metrics: [
+        { type: 'Resource', resource: { name: 'cpu', target: { type: 'Utilization', averageUtilization: 80 } } },
+      ],
     });
   });
 
@@ -193,6 +208,11 @@ describe('validating autoscaling', () => {
     [{ minReplicas: 1 }, 3, 'maxReplicas must be an integer of 1 or more'],
     [{ maxReplicas: 5, targetCPUUtilizationPercentage: 0 }, 3, 'targetCPUUtilizationPercentage must be an integer'],
     ['lots', 3, 'autoscaling must be an object'],
+    [
+      { maxReplicas: 5, targetCPUUtilizationPercentage: 70, metrics: [MEMORY_METRIC] },
+      3,
+      'targetCPUUtilizationPercentage and metrics exclude each other',
+    ],
   ])('refuses %j with %d replicas', (autoscaling, replicas, message) => {
     expect(() => parseSyncInput(input(autoscaling, replicas))).toThrow(message);
   });

@@ -198,4 +198,19 @@ describe('storedDifferences', () => {
     expect(storedDifferences({ a: { b: 1 } }, {})).toEqual([{ path: 'a', want: { b: 1 }, have: undefined }]);
     expect(storedDifferences({ a: false, b: '', c: [], d: {}, e: 0 }, {})).toEqual([]);
   });
+
+  it("reads an autoscaler metric's targets as quantities, and no other value", () => {
+    const hpa = (target: object, env = 'debug') => ({
+      apiVersion: 'autoscaling/v2',
+      kind: 'HorizontalPodAutoscaler',
+      spec: {
+        metrics: [{ type: 'Pods', pods: { metric: { name: 'rps' }, target: { type: 'AverageValue', ...target } } }],
+        note: { value: env },
+      },
+    });
+    expect(storedDifferences(hpa({ averageValue: '0.5' }), hpa({ averageValue: '500m' }))).toEqual([]);
+    expect(storedDifferences(hpa({ value: 2 }), hpa({ value: '2' }))).toEqual([]);
+    expect(storedDifferences(hpa({ averageValue: '1' }), hpa({ averageValue: '2' }))).not.toEqual([]);
+    expect(storedDifferences(hpa({}, '1'), hpa({}, '1.0'))).not.toEqual([]);
+  });
 });

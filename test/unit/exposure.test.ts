@@ -4,7 +4,13 @@
 // decision leaves it out while the condition says why.
 import { decide } from '../../src/core/decide';
 import { describeWebService } from '../../src/core/description';
-import { httpRouteCondition, httpRouteHealth, ingressCondition, ingressHealth } from '../../src/core/expose';
+import {
+  exposedUrl,
+  httpRouteCondition,
+  httpRouteHealth,
+  ingressCondition,
+  ingressHealth,
+} from '../../src/core/expose';
 import { NAMED_KINDS, OPTIONAL_KINDS } from '../../src/core/kinds';
 import { Expose, SyncInput, WebService } from '../../src/core/model';
 import { observe } from '../../src/core/observe';
@@ -105,6 +111,41 @@ describe('the exposure rows', () => {
     expect(sameNamespace.parentRefs).toEqual([{ name: 'public' }]);
   });
 
+  it('give every host a rule of the Ingress, all of them to its TLS, and to the route its hostnames', () => {
+    const hosts = { host: 'shop.example.com', additionalHosts: ['www.example.com', 'shop.example.org'] };
+    const ingress = build(INGRESS, { ...hosts, tls: { secretName: 'shop-tls' } })!.spec as any;
+    const all = ['shop.example.com', 'www.example.com', 'shop.example.org'];
+    expect(ingress.rules.map((r: { host: string }) => r.host)).toEqual(all);
+    expect(ingress.rules[2].http).toEqual(ingress.rules[0].http);
+    expect(ingress.tls).toEqual([{ hosts: all, secretName: 'shop-tls' }]);
+    const route = build(HTTP_ROUTE, { ...hosts, gateway: { name: 'public' } })!.spec as any;
+    expect(route.hostnames).toEqual(all);
+  });
+
+  it("put the spec's annotations on the Ingress and on the HTTPRoute, ours over theirs", () => {
+    const annotations = { 'cert-manager.io/cluster-issuer': 'letsencrypt', 'webservice.labhub.io/x': 'theirs' };
+    const metadata = { name: 'shop', annotations: { 'webservice.labhub.io/x': 'ours' } };
+    const desired = desiredOf(parent({ host: 'shop.example.com', annotations }));
+    expect(INGRESS.build!(metadata, { name: 'shop', desired })!.metadata.annotations).toEqual({
+      'cert-manager.io/cluster-issuer': 'letsencrypt',
+      'webservice.labhub.io/x': 'ours',
+    });
+    const viaGateway = desiredOf(parent({ host: 'shop.example.com', annotations, gateway: { name: 'public' } }));
+    expect(HTTP_ROUTE.build!({ name: 'shop' }, { name: 'shop', desired: viaGateway })!.metadata.annotations).toEqual(
+      annotations,
+    );
+    expect(build(INGRESS, { host: 'shop.example.com' })!.metadata).toEqual({ name: 'shop' });
+  });
+
+  it.each([
+    [{ host: 'shop.example.com' }, 'http://shop.example.com'],
+    [{ host: 'shop.example.com', path: '/', tls: { secretName: 's' } }, 'https://shop.example.com'],
+    [{ host: 'shop.example.com', additionalHosts: ['www.example.com'], path: '/api' }, 'http://shop.example.com/api'],
+    [{ host: 'shop.example.com', gateway: { name: 'public' } }, 'http://shop.example.com'],
+  ])('report %j at %s', (expose, url) => {
+    expect(exposedUrl(desiredOf(parent(expose as Expose)))).toBe(url);
+  });
+
   it('build nothing the spec does not ask for', () => {
     expect(build(INGRESS)).toBeNull();
     expect(build(HTTP_ROUTE, { host: 'shop.example.com' })).toBeNull();
@@ -131,6 +172,9 @@ describe('validating spec.expose', () => {
     ],
     [{ host: 'shop.example.com', gateway: {} }, 8080, "gateway.name must be a Gateway's name"],
     ['shop', 8080, 'expose must be an object'],
+    [{ host: 'shop.example.com', additionalHosts: ['Not A Host'] }, 8080, 'additionalHosts must be a list of DNS'],
+    [{ host: 'shop.example.com', additionalHosts: ['shop.example.com'] }, 8080, 'additionalHosts repeats host'],
+    [{ host: 'shop.example.com', annotations: { a: 1 } }, 8080, 'annotations must map strings to strings'],
   ])('refuses %j (port %s)', (expose, port, message) => {
     expect(() => parseSyncInput(input(expose, port))).toThrow(message);
   });
@@ -326,6 +370,16 @@ describe('exposure where the HTTPRoute API is absent', () => {
     const { expose: _gone, ...spec } = absent.parent.spec;
     const after = statusOf({ ...absent, parent: { ...absent.parent, spec, status: status! } }, T1);
     expect(after.status?.conditions?.map((c) => c.type)).not.toContain('Exposed');
+  });
+
+  it('reports status.url with spec.expose, and removes it without', () => {
+    const { status } = statusOf(absent, T0);
+    expect(status?.url).toBe(exposedUrl(observe(absent).desired));
+    expect(status?.url).toMatch(/^http:\/\//);
+    const { expose: _gone, ...spec } = absent.parent.spec;
+    const after = statusOf({ ...absent, parent: { ...absent.parent, spec, status: status! } }, T1);
+    expect(after.status?.url).toBeUndefined();
+    expect(statusPatch(after, '1')?.status).toMatchObject({ url: null });
   });
 });
 
