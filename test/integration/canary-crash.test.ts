@@ -23,7 +23,7 @@ import {
   controllerKubeconfig,
   endControlled,
 } from '../support/controller';
-import { installGatewayApi } from '../support/gateway-api';
+import { REMOVAL_TIMEOUT_MS, installGatewayApi, removeGatewayApi } from '../support/gateway-api';
 
 const PAUSE_SECONDS = 20;
 const SPEC = {
@@ -95,7 +95,9 @@ describeWorkloads('a canary when its controller is killed during a pause', () =>
   afterAll(async () => {
     await watch?.end('SIGTERM', 5_000);
     await endControlled(ns, ctl);
-  });
+    // The plane as this file found it: the Gateway API is absent unless a file installs it.
+    await removeGatewayApi();
+  }, REMOVAL_TIMEOUT_MS + 30_000);
 
   it('ends the pause on time after a kill -9 and a restart, and takes no step twice', async () => {
     // Every version of the WebService from here on: the steps the controllers wrote, in order.

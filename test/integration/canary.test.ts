@@ -20,7 +20,7 @@ import {
   webService,
 } from '../support/cluster';
 import { appliedQuietly, pluginMutations } from '../support/commands';
-import { installGatewayApi } from '../support/gateway-api';
+import { REMOVAL_TIMEOUT_MS, installGatewayApi, removeGatewayApi } from '../support/gateway-api';
 import { MetricsApiStub, startMetricsApi } from '../support/metrics-api';
 
 const STEPS = [{ weight: 25 }, { pause: {} }, { weight: 50 }, { pause: { duration: '2s' } }];
@@ -72,6 +72,8 @@ describeWorkloads('a canary', () => {
     applyYaml(namespace(), webService('shop', SPEC));
     appliedQuietly(namespace(), 'shop', '3m');
   });
+  // The plane as this file found it: the Gateway API is absent unless a file installs it.
+  afterAll(() => removeGatewayApi(), REMOVAL_TIMEOUT_MS + 10_000);
 
   it('rolls the first revision as before, its pods labelled as the stable ones', () => {
     const template = get('deployment', 'shop').spec.template.metadata.labels;

@@ -158,7 +158,8 @@ describeWorkloads('the config the pods read, with apply', () => {
       ns,
       '--verb=get,list,watch,create,patch,delete',
       '--resource=webservices.apps.labhub.io,webservices.apps.labhub.io/status,configmaps,deployments.apps,services,' +
-        'poddisruptionbudgets.policy,horizontalpodautoscalers.autoscaling,ingresses.networking.k8s.io,events.events.k8s.io,' +
+        'poddisruptionbudgets.policy,horizontalpodautoscalers.autoscaling,ingresses.networking.k8s.io,' +
+        'networkpolicies.networking.k8s.io,events.events.k8s.io,' +
         'controllerrevisions.apps',
     ]);
     const kubeconfig = serviceAccountKubeconfig(ns, 'no-secrets', ['--role=no-secrets']);
