@@ -2,7 +2,7 @@
 // every kind (by our label), its events become keys, workers reconcile keys from the cache
 // through the same engine and core as `apply`. Only the engine decides and writes; this file
 // only schedules. A converged key makes no request at all.
-import { MetricsApi, withCanaryCheck, withCanaryRestarts } from '../engine/canary-check';
+import { MetricsApi, withCanaryReads } from '../engine/canary-check';
 import { NAMED_KINDS, cachedForm } from '../core/kinds';
 import { Child, WebService } from '../core/model';
 import { isOurs } from '../core/ownership';
@@ -304,10 +304,7 @@ export class Controller {
     try {
       // The rechecks of a conflict are part of the reconcile: the same deadline cuts them off.
       await this.refreshForeign(client, parent);
-      const input = await withCanaryRestarts(
-        await withCanaryCheck(this.cache.syncInput(parent), this.options.metricsApi),
-        client,
-      );
+      const input = await withCanaryReads(this.cache.syncInput(parent), client, this.options.metricsApi);
       let config;
       try {
         // A WebService being deleted only has its children cleaned up: its config is not read.

@@ -61,12 +61,25 @@ function resultOf(body: unknown): CanaryCheckResult {
   return { error: `the query gave a ${String(data.resultType)}, not a scalar or a vector of one sample` };
 }
 
+/** The input with what its running canary needs read: its check's result and its pods' restarts. */
+export async function withCanaryReads(
+  input: SyncInput,
+  client: Pick<KubeApi, 'listChildren'>,
+  metrics: MetricsApi | undefined,
+): Promise<SyncInput> {
+  return withCanaryRestarts(await withCanaryCheck(input, metrics), client);
+}
+
+/** Whether the WebService's status says a canary runs (and it is not being deleted): only then is any of this read. */
+function canaryRuns(parent: SyncInput['parent']): boolean {
+  const phase = parent.status?.rollout?.phase;
+  return phase !== undefined && phase !== 'Aborted' && phase !== 'Completed' && !parent.metadata.deletionTimestamp;
+}
+
 /** The input with its canary check's result, where a canary with a check runs and there is an API to ask. */
 export async function withCanaryCheck(input: SyncInput, metrics: MetricsApi | undefined): Promise<SyncInput> {
   const check = input.parent.spec.rollout?.canary.check;
-  const phase = input.parent.status?.rollout?.phase;
-  const running = phase !== undefined && phase !== 'Aborted' && phase !== 'Completed';
-  if (!metrics || !check || !running || input.parent.metadata.deletionTimestamp) return input;
+  if (!metrics || !check || !canaryRuns(input.parent)) return input;
   return { ...input, canaryCheck: await metrics.query(check.query) };
 }
 
@@ -80,11 +93,9 @@ interface PodStatusView {
  * The input with the most restarts of any one of its running canary's pods (a LIST by the
  * canary's labels), where a canary runs; the core weighs it against maxRestarts.
  */
-export async function withCanaryRestarts(input: SyncInput, client: Pick<KubeApi, 'listChildren'>): Promise<SyncInput> {
-  const { metadata, spec, status } = input.parent;
-  const phase = status?.rollout?.phase;
-  const running = phase !== undefined && phase !== 'Aborted' && phase !== 'Completed';
-  if (!spec.rollout || !running || metadata.deletionTimestamp) return input;
+async function withCanaryRestarts(input: SyncInput, client: Pick<KubeApi, 'listChildren'>): Promise<SyncInput> {
+  const { metadata, spec } = input.parent;
+  if (!spec.rollout || !canaryRuns(input.parent)) return input;
   const selector = `${TRACK_LABEL}=canary,${INSTANCE_LABEL}=${instanceLabelValue(metadata.name)}`;
   const pods = await client.listChildren(CANARY_PODS, metadata.namespace ?? 'default', { labelSelector: selector });
   const restarts = (pods.items as unknown as PodStatusView[])

@@ -17,7 +17,7 @@ import { WORKLOAD_ANNOTATION } from '../core/workload';
 import { absentKinds } from '../kube/discovery';
 import { orNull } from '../kube/errors';
 import type { KubeApi } from '../kube/api';
-import { MetricsApi, withCanaryCheck, withCanaryRestarts } from './canary-check';
+import { MetricsApi, withCanaryReads } from './canary-check';
 import { ConfigReader } from './config';
 
 export interface GatherOptions {
@@ -72,9 +72,10 @@ export async function gatherOne(
     for (const object of found) if (object) children.push(object);
     children.push(...sets.filter((child) => !children.some((c) => sameObject(c, child))));
   }
-  const input = await withCanaryRestarts(
-    await withCanaryCheck(withAbsent(syncInputFor(parent, indexObjects(related, children)), absent), options.metrics),
+  const input = await withCanaryReads(
+    withAbsent(syncInputFor(parent, indexObjects(related, children)), absent),
     client,
+    options.metrics,
   );
   return options.readConfig === false
     ? input
@@ -213,11 +214,8 @@ export async function gatherAll(
   }
   const index = indexObjects(parents.items, children);
   const inputs = await Promise.all(
-    parents.items.map(async (parent) =>
-      withCanaryRestarts(
-        await withCanaryCheck(withAbsent(syncInputFor(parent, index), absent), options.metrics),
-        client,
-      ),
+    parents.items.map((parent) =>
+      withCanaryReads(withAbsent(syncInputFor(parent, index), absent), client, options.metrics),
     ),
   );
   if (options.readConfig === false) return inputs;
