@@ -49,6 +49,11 @@ main() {
   if [[ " $* " != *" --report-only "* ]]; then
     use_cluster "${ROOT}"
     kubectl apply -f crds/webservices.apps.labhub.io.yaml >/dev/null
+    # kubectl wait fails at once, rather than waits, on a CRD with no condition yet: ask again.
+    for _ in $(seq 60); do
+      kubectl get crd webservices.apps.labhub.io -o jsonpath='{.status.conditions}' | grep -q . && break
+      sleep 1
+    done
     kubectl wait --for=condition=Established --timeout=60s crd/webservices.apps.labhub.io >/dev/null
   fi
   node dist/bench.js "$@"

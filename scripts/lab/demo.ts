@@ -146,6 +146,11 @@ function setup(): void {
     );
   }
   must(kubectl(['apply', '-f', path.join(ROOT, 'crds', `${CRD}.yaml`)]), 'applying the CRD');
+  // kubectl wait fails at once, rather than waits, on a CRD the API server has given no condition yet.
+  const conditionsBy = Date.now() + 60_000;
+  while (!getJson(['get', 'crd', CRD])?.status?.conditions && Date.now() < conditionsBy) {
+    Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 250);
+  }
   must(kubectl(['wait', '--for=condition=Established', '--timeout=60s', `crd/${CRD}`]), 'waiting for the CRD');
   must(kubectl(['create', 'namespace', NS]), 'creating the namespace');
 

@@ -8,7 +8,17 @@ import * as https from 'node:https';
 import * as net from 'node:net';
 import * as path from 'node:path';
 import { OWNED_SELECTOR } from '../../src/core/model';
-import { AuditEvent, AuditReader, Background, PLUGIN, ROOT, getJson, kubectl, run } from '../support/cluster';
+import {
+  AuditEvent,
+  AuditReader,
+  Background,
+  PLUGIN,
+  ROOT,
+  getJson,
+  kubectl,
+  run,
+  waitEstablished,
+} from '../support/cluster';
 import { InvariantReport } from '../support/invariants';
 import { ownPlane } from '../support/plane';
 
@@ -109,7 +119,7 @@ export function workloadsPlane(): { up: () => void; down: () => void } | null {
     up() {
       plane.up();
       kubectl(['apply', '-f', path.join(ROOT, 'crds/webservices.apps.labhub.io.yaml')]);
-      kubectl(['wait', '--for', 'condition=Established', '--timeout=60s', 'crd/webservices.apps.labhub.io']);
+      waitEstablished('webservices.apps.labhub.io');
     },
     down: plane.down,
   };

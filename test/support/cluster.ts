@@ -36,6 +36,29 @@ export function kubectl(args: string[], input?: string): string {
   return result.stdout;
 }
 
+/**
+ * kubectl wait for CRDs' Established condition. A CRD read before the API server has given it
+ * any condition makes kubectl wait fail at once ("<nil> is of the type <nil>"), rather than
+ * wait: until it has some, it is asked again.
+ */
+export function waitEstablished(...names: string[]): void {
+  const deadline = Date.now() + 60_000;
+  for (;;) {
+    const result = run('kubectl', [
+      'wait',
+      '--for',
+      'condition=Established',
+      '--timeout=60s',
+      ...names.map((name) => `crd/${name}`),
+    ]);
+    if (result.status === 0) return;
+    if (!/accessor error/.test(result.stderr) || Date.now() > deadline) {
+      throw new Error(`kubectl wait for ${names.join(', ')} failed: ${result.stderr}`);
+    }
+    Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 250);
+  }
+}
+
 /** The HPA controller's field manager: it writes a Deployment's replicas by an update of /scale. */
 export const AUTOSCALER_MANAGER = 'kube-controller-manager';
 
@@ -208,7 +231,7 @@ export const CRD_REF = `customresourcedefinition.apiextensions.k8s.io/${CRD}`;
 export function restoreCrd(): void {
   const result = plugin(['install']);
   if (result.status !== 0) throw new Error(`install failed: ${result.stderr}`);
-  kubectl(['wait', '--for', 'condition=Established', '--timeout=60s', `crd/${CRD}`]);
+  waitEstablished(CRD);
 }
 
 /** The CRD as the apiserver has it. */

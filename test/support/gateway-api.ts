@@ -5,7 +5,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { OPTIONAL_KINDS } from '../../src/core/kinds';
 import type { CustomResourceDefinition } from '../../src/kube/api';
-import { kubectl, run } from './cluster';
+import { kubectl, run, waitEstablished } from './cluster';
 import { eventually } from './wait';
 import { planeCommand } from './plane';
 
@@ -62,7 +62,7 @@ function crdFiles(): { file: string; crd: string }[] {
 export function installGatewayApi(): void {
   const files = crdFiles();
   kubectl(['apply', '--server-side', ...files.flatMap(({ file }) => ['-f', file])]);
-  kubectl(['wait', '--for=condition=Established', '--timeout=60s', ...files.map(({ crd }) => `crd/${crd}`)]);
+  waitEstablished(...files.map(({ crd }) => crd));
 }
 
 /**

@@ -12,7 +12,7 @@ import { execFileSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { ROOT, PLUGIN, kubectl, run } from './cluster';
+import { ROOT, PLUGIN, kubectl, waitEstablished } from './cluster';
 
 export interface PlaneOptions {
   workloads?: boolean;
@@ -39,23 +39,6 @@ export async function startControlPlane(options: PlaneOptions = {}): Promise<voi
   }
   kubectl(['apply', '-f', path.join(ROOT, 'crds/webservices.apps.labhub.io.yaml')]);
   waitEstablished('webservices.apps.labhub.io');
-}
-
-/**
- * kubectl wait for a CRD's Established condition. A CRD read before the API server has given it
- * any condition makes kubectl wait fail at once ("<nil> is of the type <nil>"), rather than
- * wait: until it has some, it is asked again.
- */
-function waitEstablished(name: string): void {
-  const deadline = Date.now() + 60_000;
-  for (;;) {
-    const result = run('kubectl', ['wait', '--for', 'condition=Established', '--timeout=60s', `crd/${name}`]);
-    if (result.status === 0) return;
-    if (!/accessor error/.test(result.stderr) || Date.now() > deadline) {
-      throw new Error(`kubectl wait for crd/${name} failed: ${result.stderr}`);
-    }
-    Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 250);
-  }
 }
 
 export default async function globalSetup(): Promise<void> {
