@@ -31,6 +31,8 @@ export interface PodWanted {
   configDigest?: string;
   /** The snapshots the pods read instead of their sources (config.ts): each source's name becomes its snapshot's. */
   configSnapshots?: ConfigSnapshot[];
+  /** The pods get the default spread over hosts and zones (spreadsByDefault). */
+  spread?: true;
 }
 
 /** The name the pods read a Secret or ConfigMap by: its snapshot's, where it has one. */
@@ -103,12 +105,45 @@ export function podTemplate(want: PodWanted): Json {
   ];
   if (volumes.length > 0) spec.volumes = volumes;
   for (const field of POD_FIELDS_AS_GIVEN) if (workload[field] !== undefined) spec[field] = workload[field];
+  if (want.spread) spec.topologySpreadConstraints = defaultSpread(want.selector);
   const security = securityContext(
     workload.podSecurity === 'restricted' ? RESTRICTED_POD : {},
     workload.podSecurityContext,
   );
   if (security) spec.securityContext = security;
   return { metadata: Object.keys(annotations).length > 0 ? { labels, annotations } : { labels }, spec };
+}
+
+/**
+ * Whether the pods are spread over hosts and zones by default: when the spec can run more than
+ * one pod (spec.replicas, or with autoscaling its maxReplicas: the spec's numbers, never the
+ * live count, which would change the template each time it crossed 1), places them no way of
+ * its own (no topologySpreadConstraints, no affinity), mounts no PersistentVolumeClaim (a
+ * ReadWriteOnce claim attaches to one node: pods spread to others would wait on it), and does
+ * not turn it off (defaultSpread: false). Without it, a drain of one node can take every pod.
+ */
+export function spreadsByDefault(workload: WorkloadSpec, replicas: number): boolean {
+  if (workload.defaultSpread === false) return false;
+  if (workload.topologySpreadConstraints !== undefined || workload.affinity !== undefined) return false;
+  if ((workload.volumes ?? []).some((volume) => volume.persistentVolumeClaim !== undefined)) return false;
+  return (workload.autoscaling?.maxReplicas ?? replicas) > 1;
+}
+
+/** The well-known labels the default spread is over: one pod per host, then per zone, where it can. */
+const DEFAULT_SPREAD_KEYS = ['kubernetes.io/hostname', 'topology.kubernetes.io/zone'] as const;
+
+/**
+ * The default spread: ScheduleAnyway, so that it only ranks nodes and never keeps a pod from
+ * scheduling (one node, or nodes without a zone label, still take every pod), and needs no
+ * read of the Nodes. Over the pods' selector: a canary's pods and the stable ones count as one.
+ */
+function defaultSpread(selector: Record<string, string>): Json[] {
+  return DEFAULT_SPREAD_KEYS.map((topologyKey) => ({
+    maxSkew: 1,
+    topologyKey,
+    whenUnsatisfiable: 'ScheduleAnyway',
+    labelSelector: { matchLabels: selector },
+  }));
 }
 
 function container(want: PodWanted): Json {

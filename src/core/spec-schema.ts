@@ -854,6 +854,13 @@ export const WEB_SERVICE_SCHEMA: SchemaNode = {
             affinity: embeds(POD_SPEC, 'affinity', 'object'),
             topologySpreadConstraints: embeds(POD_SPEC, 'topologySpreadConstraints', 'objects'),
             priorityClassName: embeds(POD_SPEC, 'priorityClassName', 'string'),
+            defaultSpread: {
+              type: 'boolean',
+              description:
+                'false: no default spread. Unset or true: with more than one replica (spec.replicas, or ' +
+                "autoscaling's maxReplicas), no topologySpreadConstraints or affinity and no " +
+                'persistentVolumeClaim volume, the pods are spread over hosts and zones, ScheduleAnyway.',
+            },
             // The volumes of spec.workload.volumes, mounted in web; the CRD's rules read them (see MAX_VOLUMES).
             volumeMounts: { ...embeds(CONTAINER, 'volumeMounts', 'objects'), maxItems: MAX_VOLUMES },
             // Shutdown: the main container's hooks.

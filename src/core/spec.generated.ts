@@ -293,6 +293,12 @@ export interface WorkloadSpec {
   topologySpreadConstraints?: KubeValue[];
   /** Kubernetes' PodSpec.priorityClassName, with its schema. */
   priorityClassName?: string;
+  /**
+   * false: no default spread. Unset or true: with more than one replica (spec.replicas, or
+   * autoscaling's maxReplicas), no topologySpreadConstraints or affinity and no
+   * persistentVolumeClaim volume, the pods are spread over hosts and zones, ScheduleAnyway.
+   */
+  defaultSpread?: boolean;
   /** Kubernetes' Container.volumeMounts, with its schema. */
   volumeMounts?: KubeValue[];
   /** Kubernetes' Container.lifecycle, with its schema. */

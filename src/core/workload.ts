@@ -5,7 +5,7 @@
 import { podSelector } from './labels';
 import { API_VERSION, Child, Deployment, Json, KIND, ObjectMeta } from './model';
 import type { DesiredState } from './observation';
-import { podTemplate, workloadPorts } from './pod';
+import { podTemplate, spreadsByDefault, workloadPorts } from './pod';
 import type { PodWanted } from './pod';
 import { TRACK_LABEL, Track } from './canary-requests';
 
@@ -58,6 +58,7 @@ export function workloadWanted(name: string, desired: DesiredState): WorkloadWan
     selector: podSelector(name, desired.legacySelector === true),
     ...(desired.configDigest !== undefined ? { configDigest: desired.configDigest } : {}),
     ...(desired.configSnapshots ? { configSnapshots: desired.configSnapshots } : {}),
+    ...(spreadsByDefault(desired.workload, desired.replicas) ? { spread: true as const } : {}),
   };
 }
 

@@ -567,6 +567,8 @@ const WORKLOAD_FIELDS: Record<string, (rng: Random) => unknown> = {
       EVERY_POD_FIELD.topologySpreadConstraints,
       [{ maxSkew: 2, topologyKey: 'kubernetes.io/hostname', whenUnsatisfiable: 'ScheduleAnyway' }],
     ]),
+  // The default spread on or off; drawn without the fields above too, it is on by default.
+  defaultSpread: (rng) => rng.chance(0.5),
   priorityClassName: () => POD_PRIORITY_CLASS,
   terminationGracePeriodSeconds: (rng) => rng.pick([0, 30, EVERY_POD_FIELD.terminationGracePeriodSeconds]),
   lifecycle: (rng) => rng.pick([EVERY_POD_FIELD.lifecycle, { preStop: { httpGet: { path: '/stop', port: 8080 } } }]),

@@ -237,8 +237,13 @@ describeWorkloads(title, () => {
     // The volume someone else added stays.
     expect(pod.volumes).toEqual([HAND_VOLUME]);
     expect(pod.initContainers.map((c: Json) => c.name)).toEqual([HAND_INIT.name]);
-    for (const field of ['nodeSelector', 'tolerations', 'affinity', 'topologySpreadConstraints'])
+    for (const field of ['nodeSelector', 'tolerations', 'affinity'])
       expect({ field, value: pod[field] }).toEqual({ field, value: undefined });
+    // The spec's constraints go; with no placement of its own left, the default spread takes their place.
+    expect(pod.topologySpreadConstraints.map((c: Json) => c.topologyKey)).toEqual([
+      'kubernetes.io/hostname',
+      'topology.kubernetes.io/zone',
+    ]);
     // The server's default again.
     expect(pod.terminationGracePeriodSeconds).toBe(30);
     expect(after.spec.template.metadata.labels.team).toBeUndefined();

@@ -369,7 +369,7 @@ describe('the text', () => {
       '  Replicas:    3',
       '  Tier:        dev',
       '  Depends On:  <none>',
-      '  Workload:    port 8080',
+      '  Workload:    port 8080; defaultSpread',
       '  Expose:      <none>',
       'Conditions:',
       '  Type   Status  Age  Reason      Message',

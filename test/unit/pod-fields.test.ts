@@ -2,9 +2,9 @@
 // the server's defaults and spellings make of it (nothing to write), and what admission, and
 // plan -f on a file, refuse.
 import { storedDifferences } from '../../src/core/compare';
-import type { Json, WorkloadSpec } from '../../src/core/model';
+import type { Deployment, Json, WorkloadSpec } from '../../src/core/model';
 import { podTemplate } from '../../src/core/pod';
-import { decideFixture, decisionOf } from '../support/decide-fixtures';
+import { appliedDeployment, decideFixture, decisionOf } from '../support/decide-fixtures';
 
 /** The pod template a workload makes. */
 const template = (workload: WorkloadSpec): Json =>
@@ -68,6 +68,87 @@ describe('placement', () => {
     expect(refusal({ nodeSelector: ['a'] })).toBe('parent.spec.workload.nodeSelector must be an object');
     expect(refusal({ priorityClassName: 1 })).toBe('parent.spec.workload.priorityClassName must be a string');
     expect(refusal(placement)).toBe('');
+  });
+});
+
+describe('the default spread', () => {
+  interface Constraint {
+    topologyKey: string;
+    whenUnsatisfiable: string;
+    maxSkew: number;
+    labelSelector: unknown;
+  }
+  const constraintsOf = (deployment: Deployment) =>
+    (deployment.spec?.template?.spec?.topologySpreadConstraints ?? []) as Constraint[];
+  /** The topology keys of the Deployment that a spec makes. */
+  const spreadOf = (spec: Json): string[] => {
+    const raw = decideFixture('create-workload');
+    const decision = decisionOf({ ...raw, parent: { ...raw.parent, spec: { ...raw.parent.spec, ...spec } } });
+    return constraintsOf(appliedDeployment(decision)).map((c) => `${c.topologyKey}/${c.whenUnsatisfiable}`);
+  };
+  const BOTH = ['kubernetes.io/hostname/ScheduleAnyway', 'topology.kubernetes.io/zone/ScheduleAnyway'];
+  const AUTOSCALING = { maxReplicas: 5, targetCPUUtilizationPercentage: 70 };
+
+  it.each<[string, Json, string[]]>([
+    ['one replica: none', { replicas: 1, workload: { port: 8080 } }, []],
+    ['more than one: hosts, then zones', { replicas: 3, workload: { port: 8080 } }, BOTH],
+    [
+      "autoscaling up to more than one, from one: the spec's maximum counts, not the live count",
+      { replicas: 1, workload: { port: 8080, autoscaling: AUTOSCALING } },
+      BOTH,
+    ],
+    [
+      'autoscaling that never runs more than one: none',
+      { replicas: 1, workload: { port: 8080, autoscaling: { maxReplicas: 1 } } },
+      [],
+    ],
+    [
+      "constraints of the spec's own: those alone",
+      {
+        replicas: 3,
+        workload: {
+          port: 8080,
+          topologySpreadConstraints: [{ maxSkew: 2, topologyKey: 'rack', whenUnsatisfiable: 'DoNotSchedule' }],
+        },
+      },
+      ['rack/DoNotSchedule'],
+    ],
+    [
+      "an affinity of the spec's own: none",
+      {
+        replicas: 3,
+        workload: {
+          port: 8080,
+          affinity: { podAntiAffinity: { preferredDuringSchedulingIgnoredDuringExecution: [] } },
+        },
+      },
+      [],
+    ],
+    [
+      'a PersistentVolumeClaim, which a ReadWriteOnce claim would keep on one node: none',
+      {
+        replicas: 3,
+        workload: { port: 8080, volumes: [{ name: 'data', persistentVolumeClaim: { claimName: 'data' } }] },
+      },
+      [],
+    ],
+    [
+      'an emptyDir: still spread',
+      { replicas: 3, workload: { port: 8080, volumes: [{ name: 'tmp', emptyDir: {} }] } },
+      BOTH,
+    ],
+    ['defaultSpread: false: none', { replicas: 3, workload: { port: 8080, defaultSpread: false } }, []],
+  ])('%s', (_, spec, keys) => {
+    expect(spreadOf(spec)).toEqual(keys);
+  });
+
+  it("selects the app's pods, as the Deployment does", () => {
+    const raw = decideFixture('create-workload');
+    const deployment = appliedDeployment(decisionOf(raw));
+    for (const constraint of constraintsOf(deployment)) {
+      expect(constraint.labelSelector).toEqual(deployment.spec?.selector);
+      expect(constraint.maxSkew).toBe(1);
+    }
   });
 });
 
