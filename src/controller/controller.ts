@@ -304,7 +304,12 @@ export class Controller {
     try {
       // The rechecks of a conflict are part of the reconcile: the same deadline cuts them off.
       await this.refreshForeign(client, parent);
-      const input = await withCanaryReads(this.cache.syncInput(parent), client, this.options.metricsApi);
+      const input = await withCanaryReads(
+        this.cache.syncInput(parent),
+        client,
+        this.options.metricsApi,
+        this.options.now(),
+      );
       let config;
       try {
         // A WebService being deleted only has its children cleaned up: its config is not read.

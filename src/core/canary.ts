@@ -7,7 +7,7 @@
 // restart resumes at the same step, and a pause counts from its recorded start. Pure: the time
 // is the pass's, given.
 import { CANARY_DEPLOYMENT_ID, CANARY_REVISION_ANNOTATION, FULL_PROMOTION, TRACK_LABEL } from './canary-requests';
-import type { CanaryCheckResult, CanaryStep, Deployment, RolloutSpec, RolloutStatus } from './model';
+import type { CanaryCheckResult, CanaryStep, Deployment, RolloutSpec, RolloutStatus, WebService } from './model';
 import type { CanaryPlan, Observation } from './observation';
 import { REVISION_SET, revisionPlan } from './revision';
 import { rolloutOf, rolloutProgress } from './rollout';
@@ -188,9 +188,8 @@ type CheckVerdict = { failed?: true; waiting?: true; message: string };
 /** Whether the check lets the canary on: passed (or none), failed (abort), or no result yet (wait). */
 function checkVerdict(check: RolloutSpec['canary']['check'], result: CanaryCheckResult | undefined): CheckVerdict {
   if (!check) return { message: '' };
-  if (!result) {
-    return { waiting: true, message: 'the check needs a metrics API: the controller runs without --prometheus-url' };
-  }
+  // Not asked at this pass (checkDue judged from a record that was behind): the next pass asks.
+  if (!result) return { waiting: true, message: 'the check is evaluated at the next pass' };
   if ('error' in result) return { waiting: true, message: `the check could not be evaluated: ${result.error}` };
   const { value } = result;
   const bounds = [
@@ -204,6 +203,23 @@ function checkVerdict(check: RolloutSpec['canary']['check'], result: CanaryCheck
   return outside
     ? { failed: true, message: `the check failed: ${check.query} gave ${value} (${bounds})` }
     : { message: '' };
+}
+
+/**
+ * Whether a pass at `at` may weigh the canary's check, judged from what status.rollout recorded:
+ * at a timed pause that has ended, or at the last step (into the promotion). Only then does the
+ * engine send the query, so that a canary in the middle of a step asks the metrics API nothing.
+ * Where the record is behind (a new revision starts at step 0), canaryPlan may want a result
+ * this did not ask for: it then waits one pass (checkVerdict).
+ */
+export function checkDue(parent: WebService, at: string): boolean {
+  const canary = parent.spec.rollout?.canary;
+  const state = recorded(parent.status?.rollout);
+  if (!canary?.check || !state || state.phase === 'Aborted' || state.phase === 'Completed') return false;
+  if (state.step >= canary.steps.length - 1) return true;
+  const duration = (canary.steps[state.step] as CanaryStep | undefined)?.pause?.duration;
+  if (duration === undefined) return false;
+  return Date.parse(at) - Date.parse(state.stepStartedAt) >= durationSeconds(duration) * 1000;
 }
 
 /** The revision every pod runs (status.currentRevision), by name. */

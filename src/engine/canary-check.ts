@@ -2,6 +2,7 @@
 // its check's query, sent to the Prometheus-compatible HTTP API that the operator configured
 // (--prometheus-url), never to an address a WebService names, with its result (one number, or
 // why there is none); and the restarts of its pods.
+import { checkDue } from '../core/canary';
 import { TRACK_LABEL } from '../core/canary-requests';
 import { CANARY_PODS } from '../core/kinds';
 import { INSTANCE_LABEL, instanceLabelValue } from '../core/model';
@@ -66,8 +67,9 @@ export async function withCanaryReads(
   input: SyncInput,
   client: Pick<KubeApi, 'listChildren'>,
   metrics: MetricsApi | undefined,
+  at: string = new Date().toISOString(),
 ): Promise<SyncInput> {
-  return withCanaryRestarts(await withCanaryCheck(input, metrics), client);
+  return withCanaryRestarts(await withCanaryCheck(input, metrics, at), client);
 }
 
 /** Whether the WebService's status says a canary runs (and it is not being deleted): only then is any of this read. */
@@ -76,10 +78,18 @@ function canaryRuns(parent: SyncInput['parent']): boolean {
   return phase !== undefined && phase !== 'Aborted' && phase !== 'Completed' && !parent.metadata.deletionTimestamp;
 }
 
-/** The input with its canary check's result, where a canary with a check runs and there is an API to ask. */
-export async function withCanaryCheck(input: SyncInput, metrics: MetricsApi | undefined): Promise<SyncInput> {
+/**
+ * The input with its canary check's result, where a canary with a check runs and the check is
+ * due at this pass (core/canary.ts checkDue); without an API to ask, why there is no result.
+ */
+export async function withCanaryCheck(
+  input: SyncInput,
+  metrics: MetricsApi | undefined,
+  at: string,
+): Promise<SyncInput> {
   const check = input.parent.spec.rollout?.canary.check;
-  if (!metrics || !check || !canaryRuns(input.parent)) return input;
+  if (!check || !canaryRuns(input.parent) || !checkDue(input.parent, at)) return input;
+  if (!metrics) return { ...input, canaryCheck: { error: 'no metrics API: it runs without --prometheus-url' } };
   return { ...input, canaryCheck: await metrics.query(check.query) };
 }
 

@@ -2,7 +2,7 @@
 // does: the query travels encoded, one number comes back, and every other answer says why not.
 import * as http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { prometheusApi, withCanaryCheck } from '../../src/engine/canary-check';
+import { MetricsApi, prometheusApi, withCanaryCheck } from '../../src/engine/canary-check';
 import type { SyncInput } from '../../src/core/model';
 
 let server: http.Server;
@@ -71,28 +71,58 @@ describe('prometheusApi', () => {
 });
 
 describe('withCanaryCheck', () => {
-  const input = (phase: string | undefined, check = true): SyncInput => ({
+  const AT = '2026-01-01T00:10:00Z';
+  const STEPS = [{ weight: 10 }, { pause: { duration: '5m' } }, { pause: {} }, { weight: 50 }];
+  const input = (
+    phase: string | undefined,
+    { check = true, step = 1, startedAt = '2026-01-01T00:00:00Z' } = {},
+  ): SyncInput => ({
     parent: {
       metadata: { name: 'shop', namespace: 'ns' },
       spec: {
         image: 'shop:2',
-        rollout: { canary: { steps: [{ weight: 50 }], ...(check ? { check: { query: 'up', max: 1 } } : {}) } },
+        rollout: { canary: { steps: STEPS, ...(check ? { check: { query: 'up', max: 1 } } : {}) } },
       },
-      status: phase ? { rollout: { phase: phase as 'Paused' } } : {},
+      status: phase
+        ? {
+            rollout: {
+              revision: 'shop-2',
+              stableRevision: 'shop-1',
+              step,
+              stepStartedAt: startedAt,
+              weight: 10,
+              phase: phase as 'Paused',
+            },
+          }
+        : {},
     },
     children: [],
     related: [],
   });
+  const asked = async (given: SyncInput, api: MetricsApi | undefined) =>
+    (await withCanaryCheck(given, api, AT)).canaryCheck;
 
-  it('asks only while a canary with a check runs, and only where there is an API', async () => {
+  it('asks where a canary with a check runs and its check is due', async () => {
     answer = success('scalar', [1, '0.5']);
     const api = prometheusApi(base);
-    expect((await withCanaryCheck(input('Paused'), api)).canaryCheck).toEqual({ value: 0.5 });
-    expect((await withCanaryCheck(input('Progressing'), api)).canaryCheck).toEqual({ value: 0.5 });
-    for (const phase of [undefined, 'Aborted', 'Completed']) {
-      expect((await withCanaryCheck(input(phase), api)).canaryCheck).toBeUndefined();
-    }
-    expect((await withCanaryCheck(input('Paused', false), api)).canaryCheck).toBeUndefined();
-    expect((await withCanaryCheck(input('Paused'), undefined)).canaryCheck).toBeUndefined();
+    // A timed pause that has ended, and the last step (into the promotion).
+    expect(await asked(input('Paused'), api)).toEqual({ value: 0.5 });
+    expect(await asked(input('Progressing', { step: 3 }), api)).toEqual({ value: 0.5 });
+    for (const phase of [undefined, 'Aborted', 'Completed']) expect(await asked(input(phase), api)).toBeUndefined();
+    expect(await asked(input('Paused', { check: false }), api)).toBeUndefined();
+  });
+
+  it('asks nothing in the middle of a step: a pause still running, one until promote, a weight step', async () => {
+    answer = success('scalar', [1, '0.5']);
+    const api = prometheusApi(base);
+    expect(await asked(input('Paused', { startedAt: '2026-01-01T00:06:00Z' }), api)).toBeUndefined();
+    expect(await asked(input('Paused', { step: 2 }), api)).toBeUndefined();
+    expect(await asked(input('Progressing', { step: 0 }), api)).toBeUndefined();
+  });
+
+  it('says why there is no result where no API was configured', async () => {
+    expect(await asked(input('Paused'), undefined)).toEqual({
+      error: 'no metrics API: it runs without --prometheus-url',
+    });
   });
 });

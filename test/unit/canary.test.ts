@@ -343,10 +343,14 @@ describe('a canary', () => {
       expect(weights(next)).toEqual(['shop-stable:100', 'shop-canary:0']);
     });
 
-    it('waits, and says why, while there is no result: no metrics API, or an error', () => {
+    it('waits, and says why, while there is no result: not asked yet, no metrics API, or an error', () => {
       const { input, seconds } = atTimedPause();
       for (const [result, message] of [
-        [undefined, 'the check needs a metrics API: the controller runs without --prometheus-url'],
+        [undefined, 'the check is evaluated at the next pass'],
+        [
+          { error: 'no metrics API: it runs without --prometheus-url' },
+          'the check could not be evaluated: no metrics API: it runs without --prometheus-url',
+        ],
         [{ error: 'connect ECONNREFUSED' }, 'the check could not be evaluated: connect ECONNREFUSED'],
       ] as const) {
         const { decision, next } = pass(checked(result)(input), seconds);
