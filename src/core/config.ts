@@ -1,5 +1,5 @@
-// The config a WebService's pods read: the Secrets and ConfigMaps named by env[].valueFrom,
-// envFrom and files. Their content is part of what the pods run, so a change of it rolls the
+// The config a WebService's pods read: the Secrets and ConfigMaps named by env[].valueFrom and
+// envFrom (of web, its sidecars and its init containers) and files. Their content is part of what the pods run, so a change of it rolls the
 // pods once. The shell reads each referenced object and hands in a digest of the keys the pods
 // read, keyed with a secret of the namespace (engine/config-digest.ts), never a value: the
 // core only combines digests, so nothing it writes lets anyone confirm a guess of a value. Pure.
@@ -40,29 +40,14 @@ export function configReferences(workload: WorkloadSpec | undefined): ConfigRefe
   if (!workload) return [];
   const restarts = workload.restartOnConfigChange !== false;
   const readings: Reading[] = [];
-  for (const env of workload.env ?? []) {
-    const from = asObject(env.valueFrom);
-    const envName = asString(env.name) ?? '';
-    for (const [field, kind] of [
-      ['secretKeyRef', 'Secret'],
-      ['configMapKeyRef', 'ConfigMap'],
-    ] as const) {
-      const ref = asObject(from?.[field]);
-      const name = asString(ref?.name);
-      if (!ref || !name) continue;
-      const key = asString(ref.key) ?? null;
-      readings.push({ kind, name, key, optional: ref.optional === true, rolls: restarts, readBy: `env ${envName}` });
-    }
-  }
-  for (const source of workload.envFrom ?? []) {
-    for (const [field, kind] of [
-      ['secretRef', 'Secret'],
-      ['configMapRef', 'ConfigMap'],
-    ] as const) {
-      const ref = asObject(source[field]);
-      const name = asString(ref?.name);
-      if (!ref || !name) continue;
-      readings.push({ kind, name, key: null, optional: ref.optional === true, rolls: restarts, readBy: 'envFrom' });
+  readings.push(...envReadings(workload, restarts, ''));
+  // The sidecars and init containers read config as web does: a change of it rolls the pods too.
+  for (const [list, role] of [
+    [workload.sidecars, 'sidecar'],
+    [workload.initContainers, 'init container'],
+  ] as const) {
+    for (const container of list ?? []) {
+      readings.push(...envReadings(container, restarts, ` of ${role} ${asString(container.name) ?? ''}`));
     }
   }
   for (const file of workload.files ?? []) {
@@ -76,6 +61,37 @@ export function configReferences(workload: WorkloadSpec | undefined): ConfigRefe
     else for (const key of keys) readings.push({ ...base, key });
   }
   return merge(readings);
+}
+
+/** What one container's env[].valueFrom and envFrom read; `of` names a container other than web. */
+function envReadings(container: { env?: unknown; envFrom?: unknown }, rolls: boolean, of: string): Reading[] {
+  const readings: Reading[] = [];
+  for (const env of Array.isArray(container.env) ? (container.env as unknown[]) : []) {
+    const from = asObject(asObject(env)?.valueFrom);
+    const envName = asString(asObject(env)?.name) ?? '';
+    for (const [field, kind] of [
+      ['secretKeyRef', 'Secret'],
+      ['configMapKeyRef', 'ConfigMap'],
+    ] as const) {
+      const ref = asObject(from?.[field]);
+      const name = asString(ref?.name);
+      if (!ref || !name) continue;
+      const key = asString(ref.key) ?? null;
+      readings.push({ kind, name, key, optional: ref.optional === true, rolls, readBy: `env ${envName}${of}` });
+    }
+  }
+  for (const source of Array.isArray(container.envFrom) ? (container.envFrom as unknown[]) : []) {
+    for (const [field, kind] of [
+      ['secretRef', 'Secret'],
+      ['configMapRef', 'ConfigMap'],
+    ] as const) {
+      const ref = asObject(asObject(source)?.[field]);
+      const name = asString(ref?.name);
+      if (!ref || !name) continue;
+      readings.push({ kind, name, key: null, optional: ref.optional === true, rolls, readBy: `envFrom${of}` });
+    }
+  }
+  return readings;
 }
 
 function merge(readings: Reading[]): ConfigReference[] {

@@ -96,7 +96,7 @@ export function podTemplate(want: PodWanted): Json {
   const annotations: Record<string, string> = { ...workload.podAnnotations };
   if (want.configDigest !== undefined) annotations[CONFIG_DIGEST_ANNOTATION] = want.configDigest;
   const spec: Json = { containers: [container(want)] };
-  const init = initContainers(workload);
+  const init = initContainers(workload, configNames(want));
   if (init.length > 0) spec.initContainers = init;
   // files' volumes, then the spec's own, which admission keeps apart by name (FILES_VOLUME_PREFIX).
   const volumes = [
@@ -177,9 +177,19 @@ function container(want: PodWanted): Json {
  * it has completed: so the init containers (a migration) can use the sidecars (the proxy it
  * reaches the database through).
  */
-function initContainers(workload: WorkloadSpec): Json[] {
-  const sidecars = (workload.sidecars ?? []).map((c) => asStored({ ...c, restartPolicy: 'Always' }, workload));
-  return [...sidecars, ...(workload.initContainers ?? []).map((c) => asStored(c, workload))];
+function initContainers(workload: WorkloadSpec, named: ConfigNames): Json[] {
+  const sidecars = (workload.sidecars ?? []).map((c) =>
+    asStored({ ...withConfigNames(c, named), restartPolicy: 'Always' }, workload),
+  );
+  return [...sidecars, ...(workload.initContainers ?? []).map((c) => asStored(withConfigNames(c, named), workload))];
+}
+
+/** A container whose env and envFrom read each Secret and ConfigMap by its snapshot's name, where it has one. */
+function withConfigNames(given: Json, named: ConfigNames): Json {
+  const out: Json = { ...given };
+  if (Array.isArray(given.envFrom)) out.envFrom = (given.envFrom as Json[]).map((s) => envSource(s, named));
+  if (Array.isArray(given.env)) out.env = (given.env as Json[]).map((v) => envVar(v, named));
+  return out;
 }
 
 /** A container (web, a sidecar, an init container) as the server stores it, under podSecurity's profile. */

@@ -109,6 +109,26 @@ describeWorkloads('the config the pods read, with apply', () => {
     }
   });
 
+  it("rolls the pods once for what a sidecar reads, which reads the revision's snapshot", async () => {
+    const ns = namespace();
+    kubectl(['create', 'configmap', 'proxy', '-n', ns, '--from-literal=UPSTREAM=a']);
+    const sidecars = [{ name: 'proxy', image: 'envoy:1', envFrom: [{ configMapRef: { name: 'proxy' } }] }];
+    applyYaml(ns, webService('edge', { image: 'nginx:1.27', workload: { port: 8080, sidecars } }));
+    applyWait('edge');
+    const readBySidecar = () =>
+      getJson(['get', 'deployment', 'edge', '-n', ns]).spec.template.spec.initContainers[0].envFrom[0].configMapRef
+        .name as string;
+    const snapshot = readBySidecar();
+    expect(snapshot).toMatch(/^edge-proxy-[0-9a-f]{10}$/);
+    expect(templateDigest(ns, 'edge')).toMatch(/^configmap\/proxy=[0-9a-f]{16}$/);
+    const before = replicaSets(ns, 'edge');
+    kubectl(['patch', 'configmap', 'proxy', '-n', ns, '-p', JSON.stringify({ data: { UPSTREAM: 'b' } })]);
+    expect(applyWait('edge').decision.action).toBe('update');
+    expect(readBySidecar()).not.toBe(snapshot);
+    expect(replicaSets(ns, 'edge').filter((rs) => !before.includes(rs))).toHaveLength(1);
+    await applyNothing('edge');
+  });
+
   it('rolls nothing for a label edit, nor once the pods opted out', async () => {
     const ns = namespace();
     const before = replicaSets(ns, 'shop');

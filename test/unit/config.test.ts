@@ -70,6 +70,43 @@ describe('the config the pods read', () => {
     expect(configReferences({ ...workload, restartOnConfigChange: false }).every((r) => !r.rolls)).toBe(true);
   });
 
+  it('counts what the sidecars and init containers read too, saying whose reading it is', () => {
+    const workload: WorkloadSpec = {
+      sidecars: [
+        {
+          name: 'log',
+          image: 'shipper:1',
+          env: [{ name: 'TOKEN', valueFrom: { secretKeyRef: { name: 'log', key: 't' } } }],
+        },
+      ],
+      initContainers: [{ name: 'migrate', image: 'migrate:1', envFrom: [{ configMapRef: { name: 'db-schema' } }] }],
+    };
+    expect(configReferences(workload)).toEqual([
+      {
+        kind: 'ConfigMap',
+        name: 'db-schema',
+        keys: null,
+        optional: false,
+        rolls: true,
+        readBy: ['envFrom of init container migrate'],
+      },
+      { kind: 'Secret', name: 'log', keys: ['t'], optional: false, rolls: true, readBy: ['env TOKEN of sidecar log'] },
+    ]);
+  });
+
+  it('rolls the pods once when what a sidecar reads changes', () => {
+    const workload: WorkloadSpec = {
+      ...READS_CONFIG,
+      sidecars: [{ name: 'log', image: 'shipper:1', envFrom: [{ secretRef: { name: 'log-token' } }] }],
+    };
+    const states: ConfigState[] = [...STATES, { kind: 'Secret', name: 'log-token', digest: 'ffff' }];
+    const before = convergedWith(workload, states);
+    expect(decisionOf(before).action).toBe('noop');
+    const decision = decisionOf({ ...before, config: withDigest(states, 'log-token', '0000') });
+    expect(decision.action).toBe('update');
+    expect(decision.reason).toContain('(secret/log-token changed)');
+  });
+
   it('is converged when its content is as the pods started with: no write', () => {
     const decision = decisionOf(convergedWith(READS_CONFIG, STATES));
     expect(decision.action).toBe('noop');

@@ -109,6 +109,24 @@ describe('revisions and config snapshots', () => {
     ]);
   });
 
+  it('the sidecars and init containers read the snapshots too', () => {
+    const workload: WorkloadSpec = {
+      ...WORKLOAD,
+      snapshotSecrets: true,
+      sidecars: [{ name: 'log', image: 'shipper:1', envFrom: [{ configMapRef: { name: 'files' } }] }],
+      initContainers: [
+        {
+          name: 'migrate',
+          image: 'migrate:1',
+          env: [{ name: 'P', valueFrom: { secretKeyRef: { name: 'db', key: 'p' } } }],
+        },
+      ],
+    };
+    const [sidecar, init] = templateOf(start(workload)).spec!.initContainers as any[];
+    expect(sidecar.envFrom[0].configMapRef.name).toBe('checkout-files-f1f1f1f1f1');
+    expect(init.env[0].valueFrom.secretKeyRef.name).toBe('checkout-db-d1d1d1d1d1');
+  });
+
   it('a rotation is a new revision and a new snapshot; the old ones stay for the old pods', () => {
     const { decision, next } = pass({ ...start(), config: with_(STATES, 'files', 'f2f2f2f2f2f2f2f2') });
     expect(decision.action).toBe('update');
