@@ -8,7 +8,7 @@ import { NAMED_KINDS } from '../../src/core/kinds';
 import type { Json, WebService } from '../../src/core/model';
 import { EVERY_POD_FIELD, POD_PRIORITY_CLASS } from '../support/pod-fields';
 import { Random } from './random';
-import type { ChildKind, Step, Tamper } from './steps';
+import { METRIC_VALUE, type ChildKind, type Step, type Tamper } from './steps';
 
 /** The WebServices' names: few, so that steps meet (dependencies, recreations, foreign objects). */
 export const NAMES = ['alpha', 'bravo', 'charlie', 'delta', 'echo'] as const;
@@ -78,6 +78,8 @@ function track(model: Model, step: Step, rng: Random): void {
     case 'tamper':
     case 'config':
     case 'rollback':
+    case 'promote':
+    case 'abort':
     case 'applyAll':
     case 'invalid':
     case 'invalidCreate':
@@ -106,6 +108,7 @@ function nextStep(rng: Random, model: Model): Step | null {
   const live = [...model.live.keys()];
   const free = NAMES.filter((name) => !model.live.has(name));
   const revertible = live.filter((name) => earlierSpecs(model, name).length > 0);
+  const canaries = live.filter((name) => model.live.get(name)?.rollout !== undefined);
   const choices: [number, Maker][] = [
     [free.length > 0 ? 6 : 0, () => create(rng, rng.pick(free))],
     [live.length > 0 ? 8 : 0, () => edit(rng, rng.pick(live), model)],
@@ -125,6 +128,8 @@ function nextStep(rng: Random, model: Model): Step | null {
     [3, () => ({ step: 'pause', ms: rng.pick([200, 500, 1000, 2000]) })],
     [3, () => configChange(rng)],
     [live.length > 0 ? 2 : 0, () => ({ step: 'rollback', name: rng.pick(live) })],
+    [canaries.length > 0 ? 3 : 0, () => ({ step: 'promote', name: rng.pick(canaries), full: rng.chance(0.3) })],
+    [canaries.length > 0 ? 1 : 0, () => ({ step: 'abort', name: rng.pick(canaries) })],
     [2, () => ({ step: 'check' })],
   ];
   return rng.weighted(choices)();
@@ -184,6 +189,15 @@ function edit(rng: Random, name: string, model: Model): Step {
     [
       2,
       () => {
+        if (spec.rollout !== undefined && rng.chance(0.4)) return (delete spec.rollout, 'rollout removed');
+        spec.workload ??= randomWorkload(rng);
+        spec.rollout = randomRollout(rng);
+        return 'rollout';
+      },
+    ],
+    [
+      2,
+      () => {
         if (spec.expose !== undefined && rng.chance(0.4)) return (delete spec.expose, 'expose removed');
         const workload = (spec.workload ?? {}) as Json;
         workload.port ??= WORKLOAD_FIELDS.port(rng);
@@ -202,7 +216,8 @@ function edit(rng: Random, name: string, model: Model): Step {
       },
     ],
   ])();
-  return { step: 'setSpec', name, spec, what: withoutStrandedMounts(spec, withoutStrandedExpose(spec, what)) };
+  const tidied = withoutStrandedRollout(spec, withoutStrandedMounts(spec, withoutStrandedExpose(spec, what)));
+  return { step: 'setSpec', name, spec, what: tidied };
 }
 
 /** The specs a WebService had before, other than the one it has: [k edits ago, spec], nearest first. */
@@ -371,7 +386,40 @@ function randomSpec(rng: Random, name: string): Json {
   }
   if (rng.chance(0.65)) spec.workload = randomWorkload(rng);
   if ((spec.workload as Json | undefined)?.port !== undefined && rng.chance(0.4)) spec.expose = randomExpose(rng);
+  if (spec.workload !== undefined && rng.chance(0.3)) spec.rollout = randomRollout(rng);
   return spec;
+}
+
+/**
+ * A canary: one weight, weights with a short timed pause between them, or a pause until
+ * promote (the history's promote steps, or quiescence, which promotes what still waits).
+ */
+function randomRollout(rng: Random): Json {
+  const steps = rng.pick<Json[]>([
+    [{ weight: 50 }],
+    [{ weight: 20 }, { pause: { duration: '2s' } }, { weight: 60 }],
+    [{ weight: 25 }, { pause: {} }, { weight: 75 }],
+  ]);
+  const canary: Json = { steps };
+  // Bounds far from anything the plane makes slow: an abort comes from a check or a person.
+  if (rng.chance(0.3)) canary.readyDeadlineSeconds = rng.pick([300, 900]);
+  if (rng.chance(0.3)) canary.maxRestarts = rng.pick([3, 10]);
+  // A check that the campaign's metrics API (METRIC_VALUE) passes, or one it fails: that canary aborts.
+  if (rng.chance(0.4)) {
+    canary.check = rng.pick([
+      { query: 'sum(rate(campaign_errors[1m]))', max: METRIC_VALUE * 10 },
+      { query: 'sum(rate(campaign_requests[1m]))', min: METRIC_VALUE / 10, max: 1 },
+      { query: 'sum(rate(campaign_requests[1m]))', min: METRIC_VALUE * 10 },
+    ]);
+  }
+  return { canary };
+}
+
+/** A rollout needs a workload (admission refuses it without one): an edit that drops the workload drops it too. */
+function withoutStrandedRollout(spec: Json, what: string): string {
+  if (spec.rollout === undefined || spec.workload !== undefined) return what;
+  delete spec.rollout;
+  return `${what}, and the rollout with it`;
 }
 
 /**

@@ -4,6 +4,7 @@
 // to say), and from the few facts the campaign alone knows (which objects are someone else's,
 // what others added to our children). Each check returns violations as sentences, so a
 // failing run reports everything at once.
+import { ABORT_ANNOTATION, CANARY_DEPLOYMENT_ID } from '../../src/core/canary-requests';
 import { decide } from '../../src/core/decide';
 import {
   CHILD_KINDS,
@@ -16,10 +17,11 @@ import {
 import { served } from '../support/gateway-api';
 import { MANAGED_BY_LABEL, MANAGED_BY_VALUE, READY, type Child, type WebService } from '../../src/core/model';
 import { observe } from '../../src/core/observe';
-import { computeStatus } from '../../src/core/status';
+import { CANARY_ABORTED, computeStatus } from '../../src/core/status';
 import { CONFIG_KEY_SECRET } from '../../src/engine/config';
 import { AuditWindow, MUTATING, PLUGIN, describeEvent, fromPlugin, getJson, run, sleep } from '../support/cluster';
-import type { ChildKind } from './steps';
+import { canaryViolationsConfirmed } from './canary-oracle';
+import { METRIC_VALUE, type ChildKind } from './steps';
 import { foreignContent, type World } from './world';
 
 type Json = Record<string, any>;
@@ -81,11 +83,27 @@ export function blockers(state: ClusterState, world: Pick<World, 'foreign'>): Ma
     else if (depsOf(name).some((dep) => !byName.has(dep) || blockOf(dep) !== null)) block = 'DependencyNotReady';
     else if (wantedRows(byName.get(name)!).some((row) => world.foreign.has(`${kindKey(row)}/${row.nameFor(name)}`)))
       block = 'ChildConflict';
+    else if (abortExcused(byName.get(name)!)) block = CANARY_ABORTED;
     result.set(name, block);
     return block;
   };
   for (const name of byName.keys()) blockOf(name);
   return result;
+}
+
+/**
+ * A canary aborted for a cause the history gave it: someone aborted it (the abort annotation
+ * names its revision), or its check's bounds leave out what the campaign's metrics API answers.
+ * It stays aborted, Ready False, until the spec changes. An abort with no such cause is not excused.
+ */
+function abortExcused(ws: Json): boolean {
+  const rollout = ws.status?.rollout;
+  if (rollout?.phase !== 'Aborted') return false;
+  if (ws.metadata.annotations?.[ABORT_ANNOTATION] === rollout.revision) return true;
+  const check = ws.spec.rollout?.canary?.check as { min?: number; max?: number } | undefined;
+  const fails =
+    check !== undefined && ((check.min ?? -Infinity) > METRIC_VALUE || (check.max ?? Infinity) < METRIC_VALUE);
+  return fails && String(rollout.message).startsWith('the check failed');
 }
 
 /** The rows of the kind table whose child this spec asks for: the table's own answer. */
@@ -146,7 +164,8 @@ function webServiceViolations(ws: Json, state: ClusterState, block: string | nul
         `${at}: cannot converge (${block}) but Ready is ${ready?.status} (${ready?.reason}: ${ready?.message})`,
       );
     }
-    const expected = block === 'ChildConflict' ? 'conflict' : 'requeue';
+    // An aborted canary has nothing left to do until the spec changes.
+    const expected = block === 'ChildConflict' ? 'conflict' : block === CANARY_ABORTED ? 'noop' : 'requeue';
     if (decision.action !== expected)
       violations.push(`${at}: cannot converge (${block}) but a pass would ${decision.action}`);
   }
@@ -163,7 +182,9 @@ function webServiceViolations(ws: Json, state: ClusterState, block: string | nul
 function ownedChildren(ws: Json, state: ClusterState): string[] {
   const violations: string[] = [];
   // A child whose API is not served cannot be made: the Exposed condition says so (checked as status).
-  for (const row of wantedRows(ws).filter((r) => !state.absentKinds?.includes(r.kind))) {
+  // The canary's Deployment exists only while a canary runs: none does at quiescence.
+  const rows = wantedRows(ws).filter((r) => !state.absentKinds?.includes(r.kind) && r.id !== CANARY_DEPLOYMENT_ID);
+  for (const row of rows) {
     const kind = kindKey(row);
     const name = row.nameFor(ws.metadata.name);
     const child = state.children.find((c) => c.kind === row.kind && c.metadata.name === name);
@@ -462,6 +483,15 @@ export async function quiesce(world: World, boundMs: number): Promise<{ violatio
   const started = Date.now();
   for (;;) {
     const state = readState(world.ns);
+    // Running canaries are sampled while they move on by themselves too.
+    const sampled = await canaryViolationsConfirmed(world.ns, world.held);
+    world.violations.push(...sampled.map((violation) => `while quiescing: ${violation}`));
+    // A canary paused until promote waits for a person: quiescence is one who promotes it.
+    for (const ws of state.webServices) {
+      const rollout = ws.status?.rollout;
+      if (rollout?.phase === 'Paused' && rollout.pauseEndsAt === undefined && !ws.metadata.deletionTimestamp)
+        world.canaryRequest(['promote', ws.metadata.name, '--full']);
+    }
     const violations = stateViolations(state, world);
     // The plugin's own pass reads the config the pods read, which the oracles' pass does not.
     if (violations.length === 0) violations.push(...planViolations(world.ns, state, world));

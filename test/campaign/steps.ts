@@ -57,8 +57,15 @@ export type Step =
   | { step: 'config'; object: ConfigObject; change: 'content' | 'label'; value: string }
   /** `kubectl webservice rollback NAME`: back to the revision before the pods' own, config included. */
   | { step: 'rollback'; name: string }
+  /** `kubectl webservice promote NAME [--full]`: the canary's next step, or all the rest. */
+  | { step: 'promote'; name: string; full: boolean }
+  /** `kubectl webservice abort NAME`: all traffic back to the stable pods. */
+  | { step: 'abort'; name: string }
   /** Quiescence in the middle of a history: the controller runs, and the oracles are checked. */
   | { step: 'check' };
+
+/** What the campaign's metrics API answers every canary check's query: a check passes or fails by its bounds. */
+export const METRIC_VALUE = 0.001;
 
 /** The config objects the generated specs read (harness/every-pod-field.ts). */
 export type ConfigObject = 'secret/db' | 'configmap/features';
@@ -82,6 +89,8 @@ const KINDS: Record<Step['step'], true> = {
   pause: true,
   config: true,
   rollback: true,
+  promote: true,
+  abort: true,
   check: true,
 };
 export const STEP_KINDS = Object.keys(KINDS) as Step['step'][];
@@ -123,6 +132,10 @@ export function describeStep(step: Step): string {
       return `change ${step.object}'s ${step.change === 'content' ? 'content' : 'labels only'} (${step.value})`;
     case 'rollback':
       return `roll ${step.name} back to its previous revision`;
+    case 'promote':
+      return `promote ${step.name}'s canary${step.full ? ' fully' : ''}`;
+    case 'abort':
+      return `abort ${step.name}'s canary`;
     case 'check':
       return 'start the controller if it is down, wait for quiescence and check the oracles';
   }

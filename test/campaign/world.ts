@@ -11,10 +11,12 @@ import { CHILD_KINDS, NAMED_KINDS } from '../../src/core/kinds';
 import { API_VERSION, FINALIZER, KIND, MANAGED_BY_LABEL, MANAGED_BY_VALUE } from '../../src/core/model';
 import { Background, PLUGIN, ROOT, createNamespace, run, sleep, type RunResult } from '../support/cluster';
 import { ControllerProcess, controllerKubeconfig } from '../support/controller';
+import { type MetricsApiStub, startMetricsApi } from '../support/metrics-api';
 import { podFieldsPrerequisites } from '../support/pod-fields';
 import type { ProxyCounts } from '../../harness/proxy-kubeconfig';
 import { WatchProxy, type Perturbation } from '../support/proxy';
-import type { ChildKind, ConfigObject, Step, WritePoint } from './steps';
+import { canaryViolationsConfirmed } from './canary-oracle';
+import { METRIC_VALUE, describeStep, type ChildKind, type ConfigObject, type Step, type WritePoint } from './steps';
 
 type Json = Record<string, any>;
 
@@ -152,10 +154,13 @@ export class World {
   readonly fired: Record<string, number> = {};
   /** The WebServices' statuses, in the order a watch saw them (statusRegressions reads them). */
   readonly statusSamples: string[] = [];
+  /** Each running canary's stable pod template as first sampled (canaryViolations), by WebService uid and revision. */
+  readonly held = new Map<string, string>();
   private kubeconfig: string;
   private readonly trigger: string;
   private proxy: WatchProxy | null = null;
   private statusWatch: Background | null = null;
+  private metrics: MetricsApiStub | null = null;
   private stopped = false;
 
   /** With a perturbation, the controller sees the API server through the watch proxy. */
@@ -209,6 +214,11 @@ export class World {
       this.proxy = await WatchProxy.start(this.kubeconfig, this.perturbation);
       this.kubeconfig = this.proxy.kubeconfig;
     }
+    // The canaries' checks ask a metrics API that always answers METRIC_VALUE.
+    if (!this.metrics) {
+      this.metrics = await startMetricsApi();
+      this.metrics.answer(String(METRIC_VALUE));
+    }
     const started = new ControllerProcess([
       '-n',
       this.ns,
@@ -216,6 +226,8 @@ export class World {
       this.kubeconfig,
       '--backoff-max',
       BACKOFF_MAX,
+      '--prometheus-url',
+      this.metrics.url,
     ]);
     this.controllers.push({ process: started });
     await started.waitForLog(/controller working/, 60_000);
@@ -240,6 +252,7 @@ export class World {
     }
     await this.settleApplies();
     await this.proxy?.stop();
+    this.metrics?.stop();
     this.stopped = true;
     this.statusWatch?.signal('SIGTERM');
     await this.statusWatch?.exited;
@@ -257,6 +270,10 @@ export class World {
     const count = (this.counts[step.step] ??= { ran: 0, skipped: 0 });
     if (ran) count.ran++;
     else count.skipped++;
+    // A tamper with a stable Deployment changes its template by someone else's hand.
+    if (step.step === 'tamper' && step.child === 'deployment') this.held.clear();
+    const found = await canaryViolationsConfirmed(this.ns, this.held);
+    this.violations.push(...found.map((violation) => `after ${describeStep(step)}: ${violation}`));
   }
 
   /** Carries out one step; false when it did not apply. */
@@ -309,6 +326,10 @@ export class World {
         return this.changeConfig(step.object, step.change, step.value);
       case 'rollback':
         return this.rollback(step.name);
+      case 'promote':
+        return this.canaryRequest(['promote', step.name, ...(step.full ? ['--full'] : [])]);
+      case 'abort':
+        return this.canaryRequest(['abort', step.name]);
       case 'check':
         // The runner checks the oracles (campaign.ts): here, only what quiescence needs.
         await this.startController();
@@ -538,6 +559,19 @@ export class World {
     if (result.status === 0) return true;
     if (!/not found|NotFound|has no spec\.workload|has no revision before|modified|Conflict/.test(result.stderr))
       this.violations.push(`rollback ${name} failed: ${result.stderr.trim()}`);
+    return false;
+  }
+
+  /**
+   * The plugin's promote or abort, racing the controller. It does not apply when no canary runs
+   * (none yet, completed, aborted; the WebService gone), or past its steps: the plugin says so
+   * and writes nothing. Any other failure is a violation.
+   */
+  canaryRequest(args: string[]): boolean {
+    const result = run(PLUGIN, [...args, '-n', this.ns]);
+    if (result.status === 0) return true;
+    if (!/not found|NotFound|has no canary running|is past its steps|modified|Conflict/.test(result.stderr))
+      this.violations.push(`${args.join(' ')} failed: ${result.stderr.trim()}`);
     return false;
   }
 
