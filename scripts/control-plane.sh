@@ -8,7 +8,10 @@
 # With workloads (--workloads or WEBSERVICE_CP_WORKLOADS=true) Deployments really roll
 # out: kube-scheduler and KWOK (fake nodes and pods, no container runtime) run too,
 # kube-controller-manager adds the deployment, replicaset, serviceaccount, pod GC and
-# node lifecycle controllers, and the plane has fake Nodes whose pods turn Running and Ready.
+# node lifecycle controllers, and the plane has fake Nodes whose pods turn Running and Ready,
+# but for pods of two marker images, for tests of unhealthy pods (kwok-faulty-image-stages.yaml):
+#   kwok.invalid/never-ready:1  runs and never becomes Ready
+#   kwok.invalid/crash-loop:1   is not Ready, and its container restarts every 2s
 #
 #   build   build the binaries into the version-keyed cache (no-op when cached);
 #           kube-scheduler and kwok only with workloads
@@ -381,11 +384,14 @@ start_scheduler() {
 
 # kwok plays the kubelet of every Node (--manage-all-nodes): the stage files in the
 # repository say what it does (Nodes turn Ready and keep a lease, pods turn Running and
-# Ready, deleted pods go). KWOK_WORKDIR keeps it from reading the user's ~/.kwok.
+# Ready, deleted pods go), KWOK's own and then the plane's (pods of the marker images that
+# never become Ready or keep restarting). KWOK_WORKDIR keeps it from reading the user's ~/.kwok.
 start_kwok() {
   local -a stages=()
   local file
-  for file in "${MODULES}/kwok/stages/"*.yaml; do stages+=(-c "${file}"); done
+  for file in "${MODULES}/kwok/stages/"*.yaml "${MODULES}/kwok-faulty-image-stages.yaml"; do
+    stages+=(-c "${file}")
+  done
   mkdir -p "${STATE_DIR}/kwok"
   start kwok env "KWOK_WORKDIR=${STATE_DIR}/kwok" "$(binary kwok)" \
     --kubeconfig "${STATE_DIR}/kwok.kubeconfig" --manage-all-nodes=true \

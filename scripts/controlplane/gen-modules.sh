@@ -65,6 +65,8 @@ gen_etcd() {
 # The stage files are copied into the repository, unchanged but for a header saying
 # where they come from, so that the plane never reads the Go module cache at run time
 # (a cached kwok binary must work after `go clean -modcache`, or without Go at all).
+# The plane's own stages (kwok-faulty-image-stages.yaml, beside this script) are not copied: they
+# override these by their weight, which a new KWOK version must still honour the same way.
 readonly KWOK_STAGES=(node/fast/node-initialize node/heartbeat-with-lease/node-heartbeat-with-lease
   pod/fast/pod-ready pod/fast/pod-complete pod/fast/pod-delete)
 

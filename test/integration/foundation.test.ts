@@ -1,5 +1,6 @@
 // What the product relies on, shown on the real API server: CRD validation and
-// defaults, the status subresource, garbage collection; and the bundled plugin runs.
+// defaults, the status subresource, garbage collection; the plane's pods (with workloads),
+// the faulty images' too; and the bundled plugin runs.
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
@@ -7,16 +8,19 @@ import { spawnSync } from 'node:child_process';
 import {
   ROOT,
   applyYaml,
+  describeWorkloads,
   eventually,
   getJson,
   kubectl,
   patchWebService,
   plugin,
+  sleep,
   tryGetJson,
   useNamespace,
   webService,
   PACKAGE_VERSION,
 } from '../support/cluster';
+import { CRASH_LOOP_IMAGE, NEVER_READY_IMAGE } from '../support/faulty-images';
 
 const ns = useNamespace('foundation');
 
@@ -140,6 +144,76 @@ controlPlane('scripts/control-plane.sh', () => {
       },
     );
     expect(canI.stdout.trim()).toBe('no');
+  });
+});
+
+describeWorkloads("the plane's pods (KWOK's stages)", () => {
+  /** A pod whose container `app` runs the image, beside a sidecar of an ordinary image. */
+  const createPod = (name: string, image: string) =>
+    applyYaml(
+      ns(),
+      JSON.stringify({
+        apiVersion: 'v1',
+        kind: 'Pod',
+        metadata: { name },
+        spec: {
+          containers: [
+            { name: 'app', image },
+            { name: 'sidecar', image: 'busybox:1.36' },
+          ],
+        },
+      }),
+    );
+  type Status = {
+    phase?: string;
+    conditions?: { type: string; status: string }[];
+    containerStatuses?: { name: string; ready: boolean; restartCount: number; state: Record<string, unknown> }[];
+  };
+  const podStatus = (name: string): Status => getJson(['get', 'pod', name, '-n', ns()]).status;
+  const ready = (status: Status) => status.conditions?.find((c) => c.type === 'Ready')?.status;
+  const container = (status: Status, name: string) => status.containerStatuses?.find((c) => c.name === name);
+
+  beforeAll(async () => {
+    // Admission turns pods away until their namespace has its default ServiceAccount.
+    await eventually(() => tryGetJson(['get', 'serviceaccount', 'default', '-n', ns()]));
+    createPod('plain', 'nginx:1.27');
+    createPod('never-ready', NEVER_READY_IMAGE);
+    createPod('crash-loop', CRASH_LOOP_IMAGE);
+  });
+
+  it('makes a pod of any other image Running and Ready', async () => {
+    await eventually(() => ready(podStatus('plain')) === 'True');
+    expect(podStatus('plain').phase).toBe('Running');
+  });
+
+  it('runs a pod of the never-ready image, never Ready: its container is not ready, the other is', async () => {
+    await eventually(() => podStatus('never-ready').phase === 'Running');
+    // KWOK readies a pod at once: a while later, this one would be Ready if it ever were to be.
+    await sleep(3_000);
+    const status = podStatus('never-ready');
+    expect(ready(status)).toBe('False');
+    expect(container(status, 'app')).toMatchObject({ ready: false, restartCount: 0, state: { running: {} } });
+    expect(container(status, 'sidecar')).toMatchObject({ ready: true, restartCount: 0 });
+  });
+
+  it("restarts the crash-loop image's container again and again, the pod never Ready", async () => {
+    const restarts = () => container(podStatus('crash-loop'), 'app')?.restartCount ?? 0;
+    const seen = await eventually(() => restarts() >= 1 && restarts());
+    await eventually(() => restarts() > seen);
+    const status = podStatus('crash-loop');
+    expect(status.phase).toBe('Running');
+    expect(ready(status)).toBe('False');
+    expect(container(status, 'app')).toMatchObject({
+      ready: false,
+      state: { waiting: { reason: 'CrashLoopBackOff' } },
+    });
+    expect(container(status, 'sidecar')).toMatchObject({ ready: true, restartCount: 0 });
+  });
+
+  it('deletes the pods of these images as any other', async () => {
+    kubectl(['delete', 'pod', 'never-ready', 'crash-loop', '-n', ns(), '--wait=false']);
+    await eventually(() => getJson(['get', 'pods', '-n', ns()]).items.length === 1);
+    expect(tryGetJson(['get', 'pod', 'plain', '-n', ns()])).not.toBeNull();
   });
 });
 
