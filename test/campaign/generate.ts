@@ -6,6 +6,7 @@
 // controller should do: the oracles read that from the cluster at the end.
 import { NAMED_KINDS } from '../../src/core/kinds';
 import type { Json, WebService } from '../../src/core/model';
+import { NEVER_READY_IMAGE } from '../support/faulty-images';
 import { EVERY_POD_FIELD, POD_PRIORITY_CLASS } from '../support/pod-fields';
 import { Random } from './random';
 import { METRIC_VALUE, type ChildKind, type Step, type Tamper } from './steps';
@@ -160,6 +161,15 @@ function edit(rng: Random, name: string, model: Model): Step {
   const spec: Json = structuredClone(model.live.get(name)!);
   const what = rng.weighted<() => string>([
     [3, () => ((spec.image = rng.pick(IMAGES)), 'image')],
+    // A canary of an image whose pods never get ready: it aborts by itself at its deadline.
+    [
+      spec.rollout !== undefined ? 1 : 0,
+      () => {
+        spec.image = NEVER_READY_IMAGE;
+        (spec.rollout as { canary: Json }).canary.readyDeadlineSeconds = 10;
+        return 'an image that never gets ready, behind a canary';
+      },
+    ],
     [2, () => ((spec.replicas = rng.int(0, 3)), 'replicas')],
     [1, () => ((spec.tier = rng.pick(TIERS)), 'tier')],
     [1, () => (delete spec.tier, delete spec.replicas, 'tier and replicas removed')],
@@ -415,11 +425,22 @@ function randomRollout(rng: Random): Json {
   return { canary };
 }
 
-/** A rollout needs a workload (admission refuses it without one): an edit that drops the workload drops it too. */
+/**
+ * A rollout needs a workload (admission refuses it without one): an edit that drops the workload
+ * drops it too. And an image that never gets ready is drawn only behind a canary: without one it
+ * goes back to a good image.
+ */
 function withoutStrandedRollout(spec: Json, what: string): string {
-  if (spec.rollout === undefined || spec.workload !== undefined) return what;
-  delete spec.rollout;
-  return `${what}, and the rollout with it`;
+  let tidied = what;
+  if (spec.rollout !== undefined && spec.workload === undefined) {
+    delete spec.rollout;
+    tidied = `${tidied}, and the rollout with it`;
+  }
+  if (spec.image === NEVER_READY_IMAGE && spec.rollout === undefined) {
+    spec.image = IMAGES[0];
+    tidied = `${tidied}, and a good image`;
+  }
+  return tidied;
 }
 
 /**

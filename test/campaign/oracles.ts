@@ -20,6 +20,7 @@ import { observe } from '../../src/core/observe';
 import { CANARY_ABORTED, computeStatus } from '../../src/core/status';
 import { CONFIG_KEY_SECRET } from '../../src/engine/config';
 import { AuditWindow, MUTATING, PLUGIN, describeEvent, fromPlugin, getJson, run, sleep } from '../support/cluster';
+import { NEVER_READY_IMAGE } from '../support/faulty-images';
 import { canaryViolationsConfirmed } from './canary-oracle';
 import { METRIC_VALUE, type ChildKind } from './steps';
 import { foreignContent, type World } from './world';
@@ -84,12 +85,17 @@ export function blockers(state: ClusterState, world: Pick<World, 'foreign'>): Ma
     else if (wantedRows(byName.get(name)!).some((row) => world.foreign.has(`${kindKey(row)}/${row.nameFor(name)}`)))
       block = 'ChildConflict';
     else if (abortExcused(byName.get(name)!)) block = CANARY_ABORTED;
+    else if (byName.get(name)!.spec.image === NEVER_READY_IMAGE) block = NEVER_READY;
     result.set(name, block);
     return block;
   };
   for (const name of byName.keys()) blockOf(name);
   return result;
 }
+
+/** The block of a WebService whose image's pods never get ready, and the reasons its Ready may give. */
+const NEVER_READY = 'NeverReadyImage';
+const NEVER_READY_REASONS = [CANARY_ABORTED, 'RolloutInProgress', 'ProgressDeadlineExceeded'];
 
 /**
  * A canary aborted for a cause the history gave it: someone aborted it (the abort annotation
@@ -100,6 +106,8 @@ function abortExcused(ws: Json): boolean {
   const rollout = ws.status?.rollout;
   if (rollout?.phase !== 'Aborted') return false;
   if (ws.metadata.annotations?.[ABORT_ANNOTATION] === rollout.revision) return true;
+  if (ws.spec.image === NEVER_READY_IMAGE && /^the canary's pods were not ready within/.test(rollout.message))
+    return true;
   const check = ws.spec.rollout?.canary?.check as { min?: number; max?: number } | undefined;
   const fails =
     check !== undefined && ((check.min ?? -Infinity) > METRIC_VALUE || (check.max ?? Infinity) < METRIC_VALUE);
@@ -159,14 +167,19 @@ function webServiceViolations(ws: Json, state: ClusterState, block: string | nul
     violations.push(...truthfulStatus(ws, state));
     violations.push(...revisionViolations(ws, state));
   } else {
-    if (ready?.status !== 'False' || ready.reason !== block) {
+    // Pods that never get ready: a canary aborted at its deadline, or (where the first rollout had
+    // not completed, so no canary could start) a rolling update that never completes.
+    const readyAsBlocked =
+      ready?.status === 'False' &&
+      (block === NEVER_READY ? NEVER_READY_REASONS.includes(ready.reason) : ready.reason === block);
+    if (!readyAsBlocked) {
       violations.push(
         `${at}: cannot converge (${block}) but Ready is ${ready?.status} (${ready?.reason}: ${ready?.message})`,
       );
     }
     // An aborted canary has nothing left to do until the spec changes.
     const expected = block === 'ChildConflict' ? 'conflict' : block === CANARY_ABORTED ? 'noop' : 'requeue';
-    if (decision.action !== expected)
+    if (decision.action !== expected && !(block === NEVER_READY && ['noop', 'requeue'].includes(decision.action)))
       violations.push(`${at}: cannot converge (${block}) but a pass would ${decision.action}`);
   }
   const status = computeStatus(obs, decision, { kind: 'applied' }, new Date().toISOString());

@@ -6,6 +6,7 @@ import { absentOptionalKinds } from '../support/gateway-api';
 import { failureReport, historyFile, runCampaign } from '../campaign/campaign';
 import { quiesce } from '../campaign/oracles';
 import { METRIC_VALUE } from '../campaign/steps';
+import { NEVER_READY_IMAGE } from '../support/faulty-images';
 import { World } from '../campaign/world';
 import { deleteNamespace, describeWorkloads, eventually, kubectl } from '../support/cluster';
 
@@ -205,8 +206,9 @@ describeWorkloads('the correctness campaign', () => {
 
   // Issue 40: canaries in the campaign. One promoted by hand, one aborted by hand, one whose check
   // fails (the campaign's metrics API answers METRIC_VALUE), one paused until promote that
-  // quiescence promotes; between the steps the canary oracle samples them all (world.ts).
-  it('canaries promoted, aborted and failing their check: traffic only to ready pods, the stable pods held', async () => {
+  // quiescence promotes, one of an image whose pods never get ready (KWOK's stages), which
+  // aborts at its deadline; between the steps the canary oracle samples them all (world.ts).
+  it('canaries promoted, aborted, failing their check or never ready: traffic only to ready pods, stable pods held', async () => {
     await inWorld(new World('campaign-canary'), async (world) => {
       const untilPromote = [{ weight: 25 }, { pause: {} }, { weight: 75 }];
       const timed = [{ weight: 25 }, { pause: { duration: '2s' } }, { weight: 75 }];
@@ -216,6 +218,7 @@ describeWorkloads('the correctness campaign', () => {
         bravo: { canary: { steps: untilPromote } },
         charlie: { canary: { steps: timed, check: failing } },
         delta: { canary: { steps: untilPromote } },
+        echo: { canary: { steps: untilPromote, readyDeadlineSeconds: 10 } },
       };
       const spec = (name: string, image: string) => ({
         image,
@@ -226,24 +229,30 @@ describeWorkloads('the correctness campaign', () => {
       for (const name of Object.keys(specs)) await world.step({ step: 'create', name, spec: spec(name, 'nginx:1.27') });
       expect((await quiesce(world, 60_000)).violations).toEqual([]);
       for (const name of Object.keys(specs))
-        await world.step({ step: 'setSpec', name, spec: spec(name, 'nginx:1.28'), what: 'image' });
+        await world.step({
+          step: 'setSpec',
+          name,
+          spec: spec(name, name === 'echo' ? NEVER_READY_IMAGE : 'nginx:1.28'),
+          what: 'image',
+        });
       const phase = (name: string) => world.get('webservice', name)?.status?.rollout?.phase as string | undefined;
       await eventually(() => ['alpha', 'bravo', 'delta'].every((name) => phase(name) === 'Paused'), 60_000);
       await world.step({ step: 'promote', name: 'alpha', full: false });
       await world.step({ step: 'abort', name: 'bravo' });
       expect((await quiesce(world, 90_000)).violations).toEqual([]);
       const image = (name: string) => world.get('deployment', name)?.spec.template.spec.containers[0].image;
-      // Promoted by hand, and by quiescence: the stable pods run the new image, the canary gone.
+      // Promoted by hand, and by quiescence: the stable pods run the new image, the canary gone
+      // (and with it status.rollout: no canary runs).
       for (const name of ['alpha', 'delta']) {
         expect({ name, phase: phase(name), image: image(name) }).toEqual({
           name,
-          phase: 'Completed',
+          phase: undefined,
           image: 'nginx:1.28',
         });
         expect(world.get('deployment', `${name}-canary`)).toBeNull();
       }
       // Aborted, by hand and by the check: the stable pods never left the old image.
-      for (const name of ['bravo', 'charlie']) {
+      for (const name of ['bravo', 'charlie', 'echo']) {
         expect({ name, phase: phase(name), image: image(name) }).toEqual({
           name,
           phase: 'Aborted',
@@ -251,6 +260,9 @@ describeWorkloads('the correctness campaign', () => {
         });
       }
       expect(world.get('webservice', 'charlie')?.status.rollout.message).toMatch(/^the check failed/);
+      expect(world.get('webservice', 'echo')?.status.rollout.message).toMatch(
+        /^the canary's pods were not ready within 10s/,
+      );
       expect(world.counts).toMatchObject({ promote: { ran: 1, skipped: 0 }, abort: { ran: 1, skipped: 0 } });
       expect(world.held.size).toBeGreaterThan(0);
     });
