@@ -2,7 +2,7 @@
 // measured for it, and whether it holds. RESULTS.md is a hand-written preamble, kept as it is,
 // and this table below it.
 import { DEFAULT_WORKERS } from './controller';
-import { BusyWindow, ConfigRun, ControllerBurst, Results, ScaleRun, WorkloadBurst } from './results';
+import { BusyWindow, CanaryRun, ConfigRun, ControllerBurst, Results, ScaleRun, WorkloadBurst } from './results';
 import { median } from './proc';
 
 type Standing = 'met' | 'missed' | 'not measured';
@@ -245,6 +245,37 @@ function steadyText(wb: WorkloadBurst): string {
   return `${writes} writes, ${events} Events over ${wb.steady.seconds} s`;
 }
 
+/** The every-field burst's peak RSS beside a record-only burst's of its N (the median of the run's). */
+function everyFieldRss(r: Results, ef: WorkloadBurst): [string, Standing] {
+  const recordOnly = r.controller.bursts.filter((b) => b.n === ef.n);
+  if (recordOnly.length === 0) return [`${ef.peakRssMiB} MiB; no record-only burst`, 'not measured'];
+  const recordRss = median(recordOnly.map((b) => b.peakRssMiB));
+  const text = `${ef.peakRssMiB} vs ${recordRss} MiB: ${ratio(ef.peakRssMiB, recordRss)}${at(ef.n, 1000)}`;
+  return [text, judge(ef.n === 1000, ef.peakRssMiB <= 1.3 * recordRss)];
+}
+
+/** Issue 41: the every-field burst, with its fields and those of the workload's other children. */
+function podFieldTargets(r: Results, add: Add): void {
+  const target = '1000 WebServices with every field, old and new';
+  const goals = [
+    '0 writes at steady state',
+    "controller peak RSS ≤ 1.3× a record-only burst's of the same N",
+    'the no-op `apply --all` at 10 000 ≤ 2× the raw floor',
+  ];
+  const ef = r.everyFieldBurst;
+  if (!ef) unmeasured(add, '#41', target, goals.slice(0, 2));
+  else {
+    const { writes, events } = steadyWrites(ef);
+    add('#41', target, goals[0], `${steadyText(ef)}${at(ef.n, 1000)}`, judge(ef.n === 1000, writes + events === 0));
+    add('#41', target, goals[1], ...everyFieldRss(r, ef));
+  }
+  const p10k = r.plugin.find((p) => p.n === 10_000);
+  if (!p10k) return unmeasured(add, '#41', target, goals.slice(2));
+  const { noop, floor } = p10k;
+  const wall = `${ms(noop.wallMs)} vs ${ms(floor.wallMs)}: ${ratio(noop.wallMs, floor.wallMs)}`;
+  add('#41', target, goals[2], wall, judge(true, noop.wallMs <= 2 * floor.wallMs));
+}
+
 function workloadTargets(r: Results, add: Add): void {
   const wb = r.workloadBurst;
   const steady = (w: WorkloadBurst) => steadyWrites(w).writes + steadyWrites(w).events === 0;
@@ -262,17 +293,7 @@ function workloadTargets(r: Results, add: Add): void {
   ];
   if (!ef) return unmeasured(add, '#27', efTarget, goals);
   add('#27', efTarget, goals[0], steadyText(ef), judge(true, steady(ef)));
-  const recordOnly = r.controller.bursts.filter((b) => b.n === ef.n);
-  const recordRss = recordOnly.length > 0 ? median(recordOnly.map((b) => b.peakRssMiB)) : null;
-  add(
-    '#27',
-    efTarget,
-    goals[1],
-    recordRss === null
-      ? `${ef.peakRssMiB} MiB; no record-only burst`
-      : `${ef.peakRssMiB} vs ${recordRss} MiB: ${ratio(ef.peakRssMiB, recordRss)}`,
-    recordRss === null ? 'not measured' : judge(true, ef.peakRssMiB <= 1.3 * recordRss),
-  );
+  add('#27', efTarget, goals[1], ...everyFieldRss(r, ef));
   const perWs = (w: WorkloadBurst) => w.readyMs / w.n;
   add(
     '#27',
@@ -353,6 +374,43 @@ function configTargets(config: ConfigRun | undefined, add: Add): void {
   );
 }
 
+function canaryTargets(canary: CanaryRun | undefined, add: Add): void {
+  const stepTarget = 'A canary step change (`promote`) reaches the HTTPRoute, N = 1000 with `run`';
+  const pausedTarget = '1000 WebServices in a paused canary';
+  const stepGoal = 'p50 ≤ 1 s over 100 step changes';
+  const pausedGoals = ['0 writes at steady state', "controller peak RSS ≤ 1.2× the same 1000's without a canary"];
+  if (!canary) {
+    unmeasured(add, '#40', stepTarget, [stepGoal]);
+    return unmeasured(add, '#40', pausedTarget, pausedGoals);
+  }
+  const { n, latency, steady } = canary;
+  const judged = n === 1000;
+  const note = at(n, 1000);
+  add(
+    '#40',
+    stepTarget,
+    stepGoal,
+    `p50 ${ms(latency.p50Ms)}, p99 ${ms(latency.p99Ms)} over ${latency.samples}${note}`,
+    judge(judged && latency.samples >= 100, latency.p50Ms <= 1000),
+  );
+  const { writes, events } = steadyWrites({ steady });
+  add(
+    '#40',
+    pausedTarget,
+    pausedGoals[0],
+    `${writes} writes, ${events} Events over ${steady.seconds} s${note}`,
+    judge(judged, writes + events === 0),
+  );
+  const [withIt, without] = [canary.peakRssMiB, canary.without.peakRssMiB];
+  add(
+    '#40',
+    pausedTarget,
+    pausedGoals[1],
+    `${withIt} vs ${without} MiB: ${ratio(withIt, without)}${note}`,
+    judge(judged, withIt <= 1.2 * without),
+  );
+}
+
 function scaleTargets(scale: ScaleRun | undefined, add: Add): void {
   const rssTarget = 'Controller peak RSS at 100,000 (`npm run bench -- --scale`)';
   const noopTarget = 'No-op `apply --all` at 100,000, beside the raw floor (both LISTs)';
@@ -383,7 +441,9 @@ export function targets(results: Results, scale?: ScaleRun): TargetRow[] {
   runtimeTargets(results, add);
   floorTargets(results, add);
   workloadTargets(results, add);
+  podFieldTargets(results, add);
   configTargets(results.config, add);
+  canaryTargets(results.canary, add);
   scaleTargets(scale, add);
   return rows;
 }
