@@ -140,10 +140,12 @@ async function pauseAndPromote(
     const steady = await steadyState(audit, namespace, steadySeconds);
     const peakRssMiB = controller.peakRssMiB();
 
-    progress(`canary: ${samples} promotes, one at a time`);
+    // Each of a different WebService (37 is prime to 1000): one promote each, from 10% to 50%.
+    const promotes = Math.min(samples, n);
+    progress(`canary: ${promotes} promotes, one at a time`);
     const since = audit?.mark() ?? 0;
     const latenciesMs: number[] = [];
-    for (let i = 0; i < samples; i++) {
+    for (let i = 0; i < promotes; i++) {
       const current: Promotion = { name: webServiceName((i * 37) % n) };
       promotion = current;
       const promote = run([PLUGIN, 'promote', current.name, '-n', namespace], { capture: true });
