@@ -49,6 +49,11 @@ function at(n: number, target: number): string {
   return n === target ? '' : ` (at N=${n}, not ${target})`;
 }
 
+/** A peak RSS beside another, in MiB, within `limit`× of it: the measured text and the standing, judged at N = 1000. */
+function rssWithin(rss: number, beside: number, limit: number, n: number): [string, Standing] {
+  return [`${rss} vs ${beside} MiB: ${ratio(rss, beside)}${at(n, 1000)}`, judge(n === 1000, rss <= limit * beside)];
+}
+
 function pluginTargets(r: Results, add: Add): void {
   const notRun = `not measured (N = ${r.sizes.join(', ')}${r.quick ? ', --quick' : ''})`;
   const colds = r.plugin.filter((p) => p.n >= 1000 && p.cold.cpuPerWriteMs !== null);
@@ -249,9 +254,7 @@ function steadyText(wb: WorkloadBurst): string {
 function everyFieldRss(r: Results, ef: WorkloadBurst): [string, Standing] {
   const recordOnly = r.controller.bursts.filter((b) => b.n === ef.n);
   if (recordOnly.length === 0) return [`${ef.peakRssMiB} MiB; no record-only burst`, 'not measured'];
-  const recordRss = median(recordOnly.map((b) => b.peakRssMiB));
-  const text = `${ef.peakRssMiB} vs ${recordRss} MiB: ${ratio(ef.peakRssMiB, recordRss)}${at(ef.n, 1000)}`;
-  return [text, judge(ef.n === 1000, ef.peakRssMiB <= 1.3 * recordRss)];
+  return rssWithin(ef.peakRssMiB, median(recordOnly.map((b) => b.peakRssMiB)), 1.3, ef.n);
 }
 
 /** Issue 41: the every-field burst, with its fields and those of the workload's other children. */
@@ -337,15 +340,7 @@ function configTargets(config: ConfigRun | undefined, add: Add): void {
     `${once}/${n} rolled once, ${two}/${n} with 2 ReplicaSets; then ${ours.writes} writes, ${ours.events} Events${note}`,
     judge(judged, once === n && two === n && ours.writes + ours.events === 0),
   );
-  const port = config.portBurst.peakRssMiB;
-  const whole = config.peakRssMiB.whole;
-  add(
-    '#38',
-    target,
-    goals[1],
-    `${whole} vs ${port} MiB: ${ratio(whole, port)}${note}`,
-    judge(judged, whole <= 1.2 * port),
-  );
+  add('#38', target, goals[1], ...rssWithin(config.peakRssMiB.whole, config.portBurst.peakRssMiB, 1.2, n));
   add(
     '#38',
     target,
@@ -353,14 +348,7 @@ function configTargets(config: ConfigRun | undefined, add: Add): void {
     `p50 ${ms(latency.p50Ms)} over ${latency.samples}${note}`,
     judge(judged && latency.samples >= 100, latency.p50Ms <= 1000),
   );
-  const [without, withThem] = [unreferenced.without.peakRssMiB, unreferenced.with.peakRssMiB];
-  add(
-    '#38',
-    target,
-    goals[3],
-    `${withThem} vs ${without} MiB: ${ratio(withThem, without)}${note}`,
-    judge(judged, withThem <= 1.15 * without),
-  );
+  add('#38', target, goals[3], ...rssWithin(unreferenced.with.peakRssMiB, unreferenced.without.peakRssMiB, 1.15, n));
   const { secrets, received } = unreferenced.with;
   const read = (secrets?.unreferencedGets ?? 0) + received.unreferencedRead + received.lists + received.marked;
   add(
@@ -401,14 +389,7 @@ function canaryTargets(canary: CanaryRun | undefined, add: Add): void {
     `${writes} writes, ${events} Events over ${steady.seconds} s${note}`,
     judge(judged, writes + events === 0),
   );
-  const [withIt, without] = [canary.peakRssMiB, canary.without.peakRssMiB];
-  add(
-    '#40',
-    pausedTarget,
-    pausedGoals[1],
-    `${withIt} vs ${without} MiB: ${ratio(withIt, without)}${note}`,
-    judge(judged, withIt <= 1.2 * without),
-  );
+  add('#40', pausedTarget, pausedGoals[1], ...rssWithin(canary.peakRssMiB, canary.without.peakRssMiB, 1.2, n));
 }
 
 function scaleTargets(scale: ScaleRun | undefined, add: Add): void {
