@@ -7,10 +7,11 @@
 # the raw floor and kubectl get; then the controller's start, burst, event-to-converged latency
 # and steady state; the runtimes the targets name (Node 20, Node 24, the SEA), the write floor
 # beside the burst, and bursts of workload WebServices (a port only, and every pod field) on the
-# workloads plane, and the config case there (each WebService reading its own Secret, rotated;
-# for them, the plane is started with workloads and 4 Nodes of 1000 pods unless
+# workloads plane, the config case there (each WebService reading its own Secret, rotated) and
+# the canary case (the Gateway API's CRDs installed for it, each WebService paused in a canary,
+# then promoted); for them, the plane is started with workloads and 4 Nodes of 1000 pods unless
 # WEBSERVICE_CP_WORKLOADS / _NODES / _NODE_PODS say otherwise).
-# --only=CASE,… runs some of: plugin burst runtimes floor backlog workload every-field config,
+# --only=CASE,… runs some of: plugin burst runtimes floor backlog workload every-field config canary,
 # and keeps what results.json held of the others. Writes bench/results.json and the table of
 # targets in bench/RESULTS.md (--quick: N = 10 and 100, into .cache/bench/); --report-only
 # writes the table again from results.json, measuring nothing.
@@ -32,7 +33,7 @@ wants_workloads() {
     [[ "${arg}" != --scale* ]] || return 1
     [[ "${arg}" != --only=* ]] || only="${arg#--only=}"
   done
-  [[ -z "${only}" || ",${only}," =~ ,(workload|every-field|config), ]]
+  [[ -z "${only}" || ",${only}," =~ ,(workload|every-field|config|canary), ]]
 }
 
 main() {

@@ -8,7 +8,7 @@
 //   --sizes=A,B     other sizes (for development); the cases of one size (burst, runtimes,
 //                   floor, workload, config) then run at the largest of them, if smaller than theirs
 //   --only=A,B      only these cases (default: all): plugin burst runtimes floor backlog workload
-//                   every-field config
+//                   every-field config canary
 //   With --only or --sizes, what DIR/results.json held of other cases (and of the plugin case's
 //   other sizes) is kept, and RESULTS.md names the run it came from (merge.ts).
 //   --scale[=N]     instead of the cases: the run at N = 100 000 (or N) into DIR/scale.json, then
@@ -27,6 +27,7 @@ import { FLOOR_CREATOR, FLOOR_IN_FLIGHT, writeFloor } from './floor';
 import { runtimeCases } from './runtimes';
 import { checkWorkloadCapacity, controllersAudited, podsNeeded, workloadBurst } from './workload';
 import { configCase } from './config';
+import { canaryCase } from './canary';
 import { CASES, Case, mergeResults } from './merge';
 import { resultsMarkdown, targets } from './report';
 import { Results, ScaleRun } from './results';
@@ -172,11 +173,12 @@ async function measureAll(options: Options): Promise<Results> {
     ...(options.only.length < CASES.length ? { only: options.only } : {}),
   };
   const wants = (c: Case) => options.only.includes(c);
-  if (wants('workload') || wants('every-field') || wants('config')) {
+  if (wants('workload') || wants('every-field') || wants('config') || wants('canary')) {
     await checkWorkloadCapacity(
       Math.max(
         podsNeeded(wants('workload') ? caseSize(options, 200) : 0),
-        podsNeeded(caseSize(options, 1000), wants('config')),
+        podsNeeded(caseSize(options, 1000), wants('config') ? 'own secret' : 'port'),
+        podsNeeded(wants('canary') ? caseSize(options, 1000) : 0, 'canary'),
       ),
     );
     if (controllersAudited() === false)
@@ -271,6 +273,12 @@ async function measureAll(options: Options): Promise<Results> {
       // The port-only burst of this N, if the run made one: the case does not make it twice.
       const port = [results.portBurstSameN, results.workloadBurst].find((b) => b?.n === n);
       results.config = await configCase(audit, tag, n, steady, options.quick ? 30 : 100, port);
+    });
+  }
+
+  if (wants('canary')) {
+    await recordFailure(results, 'canary', async () => {
+      results.canary = await canaryCase(audit, tag, caseSize(options, 1000), steady, options.quick ? 30 : 100);
     });
   }
 

@@ -34,11 +34,12 @@ export function createWebServices(
 }
 
 /**
- * Creates (or replaces, whole) objects 0..count-1 with `kubectl create -f` (`replace -f`) of
- * Lists, several calls at once. Returns how long it took.
+ * Creates (or replaces, whole; or applies, server-side) objects 0..count-1 with `kubectl create
+ * -f` (`replace -f`, `apply --server-side -f`) of Lists, several calls at once. Returns how long
+ * it took. A custom resource takes no replace without its resourceVersion: apply changes one.
  */
 export async function sendLists(
-  verb: 'create' | 'replace',
+  verb: 'create' | 'replace' | 'apply',
   namespace: string,
   count: number,
   make: (index: number) => Record<string, unknown>,
@@ -53,7 +54,8 @@ export async function sendLists(
     while (next < chunks.length) {
       const chunk = chunks[next++];
       const list = { apiVersion: 'v1', kind: 'List', items: chunk.map((i) => make(i)) };
-      await kubectl([verb, '-n', namespace, '--validate=false', '-f', '-'], { input: JSON.stringify(list) });
+      const args = verb === 'apply' ? ['apply', '--server-side', '--force-conflicts'] : [verb];
+      await kubectl([...args, '-n', namespace, '--validate=false', '-f', '-'], { input: JSON.stringify(list) });
     }
   };
   await Promise.all(Array.from({ length: CREATE_PARALLEL }, worker));

@@ -5,7 +5,17 @@
 import { Carried, Results } from './results';
 
 /** Every case, in the order a run takes them. */
-export const CASES = ['plugin', 'burst', 'runtimes', 'floor', 'backlog', 'workload', 'every-field', 'config'] as const;
+export const CASES = [
+  'plugin',
+  'burst',
+  'runtimes',
+  'floor',
+  'backlog',
+  'workload',
+  'every-field',
+  'config',
+  'canary',
+] as const;
 export type Case = (typeof CASES)[number];
 
 interface CaseFigures {
@@ -46,6 +56,7 @@ const FIGURES: Record<Exclude<Case, 'plugin'>, CaseFigures> = {
     },
   },
   config: { held: (r) => r.config !== undefined, copy: (from, to) => void (to.config = from.config) },
+  canary: { held: (r) => r.canary !== undefined, copy: (from, to) => void (to.canary = from.canary) },
 };
 
 /** The run that measured a case (at size n) of a results file: its own, or the one it carried it from. */

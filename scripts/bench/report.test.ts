@@ -4,6 +4,7 @@ import { mergeResults } from './merge';
 import { resultsMarkdown, targets } from './report';
 import {
   BacklogRun,
+  CanaryRun,
   CaseResult,
   ConfigRun,
   ControllerBurst,
@@ -168,7 +169,7 @@ function configRun(change: (c: ConfigRun) => void = () => undefined): ConfigRun 
 describe('RESULTS.md', () => {
   it('lists every target, measured or not', () => {
     const rows = targets(results({}));
-    expect(rows).toHaveLength(30);
+    expect(rows).toHaveLength(36);
     expect(new Set(rows.map((t) => t.standing))).toEqual(new Set(['not measured']));
   });
 
@@ -373,6 +374,71 @@ describe('bench targets of issue 38: the config the pods read', () => {
         .map((t) => t.standing);
     expect(plugin(1000, 178)).toEqual(['met', 'met']);
     expect(plugin(1001, 179)).toEqual(['missed', 'missed']);
+  });
+});
+
+describe('bench targets of issues 40 and 41: a canary, and every field', () => {
+  const canaryRun = (change: (c: CanaryRun) => void = () => undefined): CanaryRun => {
+    const run: CanaryRun = {
+      n: 1000,
+      without: { ...workloadOf(1000, 100_000), peakRssMiB: 100 },
+      burst: workloadOf(1000, 100_000),
+      applyMs: 5000,
+      pausedMs: 200_000,
+      steady: workloadOf(1000, 1).steady,
+      peakRssMiB: 120,
+      latency: {
+        samples: 100,
+        n: 1000,
+        latenciesMs: [],
+        p50Ms: 900,
+        p99Ms: 1500,
+        maxMs: 1600,
+        requests: 0,
+        writes: 0,
+        events: 0,
+      },
+    };
+    change(run);
+    return run;
+  };
+  const canary = (change?: (c: CanaryRun) => void) =>
+    targets(results({ canary: canaryRun(change) }))
+      .filter((t) => t.issue === '#40')
+      .map((t) => t.standing);
+
+  it('meets the step change, the steady state and the RSS on a run that does', () => {
+    expect(canary()).toEqual(['met', 'met', 'met']);
+  });
+
+  it('misses each on a p50 over 1 s, a write at steady state, or an RSS over 1.2× without a canary', () => {
+    expect(canary((c) => (c.latency.p50Ms = 1001))).toEqual(['missed', 'met', 'met']);
+    expect(canary((c) => (c.steady = workloadOf(1000, 1, 1).steady))).toEqual(['met', 'missed', 'met']);
+    expect(canary((c) => (c.peakRssMiB = 121))).toEqual(['met', 'met', 'missed']);
+  });
+
+  it('does not judge a run at another N, or fewer step changes', () => {
+    expect(canary((c) => (c.n = 100))).toEqual(Array(3).fill('not measured'));
+    expect(canary((c) => (c.latency.samples = 30))[0]).toBe('not measured');
+  });
+
+  it('judges every field against a record-only burst of the same N, and the no-op pass at 10 000', () => {
+    const issue41 = (extra: Partial<Results>) =>
+      targets(results(extra))
+        .filter((t) => t.issue === '#41')
+        .map((t) => t.standing);
+    const record = { ...results({}).controller, bursts: [{ ...burstOf(1000, 1), peakRssMiB: 100 }] };
+    const everyField = (peakRssMiB: number, writes = 0) => ({ ...workloadOf(1000, 1, writes), peakRssMiB });
+    expect(issue41({ controller: record, everyFieldBurst: everyField(130) })).toEqual(['met', 'met', 'not measured']);
+    expect(issue41({ controller: record, everyFieldBurst: everyField(131, 1) })).toEqual([
+      'missed',
+      'missed',
+      'not measured',
+    ]);
+    expect(issue41({ everyFieldBurst: everyField(100) })[1]).toBe('not measured');
+    const noop = (noopMs: number) => issue41({ plugin: [{ ...pluginAt(10_000, noopMs), floor: caseOf(1000) }] });
+    expect(noop(2000)).toEqual(['not measured', 'not measured', 'met']);
+    expect(noop(2001)[2]).toBe('missed');
   });
 });
 

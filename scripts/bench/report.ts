@@ -2,7 +2,7 @@
 // measured for it, and whether it holds. RESULTS.md is a hand-written preamble, kept as it is,
 // and this table below it.
 import { DEFAULT_WORKERS } from './controller';
-import { BusyWindow, ConfigRun, ControllerBurst, Results, ScaleRun, WorkloadBurst } from './results';
+import { BusyWindow, CanaryRun, ConfigRun, ControllerBurst, Results, ScaleRun, WorkloadBurst } from './results';
 import { median } from './proc';
 
 type Standing = 'met' | 'missed' | 'not measured';
@@ -47,6 +47,11 @@ function unmeasured(add: Add, issue: string, target: string, goals: string[]): v
 /** ` (at N=n, not target)` where a figure was taken at another N. */
 function at(n: number, target: number): string {
   return n === target ? '' : ` (at N=${n}, not ${target})`;
+}
+
+/** A peak RSS beside another, in MiB, within `limit`× of it: the measured text and the standing, judged at N = 1000. */
+function rssWithin(rss: number, beside: number, limit: number, n: number): [string, Standing] {
+  return [`${rss} vs ${beside} MiB: ${ratio(rss, beside)}${at(n, 1000)}`, judge(n === 1000, rss <= limit * beside)];
 }
 
 function pluginTargets(r: Results, add: Add): void {
@@ -245,6 +250,35 @@ function steadyText(wb: WorkloadBurst): string {
   return `${writes} writes, ${events} Events over ${wb.steady.seconds} s`;
 }
 
+/** The every-field burst's peak RSS beside a record-only burst's of its N (the median of the run's). */
+function everyFieldRss(r: Results, ef: WorkloadBurst): [string, Standing] {
+  const recordOnly = r.controller.bursts.filter((b) => b.n === ef.n);
+  if (recordOnly.length === 0) return [`${ef.peakRssMiB} MiB; no record-only burst`, 'not measured'];
+  return rssWithin(ef.peakRssMiB, median(recordOnly.map((b) => b.peakRssMiB)), 1.3, ef.n);
+}
+
+/** Issue 41: the every-field burst, with its fields and those of the workload's other children. */
+function podFieldTargets(r: Results, add: Add): void {
+  const target = '1000 WebServices with every field, old and new';
+  const goals = [
+    '0 writes at steady state',
+    "controller peak RSS ≤ 1.3× a record-only burst's of the same N",
+    'the no-op `apply --all` at 10 000 ≤ 2× the raw floor',
+  ];
+  const ef = r.everyFieldBurst;
+  if (!ef) unmeasured(add, '#41', target, goals.slice(0, 2));
+  else {
+    const { writes, events } = steadyWrites(ef);
+    add('#41', target, goals[0], `${steadyText(ef)}${at(ef.n, 1000)}`, judge(ef.n === 1000, writes + events === 0));
+    add('#41', target, goals[1], ...everyFieldRss(r, ef));
+  }
+  const p10k = r.plugin.find((p) => p.n === 10_000);
+  if (!p10k) return unmeasured(add, '#41', target, goals.slice(2));
+  const { noop, floor } = p10k;
+  const wall = `${ms(noop.wallMs)} vs ${ms(floor.wallMs)}: ${ratio(noop.wallMs, floor.wallMs)}`;
+  add('#41', target, goals[2], wall, judge(true, noop.wallMs <= 2 * floor.wallMs));
+}
+
 function workloadTargets(r: Results, add: Add): void {
   const wb = r.workloadBurst;
   const steady = (w: WorkloadBurst) => steadyWrites(w).writes + steadyWrites(w).events === 0;
@@ -262,17 +296,7 @@ function workloadTargets(r: Results, add: Add): void {
   ];
   if (!ef) return unmeasured(add, '#27', efTarget, goals);
   add('#27', efTarget, goals[0], steadyText(ef), judge(true, steady(ef)));
-  const recordOnly = r.controller.bursts.filter((b) => b.n === ef.n);
-  const recordRss = recordOnly.length > 0 ? median(recordOnly.map((b) => b.peakRssMiB)) : null;
-  add(
-    '#27',
-    efTarget,
-    goals[1],
-    recordRss === null
-      ? `${ef.peakRssMiB} MiB; no record-only burst`
-      : `${ef.peakRssMiB} vs ${recordRss} MiB: ${ratio(ef.peakRssMiB, recordRss)}`,
-    recordRss === null ? 'not measured' : judge(true, ef.peakRssMiB <= 1.3 * recordRss),
-  );
+  add('#27', efTarget, goals[1], ...everyFieldRss(r, ef));
   const perWs = (w: WorkloadBurst) => w.readyMs / w.n;
   add(
     '#27',
@@ -316,15 +340,7 @@ function configTargets(config: ConfigRun | undefined, add: Add): void {
     `${once}/${n} rolled once, ${two}/${n} with 2 ReplicaSets; then ${ours.writes} writes, ${ours.events} Events${note}`,
     judge(judged, once === n && two === n && ours.writes + ours.events === 0),
   );
-  const port = config.portBurst.peakRssMiB;
-  const whole = config.peakRssMiB.whole;
-  add(
-    '#38',
-    target,
-    goals[1],
-    `${whole} vs ${port} MiB: ${ratio(whole, port)}${note}`,
-    judge(judged, whole <= 1.2 * port),
-  );
+  add('#38', target, goals[1], ...rssWithin(config.peakRssMiB.whole, config.portBurst.peakRssMiB, 1.2, n));
   add(
     '#38',
     target,
@@ -332,14 +348,7 @@ function configTargets(config: ConfigRun | undefined, add: Add): void {
     `p50 ${ms(latency.p50Ms)} over ${latency.samples}${note}`,
     judge(judged && latency.samples >= 100, latency.p50Ms <= 1000),
   );
-  const [without, withThem] = [unreferenced.without.peakRssMiB, unreferenced.with.peakRssMiB];
-  add(
-    '#38',
-    target,
-    goals[3],
-    `${withThem} vs ${without} MiB: ${ratio(withThem, without)}${note}`,
-    judge(judged, withThem <= 1.15 * without),
-  );
+  add('#38', target, goals[3], ...rssWithin(unreferenced.with.peakRssMiB, unreferenced.without.peakRssMiB, 1.15, n));
   const { secrets, received } = unreferenced.with;
   const read = (secrets?.unreferencedGets ?? 0) + received.unreferencedRead + received.lists + received.marked;
   add(
@@ -351,6 +360,36 @@ function configTargets(config: ConfigRun | undefined, add: Add): void {
       : 'no audit log',
     secrets ? judge(judged, read === 0) : 'not measured',
   );
+}
+
+function canaryTargets(canary: CanaryRun | undefined, add: Add): void {
+  const stepTarget = 'A canary step change (`promote`) reaches the HTTPRoute, N = 1000 with `run`';
+  const pausedTarget = '1000 WebServices in a paused canary';
+  const stepGoal = 'p50 ≤ 1 s over 100 step changes';
+  const pausedGoals = ['0 writes at steady state', "controller peak RSS ≤ 1.2× the same 1000's without a canary"];
+  if (!canary) {
+    unmeasured(add, '#40', stepTarget, [stepGoal]);
+    return unmeasured(add, '#40', pausedTarget, pausedGoals);
+  }
+  const { n, latency, steady } = canary;
+  const judged = n === 1000;
+  const note = at(n, 1000);
+  add(
+    '#40',
+    stepTarget,
+    stepGoal,
+    `p50 ${ms(latency.p50Ms)}, p99 ${ms(latency.p99Ms)} over ${latency.samples}${note}`,
+    judge(judged && latency.samples >= 100, latency.p50Ms <= 1000),
+  );
+  const { writes, events } = steadyWrites({ steady });
+  add(
+    '#40',
+    pausedTarget,
+    pausedGoals[0],
+    `${writes} writes, ${events} Events over ${steady.seconds} s${note}`,
+    judge(judged, writes + events === 0),
+  );
+  add('#40', pausedTarget, pausedGoals[1], ...rssWithin(canary.peakRssMiB, canary.without.peakRssMiB, 1.2, n));
 }
 
 function scaleTargets(scale: ScaleRun | undefined, add: Add): void {
@@ -383,7 +422,9 @@ export function targets(results: Results, scale?: ScaleRun): TargetRow[] {
   runtimeTargets(results, add);
   floorTargets(results, add);
   workloadTargets(results, add);
+  podFieldTargets(results, add);
   configTargets(results.config, add);
+  canaryTargets(results.canary, add);
   scaleTargets(scale, add);
   return rows;
 }

@@ -159,7 +159,7 @@ export interface Results {
    */
   floorBursts?: ControllerBurst[];
   workloadBurst?: WorkloadBurst;
-  /** The same burst with every pod field set (issue 27). */
+  /** The same burst with every pod field set (issue 27; since issue 41 its other children's fields too). */
   everyFieldBurst?: WorkloadBurst;
   /** The port-only burst at the every-field burst's N, in the same case; absent where workloadBurst has that N. */
   portBurstSameN?: WorkloadBurst;
@@ -167,6 +167,8 @@ export interface Results {
   backlog?: BacklogRun[];
   /** Issue 38: the config the pods read. */
   config?: ConfigRun;
+  /** Issue 40: a canary's steps at N. */
+  canary?: CanaryRun;
 }
 
 /** A case (for the plugin case, some of its sizes) whose figures come from an earlier run. */
@@ -276,9 +278,10 @@ export interface Runtimes {
 
 /**
  * Which workload each WebService of a burst has: a port only (issue 17), every pod field
- * (issue 27), or a port and an env var from a Secret of its own (issue 38).
+ * (issue 27), a port and an env var from a Secret of its own (issue 38), or one replica behind
+ * an HTTPRoute, with or without a canary (issue 40).
  */
-export type WorkloadFields = 'port' | 'every field' | 'own secret';
+export type WorkloadFields = 'port' | 'every field' | 'own secret' | 'gateway' | 'canary';
 
 /** Issue 17: a burst of workload WebServices on the workloads plane, until all are Ready. */
 export interface WorkloadBurst {
@@ -412,4 +415,26 @@ export interface ScaleRun extends ScaleMeasured {
   finishedAt: string;
   machine: Results['machine'];
   loadAverage: { start: number[]; end: number[] };
+}
+
+/**
+ * Issue 40: N WebServices of one replica behind an HTTPRoute under `run`, without spec.rollout
+ * and with a canary, each paused at its first step; then promotes, one at a time.
+ */
+export interface CanaryRun {
+  n: number;
+  /** The same N without spec.rollout: its burst, steady state, and controller's peak RSS after them. */
+  without: WorkloadBurst;
+  /** With spec.rollout: the burst to Ready on the first revision (the Deployment's own rollout). */
+  burst: WorkloadBurst;
+  /** How long the apply of a new image to every one took. */
+  applyMs: number;
+  /** From that apply's start to every one paused at its first pause, its route at the step's weight. */
+  pausedMs: number;
+  /** Every client's requests about the namespace at steady state, every canary paused. */
+  steady: BusyWindow & { seconds: number };
+  /** The controller's VmHWM at the end of that steady state. */
+  peakRssMiB: number;
+  /** promote, one at a time: from the annotation's watch event to the HTTPRoute's at the next weight. */
+  latency: Latencies;
 }

@@ -5,7 +5,8 @@
 // from the audit log; where the CPU went, process by process, from /proc; and a window of
 // steady state, which must hold 0 writes of ours. Issue 27 runs the same burst with every
 // pod field set, at N = 1000, beside a port-only one at that N; issue 38 one whose pods each
-// read their own Secret (config.ts goes on from there).
+// read their own Secret (config.ts goes on from there); issue 40 bursts of one replica
+// behind an HTTPRoute, with and without a canary (canary.ts goes on from there).
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { Audit } from './audit';
@@ -21,11 +22,19 @@ import {
 } from './cluster';
 import { ControllerProcess, READY_FIELDS, isReadyLine } from './controller';
 import { BusyWindow, WorkloadBurst, WorkloadFields } from './results';
-import { EVERY_POD_FIELD, POD_FIELD_OBJECTS } from '../../harness/every-pod-field';
+import { EVERY_POD_FIELD, POD_FIELD_OBJECTS, POD_FIELD_PRIORITY_CLASS } from '../../harness/every-pod-field';
 import { ROOT, kubectl, progress, sleep } from './proc';
 
 const WORKLOAD_REPLICAS = 3;
 const WORKLOAD_PORT = 8080;
+
+/** The replicas of a burst's WebServices: one behind a route, to keep a canary's pods few. */
+function replicasOf(fields: WorkloadFields): number {
+  return fields === 'gateway' || fields === 'canary' ? 1 : WORKLOAD_REPLICAS;
+}
+
+/** The canary's steps: each WebService stops at the first pause, and a promote moves it from 10% to 50%. */
+export const CANARY_STEPS = [{ weight: 10 }, { pause: {} }, { weight: 50 }, { pause: {} }] as const;
 
 /** How long a burst may take to be all Ready. */
 const BURST_TIMEOUT_SECONDS = 15 * 60;
@@ -45,7 +54,27 @@ const EVERY_FIELD_WORKLOAD = {
   port: WORKLOAD_PORT,
   progressDeadlineSeconds: BURST_TIMEOUT_SECONDS,
   resources: { requests: { cpu: '0.01', memory: '0.0625Gi' }, limits: { cpu: 1, memory: '2Gi' } },
+  // Issue 41's fields beside the pod's: the ones of the workload's other children.
+  priorityClassName: POD_FIELD_PRIORITY_CLASS.metadata.name,
+  networkPolicy: { from: [{ namespaceSelector: { matchLabels: { 'kubernetes.io/metadata.name': 'ingress-nginx' } } }] },
+  autoscaling: {
+    maxReplicas: 5,
+    metrics: [
+      { type: 'Resource', resource: { name: 'cpu', target: { type: 'Utilization', averageUtilization: 60 } } },
+      { type: 'Resource', resource: { name: 'memory', target: { type: 'AverageValue', averageValue: '0.25Gi' } } },
+    ],
+    behavior: { scaleDown: { stabilizationWindowSeconds: 60 } },
+  },
 };
+
+/** The endpoint of WebService `index`: an Ingress with more hosts and annotations, or an HTTPRoute. */
+function exposeOf(fields: WorkloadFields, index: number): Record<string, unknown> | undefined {
+  const host = `${webServiceName(index)}.bench.example`;
+  if (fields === 'every field') {
+    return { host, additionalHosts: [`www.${host}`], annotations: { 'cert-manager.io/cluster-issuer': 'letsencrypt' } };
+  }
+  return fields === 'gateway' || fields === 'canary' ? { host, gateway: { name: 'bench' } } : undefined;
+}
 
 /** The Secret that WebService `index` of an 'own secret' burst reads: its `password` is `value`. */
 export function ownSecret(index: number, value: string): Record<string, unknown> {
@@ -71,22 +100,35 @@ function ownSecretWorkload(index: number): Record<string, unknown> {
   };
 }
 
-function workloadWebService(fields: WorkloadFields): (index: number) => Record<string, unknown> {
+/** WebService `index` of a burst; `image`: another than webService's (a canary's new revision). */
+export function workloadWebService(fields: WorkloadFields, image?: string): (index: number) => Record<string, unknown> {
   return (index) => {
     const workload =
-      fields === 'port'
-        ? { port: WORKLOAD_PORT }
-        : fields === 'every field'
-          ? EVERY_FIELD_WORKLOAD
-          : ownSecretWorkload(index);
+      fields === 'every field'
+        ? EVERY_FIELD_WORKLOAD
+        : fields === 'own secret'
+          ? ownSecretWorkload(index)
+          : { port: WORKLOAD_PORT };
     const base = webService(index) as { spec: Record<string, unknown> };
-    return { ...base, spec: { ...base.spec, replicas: WORKLOAD_REPLICAS, workload } };
+    const expose = exposeOf(fields, index);
+    return {
+      ...base,
+      spec: {
+        ...base.spec,
+        ...(image ? { image } : {}),
+        replicas: replicasOf(fields),
+        workload,
+        ...(expose ? { expose } : {}),
+        ...(fields === 'canary' ? { rollout: { canary: { steps: CANARY_STEPS } } } : {}),
+      },
+    };
   };
 }
 
 /** What a burst's WebServices read, created in the namespace before them. */
 async function createReadObjects(namespace: string, n: number, fields: WorkloadFields): Promise<void> {
   if (fields === 'every field') {
+    await kubectl(['apply', '--server-side', '-f', '-'], { input: JSON.stringify(POD_FIELD_PRIORITY_CLASS) });
     const list = { apiVersion: 'v1', kind: 'List', items: POD_FIELD_OBJECTS };
     await kubectl(['create', '-n', namespace, '-f', '-'], { input: JSON.stringify(list) });
   } else if (fields === 'own secret') {
@@ -131,11 +173,12 @@ export function controllersAudited(): boolean | null {
 }
 
 /**
- * The pods a burst of N needs; `rolling`: while all of them roll at once, one pod more each
- * (the Deployment's default surge of 25% of 3 replicas rounds up to 1).
+ * The pods a burst of N needs: with its own Secret, while all of them roll at once, one pod more
+ * each (the Deployment's default surge of 25% of 3 replicas rounds up to 1); with a canary, its
+ * one pod beside the stable one.
  */
-export function podsNeeded(n: number, rolling = false): number {
-  return n * (WORKLOAD_REPLICAS + (rolling ? 1 : 0));
+export function podsNeeded(n: number, fields: WorkloadFields = 'port'): number {
+  return n * (replicasOf(fields) + (fields === 'own secret' || fields === 'canary' ? 1 : 0));
 }
 
 /** Throws unless the plane's Nodes hold that many pods: a bench finds out at its start, not after 20 minutes. */
@@ -186,7 +229,7 @@ export async function workloadBurst(
   fields: WorkloadFields = 'port',
   then?: (controller: ControllerProcess) => Promise<void>,
 ): Promise<WorkloadBurst> {
-  const capacity = await checkWorkloadCapacity(podsNeeded(n, fields === 'own secret'));
+  const capacity = await checkWorkloadCapacity(podsNeeded(n, fields));
   await createNamespace(namespace);
   await createReadObjects(namespace, n, fields);
   const controller = await ControllerProcess.start(namespace);
@@ -203,7 +246,7 @@ export async function workloadBurst(
     await sleep(1000); // the watch is open before the first create
 
     progress(
-      `workload burst (${fields}): ${n} WebServices × ${WORKLOAD_REPLICAS} replicas on ${capacity.nodes} fake Nodes`,
+      `workload burst (${fields}): ${n} WebServices × ${replicasOf(fields)} replicas on ${capacity.nodes} fake Nodes`,
     );
     const { value, ...burst } = await busyWindow(audit, namespace, async () => {
       const started = performance.now();
@@ -223,7 +266,7 @@ export async function workloadBurst(
     const result: WorkloadBurst = {
       n,
       fields,
-      replicas: WORKLOAD_REPLICAS,
+      replicas: replicasOf(fields),
       nodes: capacity.nodes,
       podCapacity: capacity.pods,
       controllersAudited: controllersAudited(),

@@ -12,7 +12,7 @@ use_cluster() {
     # Plain NAME=value lines, taken as data: nothing here is evaluated.
     while IFS='=' read -r name value; do
       case "${name}" in
-        KUBECONFIG | KUBE_AUDIT_LOG) export "${name}=${value}" ;;
+        KUBECONFIG | KUBE_AUDIT_LOG | GATEWAY_API_CRDS) export "${name}=${value}" ;;
         KUBECTL_DIR) PATH="${value}:${PATH}" ;;
       esac
     done < <(bash "${root}/scripts/control-plane.sh" vars)

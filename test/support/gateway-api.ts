@@ -1,8 +1,7 @@
 // The Gateway API's standard CRDs on the test plane: control-plane.sh build copies them into
 // its cache, and `up` leaves them out (most clusters have none). A test file that needs them,
 // present or absent, installs or removes them itself; no other file may depend on either.
-import * as fs from 'node:fs';
-import * as path from 'node:path';
+import { gatewayApiCrdFiles } from '../../harness/gateway-api-crds';
 import { OPTIONAL_KINDS } from '../../src/core/kinds';
 import type { CustomResourceDefinition } from '../../src/kube/api';
 import { kubectl, run, waitEstablished } from './cluster';
@@ -42,20 +41,8 @@ export function absentOptionalKinds(): string[] {
   return OPTIONAL_KINDS.filter((row) => !served(row)).map((row) => row.kind);
 }
 
-/**
- * The CRD files (gateway.networking.k8s.io_httproutes.yaml…) with their CRDs' names; not the
- * bundle's ValidatingAdmissionPolicy against downgrades, which would judge every CRD write of
- * the shared plane.
- */
 function crdFiles(): { file: string; crd: string }[] {
-  const dir = crdDirectory();
-  return fs
-    .readdirSync(dir)
-    .filter((name) => /^gateway\.networking\.k8s\.io_[a-z]+\.yaml$/.test(name) && !name.includes('vap_'))
-    .map((name) => ({
-      file: path.join(dir, name),
-      crd: `${name.slice('gateway.networking.k8s.io_'.length, -'.yaml'.length)}.gateway.networking.k8s.io`,
-    }));
+  return gatewayApiCrdFiles(crdDirectory());
 }
 
 /** Installs the CRDs (server-side apply) and waits until they are established. */

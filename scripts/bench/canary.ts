@@ -1,0 +1,172 @@
+// Issue 40: a canary on the workloads plane, with the Gateway API's CRDs installed for the
+// case and removed after. N WebServices of one replica behind an HTTPRoute come up under `run`
+// (workload.ts' burst), first without spec.rollout, for the controller's peak RSS to compare
+// with; then with a canary, whose new image (one apply of every WebService) stops each at its
+// first pause with 10% of the route's traffic. A window of steady state there must hold no
+// write of ours. Then `promote`, one WebService at a time: from the annotation's watch event to
+// the HTTPRoute's at the next step's weight, on the bench's watches.
+import { gatewayApiCrdFiles } from '../../harness/gateway-api-crds';
+import { Audit } from './audit';
+import { WatchLine, WatchStream, sendLists, until, webServiceName } from './cluster';
+import { ControllerProcess, latencies } from './controller';
+import { CanaryRun } from './results';
+import { PLUGIN, kubectl, progress, round, run, sleep } from './proc';
+import { CANARY_STEPS, steadyState, workloadBurst, workloadWebService } from './workload';
+
+/** The route's canary weight where each canary pauses, and at the step a promote takes it to. */
+const PAUSED_WEIGHT = String(CANARY_STEPS[0].weight);
+const PROMOTED_WEIGHT = String(CANARY_STEPS[2].weight);
+/** N canaries start at once: N more pods for kube-controller-manager's throttled clients. */
+const PAUSED_TIMEOUT_MS = 30 * 60_000;
+/** How long the CRDs' removal may take (test/support/gateway-api.ts says why it is long). */
+const REMOVAL_TIMEOUT_MS = 180_000;
+const WEBSERVICE_FIELDS = [
+  '.metadata.name',
+  '.status.rollout.phase',
+  '.status.rollout.step',
+  '.metadata.annotations.webservice\\.labhub\\.io/promote',
+];
+/** name, then the backendRefs' weights when the route splits: stable's, the canary's. */
+const ROUTE_FIELDS = ['.metadata.name', '.spec.rules[0].backendRefs[*].weight'];
+
+function crds(): { file: string; crd: string }[] {
+  const dir = process.env.GATEWAY_API_CRDS;
+  if (!dir)
+    throw new Error('the canary case needs the Gateway API: no GATEWAY_API_CRDS (scripts/control-plane.sh vars)');
+  return gatewayApiCrdFiles(dir);
+}
+
+async function installGatewayApi(): Promise<void> {
+  const files = crds();
+  await kubectl(['apply', '--server-side', ...files.flatMap(({ file }) => ['-f', file])]);
+  const names = files.map(({ crd }) => `crd/${crd}`);
+  // kubectl wait fails at once, rather than waits, on a CRD with no condition yet: ask again.
+  for (let i = 0; i < 60; i++) {
+    if ((await run(['kubectl', 'wait', '--for=condition=Established', '--timeout=10s', ...names])).status === 0) return;
+    await sleep(1000);
+  }
+  throw new Error('the Gateway API CRDs are not established after a minute');
+}
+
+/**
+ * Removes the CRDs and waits until they are gone, listing each kind meanwhile: the CRD
+ * finalizer lists through the watch caches, which a removal of their group drops.
+ */
+async function removeGatewayApi(): Promise<void> {
+  const names = crds().map(({ crd }) => crd);
+  await kubectl(['delete', '--ignore-not-found', '--wait=false', ...names.map((crd) => `crd/${crd}`)]);
+  const deadline = Date.now() + REMOVAL_TIMEOUT_MS;
+  for (;;) {
+    const left = (await kubectl(['get', 'crd', '--ignore-not-found', '-o', 'name', ...names], { capture: true }))
+      .stdout;
+    if (left.trim() === '') return;
+    if (Date.now() > deadline) {
+      progress(`the Gateway API's CRDs are not gone after ${REMOVAL_TIMEOUT_MS / 1000} s: ${left.trim()}`);
+      return;
+    }
+    await run(['kubectl', 'get', names.join(','), '-A', '--ignore-not-found', '-o', 'name', '--request-timeout=10s']);
+    await sleep(2000);
+  }
+}
+
+export async function canaryCase(
+  audit: Audit | undefined,
+  tag: string,
+  n: number,
+  steadySeconds: number,
+  samples: number,
+): Promise<CanaryRun> {
+  await installGatewayApi();
+  try {
+    const without = await workloadBurst(audit, `bench-gateway-${tag}`, n, steadySeconds, 'gateway');
+    let paused: Omit<CanaryRun, 'n' | 'without' | 'burst'> | undefined;
+    const burst = await workloadBurst(audit, `bench-canary-${tag}`, n, 0, 'canary', async (controller) => {
+      paused = await pauseAndPromote(audit, controller, `bench-canary-${tag}`, n, steadySeconds, samples);
+    });
+    return { n, without, burst, ...paused! };
+  } finally {
+    await removeGatewayApi();
+  }
+}
+
+interface Promotion {
+  name: string;
+  seenAt?: number;
+  routeAt?: number;
+}
+
+async function pauseAndPromote(
+  audit: Audit | undefined,
+  controller: ControllerProcess,
+  namespace: string,
+  n: number,
+  steadySeconds: number,
+  samples: number,
+): Promise<Omit<CanaryRun, 'n' | 'without' | 'burst'>> {
+  const each = { listEach: true };
+  const pausedAt = new Map<string, boolean>();
+  const canaryWeight = new Map<string, string>();
+  let promotion: Promotion | undefined;
+  const onWebService = ({ atMs, fields: [name, phase, step, promote] }: WatchLine) => {
+    pausedAt.set(name, phase === 'Paused' && step === '1');
+    if (promotion?.name === name && promote) promotion.seenAt ??= atMs;
+  };
+  const onRoute = ({ atMs, fields: [name, , canary] }: WatchLine) => {
+    canaryWeight.set(name, canary);
+    if (promotion?.name === name && canary === PROMOTED_WEIGHT) promotion.routeAt ??= atMs;
+  };
+  const streams = [
+    new WatchStream('webservices', namespace, WEBSERVICE_FIELDS, onWebService, each),
+    new WatchStream('httproutes', namespace, ROUTE_FIELDS, onRoute, each),
+  ];
+  const failure = () => streams.map((s) => s.failure).find(Boolean);
+  try {
+    await sleep(2000); // both watches have listed and are streaming
+    progress(`canary: a new image for ${n} WebServices, each to pause at ${PAUSED_WEIGHT}%`);
+    const started = performance.now();
+    const applyMs = await sendLists('apply', namespace, n, workloadWebService('canary', 'nginx:canary'));
+    const count = () => [...pausedAt].filter(([name, p]) => p && canaryWeight.get(name) === PAUSED_WEIGHT).length;
+    await until(
+      `${n} canaries paused at ${PAUSED_WEIGHT}%`,
+      () => {
+        const why = failure();
+        if (why) throw new Error(why);
+        return count() >= n;
+      },
+      PAUSED_TIMEOUT_MS,
+      200,
+    );
+    const pausedMs = Math.round(performance.now() - started);
+    const steady = await steadyState(audit, namespace, steadySeconds);
+    const peakRssMiB = controller.peakRssMiB();
+
+    // Each of a different WebService (37 is prime to 1000): one promote each, from 10% to 50%.
+    const promotes = Math.min(samples, n);
+    progress(`canary: ${promotes} promotes, one at a time`);
+    const since = audit?.mark() ?? 0;
+    const latenciesMs: number[] = [];
+    for (let i = 0; i < promotes; i++) {
+      const current: Promotion = { name: webServiceName((i * 37) % n) };
+      promotion = current;
+      const promote = run([PLUGIN, 'promote', current.name, '-n', namespace], { capture: true });
+      await until(
+        `promote ${i} (${current.name}) to reach its HTTPRoute`,
+        () => {
+          const why = failure();
+          if (why) throw new Error(why);
+          return current.seenAt !== undefined && current.routeAt !== undefined;
+        },
+        30_000,
+        2,
+      );
+      const result = await promote;
+      if (result.status !== 0) throw new Error(`promote ${current.name} exited ${result.status}: ${result.stderr}`);
+      latenciesMs.push(round(current.routeAt! - current.seenAt!, 1));
+    }
+    promotion = undefined;
+    const latency = latencies(n, latenciesMs, audit ? await audit.count(since, 'controller') : null);
+    return { applyMs, pausedMs, steady, peakRssMiB, latency };
+  } finally {
+    await Promise.all(streams.map((s) => s.stop()));
+  }
+}
