@@ -21,7 +21,6 @@ import { CANARY_ABORTED, computeStatus } from '../../src/core/status';
 import { CONFIG_KEY_SECRET } from '../../src/engine/config';
 import { AuditWindow, MUTATING, PLUGIN, describeEvent, fromPlugin, getJson, run, sleep } from '../support/cluster';
 import { NEVER_READY_IMAGE } from '../support/faulty-images';
-import { canaryViolationsConfirmed } from './canary-oracle';
 import { METRIC_VALUE, type ChildKind } from './steps';
 import { foreignContent, type World } from './world';
 
@@ -497,7 +496,7 @@ export async function quiesce(world: World, boundMs: number): Promise<{ violatio
   for (;;) {
     const state = readState(world.ns);
     // Running canaries are sampled while they move on by themselves too.
-    const sampled = await canaryViolationsConfirmed(world.ns, world.held);
+    const sampled = await world.canaries.confirmed(world.ns);
     world.violations.push(...sampled.map((violation) => `while quiescing: ${violation}`));
     // A canary paused until promote waits for a person: quiescence is one who promotes it.
     for (const ws of state.webServices) {

@@ -15,7 +15,7 @@ import { type MetricsApiStub, startMetricsApi } from '../support/metrics-api';
 import { podFieldsPrerequisites } from '../support/pod-fields';
 import type { ProxyCounts } from '../../harness/proxy-kubeconfig';
 import { WatchProxy, type Perturbation } from '../support/proxy';
-import { canaryViolationsConfirmed } from './canary-oracle';
+import { CanarySamples } from './canary-oracle';
 import { METRIC_VALUE, describeStep, type ChildKind, type ConfigObject, type Step, type WritePoint } from './steps';
 
 type Json = Record<string, any>;
@@ -154,8 +154,8 @@ export class World {
   readonly fired: Record<string, number> = {};
   /** The WebServices' statuses, in the order a watch saw them (statusRegressions reads them). */
   readonly statusSamples: string[] = [];
-  /** Each running canary's stable pod template as first sampled (canaryViolations), by WebService uid and revision. */
-  readonly held = new Map<string, string>();
+  /** The running canaries' claims, sampled after each step (canary-oracle.ts). */
+  readonly canaries = new CanarySamples();
   private kubeconfig: string;
   private readonly trigger: string;
   private proxy: WatchProxy | null = null;
@@ -271,8 +271,8 @@ export class World {
     if (ran) count.ran++;
     else count.skipped++;
     // A tamper with a stable Deployment changes its template by someone else's hand.
-    if (step.step === 'tamper' && step.child === 'deployment') this.held.clear();
-    const found = await canaryViolationsConfirmed(this.ns, this.held);
+    if (step.step === 'tamper' && step.child === 'deployment') this.canaries.forget();
+    const found = await this.canaries.confirmed(this.ns);
     this.violations.push(...found.map((violation) => `after ${describeStep(step)}: ${violation}`));
   }
 
