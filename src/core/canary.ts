@@ -207,17 +207,20 @@ function checkVerdict(check: RolloutSpec['canary']['check'], result: CanaryCheck
 
 /**
  * Whether a pass at `at` may weigh the canary's check, judged from what status.rollout recorded:
- * at a timed pause that has ended, or at the last step (into the promotion). Only then does the
- * engine send the query, so that a canary in the middle of a step asks the metrics API nothing.
- * Where the record is behind (a new revision starts at step 0), canaryPlan may want a result
- * this did not ask for: it then waits one pass (checkVerdict).
+ * at a timed pause that has ended, or at the last step when it is a weight (into the promotion).
+ * Only then does the engine send the query, so that a canary in the middle of a step, paused
+ * until promote or promoting asks the metrics API nothing. Where the record is behind (a new
+ * revision starts at step 0), canaryPlan may want a result this did not ask for: it then waits
+ * one pass (checkVerdict).
  */
 export function checkDue(parent: WebService, at: string): boolean {
   const canary = parent.spec.rollout?.canary;
   const state = recorded(parent.status?.rollout);
   if (!canary?.check || !state || state.phase === 'Aborted' || state.phase === 'Completed') return false;
-  if (state.step >= canary.steps.length - 1) return true;
-  const duration = (canary.steps[state.step] as CanaryStep | undefined)?.pause?.duration;
+  const given = canary.steps[state.step] as CanaryStep | undefined;
+  if (!given) return false;
+  if (!given.pause) return state.step === canary.steps.length - 1;
+  const { duration } = given.pause;
   if (duration === undefined) return false;
   return Date.parse(at) - Date.parse(state.stepStartedAt) >= durationSeconds(duration) * 1000;
 }

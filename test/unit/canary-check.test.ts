@@ -112,12 +112,13 @@ describe('withCanaryCheck', () => {
     expect(await asked(input('Paused', { check: false }), api)).toBeUndefined();
   });
 
-  it('asks nothing in the middle of a step: a pause still running, one until promote, a weight step', async () => {
+  it('asks nothing in the middle of a step: a pause still running, one until promote, a weight step, promoting', async () => {
     answer = success('scalar', [1, '0.5']);
     const api = prometheusApi(base);
     expect(await asked(input('Paused', { startedAt: '2026-01-01T00:06:00Z' }), api)).toBeUndefined();
     expect(await asked(input('Paused', { step: 2 }), api)).toBeUndefined();
     expect(await asked(input('Progressing', { step: 0 }), api)).toBeUndefined();
+    expect(await asked(input('Promoting', { step: 4 }), api)).toBeUndefined();
   });
 
   it('says why there is no result where no API was configured', async () => {
