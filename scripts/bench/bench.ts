@@ -25,7 +25,7 @@ import { createNamespace, createWebServices, deleteNamespace } from './cluster';
 import { controllerBurst, controllerStartup } from './controller';
 import { FLOOR_CREATOR, FLOOR_IN_FLIGHT, writeFloor } from './floor';
 import { runtimeCases } from './runtimes';
-import { checkWorkloadCapacity, controllersAudited, podsNeeded, workloadBurst } from './workload';
+import { checkWorkloadCapacity, podsNeeded, workloadBurst } from './workload';
 import { configCase } from './config';
 import { canaryCase } from './canary';
 import { CASES, Case, mergeResults } from './merge';
@@ -181,8 +181,6 @@ async function measureAll(options: Options): Promise<Results> {
         podsNeeded(wants('canary') ? caseSize(options, 1000) : 0, 'canary'),
       ),
     );
-    if (controllersAudited() === false)
-      progress("this plane's audit log leaves out the controllers: the workload burst will count only our writes");
   }
   await warmUp();
   const largest = Math.max(...options.sizes);

@@ -17,13 +17,13 @@ import {
   ConfigRotation,
   ConfigRun,
   ControllerOverConfig,
-  RotationLatency,
+  Latencies,
   SecretsReceived,
   UnreferencedSecrets,
   WorkloadBurst,
 } from './results';
 import { kubectl, progress, round, sleep } from './proc';
-import { busyWindow, ownSecret, ownSecretName, steadyState, workloadBurst } from './workload';
+import { ownSecret, ownSecretName, steadyState, workloadBurst } from './workload';
 
 /** Unreferenced Secrets per WebService, and the bytes of each one's value. */
 const UNREFERENCED_EACH = 10;
@@ -156,29 +156,25 @@ async function rotateAll(
 ): Promise<ConfigRotation> {
   await listed(n, [templates.stream, () => templates.seen], [revisions.stream, () => revisions.seen]);
   progress(`rotation: all ${n} Secrets at once`);
-  const { value, ...window } = await busyWindow(audit, namespace, async () => {
-    const started = performance.now();
-    const replaceMs = await sendLists('replace', namespace, n, (index) => ownSecret(index, 'rotated'));
-    await until(
-      `${n} WebServices Ready on a new revision`,
-      () => {
-        const failure = revisions.stream.failure ?? templates.stream.failure;
-        if (failure) throw new Error(failure);
-        return revisions.moved.size >= n && templates.changes.size >= n;
-      },
-      ROTATION_TIMEOUT_MS,
-      100,
-    );
-    return {
-      replaceMs,
-      templatesMs: round(Math.max(...templates.changedAt.values()) - started),
-      readyMs: round(performance.now() - started),
-    };
-  });
+  const started = performance.now();
+  const replaceMs = await sendLists('replace', namespace, n, (index) => ownSecret(index, 'rotated'));
+  await until(
+    `${n} WebServices Ready on a new revision`,
+    () => {
+      const failure = revisions.stream.failure ?? templates.stream.failure;
+      if (failure) throw new Error(failure);
+      return revisions.moved.size >= n && templates.changes.size >= n;
+    },
+    ROTATION_TIMEOUT_MS,
+    100,
+  );
+  const templatesMs = round(Math.max(...templates.changedAt.values()) - started);
+  const readyMs = round(performance.now() - started);
   const steady = await steadyState(audit, namespace, steadySeconds);
   return {
-    ...value,
-    ...window,
+    replaceMs,
+    templatesMs,
+    readyMs,
     rolled: countsOf([...Array(n).keys()].map((i) => templates.changes.get(webServiceName(i)) ?? 0)),
     replicaSets: await replicaSetsPerDeployment(namespace),
     steady,
@@ -192,7 +188,7 @@ async function rotationLatency(
   n: number,
   samples: number,
   templates: Templates,
-): Promise<RotationLatency> {
+): Promise<Latencies> {
   progress(`${samples} single rotations, one at a time`);
   type Rotation = { secret: string; value: string; writtenAt?: number };
   let current: Rotation | undefined;
@@ -344,7 +340,7 @@ export async function configCase(
     const revisions = new Revisions(namespace);
     let rotation: ConfigRotation;
     let rotationPeak: number;
-    let latency: RotationLatency;
+    let latency: Latencies;
     try {
       rotation = await rotateAll(audit, namespace, n, steadySeconds, templates, revisions);
       rotationPeak = controller.peakRssMiB();

@@ -8,7 +8,7 @@ import * as fs from 'node:fs';
 import * as net from 'node:net';
 import { Audit, RequestCount } from './audit';
 import { WatchLine, WatchStream, createWebServices, until, webServiceName } from './cluster';
-import { ControllerBurst, ControllerLatency, ControllerStartup, ControllerSteady, Latencies } from './results';
+import { ControllerBurst, ControllerStartup, ControllerSteady, Latencies } from './results';
 import { PLUGIN, kubectl, percentile, processCpuMs, progress, round, sleep } from './proc';
 
 interface LogEntry {
@@ -278,7 +278,7 @@ export async function controllerBurst(
   namespace: string,
   n: number,
   { latencySamples = 0, creator = KUBECTL_CREATOR }: BurstOptions = {},
-): Promise<{ burst: ControllerBurst; latency: ControllerLatency | null }> {
+): Promise<{ burst: ControllerBurst; latency: (Latencies & { peakRssMiB: number }) | null }> {
   const controller = await ControllerProcess.start(namespace);
   const streams: ReadyWatch[] = [];
   try {
@@ -360,7 +360,7 @@ async function measureLatency(
   n: number,
   samples: number,
   streams: ReadyWatch[],
-): Promise<ControllerLatency> {
+): Promise<Latencies & { peakRssMiB: number }> {
   progress(`controller: ${samples} single spec changes`);
   let change: Change | undefined;
   const onParent = ({ atMs, fields }: WatchLine) => {

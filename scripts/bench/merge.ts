@@ -40,7 +40,6 @@ const FIGURES: Record<Exclude<Case, 'plugin'>, CaseFigures> = {
     copy: (from, to) => {
       to.writeFloor = from.writeFloor;
       to.floorBursts = from.floorBursts;
-      to.floorBurst = from.floorBurst;
     },
   },
   backlog: { held: (r) => r.backlog !== undefined, copy: (from, to) => void (to.backlog = from.backlog) },

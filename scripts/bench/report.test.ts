@@ -51,16 +51,8 @@ function floorOf(n: number, inFlight: number, wallMs: number): WriteFloor {
 /** A workload burst of n, Ready after readyMs, with that many writes of ours at steady state. */
 function workloadOf(n: number, readyMs: number, steadyWrites = 0): WorkloadBurst {
   const controller = { requests: steadyWrites, reads: 0, writes: steadyWrites, events: 0, byKind: {} };
-  const capacity = { replicas: 3, nodes: 4, podCapacity: 4000, controllersAudited: true };
-  return {
-    n,
-    ...capacity,
-    readyMs,
-    createMs: 1,
-    byClient: {},
-    peakRssMiB: 0,
-    steady: { seconds: 60, byClient: { controller } },
-  };
+  const steady = { seconds: 60, byClient: { controller } };
+  return { n, replicas: 3, nodes: 4, podCapacity: 4000, readyMs, createMs: 1, peakRssMiB: 0, steady };
 }
 
 const latencyOf = (p50Ms: number, p99Ms: number, samples = 100) => {
@@ -92,7 +84,6 @@ function configRun(): ConfigRun {
       replaceMs: 5000,
       templatesMs: 20_000,
       readyMs: 600_000,
-      byClient: {},
       rolled: { '1': 1000 },
       replicaSets: { '2': 1000 },
       steady: workloadOf(1000, 1).steady,

@@ -1,7 +1,7 @@
 // The one renderer: each target the bench checks, its goal, what results.json (and scale.json)
 // measured for it, and whether it holds. RESULTS.md keeps what is written above the table.
 import { DEFAULT_WORKERS } from './controller';
-import { BusyWindow, PluginSize, Results, ScaleRun } from './results';
+import { PluginSize, Quiet, Results, ScaleRun } from './results';
 import { median } from './proc';
 
 type Standing = 'met' | 'missed' | 'not measured';
@@ -42,12 +42,12 @@ function rssWithin(rss: number, beside: number, limit: number, n: number): [stri
 }
 
 /** Our writes and Events at a steady state, and whether there were none. */
-function quiet({ steady }: { steady: BusyWindow & { seconds: number } }): [string, boolean] {
-  const { writes, events } = 'controller' in steady.byClient ? steady.byClient.controller : { writes: 0, events: 0 };
+function quiet({ steady }: { steady: Quiet }): [string, boolean] {
+  const { writes, events } = steady.byClient.controller ?? { writes: 0, events: 0 };
   return [`${writes} writes, ${events} Events`, writes + events === 0];
 }
 
-const quietOver = (w: { steady: BusyWindow & { seconds: number } }) => `${quiet(w)[0]} over ${w.steady.seconds} s`;
+const quietOver = (w: { steady: Quiet }) => `${quiet(w)[0]} over ${w.steady.seconds} s`;
 
 const notRun = (r: Results) => `not measured (N = ${r.sizes.join(', ')}${r.quick ? ', --quick' : ''})`;
 
