@@ -284,11 +284,11 @@ async function controllerOverConfig(
 ): Promise<ControllerOverConfig> {
   const proxy = await CountingProxy.start(MARKER);
   const since = audit?.mark() ?? 0;
-  const controller = await ControllerProcess.start(namespace, [], { KUBECONFIG: proxy.kubeconfig });
+  let controller: ControllerProcess | undefined;
   let measured: Omit<ControllerOverConfig, 'received'>;
   let counts: ProxyCounts;
   try {
-    await controller.waitForLog(/^controller working/);
+    controller = await ControllerProcess.start(namespace, { KUBECONFIG: proxy.kubeconfig });
     const reconciledMs = round(await controller.waitReconciled(n, 10 * 60_000));
     await meanwhile?.();
     const steady = await steadyWindow(audit, controller, n, seconds);
@@ -296,7 +296,7 @@ async function controllerOverConfig(
     const secrets = audit ? secretRequests(await audit.requests(since, 'controller')) : null;
     measured = { reconciledMs, peakRssMiB: controller.peakRssMiB(), steady, secrets };
   } finally {
-    await controller.stop();
+    await controller?.stop();
     counts = await proxy.stop(); // its last count, once the controller is gone
   }
   return { ...measured, received: received(counts) };

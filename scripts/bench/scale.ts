@@ -4,8 +4,8 @@
 // peak RSS.
 import { Audit } from './audit';
 import { checkReport, measure, rawFloor } from './cases';
-import { WatchStream, createNamespace, createWebServices, deleteNamespace, until } from './cluster';
-import { ControllerProcess, READY_FIELDS, isReadyLine, steadyWindow } from './controller';
+import { createNamespace, createWebServices, deleteNamespace } from './cluster';
+import { ControllerProcess, ReadySet, steadyWindow } from './controller';
 import { ScaleController, ScaleMeasured } from './results';
 import { progress, runPlugin } from './proc';
 
@@ -47,47 +47,33 @@ async function controllerColdStart(
 ): Promise<Pick<ScaleMeasured, 'controller' | 'steady'>> {
   progress(`scale: creating ${n} WebServices for run`);
   await createWebServices(namespace, n);
-  const ready = new Set<string>();
-  const stream = new WatchStream('webservices', namespace, READY_FIELDS, ({ fields }) => {
-    if (isReadyLine(fields)) ready.add(fields[0]);
-    else ready.delete(fields[0]);
-  });
+  const ready = new ReadySet(namespace);
+  let controller: ControllerProcess | undefined;
   try {
     progress(`scale: run from a cold start over ${n}`);
     const since = audit?.mark() ?? 0;
-    const controller = await ControllerProcess.start(namespace);
-    try {
-      const syncedMs = await controller.waitForLog(/^caches synced/, 10 * 60_000);
-      await until(
-        `${n} WebServices Ready`,
-        () => {
-          if (stream.failure) throw new Error(stream.failure);
-          return ready.size >= n;
-        },
-        CASE_TIMEOUT_MS,
-        200,
-      );
-      const readyMs = performance.now() - controller.startedAt;
-      const count = audit ? await audit.count(since, 'controller') : null;
-      const result: ScaleController = {
-        n,
-        syncedMs: Math.round(syncedMs),
-        readyMs: Math.round(readyMs),
-        requests: count?.requests ?? null,
-        writes: count?.writes ?? null,
-        events: count?.events ?? null,
-        ...(count ? { writesByKind: count.byKind } : {}),
-        cpuMs: await controller.cpuMs(),
-        peakRssMiB: controller.peakRssMiB(),
-      };
-      const steady = await steadyWindow(audit, controller, n, 60);
-      controller.mustHaveNoErrors();
-      return { controller: result, steady };
-    } finally {
-      await controller.stop();
-    }
+    controller = await ControllerProcess.start(namespace, {}, CASE_TIMEOUT_MS);
+    const syncedMs = await controller.waitForLog(/^caches synced/);
+    await ready.all(n, CASE_TIMEOUT_MS, 200);
+    const readyMs = performance.now() - controller.startedAt;
+    const count = audit ? await audit.count(since, 'controller') : null;
+    const result: ScaleController = {
+      n,
+      syncedMs: Math.round(syncedMs),
+      readyMs: Math.round(readyMs),
+      requests: count?.requests ?? null,
+      writes: count?.writes ?? null,
+      events: count?.events ?? null,
+      ...(count ? { writesByKind: count.byKind } : {}),
+      cpuMs: await controller.cpuMs(),
+      peakRssMiB: controller.peakRssMiB(),
+    };
+    const steady = await steadyWindow(audit, controller, n, 60);
+    controller.mustHaveNoErrors();
+    return { controller: result, steady };
   } finally {
-    await stream.stop();
+    await controller?.stop();
+    await ready.watch.stop();
   }
 }
 

@@ -4,17 +4,8 @@
 // write of ours. A port only (issue 17), every field (issues 27, 41), a Secret of its own
 // (issue 38, config.ts), or behind an HTTPRoute with a canary (issue 40, canary.ts).
 import { Audit } from './audit';
-import {
-  WatchStream,
-  createNamespace,
-  createWebServices,
-  deleteNamespace,
-  sendLists,
-  until,
-  webService,
-  webServiceName,
-} from './cluster';
-import { ControllerProcess, READY_FIELDS, isReadyLine } from './controller';
+import { createNamespace, createWebServices, deleteNamespace, sendLists, webService, webServiceName } from './cluster';
+import { ControllerProcess, ReadySet } from './controller';
 import { Quiet, WorkloadBurst, WorkloadFields } from './results';
 import { EVERY_POD_FIELD, POD_FIELD_OBJECTS, POD_FIELD_PRIORITY_CLASS } from '../../harness/every-pod-field';
 import { kubectl, progress, sleep } from './proc';
@@ -196,31 +187,15 @@ export async function workloadBurst(
   await createNamespace(namespace);
   await createReadObjects(namespace, n, fields);
   const controller = await ControllerProcess.start(namespace);
-  const streams: WatchStream[] = [];
+  const ready = new ReadySet(namespace);
   try {
-    await controller.waitForLog(/^controller working/);
-    const ready = new Set<string>();
-    streams.push(
-      new WatchStream('webservices', namespace, READY_FIELDS, ({ fields }) => {
-        if (isReadyLine(fields)) ready.add(fields[0]);
-        else ready.delete(fields[0]);
-      }),
-    );
     await sleep(1000); // the watch is open before the first create
-
     progress(
       `workload burst (${fields}): ${n} WebServices × ${replicasOf(fields)} replicas on ${capacity.nodes} fake Nodes`,
     );
     const started = performance.now();
     const createMs = await createWebServices(namespace, n, workloadWebService(fields));
-    await until(
-      `${n} workload WebServices Ready`,
-      () => {
-        if (streams[0].failure) throw new Error(streams[0].failure);
-        return ready.size >= n;
-      },
-      BURST_TIMEOUT_SECONDS * 1000,
-    );
+    await ready.all(n, BURST_TIMEOUT_SECONDS * 1000);
     const readyMs = Math.round(performance.now() - started);
     const steady = await steadyState(audit, namespace, steadySeconds);
     controller.mustHaveNoErrors();
@@ -238,7 +213,7 @@ export async function workloadBurst(
     await then?.(controller);
     return result;
   } finally {
-    await Promise.all(streams.map((s) => s.stop()));
+    await ready.watch.stop();
     await controller.stop();
     progress(`deleting namespace ${namespace}`);
     await deleteNamespace(namespace);
