@@ -3,10 +3,9 @@
 // initial list's keys; its Ready is timed on a watch.
 import { WatchStream, createWebServices, until } from './cluster';
 import { ControllerProcess, READY_FIELDS, isReadyLine } from './controller';
-import { BacklogRun } from './results';
 import { kubectl, progress, round } from './proc';
 
-export async function controllerBacklog(namespace: string, n: number): Promise<BacklogRun> {
+export async function controllerBacklog(namespace: string, n: number) {
   progress(`backlog: creating ${n} WebServices while no controller runs`);
   await createWebServices(namespace, n);
   const name = 'newcomer';

@@ -3,10 +3,12 @@
 // Each run is a child process, timed from outside, its requests counted in the audit log.
 import { Audit, Client } from './audit';
 import { createNamespace, createWebServices, deleteNamespace, webServiceName } from './cluster';
-import { CaseResult, PluginSize, Sample, sampleOf, summarize } from './results';
+import { CaseResult, Sample, sampleOf, summarize } from './results';
 import { Measured, kubectl, progress, runMeasured, runPlugin } from './proc';
 
 const WEBSERVICES = '/apis/apps.labhub.io/v1/namespaces';
+
+type PluginCase = 'cold' | 'noop' | 'oneChange' | 'planName' | 'kubectlGetName' | 'floor';
 
 /** Runs a case `runs` times, each in its own audit window; before and after run outside it. */
 export async function measure(
@@ -84,7 +86,7 @@ export async function pluginCases(
   namespace: string,
   n: number,
   setupMs: number,
-): Promise<PluginSize> {
+): Promise<{ n: number; setupMs: number } & Record<PluginCase, CaseResult>> {
   const repeats = repeatsFor(n);
   const apply = ['apply', '--all', '-n', namespace, '-o', 'json'];
   const name = webServiceName(0);

@@ -13,15 +13,6 @@ import { WatchLine, WatchStream, sendLists, until, webServiceName } from './clus
 import { ControllerProcess, latencies, steadyWindow } from './controller';
 import type { ProxyCounts } from '../../harness/proxy-kubeconfig';
 import { CountingProxy } from './proxy';
-import {
-  ConfigRotation,
-  ConfigRun,
-  ControllerOverConfig,
-  Latencies,
-  SecretsReceived,
-  UnreferencedSecrets,
-  WorkloadBurst,
-} from './results';
 import { kubectl, progress, round, sleep } from './proc';
 import { ownSecret, ownSecretName, steadyState, workloadBurst } from './workload';
 
@@ -153,7 +144,7 @@ async function rotateAll(
   steadySeconds: number,
   templates: Templates,
   revisions: Revisions,
-): Promise<ConfigRotation> {
+) {
   await listed(n, [templates.stream, () => templates.seen], [revisions.stream, () => revisions.seen]);
   progress(`rotation: all ${n} Secrets at once`);
   const started = performance.now();
@@ -188,7 +179,7 @@ async function rotationLatency(
   n: number,
   samples: number,
   templates: Templates,
-): Promise<Latencies> {
+) {
   progress(`${samples} single rotations, one at a time`);
   type Rotation = { secret: string; value: string; writtenAt?: number };
   let current: Rotation | undefined;
@@ -249,7 +240,7 @@ function unreferencedSecret(version: number): (index: number) => Record<string, 
 }
 
 /** The controller's requests about Secrets in the audit log: GETs by name, LISTs and WATCHes. */
-function secretRequests(events: AuditEvent[]): NonNullable<ControllerOverConfig['secrets']> {
+function secretRequests(events: AuditEvent[]) {
   const secrets = events.filter((e) => e.objectRef?.resource === 'secrets');
   const gets = secrets.filter((e) => e.verb === 'get');
   return {
@@ -260,7 +251,7 @@ function secretRequests(events: AuditEvent[]): NonNullable<ControllerOverConfig[
   };
 }
 
-function received(counts: ProxyCounts): SecretsReceived {
+function received(counts: ProxyCounts) {
   return {
     read: counts.secretsRead.length,
     unreferencedRead: counts.secretsRead.filter((name) => name.startsWith(UNREFERENCED_PREFIX)).length,
@@ -281,11 +272,11 @@ async function controllerOverConfig(
   n: number,
   seconds: number,
   meanwhile?: () => Promise<unknown>,
-): Promise<ControllerOverConfig> {
+) {
   const proxy = await CountingProxy.start(MARKER);
   const since = audit?.mark() ?? 0;
   let controller: ControllerProcess | undefined;
-  let measured: Omit<ControllerOverConfig, 'received'>;
+  let measured;
   let counts: ProxyCounts;
   try {
     controller = await ControllerProcess.start(namespace, { KUBECONFIG: proxy.kubeconfig });
@@ -302,12 +293,7 @@ async function controllerOverConfig(
   return { ...measured, received: received(counts) };
 }
 
-async function unreferencedSecrets(
-  audit: Audit | undefined,
-  namespace: string,
-  n: number,
-  seconds: number,
-): Promise<UnreferencedSecrets> {
+async function unreferencedSecrets(audit: Audit | undefined, namespace: string, n: number, seconds: number) {
   const count = UNREFERENCED_EACH * n;
   progress(`run over ${n} converged WebServices, without unreferenced Secrets`);
   const without = await controllerOverConfig(audit, namespace, n, seconds);
@@ -320,6 +306,34 @@ async function unreferencedSecrets(
   return { count, bytes: UNREFERENCED_BYTES, without, with: withThem };
 }
 
+/** After the burst, on its controller: every Secret rotated at once, then single rotations; then `run` over them again. */
+async function rotations(
+  audit: Audit | undefined,
+  controller: ControllerProcess,
+  namespace: string,
+  n: number,
+  steadySeconds: number,
+  samples: number,
+) {
+  const templates = new Templates(namespace);
+  const revisions = new Revisions(namespace);
+  try {
+    const rotation = await rotateAll(audit, namespace, n, steadySeconds, templates, revisions);
+    const rotationPeak = controller.peakRssMiB();
+    const latency = await rotationLatency(audit, namespace, n, samples, templates);
+    // The last single rotations still roll out: `run` starts again over WebServices at rest.
+    await sleep(2000);
+    const settled = () => revisions.settled.size >= n;
+    await until(`${n} WebServices Ready on their newest revision`, settled, ROTATION_TIMEOUT_MS, 100);
+    controller.mustHaveNoErrors();
+    const peakRssMiB = { rotation: rotationPeak, whole: controller.peakRssMiB() };
+    await controller.stop();
+    return { rotation, latency, peakRssMiB };
+  } finally {
+    await Promise.all([templates.stream.stop(), revisions.stream.stop()]);
+  }
+}
+
 /**
  * The config case at N: `port` is the port-only burst of N that the run already made (the
  * every-field case's); without one, this case makes its own.
@@ -330,37 +344,16 @@ export async function configCase(
   n: number,
   steadySeconds: number,
   samples: number,
-  port?: WorkloadBurst,
-): Promise<ConfigRun> {
+  port?: Awaited<ReturnType<typeof workloadBurst>>,
+) {
   const portBurst = port ?? (await workloadBurst(audit, `bench-workload-${n}-${tag}`, n, steadySeconds));
   const namespace = `bench-config-${tag}`;
-  let after: Omit<ConfigRun, 'n' | 'burst' | 'portBurst' | 'portBurstBy'> | undefined;
+  let after:
+    | (Awaited<ReturnType<typeof rotations>> & { unreferenced: Awaited<ReturnType<typeof unreferencedSecrets>> })
+    | undefined;
   const burst = await workloadBurst(audit, namespace, n, steadySeconds, 'own secret', async (controller) => {
-    const templates = new Templates(namespace);
-    const revisions = new Revisions(namespace);
-    let rotation: ConfigRotation;
-    let rotationPeak: number;
-    let latency: Latencies;
-    try {
-      rotation = await rotateAll(audit, namespace, n, steadySeconds, templates, revisions);
-      rotationPeak = controller.peakRssMiB();
-      latency = await rotationLatency(audit, namespace, n, samples, templates);
-      // The last single rotations still roll out: `run` starts again over WebServices at rest.
-      await sleep(2000);
-      await until(
-        `${n} WebServices Ready on their newest revision`,
-        () => revisions.settled.size >= n,
-        ROTATION_TIMEOUT_MS,
-        100,
-      );
-    } finally {
-      await Promise.all([templates.stream.stop(), revisions.stream.stop()]);
-    }
-    controller.mustHaveNoErrors();
-    const peakRssMiB = { rotation: rotationPeak, whole: controller.peakRssMiB() };
-    await controller.stop();
-    const unreferenced = await unreferencedSecrets(audit, namespace, n, steadySeconds);
-    after = { rotation, latency, peakRssMiB, unreferenced };
+    const rotated = await rotations(audit, controller, namespace, n, steadySeconds, samples);
+    after = { ...rotated, unreferenced: await unreferencedSecrets(audit, namespace, n, steadySeconds) };
   });
   return { n, burst, portBurst, portBurstBy: port ? 'every-field' : 'config', ...after! };
 }

@@ -7,7 +7,6 @@ import * as fs from 'node:fs';
 import * as net from 'node:net';
 import { Audit, RequestCount } from './audit';
 import { WatchLine, WatchStream, createWebServices, until, webServiceName } from './cluster';
-import { ControllerBurst, ControllerStartup, ControllerSteady, Latencies } from './results';
 import { PLUGIN, kubectl, percentile, processCpuMs, progress, round, sleep } from './proc';
 
 interface LogEntry {
@@ -187,12 +186,7 @@ export class ReadySet {
  * The controller started over N converged WebServices: until it reconciled every key once (each a
  * no-op from the cache), its requests and peak RSS; then, if asked, a window of steady state.
  */
-export async function controllerStartup(
-  audit: Audit | undefined,
-  namespace: string,
-  n: number,
-  steadySeconds: number,
-): Promise<{ startup: ControllerStartup; steady: ControllerSteady | null }> {
+export async function controllerStartup(audit: Audit | undefined, namespace: string, n: number, steadySeconds: number) {
   progress(`N=${n}: controller start over ${n} converged WebServices`);
   const since = audit?.mark() ?? 0;
   const controller = await ControllerProcess.start(namespace);
@@ -200,7 +194,7 @@ export async function controllerStartup(
     const syncedMs = await controller.waitForLog(/^caches synced/);
     const reconciledMs = await controller.waitReconciled(n, 10 * 60_000);
     const count = audit ? await audit.count(since, 'controller') : null;
-    const startup: ControllerStartup = {
+    const startup = {
       n,
       syncedMs: Math.round(syncedMs),
       reconciledMs: Math.round(reconciledMs),
@@ -230,7 +224,7 @@ export async function steadyWindow(
   controller: ControllerProcess,
   n: number,
   seconds: number,
-): Promise<ControllerSteady> {
+) {
   progress(`N=${n}: controller at steady state for ${seconds}s`);
   await sleep(2000);
   const cpuBefore = await controller.cpuMs();
@@ -272,7 +266,7 @@ export async function controllerBurst(
   namespace: string,
   n: number,
   { latencySamples = 0, creator = KUBECTL_CREATOR }: { latencySamples?: number; creator?: BurstCreator } = {},
-): Promise<{ burst: ControllerBurst; latency: (Latencies & { peakRssMiB: number }) | null }> {
+) {
   const controller = await ControllerProcess.start(namespace);
   const ready = new ReadySet(namespace, creator.watch);
   try {
@@ -289,7 +283,7 @@ export async function controllerBurst(
     const count = audit ? await audit.countSettled(since, 'controller') : null;
     const cpuMs = (await controller.cpuMs()) - cpuBefore;
     const mutating = count ? count.writes + count.events : 0;
-    const burst: ControllerBurst = {
+    const burst = {
       n,
       readyMs: Math.round(readyMs),
       writesDoneMs: count?.lastWriteAt ? Math.max(0, count.lastWriteAt - startedAt) : null,
@@ -322,7 +316,7 @@ async function measureLatency(
   namespace: string,
   n: number,
   samples: number,
-): Promise<Latencies & { peakRssMiB: number }> {
+) {
   progress(`controller: ${samples} single spec changes`);
   type Change = { name: string; image: string; seenAt?: number; parentAt?: number; childAt?: number };
   let change: Change | undefined;
@@ -373,7 +367,7 @@ async function measureLatency(
 }
 
 /** Latencies of changes one at a time, their percentiles and the controller's requests over them. */
-export function latencies(n: number, latenciesMs: number[], count: RequestCount | null): Latencies {
+export function latencies(n: number, latenciesMs: number[], count: RequestCount | null) {
   return {
     samples: latenciesMs.length,
     n,

@@ -16,7 +16,6 @@ import { Audit } from './audit';
 import { BareClient } from './bare-client';
 import { webService } from './cluster';
 import { BurstCreator } from './controller';
-import { WriteFloor } from './results';
 import { progress, round } from './proc';
 
 /** READY_FIELDS of a WebService, as `kubectl get -o jsonpath` prints them ('' where absent). */
@@ -156,12 +155,7 @@ export const FLOOR_CREATOR: BurstCreator = {
  * arrives), then each CR's child, status and Events, every request in one pool of
  * `inFlight`. Timed from the first create to the last response.
  */
-export async function writeFloor(
-  audit: Audit | undefined,
-  namespace: string,
-  n: number,
-  inFlight: number,
-): Promise<WriteFloor> {
+export async function writeFloor(audit: Audit | undefined, namespace: string, n: number, inFlight: number) {
   progress(`write floor: ${n} WebServices at ${inFlight} in flight`);
   const now = new Date().toISOString().replace(/\.\d{3}Z$/, 'Z');
   const bodies = Array.from({ length: n }, (_, i) => bodiesFor(namespace, i, now));

@@ -8,7 +8,6 @@ import {
   CaseResult,
   ConfigRun,
   ControllerBurst,
-  ControllerOverConfig,
   ControllerSteady,
   PluginSize,
   Results,
@@ -40,8 +39,8 @@ function steadyOf(n: number, peakRssMiB: number): ControllerSteady {
 }
 
 function burstOf(n: number, readyMs: number, extra: Partial<ControllerBurst> = {}): ControllerBurst {
-  const none = { requests: null, writes: null, events: null, cpuPerWriteMs: null };
-  return { n, readyMs, createMs: 1000, ...none, cpuMs: 0, peakRssMiB: 100, ...extra };
+  const none = { requests: null, writes: null, events: null, cpuPerWriteMs: null, writesDoneMs: null };
+  return { n, readyMs, createMs: 1000, createdBy: 'kubectl', workers: 4, ...none, cpuMs: 0, peakRssMiB: 100, ...extra };
 }
 
 function floorOf(n: number, inFlight: number, wallMs: number): WriteFloor {
@@ -52,7 +51,7 @@ function floorOf(n: number, inFlight: number, wallMs: number): WriteFloor {
 function workloadOf(n: number, readyMs: number, steadyWrites = 0): WorkloadBurst {
   const controller = { requests: steadyWrites, reads: 0, writes: steadyWrites, events: 0, byKind: {} };
   const steady = { seconds: 60, byClient: { controller } };
-  return { n, replicas: 3, nodes: 4, podCapacity: 4000, readyMs, createMs: 1, peakRssMiB: 0, steady };
+  return { n, fields: 'port', replicas: 3, nodes: 4, podCapacity: 4000, readyMs, createMs: 1, peakRssMiB: 0, steady };
 }
 
 const latencyOf = (p50Ms: number, p99Ms: number, samples = 100) => {
@@ -61,7 +60,7 @@ const latencyOf = (p50Ms: number, p99Ms: number, samples = 100) => {
 };
 
 function configRun(): ConfigRun {
-  const over = (peakRssMiB: number): ControllerOverConfig => ({
+  const over = (peakRssMiB: number): ConfigRun['unreferenced']['with'] => ({
     reconciledMs: 1000,
     peakRssMiB,
     steady: steadyOf(1000, peakRssMiB),

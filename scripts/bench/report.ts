@@ -89,7 +89,7 @@ const runtimeCpu =
 /** `run`'s bursts beside the floor (its default workers), to their last write, against the faster floor. */
 const besideFloor: Judge = ({ writeFloor: floors = [], floorBursts = [] }) => {
   const n = floors[0]?.n;
-  const bursts = floorBursts.filter((b) => b.n === n && (b.workers ?? DEFAULT_WORKERS) === DEFAULT_WORKERS);
+  const bursts = floorBursts.filter((b) => b.n === n && b.workers === DEFAULT_WORKERS);
   if (bursts.length === 0) return undefined;
   const inFlight = [...new Set(floors.map((f) => f.inFlight))];
   const floor = Math.min(...inFlight.map((k) => median(floors.filter((f) => f.inFlight === k).map((f) => f.wallMs))));

@@ -1,7 +1,18 @@
-// The shape of bench/results.json (and scale.json): the raw figures of each case, from which
-// report.ts alone makes RESULTS.md's table.
-import { RequestCount } from './audit';
+// The shape of bench/results.json (and scale.json), from which report.ts alone makes RESULTS.md's
+// table: what each case returns, as it returns it.
+import type { RequestCount } from './audit';
+import type { controllerBacklog } from './backlog';
+import type { canaryCase } from './canary';
+import type { pluginCases } from './cases';
+import type { configCase } from './config';
+import type { controllerBurst, controllerStartup, steadyWindow } from './controller';
+import type { writeFloor } from './floor';
 import { Measured, median } from './proc';
+import type { runtimeCases } from './runtimes';
+import type { scaleRun } from './scale';
+import type { workloadBurst } from './workload';
+
+type Returned<F extends (...args: never[]) => unknown> = Awaited<ReturnType<F>>;
 
 /** One run of a case. */
 export interface Sample {
@@ -23,78 +34,19 @@ export interface CaseResult extends Sample {
   samples: Sample[];
 }
 
-export interface PluginSize {
-  n: number;
-  setupMs: number;
-  cold: CaseResult;
-  noop: CaseResult;
-  oneChange: CaseResult;
-  planName: CaseResult;
-  kubectlGetName: CaseResult;
-  /** The raw floor: both LISTs a pass reads, by kubectl. */
-  floor: CaseResult;
-}
+export type PluginSize = Returned<typeof pluginCases>;
+export type ControllerSteady = Returned<typeof steadyWindow>;
+export type ControllerBurst = Returned<typeof controllerBurst>['burst'];
+export type WriteFloor = Returned<typeof writeFloor>;
+export type WorkloadBurst = Returned<typeof workloadBurst>;
+export type ConfigRun = Returned<typeof configCase>;
+export type CanaryRun = Returned<typeof canaryCase>;
 
-interface Requests {
-  requests: number | null;
-  writes: number | null;
-  events: number | null;
-}
-
-export interface ControllerStartup extends Requests {
-  n: number;
-  syncedMs: number;
-  reconciledMs: number;
-  cpuMs: number;
-  peakRssMiB: number;
-}
-
-export interface ControllerBurst extends Requests {
-  n: number;
-  /** From the first create to the last WebService Ready. */
-  readyMs: number;
-  /** From the first create to the controller's last write (its Events go out in the background). */
-  writesDoneMs?: number | null;
-  createMs: number;
-  createdBy?: string;
-  /** `run --concurrency`. */
-  workers?: number;
-  writesByKind?: Record<string, number>;
-  cpuMs: number;
-  cpuPerWriteMs: number | null;
-  peakRssMiB: number;
-}
-
-/** Changes one at a time, each one's latency, and the controller's requests over them. */
-export interface Latencies extends Requests {
-  samples: number;
-  n: number;
-  latenciesMs: number[];
-  p50Ms: number;
-  p99Ms: number;
-  maxMs: number;
-  writesByKind?: Record<string, number>;
-}
-
-export interface ControllerSteady extends Requests {
-  n: number;
+/** Our controller's requests about a namespace over a window of steady state. */
+export interface Quiet {
   seconds: number;
-  reads: number | null;
-  cpuMs: number;
-  peakRssMiB: number;
+  byClient: { controller?: RequestCount };
 }
-
-type Machine = {
-  cpus: number;
-  cpuModel: string;
-  memoryGiB: number;
-  node: string;
-  kubernetes: string;
-  plugin: string;
-  commit: string | null;
-  /** Files under src/ that differed from the commit. */
-  srcChanges: string[];
-};
 
 export interface Results {
   schema: 1;
@@ -107,9 +59,9 @@ export interface Results {
   sizes: number[];
   plugin: PluginSize[];
   controller: {
-    startup: ControllerStartup[];
+    startup: Returned<typeof controllerStartup>['startup'][];
     bursts: ControllerBurst[];
-    latency: (Latencies & { peakRssMiB: number }) | null;
+    latency: Returned<typeof controllerBurst>['latency'];
     steady: ControllerSteady | null;
   };
   /** The cases a run was asked for (--only); absent: every case. */
@@ -117,7 +69,7 @@ export interface Results {
   /** What this file keeps from earlier runs (merge.ts). */
   carried?: Carried[];
   failed?: { case: string; error: string }[];
-  runtimes?: Runtimes;
+  runtimes?: Returned<typeof runtimeCases>;
   writeFloor?: WriteFloor[];
   /** `run`'s bursts beside the floor, their creates sent by the floor's client. */
   floorBursts?: ControllerBurst[];
@@ -125,9 +77,21 @@ export interface Results {
   everyFieldBurst?: WorkloadBurst;
   /** The port-only burst at the every-field burst's N, where workloadBurst has another. */
   portBurstSameN?: WorkloadBurst;
-  backlog?: BacklogRun[];
+  backlog?: Returned<typeof controllerBacklog>[];
   config?: ConfigRun;
   canary?: CanaryRun;
+}
+
+interface Machine {
+  cpus: number;
+  cpuModel: string;
+  memoryGiB: number;
+  node: string;
+  kubernetes: string;
+  plugin: string;
+  commit: string | null;
+  /** Files under src/ that differed from the commit. */
+  srcChanges: string[];
 }
 
 export interface Carried {
@@ -137,13 +101,14 @@ export interface Carried {
   commit: string | null;
 }
 
-export interface BacklogRun {
-  n: number;
-  priorityQueue: boolean;
-  /** From the newcomer's create to its Ready. */
-  readyMs: number;
-  seenToReadyMs: number;
-}
+/** bench/scale.json. */
+export type ScaleRun = Returned<typeof scaleRun> & {
+  schema: 1;
+  startedAt: string;
+  finishedAt: string;
+  machine: Machine;
+  loadAverage: { start: number[]; end: number[] };
+};
 
 export function sampleOf(measured: Measured, count: RequestCount | null): Sample {
   return {
@@ -182,147 +147,4 @@ export function summarize(samples: Sample[]): CaseResult {
     ...(last.writesByKind ? { writesByKind: last.writesByKind } : {}),
     samples,
   };
-}
-
-/** The write floor: a bare client's writes of a burst, at a fixed number in flight. */
-export interface WriteFloor extends Requests {
-  n: number;
-  inFlight: number;
-  wallMs: number;
-  createsMs: number;
-  writesByKind?: Record<string, number>;
-  clientCpuMs: number;
-}
-
-export type Runtime = 'node20' | 'node24' | 'sea';
-
-/** Issue 18: the same commands on each runtime, on one control plane. */
-export interface Runtimes {
-  n: number;
-  /** The host's NODE_EXTRA_CA_CERTS, if set. */
-  extraCaCerts: string | null;
-  kubectlGetName: CaseResult;
-  plans: { runtime: Runtime; version: string; extraCa: boolean; planName: CaseResult }[];
-  /** Cold `apply --all` over N. */
-  colds: { runtime: Runtime; version: string; cold: CaseResult }[];
-  skipped: { runtime: Runtime; reason: string }[];
-}
-
-/** A port only, every pod field, a Secret of its own, one replica behind an HTTPRoute, or with a canary. */
-export type WorkloadFields = 'port' | 'every field' | 'own secret' | 'gateway' | 'canary';
-
-/** Our controller's requests about a namespace over a window of steady state. */
-export interface Quiet {
-  seconds: number;
-  byClient: { controller?: RequestCount };
-}
-
-/** A burst of workload WebServices on the workloads plane, until all are Ready. */
-export interface WorkloadBurst {
-  n: number;
-  fields?: WorkloadFields;
-  replicas: number;
-  nodes: number;
-  podCapacity: number;
-  readyMs: number;
-  createMs: number;
-  peakRssMiB: number;
-  steady: Quiet;
-}
-
-/** Issue 38: N WebServices, each reading its own Secret. */
-export interface ConfigRun {
-  n: number;
-  burst: WorkloadBurst;
-  /** The port-only burst of the same N in the same run. */
-  portBurst: WorkloadBurst;
-  portBurstBy: 'every-field' | 'config';
-  rotation: ConfigRotation;
-  latency: Latencies;
-  /** The controller's peak RSS after the rotation, and over the whole case. */
-  peakRssMiB: { rotation: number; whole: number };
-  unreferenced: UnreferencedSecrets;
-}
-
-/** Every Secret rotated at once, until each WebService is Ready on its new revision, then a steady state. */
-export interface ConfigRotation {
-  replaceMs: number;
-  templatesMs: number;
-  readyMs: number;
-  /** Deployments by how often their config digest changed. */
-  rolled: Record<string, number>;
-  /** Deployments by how many ReplicaSets they own. */
-  replicaSets: Record<string, number>;
-  steady: Quiet;
-}
-
-/** `run` over the converged WebServices without, and with, unreferenced Secrets beside them. */
-export interface UnreferencedSecrets {
-  count: number;
-  bytes: number;
-  without: ControllerOverConfig;
-  with: ControllerOverConfig;
-}
-
-export interface ControllerOverConfig {
-  reconciledMs: number;
-  peakRssMiB: number;
-  steady: ControllerSteady;
-  /** Its requests about Secrets in the audit log. */
-  secrets: { gets: number; unreferencedGets: number; lists: number; watches: number } | null;
-  /** What it received of Secrets through the counting proxy. */
-  received: SecretsReceived;
-}
-
-export interface SecretsReceived {
-  read: number;
-  unreferencedRead: number;
-  lists: number;
-  metadataLists: number;
-  bytes: { read: number; lists: number; metadataLists: number };
-  /** Answers holding an unreferenced value. */
-  marked: number;
-}
-
-export interface ScaleController extends Requests {
-  n: number;
-  syncedMs: number;
-  readyMs: number;
-  writesByKind?: Record<string, number>;
-  cpuMs: number;
-  peakRssMiB: number;
-}
-
-/** What the scale run measures (bench --scale). */
-export interface ScaleMeasured {
-  n: number;
-  setupMs: number;
-  cold: CaseResult;
-  noop: CaseResult;
-  floor: CaseResult;
-  controller: ScaleController;
-  steady: ControllerSteady;
-}
-
-/** bench/scale.json. */
-export interface ScaleRun extends ScaleMeasured {
-  schema: 1;
-  startedAt: string;
-  finishedAt: string;
-  machine: Machine;
-  loadAverage: { start: number[]; end: number[] };
-}
-
-/** Issue 40: N WebServices behind an HTTPRoute without spec.rollout, then each paused in a canary. */
-export interface CanaryRun {
-  n: number;
-  without: WorkloadBurst;
-  burst: WorkloadBurst;
-  applyMs: number;
-  /** From the apply of a new image to every one paused at its first step. */
-  pausedMs: number;
-  steady: Quiet;
-  peakRssMiB: number;
-  /** promote, one at a time: from the annotation's watch event to the HTTPRoute's new weight. */
-  latency: Latencies;
 }

@@ -6,7 +6,9 @@ import * as path from 'node:path';
 import { Audit } from './audit';
 import { checkReport, measure, repeatsFor } from './cases';
 import { createNamespace, createWebServices, deleteNamespace, webServiceName } from './cluster';
-import { CaseResult, Runtime, Runtimes, summarize } from './results';
+import { CaseResult, summarize } from './results';
+
+type Runtime = 'node20' | 'node24' | 'sea';
 import { PLUGIN, ROOT, progress, run, runMeasured, runPlugin } from './proc';
 
 const SEA = path.join(ROOT, 'dist/sea/kubectl-webservice');
@@ -37,8 +39,8 @@ async function seaReady(): Promise<string | null> {
 /** One case from runs measured one at a time, interleaved with the others'. */
 const mergeRuns = (results: CaseResult[]) => summarize(results.flatMap((r) => r.samples));
 
-export async function runtimeCases(audit: Audit | undefined, tag: string, n: number): Promise<Runtimes> {
-  const skipped: Runtimes['skipped'] = [];
+export async function runtimeCases(audit: Audit | undefined, tag: string, n: number) {
+  const skipped: { runtime: Runtime; reason: string }[] = [];
   const programs: { runtime: Runtime; argv: string[]; version: string }[] = [];
   const node20 = hostNode();
   const v20 = node20 ? await nodeVersion(node20) : null;
@@ -53,7 +55,7 @@ export async function runtimeCases(audit: Audit | undefined, tag: string, n: num
   else programs.push({ runtime: 'sea', argv: [SEA], version: v24 ?? 'unknown' });
 
   const repeats = repeatsFor(n);
-  const colds: Runtimes['colds'] = [];
+  const colds: { runtime: Runtime; version: string; cold: CaseResult }[] = [];
   // Cold apply --all on each bundle runtime, each run on a fresh namespace; the last is kept for plan NAME.
   let namespace = '';
   for (const program of programs.filter((p) => p.runtime !== 'sea')) {

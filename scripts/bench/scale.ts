@@ -6,7 +6,6 @@ import { Audit } from './audit';
 import { checkReport, measure, rawFloor } from './cases';
 import { createNamespace, createWebServices, deleteNamespace } from './cluster';
 import { ControllerProcess, ReadySet, steadyWindow } from './controller';
-import { ScaleController, ScaleMeasured } from './results';
 import { progress, runPlugin } from './proc';
 
 export const SCALE_N = 100_000;
@@ -14,11 +13,7 @@ export const SCALE_N = 100_000;
 const CASE_TIMEOUT_MS = 60 * 60_000;
 
 /** The plugin's passes over N: one cold pass, then no-op passes beside the raw floor. */
-async function pluginPasses(
-  audit: Audit | undefined,
-  namespace: string,
-  n: number,
-): Promise<Pick<ScaleMeasured, 'setupMs' | 'cold' | 'noop' | 'floor'>> {
+async function pluginPasses(audit: Audit | undefined, namespace: string, n: number) {
   progress(`scale: creating ${n} WebServices`);
   const setupMs = await createWebServices(namespace, n);
   const apply = ['apply', '--all', '-n', namespace, '-o', 'json'];
@@ -40,11 +35,7 @@ async function pluginPasses(
 }
 
 /** `run` started over N WebServices that none has reconciled, until all are Ready; then steady state. */
-async function controllerColdStart(
-  audit: Audit | undefined,
-  namespace: string,
-  n: number,
-): Promise<Pick<ScaleMeasured, 'controller' | 'steady'>> {
+async function controllerColdStart(audit: Audit | undefined, namespace: string, n: number) {
   progress(`scale: creating ${n} WebServices for run`);
   await createWebServices(namespace, n);
   const ready = new ReadySet(namespace);
@@ -57,7 +48,7 @@ async function controllerColdStart(
     await ready.all(n, CASE_TIMEOUT_MS, 200);
     const readyMs = performance.now() - controller.startedAt;
     const count = audit ? await audit.count(since, 'controller') : null;
-    const result: ScaleController = {
+    const result = {
       n,
       syncedMs: Math.round(syncedMs),
       readyMs: Math.round(readyMs),
@@ -77,7 +68,7 @@ async function controllerColdStart(
   }
 }
 
-export async function scaleRun(audit: Audit | undefined, n: number, tag: string): Promise<ScaleMeasured> {
+export async function scaleRun(audit: Audit | undefined, n: number, tag: string) {
   const applyNamespace = `bench-scale-apply-${tag}`;
   await createNamespace(applyNamespace);
   let passes: Awaited<ReturnType<typeof pluginPasses>>;

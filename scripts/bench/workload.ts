@@ -6,7 +6,10 @@
 import { Audit } from './audit';
 import { createNamespace, createWebServices, deleteNamespace, sendLists, webService, webServiceName } from './cluster';
 import { ControllerProcess, ReadySet } from './controller';
-import { Quiet, WorkloadBurst, WorkloadFields } from './results';
+import { Quiet } from './results';
+
+/** A port only, every field, a Secret of its own, one replica behind an HTTPRoute, or with a canary. */
+type WorkloadFields = 'port' | 'every field' | 'own secret' | 'gateway' | 'canary';
 import { EVERY_POD_FIELD, POD_FIELD_OBJECTS, POD_FIELD_PRIORITY_CLASS } from '../../harness/every-pod-field';
 import { kubectl, progress, sleep } from './proc';
 
@@ -182,7 +185,7 @@ export async function workloadBurst(
   steadySeconds: number,
   fields: WorkloadFields = 'port',
   then?: (controller: ControllerProcess) => Promise<void>,
-): Promise<WorkloadBurst> {
+) {
   const capacity = await checkWorkloadCapacity(podsNeeded(n, fields));
   await createNamespace(namespace);
   await createReadObjects(namespace, n, fields);
@@ -199,7 +202,7 @@ export async function workloadBurst(
     const readyMs = Math.round(performance.now() - started);
     const steady = await steadyState(audit, namespace, steadySeconds);
     controller.mustHaveNoErrors();
-    const result: WorkloadBurst = {
+    const result = {
       n,
       fields,
       replicas: replicasOf(fields),
