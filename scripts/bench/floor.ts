@@ -16,7 +16,7 @@ import { Audit } from './audit';
 import { BareClient } from './bare-client';
 import { webService } from './cluster';
 import { BurstCreator } from './controller';
-import { progress, round } from './proc';
+import { pool, progress, round } from './proc';
 
 /** READY_FIELDS of a WebService, as `kubectl get -o jsonpath` prints them ('' where absent). */
 function readyFieldsOf(object: Record<string, unknown>): string[] {
@@ -76,15 +76,6 @@ function bodiesFor(namespace: string, index: number, now: string): Bodies {
     status: patch as unknown as Bodies['status'],
     events,
   };
-}
-
-/** Runs `tasks` with at most `limit` of them in flight at once. */
-async function pool(limit: number, tasks: (() => Promise<void>)[]): Promise<void> {
-  let next = 0;
-  const worker = async () => {
-    while (next < tasks.length) await tasks[next++]();
-  };
-  await Promise.all(Array.from({ length: Math.min(limit, tasks.length) }, worker));
 }
 
 function webServicesPath(namespace: string): string {
