@@ -1,11 +1,8 @@
-// Issue 38: the config the pods read rolls them, once, and `run` reads the data of no other
-// Secret. On the workloads plane, `run` brings N WebServices up, each reading its own Secret
-// through env (workload.ts' burst). Then every Secret is rotated at once: each Deployment's
-// pod template must change once and its pods roll once (one new ReplicaSet), and a steady
-// state without a write follow. Then single rotations, one at a time, timed from the Secret's
-// watch event to the new pod template's. Last, `run` is started again over the converged
-// WebServices through the counting proxy, without and then with 10 Secrets per WebService
-// that no pod reads (4 KiB each), to compare its peak RSS and show what it received of them.
+// Issue 38: N WebServices, each reading its own Secret (workload.ts' burst). Every Secret rotated
+// at once must roll each Deployment once, then leave a steady state without a write; single
+// rotations are timed from the Secret's watch event to the new pod template's. Then `run` again
+// over them through the counting proxy, without and with 10 unreferenced Secrets each beside
+// them: its peak RSS, and what it received of them.
 import { randomBytes } from 'node:crypto';
 import { CONFIG_DIGEST_ANNOTATION } from '../../src/core/config';
 import { Audit, AuditEvent } from './audit';
@@ -20,10 +17,7 @@ import { ownSecret, ownSecretName, steadyState, workloadBurst } from './workload
 const UNREFERENCED_EACH = 10;
 const UNREFERENCED_BYTES = 4096;
 const UNREFERENCED_PREFIX = 'unreferenced-';
-/**
- * Every unreferenced value begins with these 30 bytes (a multiple of 3), so its base64 begins
- * with the marker: an answer that holds any of their data holds it.
- */
+/** Every unreferenced value begins with these 30 bytes, so that its base64 begins with MARKER. */
 const VALUE_HEAD = 'unreferenced-bench-secret-data';
 const MARKER = Buffer.from(VALUE_HEAD).toString('base64');
 
@@ -65,7 +59,6 @@ class Templates {
   }
 }
 
-/** How many of the values are 0, 1, 2…: `{"1": 1000}`. */
 /** Each WebService's revisions on a watch: which are Ready with every pod on their newest one, and on one past the first seen. */
 class Revisions {
   private readonly first = new Map<string, string>();
@@ -116,23 +109,10 @@ function countsOf(values: Iterable<number>): Record<string, number> {
 
 /** Deployments by how many ReplicaSets they own. */
 async function replicaSetsPerDeployment(namespace: string): Promise<Record<string, number>> {
-  const owners = (
-    await kubectl(
-      [
-        'get',
-        'replicasets',
-        '-n',
-        namespace,
-        '-o',
-        'jsonpath={range .items[*]}{.metadata.ownerReferences[0].name}{"\\n"}{end}',
-      ],
-      { capture: true },
-    )
-  ).stdout
-    .split('\n')
-    .filter(Boolean);
+  const owner = 'jsonpath={range .items[*]}{.metadata.ownerReferences[0].name}{"\\n"}{end}';
+  const { stdout } = await kubectl(['get', 'replicasets', '-n', namespace, '-o', owner], { capture: true });
   const perOwner = new Map<string, number>();
-  for (const owner of owners) perOwner.set(owner, (perOwner.get(owner) ?? 0) + 1);
+  for (const name of stdout.split('\n').filter(Boolean)) perOwner.set(name, (perOwner.get(name) ?? 0) + 1);
   return countsOf(perOwner.values());
 }
 

@@ -7,11 +7,11 @@ import { Audit } from './audit';
 import { createNamespace, createWebServices, deleteNamespace, sendLists, webService, webServiceName } from './cluster';
 import { ControllerProcess, ReadySet } from './controller';
 import { Quiet } from './results';
+import { EVERY_POD_FIELD, POD_FIELD_OBJECTS, POD_FIELD_PRIORITY_CLASS } from '../../harness/every-pod-field';
+import { kubectl, progress, sleep } from './proc';
 
 /** A port only, every field, a Secret of its own, one replica behind an HTTPRoute, or with a canary. */
 type WorkloadFields = 'port' | 'every field' | 'own secret' | 'gateway' | 'canary';
-import { EVERY_POD_FIELD, POD_FIELD_OBJECTS, POD_FIELD_PRIORITY_CLASS } from '../../harness/every-pod-field';
-import { kubectl, progress, sleep } from './proc';
 
 const WORKLOAD_REPLICAS = 3;
 const WORKLOAD_PORT = 8080;
@@ -75,12 +75,8 @@ export function ownSecretName(index: number): string {
 
 /** With the every-field burst's progress deadline, for the same reason: its rotation rolls 1000 at once. */
 function ownSecretWorkload(index: number): Record<string, unknown> {
-  const password = { secretKeyRef: { name: ownSecretName(index), key: 'password' } };
-  return {
-    port: WORKLOAD_PORT,
-    progressDeadlineSeconds: BURST_TIMEOUT_SECONDS,
-    env: [{ name: 'DB_PASSWORD', valueFrom: password }],
-  };
+  const env = [{ name: 'DB_PASSWORD', valueFrom: { secretKeyRef: { name: ownSecretName(index), key: 'password' } } }];
+  return { port: WORKLOAD_PORT, progressDeadlineSeconds: BURST_TIMEOUT_SECONDS, env };
 }
 
 /** WebService `index` of a burst; `image`: another than webService's (a canary's new revision). */
