@@ -286,7 +286,7 @@ async function unreferencedSecrets(audit: Audit | undefined, namespace: string, 
   return { count, bytes: UNREFERENCED_BYTES, without, with: withThem };
 }
 
-/** After the burst, on its controller: every Secret rotated at once, then single rotations; then `run` over them again. */
+/** After the burst, on its controller: every Secret rotated at once, then single rotations, until all are at rest. */
 async function rotations(
   audit: Audit | undefined,
   controller: ControllerProcess,

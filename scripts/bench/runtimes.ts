@@ -4,7 +4,7 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { Audit } from './audit';
-import { checkReport, measure, repeatsFor } from './cases';
+import { applyAll, measure, repeatsFor } from './cases';
 import { createNamespace, createWebServices, deleteNamespace, webServiceName } from './cluster';
 import { CaseResult, summarize } from './results';
 
@@ -67,13 +67,7 @@ export async function runtimeCases(audit: Audit | undefined, tag: string, n: num
       await createWebServices(namespace, n);
       progress(`runtimes: cold apply --all over ${n} on ${program.runtime} (${r + 1} of ${repeats.cold})`);
       const ns = namespace;
-      results.push(
-        await measure(audit, 'plugin', 1, async () => {
-          const result = await runPlugin(['apply', '--all', '-n', ns, '-o', 'json'], { capture: true }, program.argv);
-          if (result.status === 0) checkReport(result.stdout, { create: n });
-          return result;
-        }),
-      );
+      results.push(await measure(audit, 'plugin', 1, () => applyAll(ns, { create: n }, { program: program.argv })));
     }
     colds.push({ runtime: program.runtime, version: program.version, cold: mergeRuns(results) });
   }
@@ -81,7 +75,7 @@ export async function runtimeCases(audit: Audit | undefined, tag: string, n: num
     namespace = `bench-runtime-${tag}`;
     await createNamespace(namespace);
     await createWebServices(namespace, n);
-    const applied = await runPlugin(['apply', '--all', '-n', namespace, '-o', 'json'], { capture: true });
+    const applied = await applyAll(namespace, { create: n });
     if (applied.status !== 0) throw new Error(`apply --all failed: ${applied.stderr.slice(-500)}`);
   }
 

@@ -3,10 +3,10 @@
 // floor, then `run` from a cold start over N more to all Ready and at steady state, with its
 // peak RSS.
 import { Audit } from './audit';
-import { checkReport, measure, rawFloor } from './cases';
+import { applyAll, measure, rawFloor } from './cases';
 import { createNamespace, createWebServices, deleteNamespace } from './cluster';
 import { ControllerProcess, ReadySet, steadyWindow } from './controller';
-import { progress, runPlugin } from './proc';
+import { progress } from './proc';
 
 export const SCALE_N = 100_000;
 /** A case that has not finished in this long is stopped: the issue allows an hour per case. */
@@ -16,19 +16,11 @@ const CASE_TIMEOUT_MS = 60 * 60_000;
 async function pluginPasses(audit: Audit | undefined, namespace: string, n: number) {
   progress(`scale: creating ${n} WebServices`);
   const setupMs = await createWebServices(namespace, n);
-  const apply = ['apply', '--all', '-n', namespace, '-o', 'json'];
+  const timeout = { timeoutMs: CASE_TIMEOUT_MS };
   progress(`scale: apply --all, cold (${n} creates)`);
-  const cold = await measure(audit, 'plugin', 1, async () => {
-    const result = await runPlugin(apply, { capture: true, timeoutMs: CASE_TIMEOUT_MS });
-    if (result.status === 0) checkReport(result.stdout, { create: n });
-    return result;
-  });
+  const cold = await measure(audit, 'plugin', 1, () => applyAll(namespace, { create: n }, timeout));
   progress('scale: apply --all, no-op (3 runs)');
-  const noop = await measure(audit, 'plugin', 3, async () => {
-    const result = await runPlugin(apply, { capture: true, timeoutMs: CASE_TIMEOUT_MS });
-    if (result.status === 0) checkReport(result.stdout, { noop: n });
-    return result;
-  });
+  const noop = await measure(audit, 'plugin', 3, () => applyAll(namespace, { noop: n }, timeout));
   progress('scale: raw floor (3 runs)');
   const floor = await measure(audit, 'kubectl', 3, () => rawFloor(namespace));
   return { setupMs, cold, noop, floor };
