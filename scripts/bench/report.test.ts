@@ -270,7 +270,14 @@ const SPOILED: [string, (run: Run) => void, Record<string, string>][] = [
     { 'Node 24: ≤ 0.45': 'missed' },
   ],
   ['the runtimes at another N', ({ r }) => (r.runtimes!.n = 100), { '#18': NOT }],
-  ['a runtime skipped', ({ r }) => r.runtimes!.plans.splice(0, 2), { 'standalone binary': NOT }],
+  [
+    'a runtime skipped',
+    ({ r }) => {
+      r.runtimes!.plans.splice(0, 2);
+      r.runtimes!.skipped.push({ runtime: 'sea', reason: 'no SEA' });
+    },
+    { 'standalone binary': NOT },
+  ],
   ['no runtimes', ({ r }) => delete r.runtimes, { '#18': NOT }],
   ['a burst over 1.2× the floor', ({ r }) => (r.floorBursts![0].readyMs = 6001), { 'write floor': 'missed' }],
   ['Events after 1.2× the floor', ({ r }) => (r.floorBursts![0].writesDoneMs = 6001), { 'write floor': 'missed' }],

@@ -73,7 +73,8 @@ const runtimePlan =
   (runtime: 'sea' | 'node24'): Judge =>
   ({ runtimes: rt }) => {
     const plan = rt?.plans.find((p) => p.runtime === runtime && p.extraCa === (rt.extraCaCerts !== null));
-    if (!rt || !plan) return rt?.skipped.find((s) => s.runtime === runtime)?.reason;
+    const skipped = rt?.skipped.find((s) => s.runtime === runtime);
+    if (!rt || !plan) return skipped && `not measured: ${skipped.reason}`;
     const [wall, get] = [plan.planName.wallMs, rt.kubectlGetName.wallMs];
     return [`${vs(wall, get)}${at(rt.n, 1000)}`, judge(rt.n === 1000, wall <= 1.5 * get)];
   };
