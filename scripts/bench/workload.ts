@@ -161,10 +161,16 @@ export async function checkWorkloadCapacity(wanted: number): Promise<{ nodes: nu
   return capacity;
 }
 
-/** A window of steady state, once a burst's last status patches and rollouts settled (5 s): our controller's requests. */
+/**
+ * A window of steady state, once a burst's last status patches and rollouts settled (5 s, and
+ * our controller quiet for a second): our controller's requests about the namespace.
+ */
 export async function steadyState(audit: Audit | undefined, namespace: string, seconds: number): Promise<Quiet> {
   progress(`steady state for ${seconds}s`);
+  const settling = audit?.mark() ?? 0;
   await sleep(5000);
+  // Not quiet within a minute: the window shows what it still sends.
+  await audit?.countSettled(settling, 'controller').catch(() => undefined);
   const since = audit?.mark() ?? 0;
   await sleep(seconds * 1000);
   return { seconds, byClient: audit ? { controller: await audit.count(since, 'controller', namespace) } : {} };
