@@ -43,8 +43,6 @@ main() {
     # roll at once (the config case's rotation: one surge pod each).
     export WEBSERVICE_CP_WORKLOADS="${WEBSERVICE_CP_WORKLOADS:-true}"
     export WEBSERVICE_CP_NODES="${WEBSERVICE_CP_NODES:-4}" WEBSERVICE_CP_NODE_PODS="${WEBSERVICE_CP_NODE_PODS:-1000}"
-    # Its writes by client need the controllers' requests in the audit log too.
-    export WEBSERVICE_CP_AUDIT_SYSTEM="${WEBSERVICE_CP_AUDIT_SYSTEM:-true}"
   fi
   bash scripts/build.sh
   if [[ " $* " != *" --report-only "* ]]; then

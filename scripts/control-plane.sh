@@ -41,7 +41,7 @@
 #   WEBSERVICE_CP_NODES      how many fake Nodes, with workloads          [2]
 #   WEBSERVICE_CP_NODE_PODS  pods each fake Node holds (its pod capacity) [110]
 #   WEBSERVICE_CP_AUDIT_SYSTEM  =true: the audit log also records kube-controller-manager,
-#                            kube-scheduler and kwok (the bench's workload burst)   [false]
+#                            kube-scheduler and kwok                        [false]
 set -euo pipefail
 
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"

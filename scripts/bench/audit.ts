@@ -45,18 +45,6 @@ function clientOf(userAgent: string | undefined): Client | undefined {
   return undefined;
 }
 
-/**
- * A client's name for counting every client apart: ours by role, others by their User-Agent's
- * product; kube-controller-manager's by controller too (its User-Agent ends in the controller's
- * name), since each controller has a client of its own, rate-limited on its own.
- */
-function clientName(userAgent: string | undefined): string {
-  const ours = clientOf(userAgent);
-  if (ours) return ours;
-  const parts = (userAgent ?? 'unknown').split('/');
-  return parts[0] === 'kube-controller-manager' && parts.length > 2 ? `${parts[0]}/${parts.at(-1)}` : parts[0];
-}
-
 function emptyCount(): RequestCount {
   return { requests: 0, reads: 0, writes: 0, events: 0, byKind: {} };
 }
@@ -96,11 +84,12 @@ export class Audit {
     return fs.statSync(this.file).size;
   }
 
-  /** Requests of one client since the mark. Watches count once, when they start or end. */
-  async count(since: number, client: Client): Promise<RequestCount> {
+  /** Requests of one client since the mark (about one namespace's objects). Watches count once. */
+  async count(since: number, client: Client, namespace?: string): Promise<RequestCount> {
     const count = emptyCount();
     for (const event of unique(await this.eventsSince(since))) {
-      if (clientOf(event.userAgent) === client) add(count, event);
+      if (clientOf(event.userAgent) !== client) continue;
+      if (namespace === undefined || event.objectRef?.namespace === namespace) add(count, event);
     }
     return count;
   }
@@ -124,16 +113,6 @@ export class Audit {
   /** One client's requests since the mark, in the order the log has them. */
   async requests(since: number, client: Client): Promise<AuditEvent[]> {
     return unique(await this.eventsSince(since)).filter((e) => clientOf(e.userAgent) === client);
-  }
-
-  /** Every client's requests since the mark about objects in one namespace, by client. */
-  async countByClient(since: number, namespace: string): Promise<Record<string, RequestCount>> {
-    const counts: Record<string, RequestCount> = {};
-    for (const event of unique(await this.eventsSince(since))) {
-      if (event.objectRef?.namespace !== namespace) continue;
-      add((counts[clientName(event.userAgent)] ??= emptyCount()), event);
-    }
-    return counts;
   }
 
   private async eventsSince(since: number): Promise<AuditEvent[]> {

@@ -1,68 +1,39 @@
-// The client of the write floor (floor.ts): Node's https with a keep-alive agent and the
-// kubeconfig's credentials, as bare as a client gets.
-import * as fs from 'node:fs';
+// The client of the write floor (floor.ts): Node's https with a keep-alive agent and the current
+// context's server, CA and credentials (a token or a client certificate), as bare as a client gets.
+import { execFileSync } from 'node:child_process';
 import * as https from 'node:https';
 import * as http from 'node:http';
-import * as path from 'node:path';
-import * as yaml from 'js-yaml';
 import type { ReadyWatch } from './controller';
 
 /** The floor's User-Agent, so the audit log counts its requests apart from everyone else's. */
 const FLOOR_USER_AGENT = 'webservice-bench-floor/1';
 
-interface NamedEntry<T> {
-  name: string;
-  cluster?: T;
-  user?: T;
-  context?: T;
-}
+type Entry = { [key: string]: Entry | string | boolean | undefined };
 
-interface KubeconfigFile {
-  'current-context'?: string;
-  clusters?: NamedEntry<Partial<Record<string, string | boolean>>>[];
-  users?: NamedEntry<Partial<Record<string, string>>>[];
-  contexts?: NamedEntry<Record<string, string>>[];
-}
-
-/** Reads a file named by a kubeconfig, relative to the kubeconfig's directory. */
-function readRelative(base: string, file: string): Buffer {
-  return fs.readFileSync(path.resolve(path.dirname(base), file));
-}
-
-/**
- * The smallest honest client: Node's https with a keep-alive agent, the current context's
- * server, CA and credentials (a bearer token or a client certificate; nothing that needs
- * an exec plugin), JSON in and out.
- */
 export class BareClient {
   private readonly agent: https.Agent;
   private readonly url: URL;
   private readonly headers: Record<string, string> = { 'user-agent': FLOOR_USER_AGENT, accept: 'application/json' };
 
   constructor(maxSockets: number) {
-    const file = (process.env.KUBECONFIG ?? '').split(path.delimiter).find(Boolean);
-    if (!file) throw new Error('the bare client needs KUBECONFIG');
-    const config = yaml.load(fs.readFileSync(file, 'utf8')) as KubeconfigFile;
-    const context = config.contexts?.find((c) => c.name === config['current-context'])?.context;
-    const cluster = config.clusters?.find((c) => c.name === context?.cluster)?.cluster;
-    const user = config.users?.find((u) => u.name === context?.user)?.user ?? {};
-    if (!cluster || typeof cluster.server !== 'string') throw new Error(`no cluster for context in ${file}`);
-    this.url = new URL(cluster.server);
-    const options: https.AgentOptions = { keepAlive: true, maxSockets };
-    if (typeof cluster['certificate-authority-data'] === 'string')
-      options.ca = Buffer.from(cluster['certificate-authority-data'], 'base64');
-    else if (typeof cluster['certificate-authority'] === 'string')
-      options.ca = readRelative(file, cluster['certificate-authority']);
-    if (cluster['insecure-skip-tls-verify'] === true) options.rejectUnauthorized = false;
-    if (user['client-certificate-data']) options.cert = Buffer.from(user['client-certificate-data'], 'base64');
-    else if (user['client-certificate']) options.cert = readRelative(file, user['client-certificate']);
-    if (user['client-key-data']) options.key = Buffer.from(user['client-key-data'], 'base64');
-    else if (user['client-key']) options.key = readRelative(file, user['client-key']);
-    const token = user.token ?? (user.tokenFile ? readRelative(file, user.tokenFile).toString('utf8').trim() : '');
-    if (token) this.headers.authorization = `Bearer ${token}`;
-    if (user.exec || user['auth-provider'])
+    const view = ['config', 'view', '--raw', '--minify', '--flatten', '-o', 'json'];
+    const config = JSON.parse(execFileSync('kubectl', view, { encoding: 'utf8' })) as Record<string, [Entry?]>;
+    const cluster = (config.clusters[0]?.cluster ?? {}) as Entry;
+    const user = (config.users[0]?.user ?? {}) as Entry;
+    if (typeof cluster.server !== 'string') throw new Error('the bare client found no server in the kubeconfig');
+    if (user.exec || user['auth-provider'] || user.tokenFile)
       throw new Error('the bare client takes a token or a client certificate, not an exec or auth-provider plugin');
-    this.agent = new https.Agent(options);
+    const data = (value: Entry[string]) => (typeof value === 'string' ? Buffer.from(value, 'base64') : undefined);
+    this.url = new URL(cluster.server);
+    this.agent = new https.Agent({
+      keepAlive: true,
+      maxSockets,
+      ca: data(cluster['certificate-authority-data']),
+      rejectUnauthorized: cluster['insecure-skip-tls-verify'] !== true,
+      cert: data(user['client-certificate-data']),
+      key: data(user['client-key-data']),
+    });
+    if (typeof user.token === 'string') this.headers.authorization = `Bearer ${user.token}`;
   }
 
   request<T>(method: 'POST' | 'PATCH', apiPath: string, body: unknown, contentType = 'application/json'): Promise<T> {
@@ -97,10 +68,7 @@ export class BareClient {
     });
   }
 
-  /**
-   * A watch of a collection from now on (JSON lines), each object handed to onObject as it
-   * arrives; for a burst beside the floor, a far lighter watcher than `kubectl get -w`.
-   */
+  /** A watch of a collection from now on, each object to onObject as it arrives; its stop closes the client. */
   watch(apiPath: string, onObject: (object: Record<string, unknown>, atMs: number) => void): ReadyWatch {
     let failure: string | undefined;
     let stopped = false;
@@ -139,6 +107,7 @@ export class BareClient {
       stop: () => {
         stopped = true;
         req.destroy();
+        this.close();
         return Promise.resolve();
       },
     };

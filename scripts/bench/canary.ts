@@ -9,7 +9,6 @@ import { gatewayApiCrdFiles } from '../../harness/gateway-api-crds';
 import { Audit } from './audit';
 import { WatchLine, WatchStream, sendLists, until, webServiceName } from './cluster';
 import { ControllerProcess, latencies } from './controller';
-import { CanaryRun } from './results';
 import { PLUGIN, kubectl, progress, round, run, sleep } from './proc';
 import { CANARY_STEPS, steadyState, workloadBurst, workloadWebService } from './workload';
 
@@ -75,11 +74,11 @@ export async function canaryCase(
   n: number,
   steadySeconds: number,
   samples: number,
-): Promise<CanaryRun> {
+) {
   await installGatewayApi();
   try {
     const without = await workloadBurst(audit, `bench-gateway-${tag}`, n, steadySeconds, 'gateway');
-    let paused: Omit<CanaryRun, 'n' | 'without' | 'burst'> | undefined;
+    let paused: Awaited<ReturnType<typeof pauseAndPromote>> | undefined;
     const burst = await workloadBurst(audit, `bench-canary-${tag}`, n, 0, 'canary', async (controller) => {
       paused = await pauseAndPromote(audit, controller, `bench-canary-${tag}`, n, steadySeconds, samples);
     });
@@ -102,7 +101,7 @@ async function pauseAndPromote(
   n: number,
   steadySeconds: number,
   samples: number,
-): Promise<Omit<CanaryRun, 'n' | 'without' | 'burst'>> {
+) {
   const each = { listEach: true };
   const pausedAt = new Map<string, boolean>();
   const canaryWeight = new Map<string, string>();

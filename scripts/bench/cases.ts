@@ -3,10 +3,12 @@
 // Each run is a child process, timed from outside, its requests counted in the audit log.
 import { Audit, Client } from './audit';
 import { createNamespace, createWebServices, deleteNamespace, webServiceName } from './cluster';
-import { CaseResult, PluginSize, Sample, sampleOf, summarize } from './results';
+import { CaseResult, Sample, sampleOf, summarize } from './results';
 import { Measured, kubectl, progress, runMeasured, runPlugin } from './proc';
 
 const WEBSERVICES = '/apis/apps.labhub.io/v1/namespaces';
+
+type PluginCase = 'cold' | 'noop' | 'oneChange' | 'planName' | 'kubectlGetName' | 'floor';
 
 /** Runs a case `runs` times, each in its own audit window; before and after run outside it. */
 export async function measure(
@@ -29,15 +31,28 @@ export async function measure(
   return summarize(samples);
 }
 
-/** An `apply --all -o json` report, checked: a bench of a failing pass measures nothing. */
-export function checkReport(stdout: string, expect: Partial<Record<'create' | 'update' | 'noop', number>>): void {
-  const report = JSON.parse(stdout) as { summary: Record<string, number>; converged: boolean };
+/**
+ * `apply --all -o json` on a namespace, its report checked (a bench of a failing pass measures
+ * nothing); `program` as runPlugin starts it, `timeoutMs` as run stops it.
+ */
+export async function applyAll(
+  namespace: string,
+  expect: Partial<Record<'create' | 'update' | 'noop', number>>,
+  { program, timeoutMs }: { program?: string[]; timeoutMs?: number } = {},
+): Promise<Measured> {
+  const result = await runPlugin(
+    ['apply', '--all', '-n', namespace, '-o', 'json'],
+    { capture: true, timeoutMs },
+    program,
+  );
+  if (result.status !== 0) return result;
+  const report = JSON.parse(result.stdout) as { summary: Record<string, number>; converged: boolean };
+  const summary = JSON.stringify(report.summary);
   for (const [action, count] of Object.entries(expect)) {
-    if (report.summary[action] !== count) {
-      throw new Error(`apply --all: expected ${count} ${action}, got ${JSON.stringify(report.summary)}`);
-    }
+    if (report.summary[action] !== count) throw new Error(`apply --all: expected ${count} ${action}, got ${summary}`);
   }
-  if (!report.converged) throw new Error(`apply --all did not converge: ${JSON.stringify(report.summary)}`);
+  if (!report.converged) throw new Error(`apply --all did not converge: ${summary}`);
+  return result;
 }
 
 /** Both collections a pass reads, fetched raw by two kubectl processes at once, as the plugin does. */
@@ -47,14 +62,7 @@ export async function rawFloor(namespace: string): Promise<Measured> {
     runMeasured(['kubectl', 'get', '--raw', `${WEBSERVICES}/${namespace}/webservices`]),
     runMeasured(['kubectl', 'get', '--raw', `/api/v1/namespaces/${namespace}/configmaps`]),
   ]);
-  const both = [webServices, configMaps];
-  const failed = both.find((r) => r.status !== 0);
-  return {
-    ...(failed ?? webServices),
-    wallMs: performance.now() - started,
-    cpuMs: both.every((r) => r.cpuMs !== null) ? both.reduce((sum, r) => sum + r.cpuMs!, 0) : null,
-    peakRssMiB: both.every((r) => r.peakRssMiB !== null) ? Math.max(...both.map((r) => r.peakRssMiB!)) : null,
-  };
+  return { ...(configMaps.status !== 0 ? configMaps : webServices), wallMs: performance.now() - started };
 }
 
 interface Repeats {
@@ -84,41 +92,26 @@ export async function pluginCases(
   namespace: string,
   n: number,
   setupMs: number,
-): Promise<PluginSize> {
+): Promise<{ n: number; setupMs: number } & Record<PluginCase, CaseResult>> {
   const repeats = repeatsFor(n);
-  const apply = ['apply', '--all', '-n', namespace, '-o', 'json'];
   const name = webServiceName(0);
 
   progress(`N=${n}: apply --all, cold (${n} creates, ${repeats.cold} run(s))`);
   // The last cold run is on `namespace`; the others each on a fresh one, deleted right after.
   const coldNamespace = (run: number) => (run === repeats.cold - 1 ? namespace : `${namespace}-cold${run}`);
-  const cold = await measure(
-    audit,
-    'plugin',
-    repeats.cold,
-    async (run) => {
-      const result = await runPlugin(['apply', '--all', '-n', coldNamespace(run), '-o', 'json'], { capture: true });
-      if (result.status === 0) checkReport(result.stdout, { create: n });
-      return result;
+  const cold = await measure(audit, 'plugin', repeats.cold, (run) => applyAll(coldNamespace(run), { create: n }), {
+    before: async (run) => {
+      if (coldNamespace(run) === namespace) return;
+      await createNamespace(coldNamespace(run));
+      await createWebServices(coldNamespace(run), n);
     },
-    {
-      before: async (run) => {
-        if (coldNamespace(run) === namespace) return;
-        await createNamespace(coldNamespace(run));
-        await createWebServices(coldNamespace(run), n);
-      },
-      after: async (run) => {
-        if (coldNamespace(run) !== namespace) await deleteNamespace(coldNamespace(run));
-      },
+    after: async (run) => {
+      if (coldNamespace(run) !== namespace) await deleteNamespace(coldNamespace(run));
     },
-  );
+  });
 
   progress(`N=${n}: apply --all, no-op (${repeats.noop} runs)`);
-  const noop = await measure(audit, 'plugin', repeats.noop, async () => {
-    const result = await runPlugin(apply, { capture: true });
-    if (result.status === 0) checkReport(result.stdout, { noop: n });
-    return result;
-  });
+  const noop = await measure(audit, 'plugin', repeats.noop, () => applyAll(namespace, { noop: n }));
 
   progress(`N=${n}: raw floor`);
   const floor = await measure(audit, 'kubectl', repeats.floor, () => rawFloor(namespace));
@@ -128,11 +121,7 @@ export async function pluginCases(
     audit,
     'plugin',
     repeats.oneChange,
-    async () => {
-      const result = await runPlugin(apply, { capture: true });
-      if (result.status === 0) checkReport(result.stdout, { update: 1, noop: n - 1 });
-      return result;
-    },
+    () => applyAll(namespace, { update: 1, noop: n - 1 }),
     { before: (run) => changeOne(namespace, (run * 7) % n) },
   );
 

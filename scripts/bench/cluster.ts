@@ -1,7 +1,7 @@
-// The bench's fixtures, made and watched with plain kubectl: namespaces, many WebServices
-// at once, and watch streams read line by line. The bench itself never talks to the API.
+// The bench's fixtures, made and watched with plain kubectl: namespaces, many WebServices at
+// once, and watch streams read line by line.
 import { ChildProcess, spawn } from 'node:child_process';
-import { kubectl, progress, run, sleep } from './proc';
+import { kubectl, pool, progress, run, sleep } from './proc';
 
 /** kubectl create of a List: 250 per call stays under kubectl's client-side burst (300). */
 const CREATE_CHUNK = 250;
@@ -24,7 +24,7 @@ export async function createNamespace(name: string): Promise<void> {
   await kubectl(['create', 'namespace', name]);
 }
 
-/** Creates WebServices 0..count-1 (see sendLists). Returns how long it took. */
+/** Creates WebServices 0..count-1; how long it took. */
 export function createWebServices(
   namespace: string,
   count: number,
@@ -33,11 +33,7 @@ export function createWebServices(
   return sendLists('create', namespace, count, make);
 }
 
-/**
- * Creates (or replaces, whole; or applies, server-side) objects 0..count-1 with `kubectl create
- * -f` (`replace -f`, `apply --server-side -f`) of Lists, several calls at once. Returns how long
- * it took. A custom resource takes no replace without its resourceVersion: apply changes one.
- */
+/** Creates (replaces, applies server-side) objects 0..count-1 by Lists, several calls at once; how long it took. */
 export async function sendLists(
   verb: 'create' | 'replace' | 'apply',
   namespace: string,
@@ -45,39 +41,28 @@ export async function sendLists(
   make: (index: number) => Record<string, unknown>,
 ): Promise<number> {
   const started = Date.now();
-  const chunks: number[][] = [];
-  for (let first = 0; first < count; first += CREATE_CHUNK) {
-    chunks.push(Array.from({ length: Math.min(CREATE_CHUNK, count - first) }, (_, i) => first + i));
-  }
-  let next = 0;
-  const worker = async () => {
-    while (next < chunks.length) {
-      const chunk = chunks[next++];
-      const list = { apiVersion: 'v1', kind: 'List', items: chunk.map((i) => make(i)) };
-      const args = verb === 'apply' ? ['apply', '--server-side', '--force-conflicts'] : [verb];
-      await kubectl([...args, '-n', namespace, '--validate=false', '-f', '-'], { input: JSON.stringify(list) });
-    }
-  };
-  await Promise.all(Array.from({ length: CREATE_PARALLEL }, worker));
+  const args = verb === 'apply' ? ['apply', '--server-side', '--force-conflicts'] : [verb];
+  // Each List is made when it is sent: 10 000 Secrets of 4 KiB need not all be in memory at once.
+  const lists = Array.from({ length: Math.ceil(count / CREATE_CHUNK) }, (_, c) => () => {
+    const first = c * CREATE_CHUNK;
+    const items = Array.from({ length: Math.min(CREATE_CHUNK, count - first) }, (_, i) => make(first + i));
+    const input = JSON.stringify({ apiVersion: 'v1', kind: 'List', items });
+    return kubectl([...args, '-n', namespace, '--validate=false', '-f', '-'], { input });
+  });
+  await pool(CREATE_PARALLEL, lists);
   return Date.now() - started;
 }
 
 /**
- * What a case leaves by the thousand, emptied a page at a time before the namespace goes:
- * the children first, so kube-controller-manager's garbage collector (its client limited
- * to 20 requests/s) has none to chase, then the WebServices, then their Events.
+ * What a case leaves by the thousand, emptied a page at a time before its namespace goes (the
+ * namespace controller deletes a collection in one request, which at 100 000 ran past the
+ * apiserver's timeout): the children first, so that the garbage collector has none to chase.
  */
 const BULK_COLLECTIONS = [
-  (namespace: string) => `/api/v1/namespaces/${namespace}/configmaps`,
-  (namespace: string) => `/apis/apps.labhub.io/v1/namespaces/${namespace}/webservices`,
-  (namespace: string) => `/api/v1/namespaces/${namespace}/events`,
+  '/api/v1/namespaces/NS/configmaps',
+  '/apis/apps.labhub.io/v1/namespaces/NS/webservices',
+  '/api/v1/namespaces/NS/events',
 ];
-
-/**
- * Objects per DELETE of a collection. The namespace controller deletes each collection in
- * one request, and at 100 000 objects that ran past the apiserver's 60 s request timeout,
- * again and again; a page of 2000 takes a few seconds.
- */
 const DELETE_PAGE = 2000;
 
 interface DeletedPage {
@@ -86,10 +71,8 @@ interface DeletedPage {
 }
 
 /**
- * DELETE of a collection with `limit`, until all that was there at the first page is
- * gone: the apiserver deletes one page and says how many remain. Objects held by a
- * finalizer stay (terminating) and would come back in every page, so the number of
- * pages is counted from the first answer instead of deleting until none is left.
+ * DELETE of a collection with `limit`, as many pages as the first answer says remain (objects
+ * held by a finalizer would come back in every page).
  */
 async function deleteCollection(collection: string): Promise<void> {
   let pages = 1;
@@ -105,13 +88,9 @@ async function deleteCollection(collection: string): Promise<void> {
   }
 }
 
-/**
- * Deletes a namespace, emptied first page by page (see DELETE_PAGE), and waits until it
- * is gone, so the next case starts on a quiet API server. No case adds a finalizer (apply
- * and run add none), so nothing needs to be let go of meanwhile.
- */
+/** Deletes a namespace, emptied first, and waits until it is gone: the next case starts on a quiet API server. */
 export async function deleteNamespace(name: string, timeoutMs = 20 * 60_000): Promise<void> {
-  for (const collection of BULK_COLLECTIONS) await deleteCollection(collection(name));
+  for (const collection of BULK_COLLECTIONS) await deleteCollection(collection.replace('NS', name));
   await run(['kubectl', 'delete', 'namespace', name, '--wait=false']);
   const deadline = Date.now() + timeoutMs;
   for (;;) {
@@ -132,11 +111,8 @@ export interface WatchLine {
 }
 
 /**
- * `kubectl get -w -o jsonpath=…`: one line per change, space-separated fields, after the
- * current list. kubectl reads that list in chunks of 500 and prints each chunk as one line
- * whose fields are empty; `listEach` asks for it unchunked, one line per object (a case that
- * needs the objects there are, not only their changes). Arrival times are the bench's
- * performance.now().
+ * `kubectl get -w -o jsonpath=…`: a line of space-separated fields per change, after the current
+ * list (in chunks of 500, each one line of empty fields; `listEach`: a line per object).
  */
 export class WatchStream {
   private readonly child: ChildProcess;

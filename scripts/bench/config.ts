@@ -1,11 +1,8 @@
-// Issue 38: the config the pods read rolls them, once, and `run` reads the data of no other
-// Secret. On the workloads plane, `run` brings N WebServices up, each reading its own Secret
-// through env (workload.ts' burst). Then every Secret is rotated at once: each Deployment's
-// pod template must change once and its pods roll once (one new ReplicaSet), and a steady
-// state without a write follow. Then single rotations, one at a time, timed from the Secret's
-// watch event to the new pod template's. Last, `run` is started again over the converged
-// WebServices through the counting proxy, without and then with 10 Secrets per WebService
-// that no pod reads (4 KiB each), to compare its peak RSS and show what it received of them.
+// Issue 38: N WebServices, each reading its own Secret (workload.ts' burst). Every Secret rotated
+// at once must roll each Deployment once, then leave a steady state without a write; single
+// rotations are timed from the Secret's watch event to the new pod template's. Then `run` again
+// over them through the counting proxy, without and with 10 unreferenced Secrets each beside
+// them: its peak RSS, and what it received of them.
 import { randomBytes } from 'node:crypto';
 import { CONFIG_DIGEST_ANNOTATION } from '../../src/core/config';
 import { Audit, AuditEvent } from './audit';
@@ -13,26 +10,14 @@ import { WatchLine, WatchStream, sendLists, until, webServiceName } from './clus
 import { ControllerProcess, latencies, steadyWindow } from './controller';
 import type { ProxyCounts } from '../../harness/proxy-kubeconfig';
 import { CountingProxy } from './proxy';
-import {
-  ConfigRotation,
-  ConfigRun,
-  ControllerOverConfig,
-  RotationLatency,
-  SecretsReceived,
-  UnreferencedSecrets,
-  WorkloadBurst,
-} from './results';
 import { kubectl, progress, round, sleep } from './proc';
-import { busyWindow, ownSecret, ownSecretName, steadyState, workloadBurst } from './workload';
+import { ownSecret, ownSecretName, steadyState, workloadBurst } from './workload';
 
 /** Unreferenced Secrets per WebService, and the bytes of each one's value. */
 const UNREFERENCED_EACH = 10;
 const UNREFERENCED_BYTES = 4096;
 const UNREFERENCED_PREFIX = 'unreferenced-';
-/**
- * Every unreferenced value begins with these 30 bytes (a multiple of 3), so its base64 begins
- * with the marker: an answer that holds any of their data holds it.
- */
+/** Every unreferenced value begins with these 30 bytes, so that its base64 begins with MARKER. */
 const VALUE_HEAD = 'unreferenced-bench-secret-data';
 const MARKER = Buffer.from(VALUE_HEAD).toString('base64');
 
@@ -74,7 +59,6 @@ class Templates {
   }
 }
 
-/** How many of the values are 0, 1, 2…: `{"1": 1000}`. */
 /** Each WebService's revisions on a watch: which are Ready with every pod on their newest one, and on one past the first seen. */
 class Revisions {
   private readonly first = new Map<string, string>();
@@ -125,23 +109,10 @@ function countsOf(values: Iterable<number>): Record<string, number> {
 
 /** Deployments by how many ReplicaSets they own. */
 async function replicaSetsPerDeployment(namespace: string): Promise<Record<string, number>> {
-  const owners = (
-    await kubectl(
-      [
-        'get',
-        'replicasets',
-        '-n',
-        namespace,
-        '-o',
-        'jsonpath={range .items[*]}{.metadata.ownerReferences[0].name}{"\\n"}{end}',
-      ],
-      { capture: true },
-    )
-  ).stdout
-    .split('\n')
-    .filter(Boolean);
+  const owner = 'jsonpath={range .items[*]}{.metadata.ownerReferences[0].name}{"\\n"}{end}';
+  const { stdout } = await kubectl(['get', 'replicasets', '-n', namespace, '-o', owner], { capture: true });
   const perOwner = new Map<string, number>();
-  for (const owner of owners) perOwner.set(owner, (perOwner.get(owner) ?? 0) + 1);
+  for (const name of stdout.split('\n').filter(Boolean)) perOwner.set(name, (perOwner.get(name) ?? 0) + 1);
   return countsOf(perOwner.values());
 }
 
@@ -153,32 +124,28 @@ async function rotateAll(
   steadySeconds: number,
   templates: Templates,
   revisions: Revisions,
-): Promise<ConfigRotation> {
+) {
   await listed(n, [templates.stream, () => templates.seen], [revisions.stream, () => revisions.seen]);
   progress(`rotation: all ${n} Secrets at once`);
-  const { value, ...window } = await busyWindow(audit, namespace, async () => {
-    const started = performance.now();
-    const replaceMs = await sendLists('replace', namespace, n, (index) => ownSecret(index, 'rotated'));
-    await until(
-      `${n} WebServices Ready on a new revision`,
-      () => {
-        const failure = revisions.stream.failure ?? templates.stream.failure;
-        if (failure) throw new Error(failure);
-        return revisions.moved.size >= n && templates.changes.size >= n;
-      },
-      ROTATION_TIMEOUT_MS,
-      100,
-    );
-    return {
-      replaceMs,
-      templatesMs: round(Math.max(...templates.changedAt.values()) - started),
-      readyMs: round(performance.now() - started),
-    };
-  });
+  const started = performance.now();
+  const replaceMs = await sendLists('replace', namespace, n, (index) => ownSecret(index, 'rotated'));
+  await until(
+    `${n} WebServices Ready on a new revision`,
+    () => {
+      const failure = revisions.stream.failure ?? templates.stream.failure;
+      if (failure) throw new Error(failure);
+      return revisions.moved.size >= n && templates.changes.size >= n;
+    },
+    ROTATION_TIMEOUT_MS,
+    100,
+  );
+  const templatesMs = round(Math.max(...templates.changedAt.values()) - started);
+  const readyMs = round(performance.now() - started);
   const steady = await steadyState(audit, namespace, steadySeconds);
   return {
-    ...value,
-    ...window,
+    replaceMs,
+    templatesMs,
+    readyMs,
     rolled: countsOf([...Array(n).keys()].map((i) => templates.changes.get(webServiceName(i)) ?? 0)),
     replicaSets: await replicaSetsPerDeployment(namespace),
     steady,
@@ -192,7 +159,7 @@ async function rotationLatency(
   n: number,
   samples: number,
   templates: Templates,
-): Promise<RotationLatency> {
+) {
   progress(`${samples} single rotations, one at a time`);
   type Rotation = { secret: string; value: string; writtenAt?: number };
   let current: Rotation | undefined;
@@ -253,7 +220,7 @@ function unreferencedSecret(version: number): (index: number) => Record<string, 
 }
 
 /** The controller's requests about Secrets in the audit log: GETs by name, LISTs and WATCHes. */
-function secretRequests(events: AuditEvent[]): NonNullable<ControllerOverConfig['secrets']> {
+function secretRequests(events: AuditEvent[]) {
   const secrets = events.filter((e) => e.objectRef?.resource === 'secrets');
   const gets = secrets.filter((e) => e.verb === 'get');
   return {
@@ -264,7 +231,7 @@ function secretRequests(events: AuditEvent[]): NonNullable<ControllerOverConfig[
   };
 }
 
-function received(counts: ProxyCounts): SecretsReceived {
+function received(counts: ProxyCounts) {
   return {
     read: counts.secretsRead.length,
     unreferencedRead: counts.secretsRead.filter((name) => name.startsWith(UNREFERENCED_PREFIX)).length,
@@ -285,14 +252,14 @@ async function controllerOverConfig(
   n: number,
   seconds: number,
   meanwhile?: () => Promise<unknown>,
-): Promise<ControllerOverConfig> {
+) {
   const proxy = await CountingProxy.start(MARKER);
   const since = audit?.mark() ?? 0;
-  const controller = await ControllerProcess.start(namespace, [], { KUBECONFIG: proxy.kubeconfig });
-  let measured: Omit<ControllerOverConfig, 'received'>;
+  let controller: ControllerProcess | undefined;
+  let measured;
   let counts: ProxyCounts;
   try {
-    await controller.waitForLog(/^controller working/);
+    controller = await ControllerProcess.start(namespace, { KUBECONFIG: proxy.kubeconfig });
     const reconciledMs = round(await controller.waitReconciled(n, 10 * 60_000));
     await meanwhile?.();
     const steady = await steadyWindow(audit, controller, n, seconds);
@@ -300,18 +267,13 @@ async function controllerOverConfig(
     const secrets = audit ? secretRequests(await audit.requests(since, 'controller')) : null;
     measured = { reconciledMs, peakRssMiB: controller.peakRssMiB(), steady, secrets };
   } finally {
-    await controller.stop();
+    await controller?.stop();
     counts = await proxy.stop(); // its last count, once the controller is gone
   }
   return { ...measured, received: received(counts) };
 }
 
-async function unreferencedSecrets(
-  audit: Audit | undefined,
-  namespace: string,
-  n: number,
-  seconds: number,
-): Promise<UnreferencedSecrets> {
+async function unreferencedSecrets(audit: Audit | undefined, namespace: string, n: number, seconds: number) {
   const count = UNREFERENCED_EACH * n;
   progress(`run over ${n} converged WebServices, without unreferenced Secrets`);
   const without = await controllerOverConfig(audit, namespace, n, seconds);
@@ -324,6 +286,34 @@ async function unreferencedSecrets(
   return { count, bytes: UNREFERENCED_BYTES, without, with: withThem };
 }
 
+/** After the burst, on its controller: every Secret rotated at once, then single rotations, until all are at rest. */
+async function rotations(
+  audit: Audit | undefined,
+  controller: ControllerProcess,
+  namespace: string,
+  n: number,
+  steadySeconds: number,
+  samples: number,
+) {
+  const templates = new Templates(namespace);
+  const revisions = new Revisions(namespace);
+  try {
+    const rotation = await rotateAll(audit, namespace, n, steadySeconds, templates, revisions);
+    const rotationPeak = controller.peakRssMiB();
+    const latency = await rotationLatency(audit, namespace, n, samples, templates);
+    // The last single rotations still roll out: `run` starts again over WebServices at rest.
+    await sleep(2000);
+    const settled = () => revisions.settled.size >= n;
+    await until(`${n} WebServices Ready on their newest revision`, settled, ROTATION_TIMEOUT_MS, 100);
+    controller.mustHaveNoErrors();
+    const peakRssMiB = { rotation: rotationPeak, whole: controller.peakRssMiB() };
+    await controller.stop();
+    return { rotation, latency, peakRssMiB };
+  } finally {
+    await Promise.all([templates.stream.stop(), revisions.stream.stop()]);
+  }
+}
+
 /**
  * The config case at N: `port` is the port-only burst of N that the run already made (the
  * every-field case's); without one, this case makes its own.
@@ -334,37 +324,16 @@ export async function configCase(
   n: number,
   steadySeconds: number,
   samples: number,
-  port?: WorkloadBurst,
-): Promise<ConfigRun> {
+  port?: Awaited<ReturnType<typeof workloadBurst>>,
+) {
   const portBurst = port ?? (await workloadBurst(audit, `bench-workload-${n}-${tag}`, n, steadySeconds));
   const namespace = `bench-config-${tag}`;
-  let after: Omit<ConfigRun, 'n' | 'burst' | 'portBurst' | 'portBurstBy'> | undefined;
+  let after:
+    | (Awaited<ReturnType<typeof rotations>> & { unreferenced: Awaited<ReturnType<typeof unreferencedSecrets>> })
+    | undefined;
   const burst = await workloadBurst(audit, namespace, n, steadySeconds, 'own secret', async (controller) => {
-    const templates = new Templates(namespace);
-    const revisions = new Revisions(namespace);
-    let rotation: ConfigRotation;
-    let rotationPeak: number;
-    let latency: RotationLatency;
-    try {
-      rotation = await rotateAll(audit, namespace, n, steadySeconds, templates, revisions);
-      rotationPeak = controller.peakRssMiB();
-      latency = await rotationLatency(audit, namespace, n, samples, templates);
-      // The last single rotations still roll out: `run` starts again over WebServices at rest.
-      await sleep(2000);
-      await until(
-        `${n} WebServices Ready on their newest revision`,
-        () => revisions.settled.size >= n,
-        ROTATION_TIMEOUT_MS,
-        100,
-      );
-    } finally {
-      await Promise.all([templates.stream.stop(), revisions.stream.stop()]);
-    }
-    controller.mustHaveNoErrors();
-    const peakRssMiB = { rotation: rotationPeak, whole: controller.peakRssMiB() };
-    await controller.stop();
-    const unreferenced = await unreferencedSecrets(audit, namespace, n, steadySeconds);
-    after = { rotation, latency, peakRssMiB, unreferenced };
+    const rotated = await rotations(audit, controller, namespace, n, steadySeconds, samples);
+    after = { ...rotated, unreferenced: await unreferencedSecrets(audit, namespace, n, steadySeconds) };
   });
   return { n, burst, portBurst, portBurstBy: port ? 'every-field' : 'config', ...after! };
 }

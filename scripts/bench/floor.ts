@@ -1,11 +1,7 @@
-// The write floor (issue 19): the writes of a burst of N, sent by the barest client there
-// is, at a fixed number of requests in flight, with no reads, no cache and no decisions:
-// N WebService creates, then for each one its child ConfigMap, its status patch and its
-// Events. What `run` does in a burst beyond this is what it costs to be a controller.
-//
-// The bodies are what the plugin writes: they come from the pure core (observe, decide,
-// computeStatus, statusPatch, eventsFor) run once per WebService BEFORE the clock starts;
-// only the uid and resourceVersion the create returns are filled in while it runs.
+// The write floor (issue 19): a burst's writes, sent by the barest client there is at a fixed
+// number in flight, with no reads, no cache and no decisions: N WebService creates, then each
+// one's child, status patch and Events, as the core makes them before the clock starts. What
+// `run` does beyond this in a burst is what it costs to be a controller.
 import { decide } from '../../src/core/decide';
 import { REPORTING_CONTROLLER, eventsFor } from '../../src/core/events';
 import { API_VERSION, KIND, WebService } from '../../src/core/model';
@@ -16,8 +12,7 @@ import { Audit } from './audit';
 import { BareClient } from './bare-client';
 import { webService } from './cluster';
 import { BurstCreator } from './controller';
-import { WriteFloor } from './results';
-import { progress, round } from './proc';
+import { pool, progress, round } from './proc';
 
 /** READY_FIELDS of a WebService, as `kubectl get -o jsonpath` prints them ('' where absent). */
 function readyFieldsOf(object: Record<string, unknown>): string[] {
@@ -79,15 +74,6 @@ function bodiesFor(namespace: string, index: number, now: string): Bodies {
   };
 }
 
-/** Runs `tasks` with at most `limit` of them in flight at once. */
-async function pool(limit: number, tasks: (() => Promise<void>)[]): Promise<void> {
-  let next = 0;
-  const worker = async () => {
-    while (next < tasks.length) await tasks[next++]();
-  };
-  await Promise.all(Array.from({ length: Math.min(limit, tasks.length) }, worker));
-}
-
 function webServicesPath(namespace: string): string {
   return `/apis/${API_VERSION}/namespaces/${encodeURIComponent(namespace)}/webservices`;
 }
@@ -113,11 +99,7 @@ async function createAll(
 export const FLOOR_IN_FLIGHT = [16, 4] as const;
 const FLOOR_CREATOR_IN_FLIGHT = FLOOR_IN_FLIGHT[0];
 
-/**
- * Creates WebServices 0..count-1 as the floor creates its own: its client, 16 requests in
- * flight. A burst created this way differs from the floor only in who sends the rest of
- * the writes. Returns how long the creates took (ms).
- */
+/** Creates WebServices as the floor does (a burst so created differs from it only in who sends the rest); how long it took. */
 async function createWebServicesAsTheFloor(namespace: string, count: number): Promise<number> {
   const client = new BareClient(FLOOR_CREATOR_IN_FLIGHT);
   const started = performance.now();
@@ -130,25 +112,14 @@ async function createWebServicesAsTheFloor(namespace: string, count: number): Pr
   }
 }
 
-/** How the bench takes part in the bursts beside the floor: the floor's client creates and watches. */
+/** The bursts beside the floor: its client creates the WebServices and watches them. */
 export const FLOOR_CREATOR: BurstCreator = {
   createdBy: `the floor's client, ${FLOOR_CREATOR_IN_FLIGHT} in flight`,
   create: createWebServicesAsTheFloor,
-  watch: (namespace, onLine) => {
-    const client = new BareClient(1);
-    const watch = client.watch(webServicesPath(namespace), (object, atMs) =>
+  watch: (namespace, onLine) =>
+    new BareClient(1).watch(webServicesPath(namespace), (object, atMs) =>
       onLine({ atMs, fields: readyFieldsOf(object) }),
-    );
-    return {
-      get failure() {
-        return watch.failure;
-      },
-      stop: async () => {
-        await watch.stop();
-        client.close();
-      },
-    };
-  },
+    ),
 };
 
 /**
@@ -156,12 +127,7 @@ export const FLOOR_CREATOR: BurstCreator = {
  * arrives), then each CR's child, status and Events, every request in one pool of
  * `inFlight`. Timed from the first create to the last response.
  */
-export async function writeFloor(
-  audit: Audit | undefined,
-  namespace: string,
-  n: number,
-  inFlight: number,
-): Promise<WriteFloor> {
+export async function writeFloor(audit: Audit | undefined, namespace: string, n: number, inFlight: number) {
   progress(`write floor: ${n} WebServices at ${inFlight} in flight`);
   const now = new Date().toISOString().replace(/\.\d{3}Z$/, 'Z');
   const bodies = Array.from({ length: n }, (_, i) => bodiesFor(namespace, i, now));

@@ -1,7 +1,6 @@
-// A run of some cases (--only, or some sizes with --sizes) written into a results.json that
-// holds more: the file keeps what this run did not measure, as the run that measured it left
-// it, and names that run (Results.carried), so that no target loses its figures and none is
-// read as this run's.
+// A run of some cases (--only) or sizes (--sizes) written into a results.json that holds more:
+// the file keeps what this run did not measure, as the run that measured it left it, and names
+// that run (Results.carried), so that no target loses its figures and none is read as this run's.
 import { Carried, Results } from './results';
 
 /** Every case, in the order a run takes them. */
@@ -18,45 +17,15 @@ export const CASES = [
 ] as const;
 export type Case = (typeof CASES)[number];
 
-interface CaseFigures {
-  /** Whether a results file holds the case's figures. */
-  held(r: Results): boolean;
-  /** Copies them from one file to another. */
-  copy(from: Results, to: Results): void;
-}
-
-/** The cases kept whole; the plugin case is kept size by size (mergePlugin). */
-const FIGURES: Record<Exclude<Case, 'plugin'>, CaseFigures> = {
-  burst: {
-    held: (r) => r.controller.bursts.length > 0,
-    copy: (from, to) => {
-      to.controller.bursts = from.controller.bursts;
-      to.controller.latency = from.controller.latency;
-    },
-  },
-  runtimes: { held: (r) => r.runtimes !== undefined, copy: (from, to) => void (to.runtimes = from.runtimes) },
-  floor: {
-    held: (r) => (r.writeFloor?.length ?? 0) > 0,
-    copy: (from, to) => {
-      to.writeFloor = from.writeFloor;
-      to.floorBursts = from.floorBursts;
-      to.floorBurst = from.floorBurst;
-    },
-  },
-  backlog: { held: (r) => r.backlog !== undefined, copy: (from, to) => void (to.backlog = from.backlog) },
-  workload: {
-    held: (r) => r.workloadBurst !== undefined,
-    copy: (from, to) => void (to.workloadBurst = from.workloadBurst),
-  },
-  'every-field': {
-    held: (r) => r.everyFieldBurst !== undefined,
-    copy: (from, to) => {
-      to.everyFieldBurst = from.everyFieldBurst;
-      to.portBurstSameN = from.portBurstSameN;
-    },
-  },
-  config: { held: (r) => r.config !== undefined, copy: (from, to) => void (to.config = from.config) },
-  canary: { held: (r) => r.canary !== undefined, copy: (from, to) => void (to.canary = from.canary) },
+/** The fields of results.json that hold each case kept whole; the plugin case is kept size by size (mergePlugin). */
+const FIELDS: Record<Exclude<Case, 'plugin' | 'burst'>, (keyof Results)[]> = {
+  runtimes: ['runtimes'],
+  floor: ['writeFloor', 'floorBursts'],
+  backlog: ['backlog'],
+  workload: ['workloadBurst'],
+  'every-field': ['everyFieldBurst', 'portBurstSameN'],
+  config: ['config'],
+  canary: ['canary'],
 };
 
 /** The run that measured a case (at size n) of a results file: its own, or the one it carried it from. */
@@ -98,9 +67,14 @@ export function mergeResults(previous: Results, current: Results, ran: readonly 
   const merged: Results = { ...current, controller: { ...current.controller } };
   const carried: Carried[] = [];
   if (previous.plugin.length > 0) carried.push(...mergePlugin(previous, current, merged));
-  for (const [name, figures] of Object.entries(FIGURES) as [Exclude<Case, 'plugin'>, CaseFigures][]) {
-    if (ran.includes(name) || !figures.held(previous)) continue;
-    figures.copy(previous, merged);
+  for (const name of CASES) {
+    if (name === 'plugin' || ran.includes(name)) continue;
+    if (name === 'burst') {
+      if (previous.controller.bursts.length === 0) continue;
+      merged.controller.bursts = previous.controller.bursts;
+      merged.controller.latency = previous.controller.latency;
+    } else if (previous[FIELDS[name][0]] === undefined) continue;
+    else for (const field of FIELDS[name]) Object.assign(merged, { [field]: previous[field] });
     carried.push({ case: name, ...originOf(previous, name) });
   }
   if (carried.length > 0) merged.carried = carried;

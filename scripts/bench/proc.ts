@@ -53,55 +53,47 @@ export function run(argv: string[], options: RunOptions = {}): Promise<RunResult
   });
 }
 
-/** Like run, but a non-zero exit is an error carrying stderr. */
-async function mustRun(argv: string[], options: RunOptions = {}): Promise<RunResult> {
-  const result = await run(argv, options);
-  if (result.status !== 0) {
-    throw new Error(`${argv.slice(0, 4).join(' ')}… exited ${result.status}: ${result.stderr.trim().slice(-2000)}`);
-  }
+/** kubectl, whose non-zero exit is an error carrying its stderr. */
+export async function kubectl(args: string[], options: RunOptions = {}): Promise<RunResult> {
+  const result = await run(['kubectl', ...args], options);
+  if (result.status !== 0)
+    throw new Error(
+      `kubectl ${args.slice(0, 3).join(' ')}… exited ${result.status}: ${result.stderr.trim().slice(-2000)}`,
+    );
   return result;
 }
 
-export function kubectl(args: string[], options: RunOptions = {}): Promise<RunResult> {
-  return mustRun(['kubectl', ...args], options);
-}
-
-/** CPU (user + system) and peak RSS of a finished process tree. */
-interface Footprint {
+/** A run with its CPU (user + system) and peak RSS, where the program reports them. */
+export interface Measured extends RunResult {
   cpuMs: number | null;
   peakRssMiB: number | null;
 }
 
-export interface Measured extends RunResult, Footprint {}
-
-/** What `kubectl-webservice -v` prints last on stderr. */
-function pluginFootprint(stderr: string): Footprint {
-  const match = /requests: (\d+) read, (\d+) write over (\d+) connection\(s\); cpu (\d+) ms; max RSS ([\d.]+) MiB/.exec(
-    stderr,
-  );
-  if (!match) throw new Error(`no -v usage line in the plugin's stderr: ${stderr.slice(-500)}`);
-  return {
-    cpuMs: Number(match[4]),
-    peakRssMiB: Number(match[5]),
-  };
-}
-
 /**
- * Runs the plugin with -v and reads its footprint from the usage line. `program` is how it
- * is started: the bundle itself (its shebang's node on PATH), [node, bundle] or the SEA.
+ * Runs the plugin with -v and reads its CPU and peak RSS from the usage line it prints last.
+ * `program` starts it: the bundle itself (its shebang's node on PATH), [node, bundle] or the SEA.
  */
-export async function runPlugin(
-  args: string[],
-  options: RunOptions = {},
-  program: string[] = [PLUGIN],
-): Promise<Measured> {
+export async function runPlugin(args: string[], options: RunOptions = {}, program = [PLUGIN]): Promise<Measured> {
   const result = await run([...program, ...args, '-v'], options);
-  return { ...result, ...pluginFootprint(result.stderr) };
+  const usage = /requests: \d+ read, \d+ write over \d+ connection\(s\); cpu (\d+) ms; max RSS ([\d.]+) MiB/.exec(
+    result.stderr,
+  );
+  if (!usage) throw new Error(`no -v usage line in the plugin's stderr: ${result.stderr.slice(-500)}`);
+  return { ...result, cpuMs: Number(usage[1]), peakRssMiB: Number(usage[2]) };
 }
 
-/** Runs any other program: its wall time; its CPU and RSS are the plugin's alone to report. */
+/** Runs another program: its wall time only. */
 export async function runMeasured(argv: string[], options: RunOptions = {}): Promise<Measured> {
   return { ...(await run(argv, options)), cpuMs: null, peakRssMiB: null };
+}
+
+/** Runs `tasks` with at most `limit` of them at once. */
+export async function pool(limit: number, tasks: (() => Promise<unknown>)[]): Promise<void> {
+  let next = 0;
+  const worker = async () => {
+    while (next < tasks.length) await tasks[next++]();
+  };
+  await Promise.all(Array.from({ length: Math.min(limit, tasks.length) }, worker));
 }
 
 let clockTicks: number | undefined;

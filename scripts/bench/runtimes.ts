@@ -1,84 +1,47 @@
 // Issue 18's targets, on each runtime they name: client CPU per write of a cold `apply --all`
-// on the bundle under the host's Node 20 and under the pinned Node 24; then `plan NAME` in a
-// namespace of N children on that Node 24 and on the standalone binary (SEA), with the host's
-// NODE_EXTRA_CA_CERTS as it is, round after round beside `kubectl get webservice NAME -o json`.
+// on the bundle under the host's Node 20 and under the pinned Node 24; `plan NAME` on that
+// Node 24 and on the standalone binary (SEA), round after round beside `kubectl get`.
 import * as fs from 'node:fs';
-import * as os from 'node:os';
 import * as path from 'node:path';
 import { Audit } from './audit';
-import { checkReport, measure, repeatsFor } from './cases';
+import { applyAll, measure, repeatsFor } from './cases';
 import { createNamespace, createWebServices, deleteNamespace, webServiceName } from './cluster';
-import { CaseResult, Runtime, RuntimeCold, RuntimePlan, Runtimes, summarize } from './results';
+import { CaseResult, summarize } from './results';
+
+type Runtime = 'node20' | 'node24' | 'sea';
 import { PLUGIN, ROOT, progress, run, runMeasured, runPlugin } from './proc';
 
 const SEA = path.join(ROOT, 'dist/sea/kubectl-webservice');
-const PROGRAM = path.join(ROOT, 'dist/program/kubectl-webservice.js');
 const PINNED_NODE = path.join(ROOT, 'node_modules/.bin/node');
-
-interface Program {
-  runtime: Runtime;
-  argv: string[];
-  version: string;
-}
 
 async function nodeVersion(node: string): Promise<string | null> {
   const result = await run([node, '-p', 'process.version'], { capture: true });
   return result.status === 0 ? result.stdout.trim() : null;
 }
 
-/** The first `node` on PATH outside any node_modules/.bin (npm run puts the pinned one first). */
+/** The first `node` on PATH outside node_modules/.bin (npm run puts the pinned one first). */
 function hostNode(): string | undefined {
-  for (const dir of (process.env.PATH ?? '').split(path.delimiter)) {
-    if (!dir || dir.split(path.sep).join('/').endsWith('node_modules/.bin')) continue;
-    const candidate = path.join(dir, 'node');
-    try {
-      fs.accessSync(candidate, fs.constants.X_OK);
-      return candidate;
-    } catch {
-      // not here
-    }
-  }
-  return undefined;
+  return (process.env.PATH ?? '')
+    .split(path.delimiter)
+    .filter((dir) => dir && !dir.endsWith(path.join('node_modules', '.bin')))
+    .map((dir) => path.join(dir, 'node'))
+    .find((node) => fs.existsSync(node));
 }
 
-function newer(file: string, than: string): boolean {
-  try {
-    return fs.statSync(file).mtimeMs >= fs.statSync(than).mtimeMs;
-  } catch {
-    return false;
-  }
+/** The SEA of the bundle just built (scripts/sea.sh), or why there is none. */
+async function seaReady(): Promise<string | null> {
+  if (process.platform !== 'linux' || process.arch !== 'x64') return `no SEA on ${process.platform}/${process.arch}`;
+  progress('building the SEA (scripts/sea.sh)');
+  const built = await run(['bash', path.join(ROOT, 'scripts/sea.sh')]);
+  return built.status === 0 ? null : `scripts/sea.sh failed: ${built.stderr.trim().slice(-300)}`;
 }
 
-/**
- * The SEA, made by `npm run package` when it is missing or older than the bundle just built;
- * the krew manifest that also writes goes to a scratch file, never over the repository's.
- */
-async function seaReady(): Promise<{ reason: string } | null> {
-  if (newer(SEA, PROGRAM)) return null;
-  if (process.platform !== 'linux' || process.arch !== 'x64')
-    return { reason: `the SEA is built on linux/x64 only, this is ${process.platform}/${process.arch}` };
-  progress('building the SEA and the release archives (scripts/package.sh, about a minute)');
-  const scratch = fs.mkdtempSync(path.join(os.tmpdir(), 'bench-package-'));
-  try {
-    const built = await run(['bash', path.join(ROOT, 'scripts/package.sh')], {
-      capture: true,
-      env: { KREW_MANIFEST_OUT: path.join(scratch, 'krew-manifest.yaml') },
-    });
-    if (built.status !== 0) return { reason: `scripts/package.sh failed: ${built.stderr.trim().slice(-300)}` };
-  } finally {
-    fs.rmSync(scratch, { recursive: true, force: true });
-  }
-  return fs.existsSync(SEA) ? null : { reason: 'scripts/package.sh made no SEA' };
-}
+/** One case from runs measured one at a time, interleaved with the others'. */
+const mergeRuns = (results: CaseResult[]) => summarize(results.flatMap((r) => r.samples));
 
-/** Runs each case once per round, round after round, so a busy spell hits all of them alike. */
-async function interleaved(rounds: number, cases: (() => Promise<void>)[]): Promise<void> {
-  for (let i = 0; i < rounds; i++) for (const once of cases) await once();
-}
-
-export async function runtimeCases(audit: Audit | undefined, tag: string, n: number): Promise<Runtimes> {
-  const skipped: Runtimes['skipped'] = [];
-  const programs: Program[] = [];
+export async function runtimeCases(audit: Audit | undefined, tag: string, n: number) {
+  const skipped: { runtime: Runtime; reason: string }[] = [];
+  const programs: { runtime: Runtime; argv: string[]; version: string }[] = [];
   const node20 = hostNode();
   const v20 = node20 ? await nodeVersion(node20) : null;
   if (node20 && v20?.startsWith('v20.')) programs.push({ runtime: 'node20', argv: [node20, PLUGIN], version: v20 });
@@ -87,33 +50,24 @@ export async function runtimeCases(audit: Audit | undefined, tag: string, n: num
   if (v24) programs.push({ runtime: 'node24', argv: [PINNED_NODE, PLUGIN], version: v24 });
   else skipped.push({ runtime: 'node24', reason: `${PINNED_NODE} does not run (npm ci)` });
   const sea = await seaReady();
-  if (sea) skipped.push({ runtime: 'sea', reason: sea.reason });
-  // A SEA runs only its own program; scripts/sea.sh makes it from the pinned node, so that is its version.
+  if (sea) skipped.push({ runtime: 'sea', reason: sea });
+  // The SEA is made from the pinned node: that is its version.
   else programs.push({ runtime: 'sea', argv: [SEA], version: v24 ?? 'unknown' });
 
   const repeats = repeatsFor(n);
-  const colds: RuntimeCold[] = [];
+  const colds: { runtime: Runtime; version: string; cold: CaseResult }[] = [];
+  // Cold apply --all on each bundle runtime, each run on a fresh namespace; the last is kept for plan NAME.
   let namespace = '';
-  // Cold apply --all on each bundle runtime, each on its own fresh namespace; the last namespace
-  // (N WebServices and their N children) is kept for plan NAME.
-  const bundles = programs.filter((p) => p.runtime !== 'sea');
-  for (const [i, program] of bundles.entries()) {
+  for (const program of programs.filter((p) => p.runtime !== 'sea')) {
     const results: CaseResult[] = [];
     for (let r = 0; r < repeats.cold; r++) {
-      const ns = `bench-runtime-${program.runtime}-${r}-${tag}`;
-      await createNamespace(ns);
-      await createWebServices(ns, n);
+      if (namespace) await deleteNamespace(namespace);
+      namespace = `bench-runtime-${program.runtime}-${r}-${tag}`;
+      await createNamespace(namespace);
+      await createWebServices(namespace, n);
       progress(`runtimes: cold apply --all over ${n} on ${program.runtime} (${r + 1} of ${repeats.cold})`);
-      results.push(
-        await measure(audit, 'plugin', 1, async () => {
-          const result = await runPlugin(['apply', '--all', '-n', ns, '-o', 'json'], { capture: true }, program.argv);
-          if (result.status === 0) checkReport(result.stdout, { create: n });
-          return result;
-        }),
-      );
-      const keep = i === bundles.length - 1 && r === repeats.cold - 1;
-      if (keep) namespace = ns;
-      else await deleteNamespace(ns);
+      const ns = namespace;
+      results.push(await measure(audit, 'plugin', 1, () => applyAll(ns, { create: n }, { program: program.argv })));
     }
     colds.push({ runtime: program.runtime, version: program.version, cold: mergeRuns(results) });
   }
@@ -121,7 +75,7 @@ export async function runtimeCases(audit: Audit | undefined, tag: string, n: num
     namespace = `bench-runtime-${tag}`;
     await createNamespace(namespace);
     await createWebServices(namespace, n);
-    const applied = await runPlugin(['apply', '--all', '-n', namespace, '-o', 'json'], { capture: true });
+    const applied = await applyAll(namespace, { create: n });
     if (applied.status !== 0) throw new Error(`apply --all failed: ${applied.stderr.slice(-500)}`);
   }
 
@@ -129,37 +83,33 @@ export async function runtimeCases(audit: Audit | undefined, tag: string, n: num
     const name = webServiceName(0);
     const plans = programs
       .filter((p) => p.runtime !== 'node20')
-      .map((program) => ({ program, samples: [] as CaseResult[] }));
+      .map((program) => ({ program, runs: [] as CaseResult[] }));
     const gets: CaseResult[] = [];
     progress(`runtimes: plan NAME on ${plans.length} runtime(s) and kubectl get NAME, ${repeats.name} rounds`);
-    await interleaved(repeats.name, [
-      ...plans.map((p) => async () => {
-        p.samples.push(
+    // Round after round, so that a busy spell hits every runtime alike.
+    for (let i = 0; i < repeats.name; i++) {
+      for (const p of plans)
+        p.runs.push(
           await measure(audit, 'plugin', 1, () => runPlugin(['plan', name, '-n', namespace], {}, p.program.argv)),
         );
-      }),
-      async () => {
-        gets.push(
-          await measure(audit, 'kubectl', 1, () =>
-            runMeasured(['kubectl', 'get', 'webservice', name, '-n', namespace, '-o', 'json']),
-          ),
-        );
-      },
-    ]);
-    const extraCa = process.env.NODE_EXTRA_CA_CERTS || null;
-    const planResults: RuntimePlan[] = plans.map((p) => ({
-      runtime: p.program.runtime,
-      version: p.program.version,
-      extraCa: extraCa !== null,
-      planName: mergeRuns(p.samples),
-    }));
-    return { n, extraCaCerts: extraCa, kubectlGetName: mergeRuns(gets), plans: planResults, colds, skipped };
+      const get = ['kubectl', 'get', 'webservice', name, '-n', namespace, '-o', 'json'];
+      gets.push(await measure(audit, 'kubectl', 1, () => runMeasured(get)));
+    }
+    const extraCaCerts = process.env.NODE_EXTRA_CA_CERTS || null;
+    return {
+      n,
+      extraCaCerts,
+      kubectlGetName: mergeRuns(gets),
+      plans: plans.map(({ program: { runtime, version }, runs }) => ({
+        runtime,
+        version,
+        extraCa: extraCaCerts !== null,
+        planName: mergeRuns(runs),
+      })),
+      colds,
+      skipped,
+    };
   } finally {
     await deleteNamespace(namespace);
   }
-}
-
-/** One case from runs measured one at a time (interleaved with others). */
-function mergeRuns(results: CaseResult[]): CaseResult {
-  return summarize(results.flatMap((r) => r.samples));
 }

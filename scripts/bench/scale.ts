@@ -3,95 +3,64 @@
 // floor, then `run` from a cold start over N more to all Ready and at steady state, with its
 // peak RSS.
 import { Audit } from './audit';
-import { checkReport, measure, rawFloor } from './cases';
-import { WatchStream, createNamespace, createWebServices, deleteNamespace, until } from './cluster';
-import { ControllerProcess, READY_FIELDS, isReadyLine, steadyWindow } from './controller';
-import { ScaleController, ScaleMeasured } from './results';
-import { progress, runPlugin } from './proc';
+import { applyAll, measure, rawFloor } from './cases';
+import { createNamespace, createWebServices, deleteNamespace } from './cluster';
+import { ControllerProcess, ReadySet, steadyWindow } from './controller';
+import { progress } from './proc';
 
 export const SCALE_N = 100_000;
 /** A case that has not finished in this long is stopped: the issue allows an hour per case. */
 const CASE_TIMEOUT_MS = 60 * 60_000;
 
 /** The plugin's passes over N: one cold pass, then no-op passes beside the raw floor. */
-async function pluginPasses(
-  audit: Audit | undefined,
-  namespace: string,
-  n: number,
-): Promise<Pick<ScaleMeasured, 'setupMs' | 'cold' | 'noop' | 'floor'>> {
+async function pluginPasses(audit: Audit | undefined, namespace: string, n: number) {
   progress(`scale: creating ${n} WebServices`);
   const setupMs = await createWebServices(namespace, n);
-  const apply = ['apply', '--all', '-n', namespace, '-o', 'json'];
+  const timeout = { timeoutMs: CASE_TIMEOUT_MS };
   progress(`scale: apply --all, cold (${n} creates)`);
-  const cold = await measure(audit, 'plugin', 1, async () => {
-    const result = await runPlugin(apply, { capture: true, timeoutMs: CASE_TIMEOUT_MS });
-    if (result.status === 0) checkReport(result.stdout, { create: n });
-    return result;
-  });
+  const cold = await measure(audit, 'plugin', 1, () => applyAll(namespace, { create: n }, timeout));
   progress('scale: apply --all, no-op (3 runs)');
-  const noop = await measure(audit, 'plugin', 3, async () => {
-    const result = await runPlugin(apply, { capture: true, timeoutMs: CASE_TIMEOUT_MS });
-    if (result.status === 0) checkReport(result.stdout, { noop: n });
-    return result;
-  });
+  const noop = await measure(audit, 'plugin', 3, () => applyAll(namespace, { noop: n }, timeout));
   progress('scale: raw floor (3 runs)');
   const floor = await measure(audit, 'kubectl', 3, () => rawFloor(namespace));
   return { setupMs, cold, noop, floor };
 }
 
 /** `run` started over N WebServices that none has reconciled, until all are Ready; then steady state. */
-async function controllerColdStart(
-  audit: Audit | undefined,
-  namespace: string,
-  n: number,
-): Promise<Pick<ScaleMeasured, 'controller' | 'steady'>> {
+async function controllerColdStart(audit: Audit | undefined, namespace: string, n: number) {
   progress(`scale: creating ${n} WebServices for run`);
   await createWebServices(namespace, n);
-  const ready = new Set<string>();
-  const stream = new WatchStream('webservices', namespace, READY_FIELDS, ({ fields }) => {
-    if (isReadyLine(fields)) ready.add(fields[0]);
-    else ready.delete(fields[0]);
-  });
+  const ready = new ReadySet(namespace);
+  let controller: ControllerProcess | undefined;
   try {
     progress(`scale: run from a cold start over ${n}`);
     const since = audit?.mark() ?? 0;
-    const controller = await ControllerProcess.start(namespace);
-    try {
-      const syncedMs = await controller.waitForLog(/^caches synced/, 10 * 60_000);
-      await until(
-        `${n} WebServices Ready`,
-        () => {
-          if (stream.failure) throw new Error(stream.failure);
-          return ready.size >= n;
-        },
-        CASE_TIMEOUT_MS,
-        200,
-      );
-      const readyMs = performance.now() - controller.startedAt;
-      const count = audit ? await audit.count(since, 'controller') : null;
-      const result: ScaleController = {
-        n,
-        syncedMs: Math.round(syncedMs),
-        readyMs: Math.round(readyMs),
-        requests: count?.requests ?? null,
-        writes: count?.writes ?? null,
-        events: count?.events ?? null,
-        ...(count ? { writesByKind: count.byKind } : {}),
-        cpuMs: await controller.cpuMs(),
-        peakRssMiB: controller.peakRssMiB(),
-      };
-      const steady = await steadyWindow(audit, controller, n, 60);
-      controller.mustHaveNoErrors();
-      return { controller: result, steady };
-    } finally {
-      await controller.stop();
-    }
+    controller = await ControllerProcess.start(namespace, {}, CASE_TIMEOUT_MS);
+    const syncedMs = await controller.waitForLog(/^caches synced/);
+    await ready.all(n, CASE_TIMEOUT_MS, 200);
+    const readyMs = performance.now() - controller.startedAt;
+    const count = audit ? await audit.count(since, 'controller') : null;
+    const result = {
+      n,
+      syncedMs: Math.round(syncedMs),
+      readyMs: Math.round(readyMs),
+      requests: count?.requests ?? null,
+      writes: count?.writes ?? null,
+      events: count?.events ?? null,
+      ...(count ? { writesByKind: count.byKind } : {}),
+      cpuMs: await controller.cpuMs(),
+      peakRssMiB: controller.peakRssMiB(),
+    };
+    const steady = await steadyWindow(audit, controller, n, 60);
+    controller.mustHaveNoErrors();
+    return { controller: result, steady };
   } finally {
-    await stream.stop();
+    await controller?.stop();
+    await ready.watch.stop();
   }
 }
 
-export async function scaleRun(audit: Audit | undefined, n: number, tag: string): Promise<ScaleMeasured> {
+export async function scaleRun(audit: Audit | undefined, n: number, tag: string) {
   const applyNamespace = `bench-scale-apply-${tag}`;
   await createNamespace(applyNamespace);
   let passes: Awaited<ReturnType<typeof pluginPasses>>;

@@ -1,29 +1,17 @@
-// Issue 17: a burst of workload WebServices on the workloads plane (kube-scheduler and KWOK
-// beside the core plane). `run` already runs on an empty namespace when N WebServices with
-// spec.workload are created at once; measured until every one is Ready for its generation
-// (its Deployment rolled out on KWOK's fake pods). Then who wrote what, by client and kind,
-// from the audit log; where the CPU went, process by process, from /proc; and a window of
-// steady state, which must hold 0 writes of ours. Issue 27 runs the same burst with every
-// pod field set, at N = 1000, beside a port-only one at that N; issue 38 one whose pods each
-// read their own Secret (config.ts goes on from there); issue 40 bursts of one replica
-// behind an HTTPRoute, with and without a canary (canary.ts goes on from there).
-import * as fs from 'node:fs';
-import * as path from 'node:path';
+// Bursts of workload WebServices on the workloads plane (kube-scheduler and KWOK beside the
+// core plane): `run` on an empty namespace, N WebServices created at once, until each is Ready
+// (its Deployment rolled out on fake pods); then a window of steady state, which must hold no
+// write of ours. A port only (issue 17), every field (issues 27, 41), a Secret of its own
+// (issue 38, config.ts), or behind an HTTPRoute with a canary (issue 40, canary.ts).
 import { Audit } from './audit';
-import {
-  WatchStream,
-  createNamespace,
-  createWebServices,
-  deleteNamespace,
-  sendLists,
-  until,
-  webService,
-  webServiceName,
-} from './cluster';
-import { ControllerProcess, READY_FIELDS, isReadyLine } from './controller';
-import { BusyWindow, WorkloadBurst, WorkloadFields } from './results';
+import { createNamespace, createWebServices, deleteNamespace, sendLists, webService, webServiceName } from './cluster';
+import { ControllerProcess, ReadySet } from './controller';
+import { Quiet } from './results';
 import { EVERY_POD_FIELD, POD_FIELD_OBJECTS, POD_FIELD_PRIORITY_CLASS } from '../../harness/every-pod-field';
-import { ROOT, kubectl, progress, sleep } from './proc';
+import { kubectl, progress, sleep } from './proc';
+
+/** A port only, every field, a Secret of its own, one replica behind an HTTPRoute, or with a canary. */
+type WorkloadFields = 'port' | 'every field' | 'own secret' | 'gateway' | 'canary';
 
 const WORKLOAD_REPLICAS = 3;
 const WORKLOAD_PORT = 8080;
@@ -40,14 +28,9 @@ export const CANARY_STEPS = [{ weight: 10 }, { pause: {} }, { weight: 50 }, { pa
 const BURST_TIMEOUT_SECONDS = 15 * 60;
 
 /**
- * Every pod field, in the spellings the server rewrites, with requests small enough for
- * thousands of pods on the plane's fake Nodes (32 CPUs each), still spelled as the server
- * does not store them (0.01 CPU is 10m, 0.0625Gi is 64Mi). The progress deadline is the
- * burst's own time limit: each of kube-controller-manager's controllers sends at most 20
- * requests a second (its default --kube-api-qps), so 1000 rollouts take about 5 minutes,
- * and the fixture's 120 s would mark a fifth of them stalled half-way. Each costs the
- * throttled deployment controller a status write more (and us a status patch and an
- * Event), which the port-only burst it is compared with, under the default 600 s, never pays.
+ * Every pod field, in the spellings the server rewrites, with requests small enough for the
+ * fake Nodes. The progress deadline is the burst's own limit: kube-controller-manager's throttled
+ * clients take minutes over 1000 rollouts, and the default would mark some stalled.
  */
 const EVERY_FIELD_WORKLOAD = {
   ...EVERY_POD_FIELD,
@@ -92,12 +75,8 @@ export function ownSecretName(index: number): string {
 
 /** With the every-field burst's progress deadline, for the same reason: its rotation rolls 1000 at once. */
 function ownSecretWorkload(index: number): Record<string, unknown> {
-  const password = { secretKeyRef: { name: ownSecretName(index), key: 'password' } };
-  return {
-    port: WORKLOAD_PORT,
-    progressDeadlineSeconds: BURST_TIMEOUT_SECONDS,
-    env: [{ name: 'DB_PASSWORD', valueFrom: password }],
-  };
+  const env = [{ name: 'DB_PASSWORD', valueFrom: { secretKeyRef: { name: ownSecretName(index), key: 'password' } } }];
+  return { port: WORKLOAD_PORT, progressDeadlineSeconds: BURST_TIMEOUT_SECONDS, env };
 }
 
 /** WebService `index` of a burst; `image`: another than webService's (a canary's new revision). */
@@ -161,17 +140,6 @@ async function nodeCapacity(): Promise<{ nodes: number; pods: number }> {
   };
 }
 
-/** Whether the local plane's audit policy keeps the controllers' requests (scripts/control-plane.sh). */
-export function controllersAudited(): boolean | null {
-  if (process.env.USE_EXISTING_CLUSTER === 'true') return null;
-  const dir = process.env.WEBSERVICE_CP_DIR || path.join(ROOT, '.cache/control-plane');
-  try {
-    return !fs.readFileSync(path.join(dir, 'audit-policy.yaml'), 'utf8').includes('system:kube-controller-manager');
-  } catch {
-    return null;
-  }
-}
-
 /**
  * The pods a burst of N needs: with its own Secret, while all of them roll at once, one pod more
  * each (the Deployment's default surge of 25% of 3 replicas rounds up to 1); with a canary, its
@@ -193,28 +161,19 @@ export async function checkWorkloadCapacity(wanted: number): Promise<{ nodes: nu
   return capacity;
 }
 
-/** Runs body, then counts every client's requests about the namespace meanwhile. */
-export async function busyWindow<T>(
-  audit: Audit | undefined,
-  namespace: string,
-  body: () => Promise<T>,
-): Promise<BusyWindow & { value: T }> {
-  const since = audit?.mark() ?? 0;
-  const value = await body();
-  const byClient = audit ? await audit.countByClient(since, namespace) : {};
-  return { value, byClient };
-}
-
-/** A window of steady state after a burst, once its last status patches and rollouts settled (5 s). */
-export async function steadyState(
-  audit: Audit | undefined,
-  namespace: string,
-  seconds: number,
-): Promise<BusyWindow & { seconds: number }> {
+/**
+ * A window of steady state, once a burst's last status patches and rollouts settled (5 s, and
+ * our controller quiet for a second): our controller's requests about the namespace.
+ */
+export async function steadyState(audit: Audit | undefined, namespace: string, seconds: number): Promise<Quiet> {
   progress(`steady state for ${seconds}s`);
+  const settling = audit?.mark() ?? 0;
   await sleep(5000);
-  const { byClient } = await busyWindow(audit, namespace, () => sleep(seconds * 1000));
-  return { seconds, byClient };
+  // Not quiet within a minute: the window shows what it still sends.
+  await audit?.countSettled(settling, 'controller').catch(() => undefined);
+  const since = audit?.mark() ?? 0;
+  await sleep(seconds * 1000);
+  return { seconds, byClient: audit ? { controller: await audit.count(since, 'controller', namespace) } : {} };
 }
 
 /**
@@ -228,57 +187,38 @@ export async function workloadBurst(
   steadySeconds: number,
   fields: WorkloadFields = 'port',
   then?: (controller: ControllerProcess) => Promise<void>,
-): Promise<WorkloadBurst> {
+) {
   const capacity = await checkWorkloadCapacity(podsNeeded(n, fields));
   await createNamespace(namespace);
   await createReadObjects(namespace, n, fields);
   const controller = await ControllerProcess.start(namespace);
-  const streams: WatchStream[] = [];
+  const ready = new ReadySet(namespace);
   try {
-    await controller.waitForLog(/^controller working/);
-    const ready = new Set<string>();
-    streams.push(
-      new WatchStream('webservices', namespace, READY_FIELDS, ({ fields }) => {
-        if (isReadyLine(fields)) ready.add(fields[0]);
-        else ready.delete(fields[0]);
-      }),
-    );
     await sleep(1000); // the watch is open before the first create
-
     progress(
       `workload burst (${fields}): ${n} WebServices × ${replicasOf(fields)} replicas on ${capacity.nodes} fake Nodes`,
     );
-    const { value, ...burst } = await busyWindow(audit, namespace, async () => {
-      const started = performance.now();
-      const createMs = await createWebServices(namespace, n, workloadWebService(fields));
-      await until(
-        `${n} workload WebServices Ready`,
-        () => {
-          if (streams[0].failure) throw new Error(streams[0].failure);
-          return ready.size >= n;
-        },
-        BURST_TIMEOUT_SECONDS * 1000,
-      );
-      return { createMs, readyMs: Math.round(performance.now() - started) };
-    });
+    const started = performance.now();
+    const createMs = await createWebServices(namespace, n, workloadWebService(fields));
+    await ready.all(n, BURST_TIMEOUT_SECONDS * 1000);
+    const readyMs = Math.round(performance.now() - started);
     const steady = await steadyState(audit, namespace, steadySeconds);
     controller.mustHaveNoErrors();
-    const result: WorkloadBurst = {
+    const result = {
       n,
       fields,
       replicas: replicasOf(fields),
       nodes: capacity.nodes,
       podCapacity: capacity.pods,
-      controllersAudited: controllersAudited(),
-      ...value,
-      ...burst,
+      readyMs,
+      createMs,
       peakRssMiB: controller.peakRssMiB(),
       steady,
     };
     await then?.(controller);
     return result;
   } finally {
-    await Promise.all(streams.map((s) => s.stop()));
+    await ready.watch.stop();
     await controller.stop();
     progress(`deleting namespace ${namespace}`);
     await deleteNamespace(namespace);
