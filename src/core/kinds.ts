@@ -74,6 +74,8 @@ export interface ResourceType {
   group: string;
   /** The REST resource (plural). */
   resource: string;
+  /** False for a cluster-scoped kind (a CRD, a ClusterRole); unset: it lives in a namespace. */
+  namespaced?: false;
 }
 
 /** What every row says: where its kind lives, how its children are written, how healthy one is. */

@@ -117,12 +117,92 @@ export interface ApplyPrecondition {
   handedOver?: { spec: Record<string, unknown> };
 }
 
+/** A LIST's options, and whether to ask for the items' metadata only (PartialObjectMetadata). */
+export interface ListRequest extends ListOptions {
+  /** Names, labels and owners without the data: bytes per object, not per value. */
+  metadataOnly?: boolean;
+}
+
+/** Where a watch starts and how long the server keeps it open, with a LIST's options. */
+export interface WatchRequest extends ListRequest {
+  resourceVersion: string;
+  timeoutSeconds: number;
+}
+
+/** Options of a write: the server records fieldManager as the writer of the fields it sets. */
+export interface WriteOptions {
+  fieldManager?: string;
+  /** This write alone as a server-side dry run: admitted, validated, and not persisted. */
+  dryRun?: boolean;
+  /** Keep the answer's managedFields (a write's answer comes without them: nothing reads them). */
+  keepManagedFields?: boolean;
+}
+
+/** A server-side apply's options: its field manager is required, force takes fields from others. */
+export interface ApplyRequest extends WriteOptions {
+  fieldManager: string;
+  force?: boolean;
+}
+
+/** A delete's options; a delete goes in the background unless told otherwise. */
+export interface DeleteRequest extends DeleteOptions {
+  propagationPolicy?: 'Background' | 'Foreground' | 'Orphan';
+}
+
+/**
+ * The generic verbs, over any type of the registry (the kind table, core/resource-types.ts),
+ * as controller-runtime's client.Client: each one request. The objects they answer carry their
+ * apiVersion and kind (a LIST's items and a watch's objects do not, from the server), except
+ * metadata only. namespace is ignored for a cluster-scoped type; null reads every namespace.
+ */
+export interface ResourceClient {
+  /** The object; NotFoundError when there is none. */
+  get<T extends object>(type: ResourceType, namespace: string | null, name: string): Promise<T>;
+  list<T extends object>(type: ResourceType, namespace: string | null, options?: ListRequest): Promise<ObjectList<T>>;
+  /** Streams changes from resourceVersion (with bookmarks) until the server ends the stream. */
+  watch<T extends object>(
+    type: ResourceType,
+    namespace: string | null,
+    request: WatchRequest,
+    onEvent: (event: WatchEvent<T>) => void,
+    options: WatchOptions,
+  ): Promise<void>;
+  /** A POST: refused with AlreadyExists when the name is taken. */
+  create<T extends { metadata: { name?: string } }>(
+    type: ResourceType,
+    namespace: string | null,
+    object: T,
+    options?: WriteOptions,
+  ): Promise<T>;
+  /** A JSON merge patch: only the fields it names change; a resourceVersion in it is a precondition. */
+  patch<T extends object>(
+    type: ResourceType,
+    namespace: string | null,
+    name: string,
+    patch: object,
+    options?: WriteOptions,
+  ): Promise<T>;
+  /** A JSON merge patch of the status subresource. */
+  patchStatus<T extends object>(type: ResourceType, namespace: string | null, name: string, patch: object): Promise<T>;
+  /** Server-side apply of the whole object; a uid and resourceVersion in its metadata are preconditions. */
+  apply<T extends { metadata: ObjectMeta }>(
+    type: ResourceType,
+    namespace: string | null,
+    object: T,
+    options: ApplyRequest,
+  ): Promise<T>;
+  /** A PUT of the whole object, carrying the resourceVersion read: refused (409) if it changed since. */
+  update<T extends { metadata: ObjectMeta }>(type: ResourceType, namespace: string | null, object: T): Promise<T>;
+  /** Deletes (only the object of this uid, when given); false when it was already gone. */
+  delete(type: ResourceType, namespace: string | null, name: string, options?: DeleteRequest): Promise<boolean>;
+}
+
 /**
  * What reading and reconciling WebServices asks of the API server: the WebServices, and their
  * children through the kind table. gather, the engine, the watch cache and the controller take
  * this.
  */
-export interface KubeApi {
+export interface KubeApi extends ResourceClient {
   /** Fixed for the client's life, so no write can slip out before a command sets it. */
   readonly dryRun: DryRun;
   /** This API with every request cut off once signal aborts (a reconcile past its deadline). */

@@ -5,16 +5,23 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { KubeConfig } from '@kubernetes/client-node/dist/config.js';
 import { ResourceType, resourceName } from '../core/kinds';
-import { CRD_VERSION, Child, GROUP, MANAGED_BY_VALUE, ObjectMeta, PLURAL, RESOURCE, WebService } from '../core/model';
+import { Child, MANAGED_BY_VALUE, ObjectMeta, WebService } from '../core/model';
 import type { StatusPatch } from '../core/status';
 import { ManagedFieldsEntry, MovedEntry, takeOverEntries } from '../core/moved';
 import { CONVERSION_ATTEMPTS, CONVERSION_BACKOFF } from '../core/retry';
 import { ConflictError, UserError, ignoreNotFound, orNull } from './errors';
 import { retryOnConflict } from './retry';
 import { Request, Transport, WatchEvent, WatchOptions } from './transport';
-import { KubeObject, objectLocation } from './object-location';
+import { KubeObject, installedLocation, resourcePath } from './object-location';
+import { CUSTOM_RESOURCE_DEFINITION, EVENTS_V1, LEASE, WEBSERVICE_TYPE } from '../core/resource-types';
 import type {
   AccessReview,
+  ApplyRequest,
+  DeleteRequest,
+  ListRequest,
+  ResourceClient,
+  WatchRequest,
+  WriteOptions,
   ApplyOptions,
   ApplyPrecondition,
   CheckApi,
@@ -177,15 +184,6 @@ const CHILD_FIELD_MANAGER = MANAGED_BY_VALUE;
  */
 const HANDOVER_FIELD_MANAGER = `${MANAGED_BY_VALUE}-handover`;
 
-const wsPath = (namespace: string | null, name?: string) =>
-  `/apis/${GROUP}/${CRD_VERSION}${namespace === null ? '' : `/namespaces/${encodeURIComponent(namespace)}`}/${PLURAL}` +
-  (name === undefined ? '' : `/${encodeURIComponent(name)}`);
-/** Where a kind lives: /api/v1/namespaces/NS/configmaps/NAME, /apis/apps/v1/.../deployments/NAME. */
-const childPath = (row: ResourceType, namespace: string | null, name?: string) =>
-  `${row.group ? `/apis/${row.apiVersion}` : `/api/${row.apiVersion}`}` +
-  `${namespace === null ? '' : `/namespaces/${encodeURIComponent(namespace)}`}/${row.resource}` +
-  (name === undefined ? '' : `/${encodeURIComponent(name)}`);
-
 /**
  * The object's managedFields, with our manager's Update entry made an Apply entry. Fields
  * handed over (a create's handover, as fieldsV1) go from that entry to an Apply entry of the
@@ -244,10 +242,7 @@ function withoutManagedFields<T extends { metadata: object }>(object: T): T {
   return { ...object, metadata };
 }
 
-const leasePath = (namespace: string, name?: string) =>
-  `/apis/coordination.k8s.io/v1/namespaces/${encodeURIComponent(namespace)}/leases${name === undefined ? '' : `/${encodeURIComponent(name)}`}`;
-
-export class KubeClient implements InstallApi, CheckApi, LeaseApi {
+export class KubeClient implements ResourceClient, InstallApi, CheckApi, LeaseApi {
   readonly requests: RequestCounter = { reads: 0, writes: 0 };
   readonly transport: Transport;
   /** Fixed for the client's life, so no write can slip out before a command sets it. */
@@ -298,53 +293,208 @@ export class KubeClient implements InstallApi, CheckApi, LeaseApi {
     return copy;
   }
 
+  // --- the generic verbs, over any type of the registry --------------------------------
+
+  async get<T extends object>(type: ResourceType, namespace: string | null, name: string): Promise<T> {
+    const object = await this.read<T>({
+      method: 'GET',
+      path: resourcePath(type, namespace, name),
+      what: whatOf(type, name),
+    });
+    return stamp(type, object);
+  }
+
+  async list<T extends object>(
+    type: ResourceType,
+    namespace: string | null,
+    options: ListRequest = {},
+  ): Promise<ObjectList<T>> {
+    const { metadataOnly, ...query } = options;
+    const list = await this.readList<T>({
+      method: 'GET',
+      path: resourcePath(type, namespace),
+      query,
+      ...(metadataOnly ? { accept: METADATA_LIST } : {}),
+      what: resourceName(type),
+    });
+    if (!metadataOnly) for (const item of list.items) stamp(type, item);
+    return list;
+  }
+
+  watch<T extends object>(
+    type: ResourceType,
+    namespace: string | null,
+    request: WatchRequest,
+    onEvent: (event: WatchEvent<T>) => void,
+    options: WatchOptions,
+  ): Promise<void> {
+    const { resourceVersion, timeoutSeconds, metadataOnly, ...listOptions } = request;
+    // Like a LIST's items, a watch event's object may carry no kind: the core needs it.
+    const stamped = metadataOnly
+      ? onEvent
+      : (event: WatchEvent<T>) => {
+          if (event.type === 'ADDED' || event.type === 'MODIFIED' || event.type === 'DELETED')
+            stamp(type, event.object);
+          onEvent(event);
+        };
+    return this.openWatch(
+      resourcePath(type, namespace),
+      resourceName(type),
+      resourceVersion,
+      timeoutSeconds,
+      listOptions,
+      stamped,
+      options,
+      metadataOnly ? METADATA : undefined,
+    );
+  }
+
+  async create<T extends { metadata: { name?: string } }>(
+    type: ResourceType,
+    namespace: string | null,
+    object: T,
+    options: WriteOptions = {},
+  ): Promise<T> {
+    const created = await this.write<T>(
+      'create',
+      type,
+      type.resource,
+      {
+        method: 'POST',
+        path: resourcePath(type, namespace),
+        query: writeQuery(options),
+        body: withTypeMeta(type, object),
+        what: object.metadata.name === undefined ? resourceName(type) : whatOf(type, object.metadata.name),
+      },
+      options,
+    );
+    return stamp(type, created);
+  }
+
+  async patch<T extends object>(
+    type: ResourceType,
+    namespace: string | null,
+    name: string,
+    patch: object,
+    options: WriteOptions = {},
+  ): Promise<T> {
+    const patched = await this.write<T>(
+      'patch',
+      type,
+      type.resource,
+      {
+        method: 'PATCH',
+        path: resourcePath(type, namespace, name),
+        query: writeQuery(options),
+        body: patch,
+        contentType: MERGE_PATCH,
+        what: whatOf(type, name),
+      },
+      options,
+    );
+    return stamp(type, patched);
+  }
+
+  async patchStatus<T extends object>(
+    type: ResourceType,
+    namespace: string | null,
+    name: string,
+    patch: object,
+  ): Promise<T> {
+    const patched = await this.write<T>('patch', type, `${type.resource}/status`, {
+      method: 'PATCH',
+      path: resourcePath(type, namespace, name, 'status'),
+      body: patch,
+      contentType: MERGE_PATCH,
+      what: whatOf(type, name),
+    });
+    return stamp(type, patched);
+  }
+
+  async apply<T extends { metadata: ObjectMeta }>(
+    type: ResourceType,
+    namespace: string | null,
+    object: T,
+    options: ApplyRequest,
+  ): Promise<T> {
+    const applied = await this.write<T>(
+      'patch',
+      type,
+      type.resource,
+      {
+        method: 'PATCH',
+        path: resourcePath(type, namespace, object.metadata.name),
+        query: { ...writeQuery(options), force: options.force || undefined },
+        body: withTypeMeta(type, object),
+        contentType: APPLY_PATCH,
+        what: whatOf(type, object.metadata.name),
+      },
+      options,
+    );
+    return stamp(type, applied);
+  }
+
+  async update<T extends { metadata: ObjectMeta }>(
+    type: ResourceType,
+    namespace: string | null,
+    object: T,
+  ): Promise<T> {
+    const updated = await this.write<T>('update', type, type.resource, {
+      method: 'PUT',
+      path: resourcePath(type, namespace, object.metadata.name),
+      body: withTypeMeta(type, object),
+      what: whatOf(type, object.metadata.name),
+    });
+    return stamp(type, updated);
+  }
+
+  delete(type: ResourceType, namespace: string | null, name: string, options: DeleteRequest = {}): Promise<boolean> {
+    const deleted = this.write('delete', type, type.resource, {
+      method: 'DELETE',
+      path: resourcePath(type, namespace, name),
+      body: {
+        kind: 'DeleteOptions',
+        apiVersion: 'v1',
+        propagationPolicy: options.propagationPolicy ?? 'Background',
+        ...(options.uid ? { preconditions: { uid: options.uid } } : {}),
+        ...(options.dryRun ? { dryRun: ['All'] } : {}),
+      },
+      what: whatOf(type, name),
+    });
+    return ignoreNotFound(
+      deleted.then(() => true),
+      false,
+    );
+  }
+
   getWebService(namespace: string, name: string): Promise<WebService> {
-    return this.read({ method: 'GET', path: wsPath(namespace, name), what: `${RESOURCE} "${name}"` });
+    return this.get(WEBSERVICE_TYPE, namespace, name);
   }
 
   /** All WebServices in a namespace, or in every namespace when namespace is null. */
   listWebServices(namespace: string | null, options: ListOptions = {}): Promise<ObjectList<WebService>> {
-    return this.list({ method: 'GET', path: wsPath(namespace), query: { ...options }, what: RESOURCE });
+    return this.list(WEBSERVICE_TYPE, namespace, options);
   }
 
   /** A child of a kind in the kind table, or null when there is none. */
-  async getChild(row: ResourceType, namespace: string, name: string): Promise<Child | null> {
-    const found = await orNull(
-      this.read<Child>({ method: 'GET', path: childPath(row, namespace, name), what: whatChild(row, name) }),
-    );
-    return found && withKind(row, found);
+  getChild(row: ResourceType, namespace: string, name: string): Promise<Child | null> {
+    return orNull(this.get<Child>(row, namespace, name));
   }
 
-  async listChildren(
-    row: ResourceType,
-    namespace: string | null,
-    options: ListOptions = {},
-  ): Promise<ObjectList<Child>> {
-    const list = await this.list<Child>({
-      method: 'GET',
-      path: childPath(row, namespace),
-      query: { ...options },
-      what: resourceName(row),
-    });
-    return { ...list, items: list.items.map((item) => withKind(row, item)) };
+  listChildren(row: ResourceType, namespace: string | null, options: ListOptions = {}): Promise<ObjectList<Child>> {
+    return this.list(row, namespace, options);
   }
 
   /**
    * Objects of any namespaced kind, read only (describe's ReplicaSets, pods, EndpointSlices
    * and Events): the kind is stamped on each item, as on children.
    */
-  async listObjects<T extends { metadata: ObjectMeta }>(
+  listObjects<T extends { metadata: ObjectMeta }>(
     type: ResourceType,
     namespace: string | null,
     options: ListOptions = {},
   ): Promise<ObjectList<T & { apiVersion: string; kind: string }>> {
-    const list = await this.list<T>({
-      method: 'GET',
-      path: childPath(type, namespace),
-      query: { ...options },
-      what: resourceName(type),
-    });
-    return { ...list, items: list.items.map((item) => ({ ...item, apiVersion: type.apiVersion, kind: type.kind })) };
+    return this.list(type, namespace, options);
   }
 
   /** Metadata only: a name check that costs bytes per object, not per value (a foreign object on a child's name). */
@@ -353,28 +503,17 @@ export class KubeClient implements InstallApi, CheckApi, LeaseApi {
     namespace: string | null,
     options: ListOptions = {},
   ): Promise<ObjectList<ObjectMetadata>> {
-    return this.list({
-      method: 'GET',
-      path: childPath(row, namespace),
-      query: { ...options },
-      accept: METADATA_LIST,
-      what: resourceName(row),
-    });
+    return this.list(row, namespace, { ...options, metadataOnly: true });
   }
 
   /** An object of any namespaced type, whole (a Secret or ConfigMap the pods read), or null when there is none. */
   getResource<T>(type: ResourceType, namespace: string, name: string): Promise<T | null> {
-    return orNull(this.read<T>({ method: 'GET', path: childPath(type, namespace, name), what: whatChild(type, name) }));
+    return orNull(this.get<T & object>(type, namespace, name));
   }
 
   /** Creates an object of any namespaced type (the namespace's config key). */
   createResource<T extends { metadata: ObjectMeta }>(type: ResourceType, namespace: string, object: T): Promise<T> {
-    return this.write<T>('create', type.resource, {
-      method: 'POST',
-      path: childPath(type, namespace),
-      body: object,
-      what: whatChild(type, object.metadata.name),
-    });
+    return this.create(type, namespace, object);
   }
 
   /** Watches the metadata only (PartialObjectMetadata) of a type's objects: names and versions, never data. */
@@ -386,30 +525,16 @@ export class KubeClient implements InstallApi, CheckApi, LeaseApi {
     onEvent: (event: WatchEvent<ObjectMetadata>) => void,
     options: WatchOptions,
   ): Promise<void> {
-    const path = childPath(type, namespace);
-    return this.watch(path, resourceName(type), resourceVersion, timeoutSeconds, {}, onEvent, options, METADATA);
+    return this.watch(type, namespace, { resourceVersion, timeoutSeconds, metadataOnly: true }, onEvent, options);
   }
 
-  async createChild(row: ResourceType, namespace: string, object: Child): Promise<Child> {
-    const created = await this.write<Child>('create', row.resource, {
-      method: 'POST',
-      path: childPath(row, namespace),
-      body: object,
-      what: whatChild(row, object.metadata.name),
-    });
-    return withKind(row, created);
+  createChild(row: ResourceType, namespace: string, object: Child): Promise<Child> {
+    return this.create(row, namespace, object);
   }
 
   /** A JSON merge patch (the lab's ConfigMap): only the fields it names change. */
-  async patchChild(row: ResourceType, namespace: string, name: string, patch: object): Promise<Child> {
-    const patched = await this.write<Child>('patch', row.resource, {
-      method: 'PATCH',
-      path: childPath(row, namespace, name),
-      body: patch,
-      contentType: MERGE_PATCH,
-      what: whatChild(row, name),
-    });
-    return withKind(row, patched);
+  patchChild(row: ResourceType, namespace: string, name: string, patch: object): Promise<Child> {
+    return this.patch(row, namespace, name, patch);
   }
 
   /**
@@ -418,27 +543,13 @@ export class KubeClient implements InstallApi, CheckApi, LeaseApi {
    * With a uid (and resourceVersion), the child we read and nothing else: a successor of the
    * same name, or a change since, is refused (409). Without, the child must not exist yet.
    */
-  async applyChild(
-    row: ResourceType,
-    namespace: string,
-    object: Child,
-    precondition: ApplyPrecondition,
-  ): Promise<Child> {
+  applyChild(row: ResourceType, namespace: string, object: Child, precondition: ApplyPrecondition): Promise<Child> {
     if (precondition.uid === undefined) return this.createApplied(row, namespace, object, precondition.handedOver);
-    const { name } = object.metadata;
     const metadata = { ...object.metadata, uid: precondition.uid, resourceVersion: precondition.resourceVersion };
     // A handover at the live values only shares them (no conflict, so force takes nothing);
     // one that raises a count to the autoscaler's minimum takes the field from our own manager.
-    const query = { fieldManager: precondition.handover ? HANDOVER_FIELD_MANAGER : CHILD_FIELD_MANAGER, force: true };
-    const applied = await this.write<Child>('patch', row.resource, {
-      method: 'PATCH',
-      path: childPath(row, namespace, name),
-      query,
-      body: { ...object, metadata },
-      contentType: APPLY_PATCH,
-      what: whatChild(row, name),
-    });
-    return withKind(row, applied);
+    const fieldManager = precondition.handover ? HANDOVER_FIELD_MANAGER : CHILD_FIELD_MANAGER;
+    return this.apply(row, namespace, { ...object, metadata }, { fieldManager, force: true });
   }
 
   /**
@@ -454,15 +565,13 @@ export class KubeClient implements InstallApi, CheckApi, LeaseApi {
     entries: MovedEntry[],
     precondition: ApplyPrecondition,
   ): Promise<void> {
-    const path = childPath(row, namespace, name);
-    const what = whatChild(row, name);
-    const current = await this.read<Child & { metadata: { managedFields?: ManagedFieldsEntry[] } }>({
-      method: 'GET',
-      path,
-      what,
-    });
+    const current = await this.get<Child & { metadata: { managedFields?: ManagedFieldsEntry[] } }>(
+      row,
+      namespace,
+      name,
+    );
     if (precondition.uid !== undefined && current.metadata.uid !== precondition.uid)
-      throw new ConflictError(`${what} is not the object that was read (uid ${precondition.uid})`);
+      throw new ConflictError(`${whatOf(row, name)} is not the object that was read (uid ${precondition.uid})`);
     const managedFields = takeOverEntries(
       current.metadata.managedFields ?? [],
       entries.map((entry) => entry.steps),
@@ -470,14 +579,8 @@ export class KubeClient implements InstallApi, CheckApi, LeaseApi {
       row.apiVersion,
     );
     if (!managedFields) return;
-    await this.write('patch', row.resource, {
-      method: 'PATCH',
-      path,
-      body: {
-        metadata: { resourceVersion: precondition.resourceVersion ?? current.metadata.resourceVersion, managedFields },
-      },
-      contentType: MERGE_PATCH,
-      what,
+    await this.patch(row, namespace, name, {
+      metadata: { resourceVersion: precondition.resourceVersion ?? current.metadata.resourceVersion, managedFields },
     });
   }
 
@@ -497,69 +600,37 @@ export class KubeClient implements InstallApi, CheckApi, LeaseApi {
   ): Promise<Child> {
     const handedFields = handedOver ? fieldSetOf({ spec: handedOver.spec }) : {};
     const { name } = object.metadata;
-    const created = await this.write<Child & { metadata: { managedFields?: ManagedFieldsEntry[] } }>(
-      'create',
-      row.resource,
-      {
-        method: 'POST',
-        path: childPath(row, namespace),
-        query: { fieldManager: CHILD_FIELD_MANAGER },
-        body: object,
-        what: whatChild(row, name),
-      },
-      { keepManagedFields: true },
-    );
+    type WithManagedFields = Child & { metadata: { managedFields?: ManagedFieldsEntry[] } };
+    const created = await this.create<WithManagedFields>(row, namespace, object, {
+      fieldManager: CHILD_FIELD_MANAGER,
+      keepManagedFields: true,
+    });
     // A server dry run stored nothing to convert.
-    if (this.dryRun === 'server') return withKind(row, withoutManagedFields(created));
-    const path = childPath(row, namespace, name);
+    if (this.dryRun === 'server') return withoutManagedFields(created);
     // Its controller may change it at once (a Deployment's revision annotation, its status):
     // then read it again a moment later and convert what it holds now.
     const wait = { policy: CONVERSION_BACKOFF, signal: this.signal };
-    const converted = await retryOnConflict(
+    return retryOnConflict(
       async (attempt) => {
-        const current =
-          attempt === 1
-            ? created
-            : await this.read<typeof created>({ method: 'GET', path, what: whatChild(row, name) });
-        return this.write<Child>('patch', row.resource, {
-          method: 'PATCH',
-          path,
-          body: {
-            metadata: {
-              resourceVersion: current.metadata.resourceVersion,
-              managedFields: asApplied(current, handedFields),
-            },
+        const current = attempt === 1 ? created : await this.get<WithManagedFields>(row, namespace, name);
+        return this.patch<Child>(row, namespace, name, {
+          metadata: {
+            resourceVersion: current.metadata.resourceVersion,
+            managedFields: asApplied(current, handedFields),
           },
-          contentType: MERGE_PATCH,
-          what: whatChild(row, name),
         });
       },
       CONVERSION_ATTEMPTS,
       wait,
     );
-    return withKind(row, converted);
   }
 
   /**
    * Deletes with a uid precondition, so a same-named replacement is never hit; Background, so
    * a Deployment's ReplicaSets and pods go after it. Not found is fine: false.
    */
-  async deleteChild(row: ResourceType, namespace: string, name: string, uid?: string): Promise<boolean> {
-    const deleted = this.write('delete', row.resource, {
-      method: 'DELETE',
-      path: childPath(row, namespace, name),
-      body: {
-        kind: 'DeleteOptions',
-        apiVersion: 'v1',
-        propagationPolicy: 'Background',
-        ...(uid ? { preconditions: { uid } } : {}),
-      },
-      what: whatChild(row, name),
-    });
-    return ignoreNotFound(
-      deleted.then(() => true),
-      false,
-    );
+  deleteChild(row: ResourceType, namespace: string, name: string, uid?: string): Promise<boolean> {
+    return this.delete(row, namespace, name, { uid });
   }
 
   watchChildren(
@@ -571,32 +642,11 @@ export class KubeClient implements InstallApi, CheckApi, LeaseApi {
     onEvent: (event: WatchEvent<Child>) => void,
     options: WatchOptions,
   ): Promise<void> {
-    // Like a LIST's items, a watch event's object may carry no kind: the core needs it.
-    const stamped = (event: WatchEvent<Child>) =>
-      onEvent(
-        event.type === 'ADDED' || event.type === 'MODIFIED' || event.type === 'DELETED'
-          ? { ...event, object: withKind(row, event.object) }
-          : event,
-      );
-    return this.watch(
-      childPath(row, namespace),
-      resourceName(row),
-      resourceVersion,
-      timeoutSeconds,
-      listOptions,
-      stamped,
-      options,
-    );
+    return this.watch(row, namespace, { ...listOptions, resourceVersion, timeoutSeconds }, onEvent, options);
   }
 
   patchWebService(namespace: string, name: string, patch: object): Promise<WebService> {
-    return this.write('patch', PLURAL, {
-      method: 'PATCH',
-      path: wsPath(namespace, name),
-      body: patch,
-      contentType: MERGE_PATCH,
-      what: `${RESOURCE} "${name}"`,
-    });
+    return this.patch(WEBSERVICE_TYPE, namespace, name, patch);
   }
 
   /**
@@ -605,36 +655,16 @@ export class KubeClient implements InstallApi, CheckApi, LeaseApi {
    * ownerReference off whatever still carries it, and deletes none of it. False when it was
    * already gone.
    */
-  async deleteWebService(
+  deleteWebService(
     namespace: string,
     name: string,
     options: { uid: string; propagationPolicy: 'Orphan' },
   ): Promise<boolean> {
-    const deleted = this.write('delete', PLURAL, {
-      method: 'DELETE',
-      path: wsPath(namespace, name),
-      body: {
-        kind: 'DeleteOptions',
-        apiVersion: 'v1',
-        propagationPolicy: options.propagationPolicy,
-        preconditions: { uid: options.uid },
-      },
-      what: `${RESOURCE} "${name}"`,
-    });
-    return ignoreNotFound(
-      deleted.then(() => true),
-      false,
-    );
+    return this.delete(WEBSERVICE_TYPE, namespace, name, options);
   }
 
   patchWebServiceStatus(namespace: string, name: string, patch: StatusPatch): Promise<WebService> {
-    return this.write('patch', `${PLURAL}/status`, {
-      method: 'PATCH',
-      path: `${wsPath(namespace, name)}/status`,
-      body: patch,
-      contentType: MERGE_PATCH,
-      what: `${RESOURCE} "${name}"`,
-    });
+    return this.patchStatus(WEBSERVICE_TYPE, namespace, name, patch);
   }
 
   /** Watches WebServices from resourceVersion (with bookmarks) until the server ends the stream. */
@@ -645,42 +675,25 @@ export class KubeClient implements InstallApi, CheckApi, LeaseApi {
     onEvent: (event: WatchEvent<WebService>) => void,
     options: WatchOptions,
   ): Promise<void> {
-    return this.watch(wsPath(namespace), RESOURCE, resourceVersion, timeoutSeconds, {}, onEvent, options);
+    return this.watch(WEBSERVICE_TYPE, namespace, { resourceVersion, timeoutSeconds }, onEvent, options);
   }
 
-  async getLease(namespace: string, name: string): Promise<Lease | null> {
-    return orNull(this.read<Lease>({ method: 'GET', path: leasePath(namespace, name), what: `leases "${name}"` }));
+  getLease(namespace: string, name: string): Promise<Lease | null> {
+    return orNull(this.get<Lease>(LEASE, namespace, name));
   }
 
   /** Lease writes are leader election itself, so the write guard does not apply to them. */
   createLease(lease: Lease): Promise<Lease> {
-    this.requests.writes++;
-    return this.transport.request({
-      method: 'POST',
-      path: leasePath(lease.metadata.namespace ?? 'default'),
-      body: { apiVersion: 'coordination.k8s.io/v1', kind: 'Lease', ...lease },
-      what: `leases "${lease.metadata.name}"`,
-    });
+    return this.create(LEASE, lease.metadata.namespace ?? 'default', lease);
   }
 
   /** A PUT carrying the resourceVersion it read: two candidates can never both win. */
   updateLease(lease: Lease): Promise<Lease> {
-    this.requests.writes++;
-    return this.transport.request({
-      method: 'PUT',
-      path: leasePath(lease.metadata.namespace ?? 'default', lease.metadata.name),
-      body: { apiVersion: 'coordination.k8s.io/v1', kind: 'Lease', ...lease },
-      what: `leases "${lease.metadata.name}"`,
-    });
+    return this.update(LEASE, lease.metadata.namespace ?? 'default', lease);
   }
 
   createEvent(event: KubeEvent): Promise<KubeEvent> {
-    return this.write('create', 'events', {
-      method: 'POST',
-      path: `/apis/events.k8s.io/v1/namespaces/${encodeURIComponent(event.metadata.namespace)}/events`,
-      body: { apiVersion: 'events.k8s.io/v1', kind: 'Event', ...event },
-      what: 'events',
-    });
+    return this.create(EVENTS_V1, event.metadata.namespace, event);
   }
 
   /** The API server's version (GET /version, which every client may read). */
@@ -719,55 +732,25 @@ export class KubeClient implements InstallApi, CheckApi, LeaseApi {
   }
 
   getCustomResourceDefinition(name: string): Promise<CustomResourceDefinition | null> {
-    return this.getObject<CustomResourceDefinition>({
-      apiVersion: 'apiextensions.k8s.io/v1',
-      kind: 'CustomResourceDefinition',
-      metadata: { name },
-    });
+    return orNull(this.get<CustomResourceDefinition>(CUSTOM_RESOURCE_DEFINITION, null, name));
   }
 
   /** The live copy of an installable object (by kind, namespace and name), or null when there is none. */
-  async getObject<T extends KubeObject>(object: KubeObject): Promise<T | null> {
-    const { path, what } = objectLocation(object);
-    return orNull(this.read<T>({ method: 'GET', path, what }));
+  getObject<T extends KubeObject>(object: KubeObject): Promise<T | null> {
+    const { type, namespace } = installedLocation(object);
+    return orNull(this.get<T>(type, namespace, object.metadata.name));
   }
 
   /** Server-side apply of a whole object, as field manager kubectl-webservice. */
   applyObject<T extends KubeObject>(object: KubeObject, options: ApplyOptions = {}): Promise<T> {
-    const { path, resource, what } = objectLocation(object);
-    return this.write('patch', resource, {
-      method: 'PATCH',
-      path,
-      query: {
-        fieldManager: FIELD_MANAGER,
-        force: options.force || undefined,
-        dryRun: options.dryRun ? 'All' : undefined,
-      },
-      body: object,
-      contentType: APPLY_PATCH,
-      what,
-    });
+    const { type, namespace } = installedLocation(object);
+    return this.apply(type, namespace, object as T, { fieldManager: FIELD_MANAGER, ...options });
   }
 
   /** Deletes an installable object in the background; false when it was already gone. */
-  async deleteObject(object: KubeObject, options: DeleteOptions = {}): Promise<boolean> {
-    const { path, resource, what } = objectLocation(object);
-    const deleted = this.write('delete', resource, {
-      method: 'DELETE',
-      path,
-      body: {
-        kind: 'DeleteOptions',
-        apiVersion: 'v1',
-        propagationPolicy: 'Background',
-        ...(options.uid ? { preconditions: { uid: options.uid } } : {}),
-        ...(options.dryRun ? { dryRun: ['All'] } : {}),
-      },
-      what,
-    });
-    return ignoreNotFound(
-      deleted.then(() => true),
-      false,
-    );
+  deleteObject(object: KubeObject, options: DeleteOptions = {}): Promise<boolean> {
+    const { type, namespace } = installedLocation(object);
+    return this.delete(type, namespace, object.metadata.name, options);
   }
 
   /**
@@ -794,7 +777,7 @@ export class KubeClient implements InstallApi, CheckApi, LeaseApi {
   }
 
   /** A LIST, without the items' managedFields: nothing reads them, and they are half the bytes. */
-  private async list<T>(req: Request): Promise<ObjectList<T>> {
+  private async readList<T>(req: Request): Promise<ObjectList<T>> {
     const list = await this.read<{ items?: T[]; metadata?: { resourceVersion?: string } }>({
       ...req,
       dropManagedFields: true,
@@ -805,10 +788,16 @@ export class KubeClient implements InstallApi, CheckApi, LeaseApi {
   /** A write; its response without managedFields, like a LIST's (results keep these objects), unless asked. */
   private async write<T>(
     verb: WriteVerb,
+    type: ResourceType | null,
     resource: string,
     req: Request,
     options: { keepManagedFields?: boolean } = {},
   ): Promise<T> {
+    // The Lease's writes are leader election itself: no guard, no dry run, no signal applies.
+    if (type === LEASE) {
+      this.requests.writes++;
+      return this.transport.request<T>(req);
+    }
     // A client dry run decides and prints, and never gets here: this is the proof, not the path.
     if (this.dryRun === 'client') throw new Error(`a client dry run must not write (${verb} ${req.what})`);
     // Asked twice: now, to refuse before any work, and again as the bytes go out (see Request.gate).
@@ -829,7 +818,7 @@ export class KubeClient implements InstallApi, CheckApi, LeaseApi {
     return this.transport.gatedSettled(timeoutMs);
   }
 
-  private watch<T>(
+  private openWatch<T>(
     path: string,
     what: string,
     resourceVersion: string,
@@ -860,14 +849,30 @@ export class KubeClient implements InstallApi, CheckApi, LeaseApi {
   }
 }
 
-/** The API server's answers carry their kind, but LIST items do not, nor a fake's or a proxy's: the core needs it. */
-function withKind(row: ResourceType, object: Child): Child {
-  return { ...object, apiVersion: row.apiVersion, kind: row.kind };
+/** The object as the server answers it: with its apiVersion and kind (set in place: it is the client's own copy). */
+function stamp<T>(type: ResourceType, object: T): T {
+  const typed = object as { apiVersion?: string; kind?: string };
+  typed.apiVersion = type.apiVersion;
+  typed.kind = type.kind;
+  return object;
 }
 
-/** kubectl's name of one child in messages: configmaps "checkout-desired", deployments.apps "checkout". */
-function whatChild(row: ResourceType, name: string): string {
-  return `${resourceName(row)} "${name}"`;
+/** An object to send, with its apiVersion and kind when it lacks them (the server needs them). */
+function withTypeMeta<T extends object>(type: ResourceType, object: T): T {
+  const typed = object as { apiVersion?: string; kind?: string };
+  return typed.apiVersion === type.apiVersion && typed.kind === type.kind
+    ? object
+    : { ...object, apiVersion: type.apiVersion, kind: type.kind };
+}
+
+/** A write's query: its field manager, and dryRun=All for a server dry run of this write alone. */
+function writeQuery(options: WriteOptions): Request['query'] {
+  return { fieldManager: options.fieldManager, dryRun: options.dryRun ? 'All' : undefined };
+}
+
+/** How kubectl names one object in messages: configmaps "checkout-desired", deployments.apps "checkout". */
+function whatOf(type: ResourceType, name: string): string {
+  return `${resourceName(type)} "${name}"`;
 }
 
 /**

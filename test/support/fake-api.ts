@@ -19,6 +19,12 @@ import {
 import type {
   AccessReview,
   ApplyOptions,
+  ApplyRequest,
+  DeleteRequest,
+  ListRequest,
+  ResourceClient,
+  WatchRequest,
+  WriteOptions,
   ApplyPrecondition,
   CheckApi,
   CustomResourceDefinition,
@@ -72,7 +78,7 @@ export interface FakeApiOptions {
   denied?: string[];
 }
 
-export class FakeApi implements InstallApi, CheckApi, LeaseApi {
+export class FakeApi implements ResourceClient, InstallApi, CheckApi, LeaseApi {
   readonly dryRun: DryRun;
   readonly connection = { server: 'https://fake.invalid:6443' };
   readonly requests: FakeRequest[] = [];
@@ -157,6 +163,156 @@ export class FakeApi implements InstallApi, CheckApi, LeaseApi {
     return release;
   }
 
+  // --- the generic verbs, over any type ----------------------------------------------
+
+  get<T extends object>(type: ResourceType, namespace: string | null, name: string): Promise<T> {
+    return this.answer({ verb: 'get', resource: type.resource, namespace: scopeOf(type, namespace), name }, () => {
+      const found = this.tracker.get<T>(type.kind, keyNamespace(type, namespace), name);
+      if (!found) throw new NotFoundError(`${whatOf(type, name)} not found`);
+      return stampedAs(type, found);
+    });
+  }
+
+  async list<T extends object>(
+    type: ResourceType,
+    namespace: string | null,
+    options: ListRequest = {},
+  ): Promise<ObjectList<T>> {
+    const { metadataOnly, ...listOptions } = options;
+    const resource = metadataOnly ? `${type.resource} metadata` : type.resource;
+    const request: FakeRequest = { verb: 'list', resource, namespace: scopeOf(type, namespace), detail: listOptions };
+    this.record(request);
+    if (type.kind === WEBSERVICE) await this.held;
+    const list = this.listOf<T & StoredObject>(type.kind, keyNamespace(type, namespace) ?? null, listOptions);
+    const items = list.items.map((item) => (metadataOnly ? { metadata: item.metadata } : stampedAs(type, item)));
+    return { ...list, items: items as T[] };
+  }
+
+  watch<T extends object>(
+    type: ResourceType,
+    namespace: string | null,
+    request: WatchRequest,
+    onEvent: (event: WatchEvent<T>) => void,
+    options: WatchOptions,
+  ): Promise<void> {
+    const { resourceVersion: _from, timeoutSeconds: _timeout, metadataOnly, ...listOptions } = request;
+    const resource = metadataOnly ? `${type.resource} metadata` : type.resource;
+    return this.openWatch(resource, namespace, listOptions, onEvent, options);
+  }
+
+  create<T extends { metadata: { name?: string } }>(
+    type: ResourceType,
+    namespace: string | null,
+    object: T,
+    options: WriteOptions = {},
+  ): Promise<T> {
+    const { name } = object.metadata;
+    return this.answer({ verb: 'create', resource: type.resource, namespace: scopeOf(type, namespace), name }, () => {
+      const { generateName } = object.metadata as { generateName?: string };
+      // The server names an object created by generateName.
+      const named = {
+        ...object,
+        metadata: { ...object.metadata, name: name ?? `${generateName}${this.tracker.resourceVersion}` },
+      };
+      const stored = storedAs(type, namespace, named);
+      return this.tracker.create(stored, whatOf(type, stored.metadata.name), this.dry(options)) as unknown as T;
+    });
+  }
+
+  /** A merge patch; a resourceVersion in it is a precondition, and the status is the status subresource's to change. */
+  patch<T extends object>(
+    type: ResourceType,
+    namespace: string | null,
+    name: string,
+    patch: object,
+    options: WriteOptions = {},
+  ): Promise<T> {
+    return this.patched(type.resource, type, namespace, name, patch, options, (current, patched) => ({
+      ...patched,
+      status: current.status,
+    }));
+  }
+
+  /** The status subresource: only the status changes, whatever else the patch says. */
+  patchStatus<T extends object>(type: ResourceType, namespace: string | null, name: string, patch: object): Promise<T> {
+    return this.patched(`${type.resource}/status`, type, namespace, name, patch, {}, (current, patched) => ({
+      ...current,
+      status: patched.status,
+    }));
+  }
+
+  /**
+   * Server-side apply of the whole object, forced: created when missing, else its fields
+   * replace the stored ones, under the uid and resourceVersion its metadata carries. What the
+   * server owns (a status) stays. A CRD is Established at once, and its resource served.
+   */
+  apply<T extends { metadata: ObjectMeta }>(
+    type: ResourceType,
+    namespace: string | null,
+    object: T,
+    options: ApplyRequest,
+  ): Promise<T> {
+    const { name, uid, resourceVersion } = object.metadata;
+    const request: FakeRequest = {
+      verb: 'apply',
+      resource: type.resource,
+      namespace: scopeOf(type, namespace),
+      name,
+      detail: options,
+    };
+    return this.answer(request, () => {
+      const what = whatOf(type, name);
+      const dry = this.dry(options);
+      const live = this.tracker.get(type.kind, keyNamespace(type, namespace), name);
+      const applied: StoredObject = storedAs(type, namespace, object);
+      if (type.kind === CRD) applied.status = { conditions: ESTABLISHED };
+      // The server owns a status: an apply of the object leaves it be.
+      if (live?.status !== undefined) applied.status = live.status;
+      const stored = live
+        ? this.tracker.update(applied, what, { uid, resourceVersion }, dry)
+        : this.tracker.create(applied, what, dry);
+      if (type.kind === CRD && !dry.dryRun) this.install(crdResource(applied as KubeObject));
+      return stored as unknown as T;
+    });
+  }
+
+  /** A PUT: the resourceVersion it carries must be the stored one. */
+  update<T extends { metadata: ObjectMeta }>(type: ResourceType, namespace: string | null, object: T): Promise<T> {
+    const { name, resourceVersion } = object.metadata;
+    return this.answer(
+      { verb: 'update', resource: type.resource, namespace: scopeOf(type, namespace), name },
+      () =>
+        this.tracker.update(
+          storedAs(type, namespace, object),
+          whatOf(type, name),
+          { resourceVersion },
+          this.dry(),
+        ) as unknown as T,
+    );
+  }
+
+  /** Deletes with a uid precondition; a CRD takes its resource and every object of its kind with it. */
+  delete(type: ResourceType, namespace: string | null, name: string, options: DeleteRequest = {}): Promise<boolean> {
+    const scope = keyNamespace(type, namespace);
+    const request: FakeRequest = {
+      verb: 'delete',
+      resource: type.resource,
+      namespace: scopeOf(type, namespace),
+      name,
+      detail: options,
+    };
+    return this.answer(request, () => {
+      const dry = this.dry(options);
+      const live = this.tracker.get<KubeObject>(type.kind, scope, name);
+      const deleted = this.tracker.delete(type.kind, scope, name, whatOf(type, name), { uid: options.uid }, dry);
+      if (deleted && live && type.kind === CRD && !dry.dryRun) {
+        const names = (live.spec as { names: { kind: string } }).names;
+        this.uninstall({ kind: names.kind, resource: crdResource(live) });
+      }
+      return deleted;
+    });
+  }
+
   // --- WebServices ----------------------------------------------------------------
 
   getWebService(namespace: string, name: string): Promise<WebService> {
@@ -181,7 +337,7 @@ export class FakeApi implements InstallApi, CheckApi, LeaseApi {
     onEvent: (event: WatchEvent<WebService>) => void,
     options: WatchOptions,
   ): Promise<void> {
-    return this.watch(PLURAL, namespace, {}, onEvent, options);
+    return this.openWatch(PLURAL, namespace, {}, onEvent, options);
   }
 
   /** A merge patch of the WebService; its status is the status subresource's to change. */
@@ -245,7 +401,7 @@ export class FakeApi implements InstallApi, CheckApi, LeaseApi {
     onEvent: (event: WatchEvent<Child>) => void,
     options: WatchOptions,
   ): Promise<void> {
-    return this.watch(row.resource, namespace, listOptions, onEvent, options);
+    return this.openWatch(row.resource, namespace, listOptions, onEvent, options);
   }
 
   createChild(row: ResourceType, namespace: string, object: Child): Promise<Child> {
@@ -342,7 +498,7 @@ export class FakeApi implements InstallApi, CheckApi, LeaseApi {
     onEvent: (event: WatchEvent<{ metadata: ObjectMeta }>) => void,
     options: WatchOptions,
   ): Promise<void> {
-    return this.watch(`${type.resource} metadata`, namespace, {}, onEvent, options);
+    return this.openWatch(`${type.resource} metadata`, namespace, {}, onEvent, options);
   }
 
   createEvent(event: KubeEvent): Promise<KubeEvent> {
@@ -506,9 +662,9 @@ export class FakeApi implements InstallApi, CheckApi, LeaseApi {
     return [...this.forbidden].some((kind) => resourceOfKind(kind) === resource);
   }
 
-  /** A server dry run: answered, not stored. */
-  private dry(): { dryRun: boolean } {
-    return { dryRun: this.dryRun === 'server' };
+  /** A server dry run (the client's, or this write's alone): answered, not stored. */
+  private dry(options: { dryRun?: boolean } = {}): { dryRun: boolean } {
+    return { dryRun: this.dryRun === 'server' || options.dryRun === true };
   }
 
   private listOf<T>(kind: string, namespace: string | null, options: ListOptions): ObjectList<T> {
@@ -534,7 +690,33 @@ export class FakeApi implements InstallApi, CheckApi, LeaseApi {
     });
   }
 
-  private watch(
+  /** A merge patch of an object, of which keep says what stays. */
+  private patched<T>(
+    resource: string,
+    type: ResourceType,
+    namespace: string | null,
+    name: string,
+    patch: object,
+    options: WriteOptions,
+    keep: (current: StoredObject, patched: StoredObject) => StoredObject,
+  ): Promise<T> {
+    const scope = keyNamespace(type, namespace);
+    const request: FakeRequest = { verb: 'patch', resource, namespace: scopeOf(type, namespace), name, detail: patch };
+    return this.answer(request, () => {
+      const what = whatOf(type, name);
+      const current = this.tracker.get(type.kind, scope, name);
+      if (!current) throw new NotFoundError(`${what} not found`);
+      const patched = keep(current, mergePatch(current, patch) as StoredObject);
+      return this.tracker.update(
+        storedAs(type, namespace, patched),
+        what,
+        preconditionOf(patch),
+        this.dry(options),
+      ) as T;
+    });
+  }
+
+  private openWatch(
     resource: string,
     namespace: string | null,
     listOptions: ListOptions,
@@ -577,6 +759,29 @@ function stamped(row: ResourceType, namespace: string, object: Child): Child & S
     kind: row.kind,
     metadata: { ...object.metadata, namespace },
   };
+}
+
+/** A request's namespace: null for a cluster-scoped type. */
+function scopeOf(type: ResourceType, namespace: string | null): string | null {
+  return type.namespaced === false ? null : namespace;
+}
+
+/** The namespace the tracker keeps an object of the type under. */
+function keyNamespace(type: ResourceType, namespace: string | null): string | undefined {
+  return type.namespaced === false ? undefined : (namespace ?? undefined);
+}
+
+/** An object as the server keeps it: with its apiVersion, kind and namespace. */
+function storedAs(type: ResourceType, namespace: string | null, object: { metadata: ObjectMeta }): StoredObject {
+  const stored: StoredObject = { ...structuredClone(object), apiVersion: type.apiVersion, kind: type.kind };
+  const scope = keyNamespace(type, namespace);
+  stored.metadata = { ...stored.metadata, ...(scope === undefined ? {} : { namespace: scope }) };
+  return stored;
+}
+
+/** An object as the client answers it: with its apiVersion and kind. */
+function stampedAs<T>(type: ResourceType, object: T): T {
+  return { ...object, apiVersion: type.apiVersion, kind: type.kind };
 }
 
 /** How the server names an object in its messages: deployments.apps "web". */
