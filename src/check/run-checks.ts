@@ -8,8 +8,8 @@ import { observe } from '../core/observe';
 import { gatherAll } from '../engine/gather';
 import { absentKinds } from '../kube/discovery';
 import { configReferences } from '../core/config';
-import { ForbiddenError, LEADER_FENCE_POLICY } from '../kube/errors';
-import type { CheckApi } from '../kube/api';
+import { ForbiddenError, LEADER_FENCE_POLICY, orNull } from '../kube/errors';
+import type { CheckApi, CustomResourceDefinition, Lease } from '../kube/api';
 import type { KubeObject } from '../kube/object-location';
 import { CRD_NAME, VERSION_LABEL, isPlaceholderImage } from '../install/manifests';
 import {
@@ -42,6 +42,7 @@ import {
   stuckVerdict,
   unreachableVerdict,
 } from './verdicts';
+import { CUSTOM_RESOURCE_DEFINITION, LEASE } from '../core/resource-types';
 
 export interface CheckOptions {
   /** The scope of the WebService checks and of the access reviews; null: every namespace. */
@@ -116,7 +117,10 @@ function failed(check: string, error: Error): CheckResult {
 /** The CRD, or when it may not be read, whether discovery serves webservices (check, and version). */
 export async function observeCrd(client: CheckApi): Promise<CrdObservation> {
   try {
-    return { kind: 'read', crd: await client.getCustomResourceDefinition(CRD_NAME) };
+    return {
+      kind: 'read',
+      crd: await orNull(client.get<CustomResourceDefinition>(CUSTOM_RESOURCE_DEFINITION, null, CRD_NAME)),
+    };
   } catch (err) {
     if (!(err instanceof ForbiddenError)) throw err;
     const resources = await client.servedResources(API_VERSION);
@@ -180,7 +184,7 @@ const METRICS_TIMEOUT_MS = 5_000;
 
 async function observeLease(client: CheckApi, options: CheckOptions): Promise<LeaseObservation> {
   try {
-    return { kind: 'read', lease: await client.getLease(options.lease.namespace, options.lease.name) };
+    return { kind: 'read', lease: await orNull(client.get<Lease>(LEASE, options.lease.namespace, options.lease.name)) };
   } catch (err) {
     if (err instanceof ForbiddenError) return { kind: 'forbidden', message: err.message };
     throw err;

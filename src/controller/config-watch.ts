@@ -143,11 +143,10 @@ export class ConfigWatch {
           return { ...list, items: list.items.filter((item) => this.wanted(kind, item)) };
         },
         watch: (rv, timeout, onEvent, watchOptions) =>
-          client.watchMetadata(
+          client.watch<ObjectMetadata>(
             type,
             namespace,
-            rv,
-            timeout,
+            { resourceVersion: rv, timeoutSeconds: timeout, metadataOnly: true },
             (event) => {
               if (keep(event)) onEvent(event);
             },

@@ -29,6 +29,7 @@ import type { Logger } from './log';
 import type { ControllerMetrics } from './metrics';
 import { LOW_PRIORITY, NORMAL_PRIORITY, WorkQueue } from './queue';
 import { stripManagedFields } from './reflector';
+import { EVENTS_V1 } from '../core/resource-types';
 
 /** How long a shutdown waits for queued Events to go out. */
 const EVENTS_DRAIN_MS = 5_000;
@@ -138,7 +139,7 @@ export class Controller {
     });
     // As many Events in flight as workers: the reconciles that make them are never waiting on them.
     this.events = new EventRecorder({
-      send: (event) => client.createEvent(event),
+      send: (event) => client.create(EVENTS_V1, event.metadata.namespace, event),
       inFlight: options.concurrency,
       log: options.log,
     });

@@ -19,6 +19,7 @@ import { orNull } from '../kube/errors';
 import type { KubeApi } from '../kube/api';
 import { MetricsApi, withCanaryReads } from './canary-check';
 import { ConfigReader } from './config';
+import { WEBSERVICE_TYPE } from '../core/resource-types';
 
 export interface GatherOptions {
   /**
@@ -53,7 +54,7 @@ export async function gatherOne(
   // CR's error (e.g. not found) is the one to report, so the child's waits behind it.
   const child = client.getChild(CONFIG_MAP, namespace, CONFIG_MAP.nameFor(name));
   child.catch(() => undefined);
-  const parent = await client.getWebService(namespace, name);
+  const parent = await client.get<WebService>(WEBSERVICE_TYPE, namespace, name);
   const [configMaps, related] = await Promise.all([
     parent.metadata.deletionTimestamp
       ? client.listChildren(CONFIG_MAP, namespace, { labelSelector: OWNED_SELECTOR }).then((list) => list.items)
@@ -145,8 +146,10 @@ async function gatherDependencies(client: KubeApi, namespace: string, parent: We
   let gets = 0;
   while (level.length > 0) {
     gets += level.length;
-    if (gets > MAX_DEPENDENCY_GETS) return (await client.listWebServices(namespace)).items;
-    const fetched = await Promise.all(level.map((dep) => orNull(client.getWebService(namespace, dep))));
+    if (gets > MAX_DEPENDENCY_GETS) return (await client.list<WebService>(WEBSERVICE_TYPE, namespace)).items;
+    const fetched = await Promise.all(
+      level.map((dep) => orNull(client.get<WebService>(WEBSERVICE_TYPE, namespace, dep))),
+    );
     const next: string[] = [];
     for (const ws of fetched) {
       if (!ws) continue;
@@ -183,7 +186,7 @@ export async function gatherAll(
   options: GatherOptions = {},
 ): Promise<SyncInput[]> {
   const [parents, owned] = await bothOrFirstError(
-    client.listWebServices(namespace),
+    client.list<WebService>(WEBSERVICE_TYPE, namespace),
     client.listChildren(CONFIG_MAP, namespace, { labelSelector: OWNED_SELECTOR }),
   );
   const children: Child[] = owned.items;

@@ -26,6 +26,7 @@ import { ConflictError, NotLeaderError, orNull } from '../kube/errors';
 import type { KubeApi, KubeEvent } from '../kube/api';
 import { ConfigReader } from './config';
 import { gatherOne } from './gather';
+import { EVENTS_V1, WEBSERVICE_TYPE } from '../core/resource-types';
 
 /** Ready's reasons that no waiting ends: someone must act (apply --wait stops, exit 1). */
 const STALLED_REASONS = new Set(['ProgressDeadlineExceeded', FAILED_CREATE, CONFIG_NOT_FOUND, CANARY_ABORTED]);
@@ -118,7 +119,12 @@ export async function reconcile(
     let statusError: Error | undefined;
     if (patch) {
       try {
-        applied.written.parent = await client.patchWebServiceStatus(observation.namespace, observation.name, patch);
+        applied.written.parent = await client.patchStatus<WebService>(
+          WEBSERVICE_TYPE,
+          observation.namespace,
+          observation.name,
+          patch,
+        );
         statusWritten = true;
       } catch (err) {
         if (err instanceof NotLeaderError) throw err;
@@ -223,7 +229,7 @@ export async function recordEvents(
     return undefined;
   }
   try {
-    for (const body of bodies) await client.createEvent(body);
+    for (const body of bodies) await client.create(EVENTS_V1, body.metadata.namespace, body);
     return undefined;
   } catch (err) {
     return err as Error;
@@ -307,7 +313,7 @@ async function execute(
   const { namespace, name } = decision;
   switch (op.op) {
     case 'removeFinalizer': {
-      const patched = client.patchWebService(namespace, name, {
+      const patched = client.patch<WebService>(WEBSERVICE_TYPE, namespace, name, {
         metadata: { resourceVersion: op.resourceVersion, finalizers: op.finalizers },
       });
       // The object is already gone once its last finalizer is off: nothing left to do.
@@ -319,7 +325,7 @@ async function execute(
       const patch = {
         metadata: { resourceVersion: op.resourceVersion, annotations: { [CONFIG_PINS_ANNOTATION]: op.pins } },
       };
-      applied.written.parent = await client.patchWebService(namespace, name, patch);
+      applied.written.parent = await client.patch<WebService>(WEBSERVICE_TYPE, namespace, name, patch);
       return;
     }
     case 'createChild':

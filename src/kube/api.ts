@@ -3,9 +3,8 @@
 // so does the unit tests' in-memory server (test/support/fake-api.ts): whatever takes one of
 // them runs against either.
 import type { ResourceType } from '../core/kinds';
-import type { Child, ConfigMap, ObjectMeta, WebService } from '../core/model';
+import type { Child, ConfigMap, ObjectMeta } from '../core/model';
 import type { MovedEntry } from '../core/moved';
-import type { StatusPatch } from '../core/status';
 import type { KubeObject } from './object-location';
 import type { WatchEvent, WatchOptions } from './transport';
 
@@ -210,21 +209,6 @@ export interface KubeApi extends ResourceClient {
   /** Whether the cluster serves a kind's resource (discovery); fresh asks again. */
   apiServed(type: ResourceType, options?: { fresh?: boolean }): Promise<boolean>;
 
-  getWebService(namespace: string, name: string): Promise<WebService>;
-  /** All WebServices in a namespace, or in every namespace when namespace is null. */
-  listWebServices(namespace: string | null, options?: ListOptions): Promise<ObjectList<WebService>>;
-  watchWebServices(
-    namespace: string | null,
-    resourceVersion: string,
-    timeoutSeconds: number,
-    onEvent: (event: WatchEvent<WebService>) => void,
-    options: WatchOptions,
-  ): Promise<void>;
-  /** A JSON merge patch of the WebService (its finalizers, its pins). */
-  patchWebService(namespace: string, name: string, patch: object): Promise<WebService>;
-  /** A JSON merge patch of the status subresource. */
-  patchWebServiceStatus(namespace: string, name: string, patch: StatusPatch): Promise<WebService>;
-
   /** A child of a kind in the kind table, or null when there is none. */
   getChild(row: ResourceType, namespace: string, name: string): Promise<Child | null>;
   listChildren(row: ResourceType, namespace: string | null, options?: ListOptions): Promise<ObjectList<Child>>;
@@ -257,26 +241,6 @@ export interface KubeApi extends ResourceClient {
   ): Promise<void>;
   /** Deletes (only the object of this uid, when given); false when it was already gone. */
   deleteChild(row: ResourceType, namespace: string, name: string, uid?: string): Promise<boolean>;
-
-  /** An object of any namespaced type, whole, or null when there is none. */
-  getResource<T>(type: ResourceType, namespace: string, name: string): Promise<T | null>;
-  createResource<T extends { metadata: ObjectMeta }>(type: ResourceType, namespace: string, object: T): Promise<T>;
-  /** Objects of any namespaced kind, read only, each stamped with its kind. */
-  listObjects<T extends { metadata: ObjectMeta }>(
-    type: ResourceType,
-    namespace: string | null,
-    options?: ListOptions,
-  ): Promise<ObjectList<T & { apiVersion: string; kind: string }>>;
-  watchMetadata(
-    type: ResourceType,
-    namespace: string | null,
-    resourceVersion: string,
-    timeoutSeconds: number,
-    onEvent: (event: WatchEvent<ObjectMetadata>) => void,
-    options: WatchOptions,
-  ): Promise<void>;
-
-  createEvent(event: KubeEvent): Promise<KubeEvent>;
 }
 
 /** The objects `install` ships (object-location.ts), by apiVersion, kind, namespace and name. */
@@ -287,18 +251,10 @@ interface ObjectApi {
   applyObject<T extends KubeObject>(object: KubeObject, options?: ApplyOptions): Promise<T>;
   /** Deletes in the background; false when it was already gone. */
   deleteObject(object: KubeObject, options?: DeleteOptions): Promise<boolean>;
-  getCustomResourceDefinition(name: string): Promise<CustomResourceDefinition | null>;
 }
 
 /** What install and uninstall ask: the objects they ship, and the WebServices and children left. */
-export interface InstallApi extends KubeApi, ObjectApi {
-  /** Deletes the WebService of this uid, its children orphaned; false when it was already gone. */
-  deleteWebService(
-    namespace: string,
-    name: string,
-    options: { uid: string; propagationPolicy: 'Orphan' },
-  ): Promise<boolean>;
-}
+export type InstallApi = KubeApi & ObjectApi;
 
 /** What the cluster says of itself and of the caller: its address and version, discovery, authorization. */
 interface ClusterApi {
@@ -310,15 +266,8 @@ interface ClusterApi {
   reviewAccess(attributes: ResourceAttributes): Promise<AccessReview>;
 }
 
-/** The leader election's Lease; its writes are leader election itself, so no write guard applies. */
-export interface LeaseApi {
-  getLease(namespace: string, name: string): Promise<Lease | null>;
-  createLease(lease: Lease): Promise<Lease>;
-  /** A PUT carrying the resourceVersion read: two candidates can never both win. */
-  updateLease(lease: Lease): Promise<Lease>;
-}
+/** What the leader election's Lease needs: a PUT carries the resourceVersion read, so two candidates never both win. */
+export type LeaseApi = Pick<ResourceClient, 'get' | 'create' | 'update'>;
 
 /** What `check` reads: the cluster, the installed objects, the Lease, and the WebServices as apply --all does. */
-export interface CheckApi extends KubeApi, ObjectApi, ClusterApi {
-  getLease: LeaseApi['getLease'];
-}
+export type CheckApi = KubeApi & ObjectApi & ClusterApi;

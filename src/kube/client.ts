@@ -5,15 +5,14 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { KubeConfig } from '@kubernetes/client-node/dist/config.js';
 import { ResourceType, resourceName } from '../core/kinds';
-import { Child, MANAGED_BY_VALUE, ObjectMeta, WebService } from '../core/model';
-import type { StatusPatch } from '../core/status';
+import { Child, MANAGED_BY_VALUE, ObjectMeta } from '../core/model';
 import { ManagedFieldsEntry, MovedEntry, takeOverEntries } from '../core/moved';
 import { CONVERSION_ATTEMPTS, CONVERSION_BACKOFF } from '../core/retry';
 import { ConflictError, UserError, ignoreNotFound, orNull } from './errors';
 import { retryOnConflict } from './retry';
 import { Request, Transport, WatchEvent, WatchOptions } from './transport';
 import { KubeObject, installedLocation, resourcePath } from './object-location';
-import { CUSTOM_RESOURCE_DEFINITION, EVENTS_V1, LEASE, WEBSERVICE_TYPE } from '../core/resource-types';
+import { LEASE } from '../core/resource-types';
 import type {
   AccessReview,
   ApplyRequest,
@@ -25,12 +24,9 @@ import type {
   ApplyOptions,
   ApplyPrecondition,
   CheckApi,
-  CustomResourceDefinition,
   DeleteOptions,
   DryRun,
   InstallApi,
-  KubeEvent,
-  Lease,
   LeaseApi,
   ListOptions,
   ObjectList,
@@ -467,15 +463,6 @@ export class KubeClient implements ResourceClient, InstallApi, CheckApi, LeaseAp
     );
   }
 
-  getWebService(namespace: string, name: string): Promise<WebService> {
-    return this.get(WEBSERVICE_TYPE, namespace, name);
-  }
-
-  /** All WebServices in a namespace, or in every namespace when namespace is null. */
-  listWebServices(namespace: string | null, options: ListOptions = {}): Promise<ObjectList<WebService>> {
-    return this.list(WEBSERVICE_TYPE, namespace, options);
-  }
-
   /** A child of a kind in the kind table, or null when there is none. */
   getChild(row: ResourceType, namespace: string, name: string): Promise<Child | null> {
     return orNull(this.get<Child>(row, namespace, name));
@@ -485,18 +472,6 @@ export class KubeClient implements ResourceClient, InstallApi, CheckApi, LeaseAp
     return this.list(row, namespace, options);
   }
 
-  /**
-   * Objects of any namespaced kind, read only (describe's ReplicaSets, pods, EndpointSlices
-   * and Events): the kind is stamped on each item, as on children.
-   */
-  listObjects<T extends { metadata: ObjectMeta }>(
-    type: ResourceType,
-    namespace: string | null,
-    options: ListOptions = {},
-  ): Promise<ObjectList<T & { apiVersion: string; kind: string }>> {
-    return this.list(type, namespace, options);
-  }
-
   /** Metadata only: a name check that costs bytes per object, not per value (a foreign object on a child's name). */
   listChildMetadata(
     row: ResourceType,
@@ -504,28 +479,6 @@ export class KubeClient implements ResourceClient, InstallApi, CheckApi, LeaseAp
     options: ListOptions = {},
   ): Promise<ObjectList<ObjectMetadata>> {
     return this.list(row, namespace, { ...options, metadataOnly: true });
-  }
-
-  /** An object of any namespaced type, whole (a Secret or ConfigMap the pods read), or null when there is none. */
-  getResource<T>(type: ResourceType, namespace: string, name: string): Promise<T | null> {
-    return orNull(this.get<T & object>(type, namespace, name));
-  }
-
-  /** Creates an object of any namespaced type (the namespace's config key). */
-  createResource<T extends { metadata: ObjectMeta }>(type: ResourceType, namespace: string, object: T): Promise<T> {
-    return this.create(type, namespace, object);
-  }
-
-  /** Watches the metadata only (PartialObjectMetadata) of a type's objects: names and versions, never data. */
-  watchMetadata(
-    type: ResourceType,
-    namespace: string | null,
-    resourceVersion: string,
-    timeoutSeconds: number,
-    onEvent: (event: WatchEvent<ObjectMetadata>) => void,
-    options: WatchOptions,
-  ): Promise<void> {
-    return this.watch(type, namespace, { resourceVersion, timeoutSeconds, metadataOnly: true }, onEvent, options);
   }
 
   createChild(row: ResourceType, namespace: string, object: Child): Promise<Child> {
@@ -645,57 +598,6 @@ export class KubeClient implements ResourceClient, InstallApi, CheckApi, LeaseAp
     return this.watch(row, namespace, { ...listOptions, resourceVersion, timeoutSeconds }, onEvent, options);
   }
 
-  patchWebService(namespace: string, name: string, patch: object): Promise<WebService> {
-    return this.patch(WEBSERVICE_TYPE, namespace, name, patch);
-  }
-
-  /**
-   * Deletes the WebService of this uid (never a same-named successor). Orphan, as
-   * `kubectl delete --cascade=orphan`: the garbage collector takes this WebService's
-   * ownerReference off whatever still carries it, and deletes none of it. False when it was
-   * already gone.
-   */
-  deleteWebService(
-    namespace: string,
-    name: string,
-    options: { uid: string; propagationPolicy: 'Orphan' },
-  ): Promise<boolean> {
-    return this.delete(WEBSERVICE_TYPE, namespace, name, options);
-  }
-
-  patchWebServiceStatus(namespace: string, name: string, patch: StatusPatch): Promise<WebService> {
-    return this.patchStatus(WEBSERVICE_TYPE, namespace, name, patch);
-  }
-
-  /** Watches WebServices from resourceVersion (with bookmarks) until the server ends the stream. */
-  watchWebServices(
-    namespace: string | null,
-    resourceVersion: string,
-    timeoutSeconds: number,
-    onEvent: (event: WatchEvent<WebService>) => void,
-    options: WatchOptions,
-  ): Promise<void> {
-    return this.watch(WEBSERVICE_TYPE, namespace, { resourceVersion, timeoutSeconds }, onEvent, options);
-  }
-
-  getLease(namespace: string, name: string): Promise<Lease | null> {
-    return orNull(this.get<Lease>(LEASE, namespace, name));
-  }
-
-  /** Lease writes are leader election itself, so the write guard does not apply to them. */
-  createLease(lease: Lease): Promise<Lease> {
-    return this.create(LEASE, lease.metadata.namespace ?? 'default', lease);
-  }
-
-  /** A PUT carrying the resourceVersion it read: two candidates can never both win. */
-  updateLease(lease: Lease): Promise<Lease> {
-    return this.update(LEASE, lease.metadata.namespace ?? 'default', lease);
-  }
-
-  createEvent(event: KubeEvent): Promise<KubeEvent> {
-    return this.create(EVENTS_V1, event.metadata.namespace, event);
-  }
-
   /** The API server's version (GET /version, which every client may read). */
   serverVersion(): Promise<ServerVersion> {
     return this.read({ method: 'GET', path: '/version', what: 'the server version' });
@@ -729,10 +631,6 @@ export class KubeClient implements ResourceClient, InstallApi, CheckApi, LeaseAp
     // A failed probe (not a 404) says nothing: the next call asks again.
     asked.catch(() => this.served.delete(key));
     return asked;
-  }
-
-  getCustomResourceDefinition(name: string): Promise<CustomResourceDefinition | null> {
-    return orNull(this.get<CustomResourceDefinition>(CUSTOM_RESOURCE_DEFINITION, null, name));
   }
 
   /** The live copy of an installable object (by kind, namespace and name), or null when there is none. */

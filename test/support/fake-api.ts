@@ -12,7 +12,6 @@ import {
   MANAGED_BY_VALUE,
   ObjectMeta,
   PLURAL,
-  RESOURCE,
   WebService,
   kindOf,
 } from '../../src/core/model';
@@ -27,12 +26,9 @@ import type {
   WriteOptions,
   ApplyPrecondition,
   CheckApi,
-  CustomResourceDefinition,
   DeleteOptions,
   DryRun,
   InstallApi,
-  KubeEvent,
-  Lease,
   LeaseApi,
   ListOptions,
   ObjectList,
@@ -57,7 +53,6 @@ export interface FakeRequest {
 type Handler = (event: WatchEvent<never>) => void;
 
 const WEBSERVICE = 'WebService';
-const LEASE = 'Lease';
 const CRD = 'CustomResourceDefinition';
 
 export interface FakeApiOptions {
@@ -315,58 +310,6 @@ export class FakeApi implements ResourceClient, InstallApi, CheckApi, LeaseApi {
 
   // --- WebServices ----------------------------------------------------------------
 
-  getWebService(namespace: string, name: string): Promise<WebService> {
-    return this.answer({ verb: 'get', resource: PLURAL, namespace, name }, () => {
-      const found = this.tracker.get<WebService>(WEBSERVICE, namespace, name);
-      if (!found) throw new NotFoundError(`${RESOURCE} "${name}" not found`);
-      return found;
-    });
-  }
-
-  async listWebServices(namespace: string | null, options: ListOptions = {}): Promise<ObjectList<WebService>> {
-    const request: FakeRequest = { verb: 'list', resource: PLURAL, namespace, detail: options };
-    this.record(request);
-    await this.held;
-    return this.answer(request, () => this.listOf<WebService>(WEBSERVICE, namespace, options), false);
-  }
-
-  watchWebServices(
-    namespace: string | null,
-    _resourceVersion: string,
-    _timeoutSeconds: number,
-    onEvent: (event: WatchEvent<WebService>) => void,
-    options: WatchOptions,
-  ): Promise<void> {
-    return this.openWatch(PLURAL, namespace, {}, onEvent, options);
-  }
-
-  /** A merge patch of the WebService; its status is the status subresource's to change. */
-  patchWebService(namespace: string, name: string, patch: object): Promise<WebService> {
-    return this.patchParent(PLURAL, namespace, name, patch, (current, patched) => ({
-      ...patched,
-      status: current.status,
-    }));
-  }
-
-  /** The status subresource: only the status changes, whatever else the patch says. */
-  patchWebServiceStatus(namespace: string, name: string, patch: object): Promise<WebService> {
-    return this.patchParent(`${PLURAL}/status`, namespace, name, patch, (current, patched) => ({
-      ...current,
-      status: patched.status,
-    }));
-  }
-
-  /** Deletes the WebService of this uid; its children stay (the fake has no garbage collector). */
-  deleteWebService(
-    namespace: string,
-    name: string,
-    options: { uid: string; propagationPolicy: 'Orphan' },
-  ): Promise<boolean> {
-    return this.answer({ verb: 'delete', resource: PLURAL, namespace, name, detail: options }, () =>
-      this.tracker.delete(WEBSERVICE, namespace, name, `${RESOURCE} "${name}"`, { uid: options.uid }, this.dry()),
-    );
-  }
-
   // --- children -------------------------------------------------------------------
 
   getChild(row: ResourceType, namespace: string, name: string): Promise<Child | null> {
@@ -466,45 +409,6 @@ export class FakeApi implements ResourceClient, InstallApi, CheckApi, LeaseApi {
 
   // --- objects of any kind --------------------------------------------------------
 
-  listObjects<T extends { metadata: ObjectMeta }>(
-    type: ResourceType,
-    namespace: string | null,
-    options: ListOptions = {},
-  ): Promise<ObjectList<T & { apiVersion: string; kind: string }>> {
-    return this.answer({ verb: 'list', resource: type.resource, namespace, detail: options }, () => {
-      const list = this.listOf<T>(type.kind, namespace, options);
-      return { ...list, items: list.items.map((o) => ({ ...o, apiVersion: type.apiVersion, kind: type.kind })) };
-    });
-  }
-
-  getResource<T>(type: ResourceType, namespace: string, name: string): Promise<T | null> {
-    return this.answer({ verb: 'get', resource: type.resource, namespace, name }, () =>
-      this.tracker.get<T>(type.kind, namespace, name),
-    );
-  }
-
-  createResource<T extends { metadata: ObjectMeta }>(type: ResourceType, namespace: string, object: T): Promise<T> {
-    return this.answer({ verb: 'create', resource: type.resource, namespace, name: object.metadata.name }, () => {
-      const stored = { ...object, kind: type.kind, metadata: { ...object.metadata, namespace } };
-      return this.tracker.create(stored, whatOf(type, object.metadata.name), this.dry());
-    });
-  }
-
-  watchMetadata(
-    type: ResourceType,
-    namespace: string | null,
-    _resourceVersion: string,
-    _timeoutSeconds: number,
-    onEvent: (event: WatchEvent<{ metadata: ObjectMeta }>) => void,
-    options: WatchOptions,
-  ): Promise<void> {
-    return this.openWatch(`${type.resource} metadata`, namespace, {}, onEvent, options);
-  }
-
-  createEvent(event: KubeEvent): Promise<KubeEvent> {
-    return this.answer({ verb: 'create', resource: 'events', namespace: null, detail: event }, () => event);
-  }
-
   // --- what install ships ---------------------------------------------------------
 
   getObject<T extends KubeObject>(object: KubeObject): Promise<T | null> {
@@ -550,10 +454,6 @@ export class FakeApi implements ResourceClient, InstallApi, CheckApi, LeaseApi {
     });
   }
 
-  getCustomResourceDefinition(name: string): Promise<CustomResourceDefinition | null> {
-    return this.getObject({ apiVersion: 'apiextensions.k8s.io/v1', kind: CRD, metadata: { name } });
-  }
-
   // --- the cluster, the caller, the Lease -----------------------------------------
 
   serverVersion(): Promise<ServerVersion> {
@@ -577,29 +477,6 @@ export class FakeApi implements ResourceClient, InstallApi, CheckApi, LeaseApi {
     const named = `${verb} ${group ? `${resource}.${group}` : resource}${subresource ? `/${subresource}` : ''}`;
     return this.answer({ verb: 'review', resource: 'selfsubjectaccessreviews', namespace: namespace ?? null }, () =>
       this.denied.has(named) ? { allowed: false, reason: 'denied by the fake' } : { allowed: true },
-    );
-  }
-
-  getLease(namespace: string, name: string): Promise<Lease | null> {
-    return this.answer({ verb: 'get', resource: 'leases', namespace, name }, () =>
-      this.tracker.get<Lease>(LEASE, namespace, name),
-    );
-  }
-
-  createLease(lease: Lease): Promise<Lease> {
-    const { namespace = 'default', name } = lease.metadata;
-    return this.answer({ verb: 'create', resource: 'leases', namespace, name }, () =>
-      this.tracker.create({ ...lease, kind: LEASE, metadata: { ...lease.metadata, namespace } }, `leases "${name}"`),
-    );
-  }
-
-  /** A PUT: the resourceVersion it carries must be the stored one. */
-  updateLease(lease: Lease): Promise<Lease> {
-    const { namespace = 'default', name, resourceVersion } = lease.metadata;
-    return this.answer({ verb: 'update', resource: 'leases', namespace, name }, () =>
-      this.tracker.update({ ...lease, kind: LEASE, metadata: { ...lease.metadata, namespace } }, `leases "${name}"`, {
-        resourceVersion,
-      }),
     );
   }
 
@@ -672,22 +549,6 @@ export class FakeApi implements ResourceClient, InstallApi, CheckApi, LeaseApi {
       items: this.tracker.list<T>(kind, namespace, options.labelSelector),
       resourceVersion: this.tracker.resourceVersion,
     };
-  }
-
-  private patchParent(
-    resource: string,
-    namespace: string,
-    name: string,
-    patch: object,
-    keep: (current: WebService, patched: WebService) => WebService,
-  ): Promise<WebService> {
-    return this.answer({ verb: 'patch', resource, namespace, name, detail: patch }, () => {
-      const what = `${RESOURCE} "${name}"`;
-      const current = this.tracker.get<WebService>(WEBSERVICE, namespace, name);
-      if (!current) throw new NotFoundError(`${what} not found`);
-      const patched = keep(current, mergePatch(current, patch) as WebService);
-      return this.tracker.update({ ...patched, kind: WEBSERVICE }, what, preconditionOf(patch), this.dry());
-    });
   }
 
   /** A merge patch of an object, of which keep says what stays. */

@@ -248,13 +248,13 @@ describe('Controller read-your-writes', () => {
       spec: { image: 'nginx:1.27', workload: {} },
     };
     const client = new FakeApi({ webServices: [now] });
-    const patchStatus = client.patchWebServiceStatus.bind(client);
+    const patchStatus = client.patchStatus.bind(client);
     // As the API server answers a write: with a new resourceVersion.
-    client.patchWebServiceStatus = async (namespace, name, patch) => {
-      const written = await patchStatus(namespace, name, patch);
+    client.patchStatus = (async (...args: Parameters<FakeApi['patchStatus']>) => {
+      const written = await patchStatus<WebService>(...args);
       written.metadata.resourceVersion = '9';
       return written;
-    };
+    }) as FakeApi['patchStatus'];
     const { controller, logs } = controllerFor(client);
     try {
       await started(controller);
@@ -299,11 +299,10 @@ function transportClient(transport: Transport, signal?: AbortSignal): KubeApi {
     withSignal: (s: AbortSignal) => transportClient(transport, s),
     // Discovery: every API is served (the writes are what this server holds).
     apiServed: () => Promise.resolve(true),
-    listWebServices: () => list('/webservices'),
+    list: (type: { resource: string }) => list(`/${type.resource}`),
     listChildren: (row: { resource: string }) => list(`/${row.resource}`),
     watchChildren: (...args: unknown[]) => silentWatch(args[6] as WatchOptions),
-    watchWebServices: (_ns: unknown, _rv: unknown, _t: unknown, _on: unknown, options: WatchOptions) =>
-      silentWatch(options),
+    watch: (_type: unknown, _ns: unknown, _from: unknown, _on: unknown, options: WatchOptions) => silentWatch(options),
   };
   return new Proxy(base, {
     get: (target, prop) =>

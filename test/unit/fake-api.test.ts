@@ -2,8 +2,10 @@
 // what the installer, check and the engine are tested against must not be kinder than it.
 import { CONFIG_MAP } from '../../src/core/kinds';
 import type { Child, WebService } from '../../src/core/model';
-import { ConflictError, NotFoundError } from '../../src/kube/errors';
+import { ConflictError, NotFoundError, orNull } from '../../src/kube/errors';
 import { FakeApi } from '../support/fake-api';
+import { LEASE, WEBSERVICE_TYPE } from '../../src/core/resource-types';
+import type { Lease } from '../../src/kube/api';
 
 const cm = (name: string, labels: Record<string, string> = {}): Child => ({
   apiVersion: 'v1',
@@ -65,25 +67,25 @@ describe('the fake API server', () => {
   it('keeps a WebService with finalizers, marked, until its last finalizer goes; deletes by uid only', async () => {
     const api = new FakeApi({ webServices: [ws(['x'])] });
     await expect(
-      api.deleteWebService('ns', 'web', { uid: 'other', propagationPolicy: 'Orphan' }),
+      api.delete(WEBSERVICE_TYPE, 'ns', 'web', { uid: 'other', propagationPolicy: 'Orphan' }),
     ).rejects.toMatchObject({ kind: 'Conflict' });
-    expect(await api.deleteWebService('ns', 'web', { uid: 'uid-web', propagationPolicy: 'Orphan' })).toBe(true);
-    const marked = await api.getWebService('ns', 'web');
+    expect(await api.delete(WEBSERVICE_TYPE, 'ns', 'web', { uid: 'uid-web', propagationPolicy: 'Orphan' })).toBe(true);
+    const marked = await api.get<WebService>(WEBSERVICE_TYPE, 'ns', 'web');
     expect(marked.metadata.deletionTimestamp).toBeDefined();
-    await api.patchWebService('ns', 'web', { metadata: { finalizers: null } });
-    await expect(api.getWebService('ns', 'web')).rejects.toBeInstanceOf(NotFoundError);
-    expect(await api.deleteWebService('ns', 'web', { uid: 'uid-web', propagationPolicy: 'Orphan' })).toBe(false);
+    await api.patch<WebService>(WEBSERVICE_TYPE, 'ns', 'web', { metadata: { finalizers: null } });
+    await expect(api.get<WebService>(WEBSERVICE_TYPE, 'ns', 'web')).rejects.toBeInstanceOf(NotFoundError);
+    expect(await api.delete(WEBSERVICE_TYPE, 'ns', 'web', { uid: 'uid-web', propagationPolicy: 'Orphan' })).toBe(false);
   });
 
   it('changes only the status through the status subresource, and never the status through the object', async () => {
     const api = new FakeApi({ webServices: [ws()] });
-    await api.patchWebServiceStatus('ns', 'web', {
+    await api.patchStatus<WebService>(WEBSERVICE_TYPE, 'ns', 'web', {
       metadata: {},
       status: { observedGeneration: 1 },
       spec: { image: 'ignored' },
     });
-    await api.patchWebService('ns', 'web', { status: { observedGeneration: 9 } });
-    expect(await api.getWebService('ns', 'web')).toMatchObject({
+    await api.patch<WebService>(WEBSERVICE_TYPE, 'ns', 'web', { status: { observedGeneration: 9 } });
+    expect(await api.get<WebService>(WEBSERVICE_TYPE, 'ns', 'web')).toMatchObject({
       spec: { image: 'nginx:1.27' },
       status: { observedGeneration: 1 },
     });
@@ -97,12 +99,15 @@ describe('the fake API server', () => {
 
   it('updates a Lease only at the resourceVersion read: two candidates never both win', async () => {
     const api = new FakeApi();
-    const created = await api.createLease({ metadata: { name: 'l', namespace: 'ns' }, spec: { holderIdentity: 'a' } });
+    const created = await api.create<Lease>(LEASE, 'ns', {
+      metadata: { name: 'l', namespace: 'ns' },
+      spec: { holderIdentity: 'a' },
+    });
     const read = { metadata: { ...created.metadata }, spec: { holderIdentity: 'b' } };
-    await api.updateLease(read);
-    await expect(api.updateLease({ ...read, spec: { holderIdentity: 'c' } })).rejects.toMatchObject({
+    await api.update(LEASE, 'ns', read);
+    await expect(api.update(LEASE, 'ns', { ...read, spec: { holderIdentity: 'c' } })).rejects.toMatchObject({
       kind: 'Conflict',
     });
-    expect((await api.getLease('ns', 'l'))?.spec?.holderIdentity).toBe('b');
+    expect((await orNull(api.get<Lease>(LEASE, 'ns', 'l')))?.spec?.holderIdentity).toBe('b');
   });
 });
