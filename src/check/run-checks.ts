@@ -3,13 +3,13 @@
 // stopping the others; only an unreachable server ends the run early.
 import { decide } from '../core/decide';
 import { APPLIED_KINDS, CONFIG_MAP, DEPLOYMENT, onePerKind } from '../core/kinds';
-import { API_VERSION, Deployment, OWNED_SELECTOR, kindOf } from '../core/model';
+import { API_VERSION, Deployment, OWNED_SELECTOR, kindOf, Child } from '../core/model';
 import { observe } from '../core/observe';
 import { gatherAll } from '../engine/gather';
 import { absentKinds } from '../kube/discovery';
 import { configReferences } from '../core/config';
 import { ForbiddenError, LEADER_FENCE_POLICY, orNull } from '../kube/errors';
-import type { CheckApi, CustomResourceDefinition, Lease } from '../kube/api';
+import type { CheckApi, CustomResourceDefinition, Lease, ObjectMetadata } from '../kube/api';
 import type { KubeObject } from '../kube/object-location';
 import { CRD_NAME, VERSION_LABEL, isPlaceholderImage } from '../install/manifests';
 import {
@@ -201,7 +201,7 @@ async function installedController(
   lease: LeaseObservation,
 ): Promise<InstalledController | undefined> {
   if (lease.kind === 'read' && lease.lease?.spec?.holderIdentity) return undefined;
-  const child = await client.getChild(DEPLOYMENT, where.namespace, where.name).catch((err: Error) => {
+  const child = await orNull(client.get<Child>(DEPLOYMENT, where.namespace, where.name)).catch((err: Error) => {
     if (err instanceof ForbiddenError) return null;
     throw err;
   });
@@ -259,7 +259,9 @@ async function labelledWorkloads(
   try {
     const lists = await Promise.all(
       served.map(async (row) =>
-        (await client.listChildMetadata(row, namespace, { labelSelector: OWNED_SELECTOR })).items.map((item) => ({
+        (
+          await client.list<ObjectMetadata>(row, namespace, { labelSelector: OWNED_SELECTOR, metadataOnly: true })
+        ).items.map((item) => ({
           kind: row.kind,
           metadata: item.metadata,
         })),
@@ -299,7 +301,7 @@ async function webServiceChecks(client: CheckApi, options: CheckOptions): Promis
     const [inputs, labelled, workloads] = await Promise.all([
       // What the pods read is not check's to read: their config digest is taken as live.
       gatherAll(client, namespace, { readConfig: false }),
-      client.listChildMetadata(CONFIG_MAP, namespace, { labelSelector: OWNED_SELECTOR }),
+      client.list<ObjectMetadata>(CONFIG_MAP, namespace, { labelSelector: OWNED_SELECTOR, metadataOnly: true }),
       labelledWorkloads(client, namespace),
     ]);
     const webServices = inputs.map((input) => input.parent);

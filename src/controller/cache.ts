@@ -29,9 +29,9 @@ const OWNED = { labelSelector: OWNED_SELECTOR };
  */
 function childSource(client: KubeApi, row: KindRow, namespace: string | null): ListWatchSource<Child> {
   return {
-    list: () => client.listChildren(row, namespace, OWNED),
+    list: () => client.list<Child>(row, namespace, OWNED),
     watch: (rv, timeout, onEvent, options) =>
-      client.watchChildren(row, namespace, rv, timeout, OWNED, onEvent, options),
+      client.watch<Child>(row, namespace, { ...OWNED, resourceVersion: rv, timeoutSeconds: timeout }, onEvent, options),
   };
 }
 

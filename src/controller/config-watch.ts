@@ -139,7 +139,7 @@ export class ConfigWatch {
     return new Reflector<ObjectMetadata>(
       {
         list: async () => {
-          const list = await client.listChildMetadata(type, namespace);
+          const list = await client.list<ObjectMetadata>(type, namespace, { metadataOnly: true });
           return { ...list, items: list.items.filter((item) => this.wanted(kind, item)) };
         },
         watch: (rv, timeout, onEvent, watchOptions) =>

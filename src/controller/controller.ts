@@ -21,7 +21,7 @@ import { EQUAL_JITTER, ItemExponentialFailureRateLimiter } from '../core/retry';
 import { readyOf } from '../core/status';
 import { ReconcileResult, reconcile } from '../engine/reconcile';
 import type { KubeApi } from '../kube/api';
-import { NotLeaderError } from '../kube/errors';
+import { NotLeaderError, orNull } from '../kube/errors';
 import { WebServiceCache } from './cache';
 import { ConfigWatch } from './config-watch';
 import { EventRecorder } from './event-recorder';
@@ -401,7 +401,7 @@ export class Controller {
       if (absent.includes(row.kind)) continue;
       const key = childKey(row.kind, namespace, row.nameFor(name));
       if (!this.foreign.has(key)) continue;
-      const fresh = await client.getChild(row, namespace, row.nameFor(name));
+      const fresh = await orNull(client.get<Child>(row, namespace, row.nameFor(name)));
       const cached = this.index.childrenByKey.get(key);
       if (fresh) {
         addChild(this.index, stripManagedFields(fresh));

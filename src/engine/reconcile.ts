@@ -329,16 +329,16 @@ async function execute(
       return;
     }
     case 'createChild':
-      applied.written.children.push(await client.createChild(rowOf(op.kind), namespace, op.object));
+      applied.written.children.push(await client.create<Child>(rowOf(op.kind), namespace, op.object));
       return;
     case 'patchChild':
-      applied.written.children.push(await client.patchChild(rowOf(op.kind), namespace, op.name, op.patch));
+      applied.written.children.push(await client.patch<Child>(rowOf(op.kind), namespace, op.name, op.patch));
       return;
     case 'copyChild': {
       // The source's content as decided on, or a 409 that makes the reconcile read and decide again.
       const content = await reader.snapshotContent(client, namespace, op.kind as ConfigKind, op.from);
       const object = { ...op.object, ...content } as unknown as Child;
-      applied.written.children.push(await client.createChild(rowOf(op.kind), namespace, object));
+      applied.written.children.push(await client.create<Child>(rowOf(op.kind), namespace, object));
       return;
     }
     case 'takeOverChild':
@@ -360,7 +360,7 @@ async function execute(
       return;
     case 'deleteChild': {
       const row = rowOf(op.kind);
-      const deleted = await client.deleteChild(row, namespace, op.name, op.uid);
+      const deleted = await client.delete(row, namespace, op.name, { uid: op.uid });
       if (deleted) applied.cleaned.push(`${row.kind.toLowerCase()}/${op.name}`);
       return;
     }

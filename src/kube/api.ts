@@ -209,26 +209,6 @@ export interface KubeApi extends ResourceClient {
   /** Whether the cluster serves a kind's resource (discovery); fresh asks again. */
   apiServed(type: ResourceType, options?: { fresh?: boolean }): Promise<boolean>;
 
-  /** A child of a kind in the kind table, or null when there is none. */
-  getChild(row: ResourceType, namespace: string, name: string): Promise<Child | null>;
-  listChildren(row: ResourceType, namespace: string | null, options?: ListOptions): Promise<ObjectList<Child>>;
-  listChildMetadata(
-    row: ResourceType,
-    namespace: string | null,
-    options?: ListOptions,
-  ): Promise<ObjectList<ObjectMetadata>>;
-  watchChildren(
-    row: ResourceType,
-    namespace: string | null,
-    resourceVersion: string,
-    timeoutSeconds: number,
-    listOptions: ListOptions,
-    onEvent: (event: WatchEvent<Child>) => void,
-    options: WatchOptions,
-  ): Promise<void>;
-  createChild(row: ResourceType, namespace: string, object: Child): Promise<Child>;
-  /** A JSON merge patch: only the fields it names change. */
-  patchChild(row: ResourceType, namespace: string, name: string, patch: object): Promise<Child>;
   /** Server-side apply of a whole child, forced, under the precondition. */
   applyChild(row: ResourceType, namespace: string, object: Child, precondition: ApplyPrecondition): Promise<Child>;
   /** Makes entries of the child's keyed lists ours (core/moved.ts), before an apply that drops them. */
@@ -239,8 +219,6 @@ export interface KubeApi extends ResourceClient {
     entries: MovedEntry[],
     precondition: ApplyPrecondition,
   ): Promise<void>;
-  /** Deletes (only the object of this uid, when given); false when it was already gone. */
-  deleteChild(row: ResourceType, namespace: string, name: string, uid?: string): Promise<boolean>;
 }
 
 /** The objects `install` ships (object-location.ts), by apiVersion, kind, namespace and name. */

@@ -30,7 +30,6 @@ import type {
   LeaseApi,
   ListOptions,
   ObjectList,
-  ObjectMetadata,
   ResourceAttributes,
   ServerVersion,
 } from './api';
@@ -463,33 +462,6 @@ export class KubeClient implements ResourceClient, InstallApi, CheckApi, LeaseAp
     );
   }
 
-  /** A child of a kind in the kind table, or null when there is none. */
-  getChild(row: ResourceType, namespace: string, name: string): Promise<Child | null> {
-    return orNull(this.get<Child>(row, namespace, name));
-  }
-
-  listChildren(row: ResourceType, namespace: string | null, options: ListOptions = {}): Promise<ObjectList<Child>> {
-    return this.list(row, namespace, options);
-  }
-
-  /** Metadata only: a name check that costs bytes per object, not per value (a foreign object on a child's name). */
-  listChildMetadata(
-    row: ResourceType,
-    namespace: string | null,
-    options: ListOptions = {},
-  ): Promise<ObjectList<ObjectMetadata>> {
-    return this.list(row, namespace, { ...options, metadataOnly: true });
-  }
-
-  createChild(row: ResourceType, namespace: string, object: Child): Promise<Child> {
-    return this.create(row, namespace, object);
-  }
-
-  /** A JSON merge patch (the lab's ConfigMap): only the fields it names change. */
-  patchChild(row: ResourceType, namespace: string, name: string, patch: object): Promise<Child> {
-    return this.patch(row, namespace, name, patch);
-  }
-
   /**
    * Server-side apply of a whole child as the controller's field manager, forced: the fields
    * it sets are ours, the server drops those we stopped setting and keeps everyone else's.
@@ -576,26 +548,6 @@ export class KubeClient implements ResourceClient, InstallApi, CheckApi, LeaseAp
       CONVERSION_ATTEMPTS,
       wait,
     );
-  }
-
-  /**
-   * Deletes with a uid precondition, so a same-named replacement is never hit; Background, so
-   * a Deployment's ReplicaSets and pods go after it. Not found is fine: false.
-   */
-  deleteChild(row: ResourceType, namespace: string, name: string, uid?: string): Promise<boolean> {
-    return this.delete(row, namespace, name, { uid });
-  }
-
-  watchChildren(
-    row: ResourceType,
-    namespace: string | null,
-    resourceVersion: string,
-    timeoutSeconds: number,
-    listOptions: ListOptions,
-    onEvent: (event: WatchEvent<Child>) => void,
-    options: WatchOptions,
-  ): Promise<void> {
-    return this.watch(row, namespace, { ...listOptions, resourceVersion, timeoutSeconds }, onEvent, options);
   }
 
   /** The API server's version (GET /version, which every client may read). */

@@ -312,58 +312,6 @@ export class FakeApi implements ResourceClient, InstallApi, CheckApi, LeaseApi {
 
   // --- children -------------------------------------------------------------------
 
-  getChild(row: ResourceType, namespace: string, name: string): Promise<Child | null> {
-    return this.answer({ verb: 'get', resource: row.resource, namespace, name }, () =>
-      this.tracker.get<Child>(row.kind, namespace, name),
-    );
-  }
-
-  listChildren(row: ResourceType, namespace: string | null, options: ListOptions = {}): Promise<ObjectList<Child>> {
-    return this.answer({ verb: 'list', resource: row.resource, namespace, detail: options }, () =>
-      this.listOf<Child>(row.kind, namespace, options),
-    );
-  }
-
-  listChildMetadata(
-    row: ResourceType,
-    namespace: string | null,
-    options: ListOptions = {},
-  ): Promise<ObjectList<{ metadata: Child['metadata'] }>> {
-    return this.answer({ verb: 'list', resource: `${row.resource} metadata`, namespace, detail: options }, () => {
-      const list = this.listOf<Child>(row.kind, namespace, options);
-      return { ...list, items: list.items.map((c) => ({ metadata: c.metadata })) };
-    });
-  }
-
-  watchChildren(
-    row: ResourceType,
-    namespace: string | null,
-    _resourceVersion: string,
-    _timeoutSeconds: number,
-    listOptions: ListOptions,
-    onEvent: (event: WatchEvent<Child>) => void,
-    options: WatchOptions,
-  ): Promise<void> {
-    return this.openWatch(row.resource, namespace, listOptions, onEvent, options);
-  }
-
-  createChild(row: ResourceType, namespace: string, object: Child): Promise<Child> {
-    return this.answer({ verb: 'create', resource: row.resource, namespace, name: object.metadata.name }, () =>
-      this.tracker.create(stamped(row, namespace, object), whatOf(row, object.metadata.name), this.dry()),
-    );
-  }
-
-  /** A merge patch; a resourceVersion in it is a precondition, as the server takes it. */
-  patchChild(row: ResourceType, namespace: string, name: string, patch: object): Promise<Child> {
-    return this.answer({ verb: 'patch', resource: row.resource, namespace, name, detail: patch }, () => {
-      const what = whatOf(row, name);
-      const current = this.tracker.get<Child>(row.kind, namespace, name);
-      if (!current) throw new NotFoundError(`${what} not found`);
-      const patched = mergePatch(current, patch) as Child;
-      return this.tracker.update(stamped(row, namespace, patched), what, preconditionOf(patch), this.dry());
-    });
-  }
-
   /**
    * Server-side apply, as the client sends it: without a uid the child must not exist yet (a
    * create); with one, it must be that object (and at that resourceVersion, when given). Our
@@ -398,12 +346,6 @@ export class FakeApi implements ResourceClient, InstallApi, CheckApi, LeaseApi {
         const live = this.tracker.get(row.kind, namespace, name);
         if (!live) throw new NotFoundError(`${whatOf(row, name)} not found`);
       },
-    );
-  }
-
-  deleteChild(row: ResourceType, namespace: string, name: string, uid?: string): Promise<boolean> {
-    return this.answer({ verb: 'delete', resource: row.resource, namespace, name, detail: uid }, () =>
-      this.tracker.delete(row.kind, namespace, name, whatOf(row, name), { uid }, this.dry()),
     );
   }
 

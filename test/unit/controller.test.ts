@@ -10,10 +10,11 @@ import { LOW_PRIORITY, NORMAL_PRIORITY } from '../../src/controller/queue';
 import { Child, MANAGED_BY_LABEL, MANAGED_BY_VALUE, WebService } from '../../src/core/model';
 import type { KubeApi } from '../../src/kube/api';
 import { Request, Transport, WatchOptions } from '../../src/kube/transport';
-import { AbortedError, ConflictError } from '../../src/kube/errors';
+import { AbortedError, ConflictError, orNull } from '../../src/kube/errors';
 import { FakeApi } from '../support/fake-api';
 import { useLocalServer } from '../support/local-transport';
 import { until } from '../support/wait';
+import { WEBSERVICE_TYPE } from '../../src/core/resource-types';
 
 const WEB: WebService = {
   apiVersion: 'apps.labhub.io/v1',
@@ -152,7 +153,7 @@ describe('Controller conflicts', () => {
 
       client.removeChild('ConfigMap', 'ns', 'web-desired');
       await until(() => Promise.resolve(client.writes.filter((w) => w.resource === 'configmaps').length === 2));
-      const made = await client.getChild(CHILD_KINDS[0], 'ns', 'web-desired');
+      const made = await orNull(client.get<Child>(CHILD_KINDS[0], 'ns', 'web-desired'));
       expect(made?.metadata.uid).not.toBe('u-foreign');
       expect(made?.metadata.ownerReferences?.[0].uid).toBe('u-web');
     } finally {
@@ -190,7 +191,7 @@ describe('Controller conflicts', () => {
       // Deleted by the garbage collector, and the DELETED event never reaches the cache.
       client.removeChild('ConfigMap', 'ns', 'web-desired');
       await until(() => Promise.resolve(client.hasChild('ConfigMap', 'ns', 'web-desired')));
-      const made = await client.getChild(CHILD_KINDS[0], 'ns', 'web-desired');
+      const made = await orNull(client.get<Child>(CHILD_KINDS[0], 'ns', 'web-desired'));
       expect(made?.metadata.ownerReferences?.[0].uid).toBe('u-web');
     } finally {
       await controller.shutDown();
@@ -212,15 +213,15 @@ describe('Controller conflicts, rechecked under the deadline', () => {
     };
     // Once the conflict is known, a GET of the child answers only when its signal aborts it.
     let hang = false;
-    const getChild = client.getChild.bind(client);
+    const get = client.get.bind(client);
     client.withSignal = (signal: AbortSignal) =>
       Object.assign(Object.create(client) as FakeApi, {
-        getChild: (...args: Parameters<FakeApi['getChild']>) =>
-          hang
+        get: (...args: Parameters<FakeApi['get']>) =>
+          hang && args[0] !== WEBSERVICE_TYPE
             ? new Promise<never>((_resolve, reject) =>
                 signal.addEventListener('abort', () => reject(new AbortedError('configmaps "web-desired"'))),
               )
-            : getChild(...args),
+            : get(...args),
       });
     const { controller, metrics, logs } = controllerFor(client, { reconcileTimeoutMs: 100 });
     try {

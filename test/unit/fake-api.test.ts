@@ -21,25 +21,25 @@ const ws = (finalizers: string[] = []): WebService => ({
 describe('the fake API server', () => {
   it('gives a created object a uid and a resourceVersion, and refuses a second of that name: AlreadyExists', async () => {
     const api = new FakeApi();
-    const created = await api.createChild(CONFIG_MAP, 'ns', cm('a'));
+    const created = await api.create<Child>(CONFIG_MAP, 'ns', cm('a'));
     expect(created.metadata).toMatchObject({ uid: expect.any(String), resourceVersion: expect.any(String) });
-    const again = api.createChild(CONFIG_MAP, 'ns', cm('a'));
+    const again = api.create<Child>(CONFIG_MAP, 'ns', cm('a'));
     await expect(again).rejects.toBeInstanceOf(ConflictError);
     await expect(again).rejects.toMatchObject({ kind: 'AlreadyExists', message: 'configmaps "a" already exists' });
   });
 
   it('answers a patch of nothing with NotFound, and one with a stale resourceVersion with Conflict', async () => {
     const api = new FakeApi({ children: [cm('a')] });
-    await expect(api.patchChild(CONFIG_MAP, 'ns', 'b', { data: { a: '2' } })).rejects.toBeInstanceOf(NotFoundError);
-    const live = (await api.getChild(CONFIG_MAP, 'ns', 'a'))!;
-    const patched = await api.patchChild(CONFIG_MAP, 'ns', 'a', {
+    await expect(api.patch<Child>(CONFIG_MAP, 'ns', 'b', { data: { a: '2' } })).rejects.toBeInstanceOf(NotFoundError);
+    const live = (await orNull(api.get<Child>(CONFIG_MAP, 'ns', 'a')))!;
+    const patched = await api.patch<Child>(CONFIG_MAP, 'ns', 'a', {
       metadata: { resourceVersion: live.metadata.resourceVersion },
       data: { b: '2' },
     });
     expect(patched).toMatchObject({ data: { a: '1', b: '2' } });
     expect(patched.metadata.resourceVersion).not.toBe(live.metadata.resourceVersion);
     await expect(
-      api.patchChild(CONFIG_MAP, 'ns', 'a', { metadata: { resourceVersion: live.metadata.resourceVersion } }),
+      api.patch<Child>(CONFIG_MAP, 'ns', 'a', { metadata: { resourceVersion: live.metadata.resourceVersion } }),
     ).rejects.toMatchObject({ kind: 'Conflict' });
   });
 
@@ -57,7 +57,7 @@ describe('the fake API server', () => {
   it('lists by label selector: equality, inequality, existence and absence', async () => {
     const api = new FakeApi({ children: [cm('a', { app: 'web' }), cm('b', { app: 'api' }), cm('c')] });
     const names = async (labelSelector: string) =>
-      (await api.listChildren(CONFIG_MAP, 'ns', { labelSelector })).items.map((c) => c.metadata.name);
+      (await api.list<Child>(CONFIG_MAP, 'ns', { labelSelector })).items.map((c) => c.metadata.name);
     expect(await names('app=web')).toEqual(['a']);
     expect(await names('app!=web')).toEqual(['b', 'c']);
     expect(await names('app')).toEqual(['a', 'b']);
@@ -93,7 +93,7 @@ describe('the fake API server', () => {
 
   it('stores nothing in a server dry run, and answers as if it had', async () => {
     const api = new FakeApi({ dryRun: 'server' });
-    expect((await api.createChild(CONFIG_MAP, 'ns', cm('a'))).metadata.name).toBe('a');
+    expect((await api.create<Child>(CONFIG_MAP, 'ns', cm('a'))).metadata.name).toBe('a');
     expect(api.hasChild('ConfigMap', 'ns', 'a')).toBe(false);
   });
 

@@ -197,7 +197,7 @@ describe('uninstall', () => {
       finalizersRemoved: 1,
       apps: [{ namespace: 'shop', name: 'web', children: ['configmap/web-desired', 'deployment/web'] }],
     });
-    const left = await api.getChild(DEPLOYMENT, 'shop', 'web');
+    const left = await orNull(api.get<Child>(DEPLOYMENT, 'shop', 'web'));
     expect(left?.metadata.ownerReferences).toBeUndefined();
     expect(api.hasChild('ConfigMap', 'shop', 'web-desired')).toBe(true);
   });
