@@ -43,6 +43,7 @@ import {
   unreachableVerdict,
 } from './verdicts';
 import { CUSTOM_RESOURCE_DEFINITION, LEASE } from '../core/resource-types';
+import { getInstalled } from '../kube/installed-objects';
 
 export interface CheckOptions {
   /** The scope of the WebService checks and of the access reviews; null: every namespace. */
@@ -227,7 +228,7 @@ const HELM_RELEASE_NAMESPACE = 'meta.helm.sh/release-namespace';
 /** The fence's policy and binding; the binding's paramRef says which Lease it follows. */
 async function observeFence(client: CheckApi): Promise<FenceObservation> {
   const object = (kind: string) =>
-    client.getObject<KubeObject & { spec?: { paramRef?: { namespace?: string; name?: string } } }>({
+    getInstalled<KubeObject & { spec?: { paramRef?: { namespace?: string; name?: string } } }>(client, {
       apiVersion: 'admissionregistration.k8s.io/v1',
       kind,
       metadata: { name: LEADER_FENCE_POLICY },
@@ -281,7 +282,7 @@ async function webServiceChecks(client: CheckApi, options: CheckOptions): Promis
   if (namespace !== null) {
     let found: unknown = 'not read';
     try {
-      found = await client.getObject({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: namespace } });
+      found = await getInstalled(client, { apiVersion: 'v1', kind: 'Namespace', metadata: { name: namespace } });
     } catch (err) {
       // A user who may not read namespaces still gets the WebService checks.
       if (!(err instanceof ForbiddenError)) throw err;

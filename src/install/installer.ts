@@ -12,6 +12,7 @@ import { App, AppSummary, appsOf, describeApps, releaseChildren, summarize } fro
 import { containedIn, crdVersionState } from './compare';
 import { VERSION_LABEL, displayName, installedVersion, isCrd } from './manifests';
 import { CUSTOM_RESOURCE_DEFINITION, WEBSERVICE_TYPE } from '../core/resource-types';
+import { getInstalled, applyInstalled, deleteInstalled } from '../kube/installed-objects';
 
 type InstallAction = 'created' | 'configured' | 'unchanged';
 
@@ -60,7 +61,7 @@ export async function install(
       continue;
     }
     if (options.dryRun !== 'client')
-      await client.applyObject(object, { force: true, dryRun: options.dryRun === 'server' });
+      await applyInstalled(client, object, { force: true, dryRun: options.dryRun === 'server' });
     results.push({ object, action: current ? 'configured' : 'created' });
   }
   const crdChanged = results.find((r) => isCrd(r.object) && r.action !== 'unchanged');
@@ -197,7 +198,7 @@ export async function uninstall(
     }
     const deleted =
       options.dryRun === 'client' ||
-      (await client.deleteObject(object, { uid: current.metadata.uid, dryRun: options.dryRun === 'server' }));
+      (await deleteInstalled(client, object, { uid: current.metadata.uid, dryRun: options.dryRun === 'server' }));
     results.push({ object, action: deleted ? 'deleted' : 'not found' });
   }
   if (options.timeoutMs > 0 && options.dryRun === 'none') {
@@ -293,7 +294,7 @@ async function waitWebServicesGone(
 /** One GET after another: a handful of objects, over one kept-alive connection. */
 async function readLive(client: InstallApi, objects: KubeObject[]): Promise<(KubeObject | null)[]> {
   const live: (KubeObject | null)[] = [];
-  for (const object of objects) live.push(await client.getObject(object));
+  for (const object of objects) live.push(await getInstalled(client, object));
   return live;
 }
 

@@ -221,18 +221,8 @@ export interface KubeApi extends ResourceClient {
   ): Promise<void>;
 }
 
-/** The objects `install` ships (object-location.ts), by apiVersion, kind, namespace and name. */
-interface ObjectApi {
-  /** The live copy, or null when there is none. */
-  getObject<T extends KubeObject>(object: KubeObject): Promise<T | null>;
-  /** Server-side apply of the whole object, as install's field manager. */
-  applyObject<T extends KubeObject>(object: KubeObject, options?: ApplyOptions): Promise<T>;
-  /** Deletes in the background; false when it was already gone. */
-  deleteObject(object: KubeObject, options?: DeleteOptions): Promise<boolean>;
-}
-
 /** What install and uninstall ask: the objects they ship, and the WebServices and children left. */
-export type InstallApi = KubeApi & ObjectApi;
+export type InstallApi = KubeApi;
 
 /** What the cluster says of itself and of the caller: its address and version, discovery, authorization. */
 interface ClusterApi {
@@ -248,4 +238,4 @@ interface ClusterApi {
 export type LeaseApi = Pick<ResourceClient, 'get' | 'create' | 'update'>;
 
 /** What `check` reads: the cluster, the installed objects, the Lease, and the WebServices as apply --all does. */
-export type CheckApi = KubeApi & ObjectApi & ClusterApi;
+export type CheckApi = KubeApi & ClusterApi;

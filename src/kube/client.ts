@@ -11,7 +11,7 @@ import { CONVERSION_ATTEMPTS, CONVERSION_BACKOFF } from '../core/retry';
 import { ConflictError, UserError, ignoreNotFound, orNull } from './errors';
 import { retryOnConflict } from './retry';
 import { Request, Transport, WatchEvent, WatchOptions } from './transport';
-import { KubeObject, installedLocation, resourcePath } from './object-location';
+import { resourcePath } from './object-location';
 import { LEASE } from '../core/resource-types';
 import type {
   AccessReview,
@@ -21,10 +21,8 @@ import type {
   ResourceClient,
   WatchRequest,
   WriteOptions,
-  ApplyOptions,
   ApplyPrecondition,
   CheckApi,
-  DeleteOptions,
   DryRun,
   InstallApi,
   LeaseApi,
@@ -167,8 +165,6 @@ const METADATA_LIST = 'application/json;as=PartialObjectMetadataList;g=meta.k8s.
 const METADATA = 'application/json;as=PartialObjectMetadata;g=meta.k8s.io;v=v1,application/json';
 const MERGE_PATCH = 'application/merge-patch+json';
 const APPLY_PATCH = 'application/apply-patch+yaml';
-/** The field manager of everything `install` applies (server-side apply). */
-const FIELD_MANAGER = 'kubectl-webservice';
 /** The field manager of the children we apply, from `apply` and `run` alike: one owner of their fields. */
 const CHILD_FIELD_MANAGER = MANAGED_BY_VALUE;
 /**
@@ -583,24 +579,6 @@ export class KubeClient implements ResourceClient, InstallApi, CheckApi, LeaseAp
     // A failed probe (not a 404) says nothing: the next call asks again.
     asked.catch(() => this.served.delete(key));
     return asked;
-  }
-
-  /** The live copy of an installable object (by kind, namespace and name), or null when there is none. */
-  getObject<T extends KubeObject>(object: KubeObject): Promise<T | null> {
-    const { type, namespace } = installedLocation(object);
-    return orNull(this.get<T>(type, namespace, object.metadata.name));
-  }
-
-  /** Server-side apply of a whole object, as field manager kubectl-webservice. */
-  applyObject<T extends KubeObject>(object: KubeObject, options: ApplyOptions = {}): Promise<T> {
-    const { type, namespace } = installedLocation(object);
-    return this.apply(type, namespace, object as T, { fieldManager: FIELD_MANAGER, ...options });
-  }
-
-  /** Deletes an installable object in the background; false when it was already gone. */
-  deleteObject(object: KubeObject, options: DeleteOptions = {}): Promise<boolean> {
-    const { type, namespace } = installedLocation(object);
-    return this.delete(type, namespace, object.metadata.name, options);
   }
 
   /**

@@ -17,7 +17,6 @@ import {
 } from '../../src/core/model';
 import type {
   AccessReview,
-  ApplyOptions,
   ApplyRequest,
   DeleteRequest,
   ListRequest,
@@ -26,7 +25,6 @@ import type {
   WriteOptions,
   ApplyPrecondition,
   CheckApi,
-  DeleteOptions,
   DryRun,
   InstallApi,
   LeaseApi,
@@ -36,7 +34,7 @@ import type {
   ServerVersion,
 } from '../../src/kube/api';
 import { ForbiddenError, NotFoundError } from '../../src/kube/errors';
-import { KubeObject, objectLocation } from '../../src/kube/object-location';
+import { KubeObject } from '../../src/kube/object-location';
 import type { WatchEvent, WatchOptions } from '../../src/kube/transport';
 import { ObjectTracker, StoredObject } from './tracker';
 
@@ -352,49 +350,6 @@ export class FakeApi implements ResourceClient, InstallApi, CheckApi, LeaseApi {
   // --- objects of any kind --------------------------------------------------------
 
   // --- what install ships ---------------------------------------------------------
-
-  getObject<T extends KubeObject>(object: KubeObject): Promise<T | null> {
-    const { resource } = objectLocation(object);
-    const { namespace, name } = object.metadata;
-    return this.answer({ verb: 'get', resource, namespace: namespace ?? null, name }, () =>
-      this.tracker.get<T>(object.kind, namespace, name),
-    );
-  }
-
-  /**
-   * Server-side apply of the whole object, forced: created when missing, else its fields
-   * replace the stored ones. A CRD is Established at once, and its resource served.
-   */
-  applyObject<T extends KubeObject>(object: KubeObject, options: ApplyOptions = {}): Promise<T> {
-    const { resource, what } = objectLocation(object);
-    const { namespace, name } = object.metadata;
-    return this.answer({ verb: 'apply', resource, namespace: namespace ?? null, name, detail: options }, () => {
-      const dry = { dryRun: options.dryRun || this.dryRun === 'server' };
-      const live = this.tracker.get(object.kind, namespace, name);
-      const applied: StoredObject = structuredClone(object);
-      if (object.kind === CRD) applied.status = { conditions: ESTABLISHED };
-      // The server owns a status: an apply of the object leaves it be.
-      if (live?.status !== undefined) applied.status = live.status;
-      const stored = live ? this.tracker.update(applied, what, {}, dry) : this.tracker.create(applied, what, dry);
-      if (object.kind === CRD && !dry.dryRun) this.install(crdResource(object));
-      return stored as T;
-    });
-  }
-
-  /** Deletes with a uid precondition; a CRD takes its resource and every object of its kind with it. */
-  deleteObject(object: KubeObject, options: DeleteOptions = {}): Promise<boolean> {
-    const { resource, what } = objectLocation(object);
-    const { namespace, name } = object.metadata;
-    return this.answer({ verb: 'delete', resource, namespace: namespace ?? null, name, detail: options }, () => {
-      const dry = { dryRun: options.dryRun || this.dryRun === 'server' };
-      const deleted = this.tracker.delete(object.kind, namespace, name, what, { uid: options.uid }, dry);
-      if (deleted && object.kind === CRD && !dry.dryRun) {
-        const names = (object.spec as { names: { kind: string } }).names;
-        this.uninstall({ kind: names.kind, resource: crdResource(object) });
-      }
-      return deleted;
-    });
-  }
 
   // --- the cluster, the caller, the Lease -----------------------------------------
 

@@ -11,6 +11,7 @@ import { KubeObject, objectLocation } from '../../src/kube/object-location';
 import { FakeApi } from '../support/fake-api';
 import { CUSTOM_RESOURCE_DEFINITION, WEBSERVICE_TYPE } from '../../src/core/resource-types';
 import type { CustomResourceDefinition } from '../../src/kube/api';
+import { getInstalled } from '../../src/kube/installed-objects';
 
 const VERSION = '0.5.0';
 const INSTALL: InstallOptions = { dryRun: 'none', establishTimeoutMs: 1_000, version: VERSION };
@@ -137,7 +138,7 @@ describe('install', () => {
 describe('uninstall', () => {
   it('deletes every object that exists, the controller first and the CRD last, each by its uid', async () => {
     const api = await installed(everything());
-    const uids = await Promise.all(everything().map(async (o) => (await api.getObject(o))?.metadata.uid));
+    const uids = await Promise.all(everything().map(async (o) => (await getInstalled(api, o))?.metadata.uid));
     api.requests.length = 0;
     const report = await uninstall(api, everything(), UNINSTALL);
     const reversed = [...everything()].reverse();
