@@ -11,8 +11,10 @@ import { CONVERSION_ATTEMPTS, CONVERSION_BACKOFF } from '../core/retry';
 import { ConflictError, UserError, ignoreNotFound, orNull } from './errors';
 import { retryOnConflict } from './retry';
 import { Request, Transport, WatchEvent, WatchOptions } from './transport';
+import { abortOn } from './abort-signal';
+import { dryRun } from './dry-run';
+import type { ApiRequest, Interceptor, Send } from './send';
 import { resourcePath } from './object-location';
-import { LEASE } from '../core/resource-types';
 import type {
   AccessReview,
   ApplyRequest,
@@ -158,8 +160,6 @@ export interface RequestCounter {
   writes: number;
 }
 
-export type WriteVerb = 'create' | 'patch' | 'update' | 'delete';
-
 const METADATA_LIST = 'application/json;as=PartialObjectMetadataList;g=meta.k8s.io;v=v1,application/json';
 /** A watch's events as PartialObjectMetadata: the objects' metadata, never their data. */
 const METADATA = 'application/json;as=PartialObjectMetadata;g=meta.k8s.io;v=v1,application/json';
@@ -238,10 +238,9 @@ export class KubeClient implements ResourceClient, InstallApi, CheckApi, LeaseAp
   readonly transport: Transport;
   /** Fixed for the client's life, so no write can slip out before a command sets it. */
   readonly dryRun: DryRun;
-  /** Called before every write; throws to refuse it (a replica that is not the leader). */
-  private writeGuard: () => void = () => {};
-  private writeObserver: (verb: WriteVerb, resource: string) => void = () => {};
-  /** Set on a client made by withSignal: every read and write it sends carries it. */
+  /** How this client's requests go out: the transport, through the interceptors added (intercept). */
+  private send: Send;
+  /** Set on a client made by withSignal: a wait between its requests ends when it aborts. */
   private signal?: AbortSignal;
   /** apiServed's answers by resource, for this client's life (shared with its withSignal copies). */
   private readonly served = new Map<string, Promise<boolean>>();
@@ -257,16 +256,27 @@ export class KubeClient implements ResourceClient, InstallApi, CheckApi, LeaseAp
       options.asGroups,
     );
     this.dryRun = options.dryRun ?? 'none';
+    this.send = <T>(req: ApiRequest): Promise<T> => {
+      if (req.verb === 'read') this.requests.reads++;
+      else this.requests.writes++;
+      return this.transport.request<T>(req);
+    };
   }
 
+  /** A client of the configured cluster; a dry run's writes go through its interceptor (dry-run.ts). */
   static connect(options: ConnectOptions): KubeClient {
-    return new KubeClient(loadConnection(options), options);
+    const client = new KubeClient(loadConnection(options), options);
+    return client.dryRun === 'none' ? client : client.intercept(dryRun(client.dryRun));
   }
 
-  /** Every write asks guard first; observer hears of each write made (metrics). */
-  guardWrites(guard: () => void, observer?: (verb: WriteVerb, resource: string) => void): void {
-    this.writeGuard = guard;
-    if (observer) this.writeObserver = observer;
+  /**
+   * This client with interceptor around every request it sends (a write guard, a signal): a
+   * copy made once, which shares everything else (transport, counters) with this client.
+   */
+  intercept(interceptor: Interceptor): KubeClient {
+    const copy = Object.create(this) as KubeClient;
+    copy.send = interceptor(this.send);
+    return copy;
   }
 
   close(): void {
@@ -279,7 +289,7 @@ export class KubeClient implements ResourceClient, InstallApi, CheckApi, LeaseAp
    * The copy shares everything else (transport, write guard, counters) with this client.
    */
   withSignal(signal: AbortSignal): KubeClient {
-    const copy = Object.create(this) as KubeClient;
+    const copy = this.intercept(abortOn(signal));
     copy.signal = signal;
     return copy;
   }
@@ -287,7 +297,9 @@ export class KubeClient implements ResourceClient, InstallApi, CheckApi, LeaseAp
   // --- the generic verbs, over any type of the registry --------------------------------
 
   async get<T extends object>(type: ResourceType, namespace: string | null, name: string): Promise<T> {
-    const object = await this.read<T>({
+    const object = await this.send<T>({
+      verb: 'read',
+      resource: type.resource,
       method: 'GET',
       path: resourcePath(type, namespace, name),
       what: whatOf(type, name),
@@ -302,6 +314,8 @@ export class KubeClient implements ResourceClient, InstallApi, CheckApi, LeaseAp
   ): Promise<ObjectList<T>> {
     const { metadataOnly, ...query } = options;
     const list = await this.readList<T>({
+      verb: 'read',
+      resource: type.resource,
       method: 'GET',
       path: resourcePath(type, namespace),
       query,
@@ -346,19 +360,16 @@ export class KubeClient implements ResourceClient, InstallApi, CheckApi, LeaseAp
     object: T,
     options: WriteOptions = {},
   ): Promise<T> {
-    const created = await this.write<T>(
-      'create',
-      type,
-      type.resource,
-      {
-        method: 'POST',
-        path: resourcePath(type, namespace),
-        query: writeQuery(options),
-        body: withTypeMeta(type, object),
-        what: object.metadata.name === undefined ? resourceName(type) : whatOf(type, object.metadata.name),
-      },
-      options,
-    );
+    const created = await this.send<T>({
+      verb: 'create',
+      resource: type.resource,
+      method: 'POST',
+      path: resourcePath(type, namespace),
+      query: writeQuery(options),
+      body: withTypeMeta(type, object),
+      what: object.metadata.name === undefined ? resourceName(type) : whatOf(type, object.metadata.name),
+      dropManagedFields: !options.keepManagedFields,
+    });
     return stamp(type, created);
   }
 
@@ -369,20 +380,17 @@ export class KubeClient implements ResourceClient, InstallApi, CheckApi, LeaseAp
     patch: object,
     options: WriteOptions = {},
   ): Promise<T> {
-    const patched = await this.write<T>(
-      'patch',
-      type,
-      type.resource,
-      {
-        method: 'PATCH',
-        path: resourcePath(type, namespace, name),
-        query: writeQuery(options),
-        body: patch,
-        contentType: MERGE_PATCH,
-        what: whatOf(type, name),
-      },
-      options,
-    );
+    const patched = await this.send<T>({
+      verb: 'patch',
+      resource: type.resource,
+      method: 'PATCH',
+      path: resourcePath(type, namespace, name),
+      query: writeQuery(options),
+      body: patch,
+      contentType: MERGE_PATCH,
+      what: whatOf(type, name),
+      dropManagedFields: !options.keepManagedFields,
+    });
     return stamp(type, patched);
   }
 
@@ -392,7 +400,10 @@ export class KubeClient implements ResourceClient, InstallApi, CheckApi, LeaseAp
     name: string,
     patch: object,
   ): Promise<T> {
-    const patched = await this.write<T>('patch', type, `${type.resource}/status`, {
+    const patched = await this.send<T>({
+      verb: 'patch',
+      resource: `${type.resource}/status`,
+      dropManagedFields: true,
       method: 'PATCH',
       path: resourcePath(type, namespace, name, 'status'),
       body: patch,
@@ -408,20 +419,17 @@ export class KubeClient implements ResourceClient, InstallApi, CheckApi, LeaseAp
     object: T,
     options: ApplyRequest,
   ): Promise<T> {
-    const applied = await this.write<T>(
-      'patch',
-      type,
-      type.resource,
-      {
-        method: 'PATCH',
-        path: resourcePath(type, namespace, object.metadata.name),
-        query: { ...writeQuery(options), force: options.force || undefined },
-        body: withTypeMeta(type, object),
-        contentType: APPLY_PATCH,
-        what: whatOf(type, object.metadata.name),
-      },
-      options,
-    );
+    const applied = await this.send<T>({
+      verb: 'patch',
+      resource: type.resource,
+      method: 'PATCH',
+      path: resourcePath(type, namespace, object.metadata.name),
+      query: { ...writeQuery(options), force: options.force || undefined },
+      body: withTypeMeta(type, object),
+      contentType: APPLY_PATCH,
+      what: whatOf(type, object.metadata.name),
+      dropManagedFields: !options.keepManagedFields,
+    });
     return stamp(type, applied);
   }
 
@@ -430,7 +438,10 @@ export class KubeClient implements ResourceClient, InstallApi, CheckApi, LeaseAp
     namespace: string | null,
     object: T,
   ): Promise<T> {
-    const updated = await this.write<T>('update', type, type.resource, {
+    const updated = await this.send<T>({
+      verb: 'update',
+      resource: type.resource,
+      dropManagedFields: true,
       method: 'PUT',
       path: resourcePath(type, namespace, object.metadata.name),
       body: withTypeMeta(type, object),
@@ -440,7 +451,10 @@ export class KubeClient implements ResourceClient, InstallApi, CheckApi, LeaseAp
   }
 
   delete(type: ResourceType, namespace: string | null, name: string, options: DeleteRequest = {}): Promise<boolean> {
-    const deleted = this.write('delete', type, type.resource, {
+    const deleted = this.send({
+      verb: 'delete',
+      resource: type.resource,
+      dropManagedFields: true,
       method: 'DELETE',
       path: resourcePath(type, namespace, name),
       body: {
@@ -548,13 +562,21 @@ export class KubeClient implements ResourceClient, InstallApi, CheckApi, LeaseAp
 
   /** The API server's version (GET /version, which every client may read). */
   serverVersion(): Promise<ServerVersion> {
-    return this.read({ method: 'GET', path: '/version', what: 'the server version' });
+    return this.send({
+      verb: 'read',
+      resource: 'version',
+      method: 'GET',
+      path: '/version',
+      what: 'the server version',
+    });
   }
 
   /** The resources a group/version serves (discovery, readable by every user), or null if it is not served. */
   async servedResources(groupVersion: string): Promise<string[] | null> {
     const list = await orNull(
-      this.read<{ resources?: { name: string }[] }>({
+      this.send<{ resources?: { name: string }[] }>({
+        verb: 'read',
+        resource: 'discovery',
         method: 'GET',
         path: `/apis/${groupVersion}`,
         what: `the API ${groupVersion}`,
@@ -586,7 +608,9 @@ export class KubeClient implements ResourceClient, InstallApi, CheckApi, LeaseAp
    * A POST, but it stores nothing: counted as a read.
    */
   async reviewAccess(attributes: ResourceAttributes): Promise<AccessReview> {
-    const review = await this.read<{ status?: AccessReview }>({
+    const review = await this.send<{ status?: AccessReview }>({
+      verb: 'read',
+      resource: 'selfsubjectaccessreviews',
       method: 'POST',
       path: '/apis/authorization.k8s.io/v1/selfsubjectaccessreviews',
       body: {
@@ -599,46 +623,13 @@ export class KubeClient implements ResourceClient, InstallApi, CheckApi, LeaseAp
     return { allowed: false, ...review.status };
   }
 
-  private read<T>(req: Request): Promise<T> {
-    this.requests.reads++;
-    return this.transport.request<T>(this.signal ? { ...req, signal: this.signal } : req);
-  }
-
   /** A LIST, without the items' managedFields: nothing reads them, and they are half the bytes. */
-  private async readList<T>(req: Request): Promise<ObjectList<T>> {
-    const list = await this.read<{ items?: T[]; metadata?: { resourceVersion?: string } }>({
+  private async readList<T>(req: ApiRequest): Promise<ObjectList<T>> {
+    const list = await this.send<{ items?: T[]; metadata?: { resourceVersion?: string } }>({
       ...req,
       dropManagedFields: true,
     });
     return { items: list.items ?? [], resourceVersion: list.metadata?.resourceVersion ?? '' };
-  }
-
-  /** A write; its response without managedFields, like a LIST's (results keep these objects), unless asked. */
-  private async write<T>(
-    verb: WriteVerb,
-    type: ResourceType | null,
-    resource: string,
-    req: Request,
-    options: { keepManagedFields?: boolean } = {},
-  ): Promise<T> {
-    // The Lease's writes are leader election itself: no guard, no dry run, no signal applies.
-    if (type === LEASE) {
-      this.requests.writes++;
-      return this.transport.request<T>(req);
-    }
-    // A client dry run decides and prints, and never gets here: this is the proof, not the path.
-    if (this.dryRun === 'client') throw new Error(`a client dry run must not write (${verb} ${req.what})`);
-    // Asked twice: now, to refuse before any work, and again as the bytes go out (see Request.gate).
-    this.writeGuard();
-    this.requests.writes++;
-    const result = await this.transport.request<T>({
-      ...(this.dryRun === 'server' ? serverDryRun(req) : req),
-      dropManagedFields: !options.keepManagedFields,
-      gate: () => this.writeGuard(),
-      signal: this.signal,
-    });
-    this.writeObserver(verb, resource);
-    return result;
   }
 
   /** Resolves once no write is waiting for its answer, or after timeoutMs at the latest. */
@@ -701,16 +692,4 @@ function writeQuery(options: WriteOptions): Request['query'] {
 /** How kubectl names one object in messages: configmaps "checkout-desired", deployments.apps "checkout". */
 function whatOf(type: ResourceType, name: string): string {
   return `${resourceName(type)} "${name}"`;
-}
-
-/**
- * A write as a server-side dry run. The API server reads a DELETE's options from its body when
- * it has one, and then ignores the query: dryRun goes in both.
- */
-function serverDryRun(req: Request): Request {
-  const query = { ...req.query, dryRun: 'All' };
-  if (req.method === 'DELETE' && typeof req.body === 'object' && req.body !== null) {
-    return { ...req, query, body: { ...req.body, dryRun: ['All'] } };
-  }
-  return { ...req, query };
 }
