@@ -49,6 +49,11 @@ export function objectLocation(object: KubeObject): { path: string; resource: st
   return {
     path: resourcePath(type, namespace, name),
     resource: type.resource,
-    what: `${resourceName(type)} "${name}"`,
+    what: whatOf(type, name),
   };
+}
+
+/** How kubectl names one object in messages: configmaps "checkout-desired", deployments.apps "checkout". */
+export function whatOf(type: ResourceType, name: string): string {
+  return `${resourceName(type)} "${name}"`;
 }
