@@ -301,8 +301,6 @@ function transportClient(transport: Transport, signal?: AbortSignal): KubeApi {
     // Discovery: every API is served (the writes are what this server holds).
     apiServed: () => Promise.resolve(true),
     list: (type: { resource: string }) => list(`/${type.resource}`),
-    listChildren: (row: { resource: string }) => list(`/${row.resource}`),
-    watchChildren: (...args: unknown[]) => silentWatch(args[6] as WatchOptions),
     watch: (_type: unknown, _ns: unknown, _from: unknown, _on: unknown, options: WatchOptions) => silentWatch(options),
   };
   return new Proxy(base, {
