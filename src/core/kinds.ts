@@ -262,7 +262,7 @@ const SERVICE: ChildKindRow = {
   health: serviceHealth,
 };
 
-const POD_DISRUPTION_BUDGET: ChildKindRow = {
+export const POD_DISRUPTION_BUDGET: ChildKindRow = {
   kind: 'PodDisruptionBudget',
   apiVersion: 'policy/v1',
   group: 'policy',
@@ -278,7 +278,7 @@ const POD_DISRUPTION_BUDGET: ChildKindRow = {
   health: podDisruptionBudgetHealth,
 };
 
-const NETWORK_POLICY: ChildKindRow = {
+export const NETWORK_POLICY: ChildKindRow = {
   kind: 'NetworkPolicy',
   apiVersion: 'networking.k8s.io/v1',
   group: 'networking.k8s.io',

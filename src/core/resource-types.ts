@@ -1,8 +1,9 @@
 // The kinds the program reads and writes besides the kind table's children: the WebService
-// itself, the Lease, Events, and the objects `install` ships. With the kind table
-// (kinds.ts) this is the one registry of resource types the client's generic verbs take.
+// itself, the Lease, Events, and the objects `install` ships (of which the controller's
+// Deployment, NetworkPolicy and PodDisruptionBudget are the kind table's rows). With the kind
+// table (kinds.ts) this is the one registry of resource types the client's generic verbs take.
 // Pure data.
-import type { ResourceType } from './kinds';
+import { DEPLOYMENT, NETWORK_POLICY, POD_DISRUPTION_BUDGET, ResourceType } from './kinds';
 import { CRD_VERSION, GROUP, PLURAL } from './model';
 
 export const WEBSERVICE_TYPE: ResourceType = {
@@ -63,14 +64,9 @@ const INSTALLED_TYPES: readonly ResourceType[] = [
   rbac('RoleBinding', 'rolebindings', true),
   admission('ValidatingAdmissionPolicy', 'validatingadmissionpolicies'),
   admission('ValidatingAdmissionPolicyBinding', 'validatingadmissionpolicybindings'),
-  {
-    kind: 'NetworkPolicy',
-    apiVersion: 'networking.k8s.io/v1',
-    group: 'networking.k8s.io',
-    resource: 'networkpolicies',
-  },
-  { kind: 'PodDisruptionBudget', apiVersion: 'policy/v1', group: 'policy', resource: 'poddisruptionbudgets' },
-  { kind: 'Deployment', apiVersion: 'apps/v1', group: 'apps', resource: 'deployments' },
+  NETWORK_POLICY,
+  POD_DISRUPTION_BUDGET,
+  DEPLOYMENT,
 ];
 
 /** The installed type of an object's apiVersion and kind, or null when the plugin does not ship that kind. */
