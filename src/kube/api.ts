@@ -209,6 +209,7 @@ export interface KubeApi extends ResourceClient {
   /** Whether the cluster serves a kind's resource (discovery); fresh asks again. */
   apiServed(type: ResourceType, options?: { fresh?: boolean }): Promise<boolean>;
 
+  // The two writes of a child that are not one request (child-writes.ts, over the verbs above).
   /** Server-side apply of a whole child, forced, under the precondition. */
   applyChild(row: ResourceType, namespace: string, object: Child, precondition: ApplyPrecondition): Promise<Child>;
   /** Makes entries of the child's keyed lists ours (core/moved.ts), before an apply that drops them. */
