@@ -3,13 +3,13 @@
 // stopping the others; only an unreachable server ends the run early.
 import { decide } from '../core/decide';
 import { APPLIED_KINDS, CONFIG_MAP, DEPLOYMENT, onePerKind } from '../core/kinds';
-import { API_VERSION, Deployment, OWNED_SELECTOR, kindOf } from '../core/model';
+import { API_VERSION, Deployment, OWNED_SELECTOR, kindOf, Child } from '../core/model';
 import { observe } from '../core/observe';
 import { gatherAll } from '../engine/gather';
 import { absentKinds } from '../kube/discovery';
 import { configReferences } from '../core/config';
-import { ForbiddenError, LEADER_FENCE_POLICY } from '../kube/errors';
-import type { CheckApi } from '../kube/api';
+import { ForbiddenError, LEADER_FENCE_POLICY, orNull } from '../kube/errors';
+import type { CheckApi, CustomResourceDefinition, Lease, ObjectMetadata } from '../kube/api';
 import type { KubeObject } from '../kube/object-location';
 import { CRD_NAME, VERSION_LABEL, isPlaceholderImage } from '../install/manifests';
 import {
@@ -42,6 +42,8 @@ import {
   stuckVerdict,
   unreachableVerdict,
 } from './verdicts';
+import { CUSTOM_RESOURCE_DEFINITION, LEASE } from '../core/resource-types';
+import { getInstalled } from '../kube/installed-objects';
 
 export interface CheckOptions {
   /** The scope of the WebService checks and of the access reviews; null: every namespace. */
@@ -116,7 +118,10 @@ function failed(check: string, error: Error): CheckResult {
 /** The CRD, or when it may not be read, whether discovery serves webservices (check, and version). */
 export async function observeCrd(client: CheckApi): Promise<CrdObservation> {
   try {
-    return { kind: 'read', crd: await client.getCustomResourceDefinition(CRD_NAME) };
+    return {
+      kind: 'read',
+      crd: await orNull(client.get<CustomResourceDefinition>(CUSTOM_RESOURCE_DEFINITION, null, CRD_NAME)),
+    };
   } catch (err) {
     if (!(err instanceof ForbiddenError)) throw err;
     const resources = await client.servedResources(API_VERSION);
@@ -180,7 +185,7 @@ const METRICS_TIMEOUT_MS = 5_000;
 
 async function observeLease(client: CheckApi, options: CheckOptions): Promise<LeaseObservation> {
   try {
-    return { kind: 'read', lease: await client.getLease(options.lease.namespace, options.lease.name) };
+    return { kind: 'read', lease: await orNull(client.get<Lease>(LEASE, options.lease.namespace, options.lease.name)) };
   } catch (err) {
     if (err instanceof ForbiddenError) return { kind: 'forbidden', message: err.message };
     throw err;
@@ -197,7 +202,7 @@ async function installedController(
   lease: LeaseObservation,
 ): Promise<InstalledController | undefined> {
   if (lease.kind === 'read' && lease.lease?.spec?.holderIdentity) return undefined;
-  const child = await client.getChild(DEPLOYMENT, where.namespace, where.name).catch((err: Error) => {
+  const child = await orNull(client.get<Child>(DEPLOYMENT, where.namespace, where.name)).catch((err: Error) => {
     if (err instanceof ForbiddenError) return null;
     throw err;
   });
@@ -223,7 +228,7 @@ const HELM_RELEASE_NAMESPACE = 'meta.helm.sh/release-namespace';
 /** The fence's policy and binding; the binding's paramRef says which Lease it follows. */
 async function observeFence(client: CheckApi): Promise<FenceObservation> {
   const object = (kind: string) =>
-    client.getObject<KubeObject & { spec?: { paramRef?: { namespace?: string; name?: string } } }>({
+    getInstalled<KubeObject & { spec?: { paramRef?: { namespace?: string; name?: string } } }>(client, {
       apiVersion: 'admissionregistration.k8s.io/v1',
       kind,
       metadata: { name: LEADER_FENCE_POLICY },
@@ -255,7 +260,9 @@ async function labelledWorkloads(
   try {
     const lists = await Promise.all(
       served.map(async (row) =>
-        (await client.listChildMetadata(row, namespace, { labelSelector: OWNED_SELECTOR })).items.map((item) => ({
+        (
+          await client.list<ObjectMetadata>(row, namespace, { labelSelector: OWNED_SELECTOR, metadataOnly: true })
+        ).items.map((item) => ({
           kind: row.kind,
           metadata: item.metadata,
         })),
@@ -275,7 +282,7 @@ async function webServiceChecks(client: CheckApi, options: CheckOptions): Promis
   if (namespace !== null) {
     let found: unknown = 'not read';
     try {
-      found = await client.getObject({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: namespace } });
+      found = await getInstalled(client, { apiVersion: 'v1', kind: 'Namespace', metadata: { name: namespace } });
     } catch (err) {
       // A user who may not read namespaces still gets the WebService checks.
       if (!(err instanceof ForbiddenError)) throw err;
@@ -295,7 +302,7 @@ async function webServiceChecks(client: CheckApi, options: CheckOptions): Promis
     const [inputs, labelled, workloads] = await Promise.all([
       // What the pods read is not check's to read: their config digest is taken as live.
       gatherAll(client, namespace, { readConfig: false }),
-      client.listChildMetadata(CONFIG_MAP, namespace, { labelSelector: OWNED_SELECTOR }),
+      client.list<ObjectMetadata>(CONFIG_MAP, namespace, { labelSelector: OWNED_SELECTOR, metadataOnly: true }),
       labelledWorkloads(client, namespace),
     ]);
     const webServices = inputs.map((input) => input.parent);

@@ -14,6 +14,7 @@ import { gatherOne } from '../engine/gather';
 import { UserError } from '../kube/errors';
 import { printDecisions } from './decisions';
 import { TargetArgs, singleTarget } from './shared';
+import { WEBSERVICE_TYPE } from '../core/resource-types';
 
 interface PromoteArgs extends TargetArgs, DryRunArgs {
   full?: boolean;
@@ -78,7 +79,7 @@ async function request(ctx: Context, args: TargetArgs & DryRunArgs, verb: string
   // What the pass after it would write.
   const next = decide(observe({ ...input, parent: requested }), { at: new Date().toISOString() });
   const unchanged = parent.metadata.annotations?.[req.annotation] === value;
-  if (!unchanged && ctx.dryRun !== 'client') await client.patchWebService(namespace, name, patch);
+  if (!unchanged && ctx.dryRun !== 'client') await client.patch<WebService>(WEBSERVICE_TYPE, namespace, name, patch);
   // Written: persisted, which no dry run is.
   const written = !unchanged && ctx.dryRun === 'none';
   const result = { name, namespace, annotation: req.annotation, value, written, next, dryRun: ctx.dryRun };

@@ -20,6 +20,7 @@ import { gatherOne } from '../engine/gather';
 import { printDecisions } from './decisions';
 import { ourRevisions } from './history';
 import { TargetArgs, singleTarget } from './shared';
+import { WEBSERVICE_TYPE } from '../core/resource-types';
 
 interface Args extends TargetArgs, DryRunArgs {
   'to-revision'?: number;
@@ -62,7 +63,7 @@ export const rollbackCommand: CommandModule<object, Args> = {
     const rolledBack: WebService = { ...parent, metadata: withPins(parent, plan.patch), spec };
     const next = decide(observe({ ...input, parent: rolledBack, config: sources }), { at: new Date().toISOString() });
     const written = plan.changes.length > 0 && ctx.dryRun !== 'client';
-    if (written) await client.patchWebService(namespace, name, plan.patch);
+    if (written) await client.patch<WebService>(WEBSERVICE_TYPE, namespace, name, plan.patch);
     const result = {
       name,
       namespace,

@@ -3,7 +3,7 @@ import * as os from 'node:os';
 import type { Argv } from 'yargs';
 import { Decision, decide } from '../core/decide';
 import { NAMED_KINDS, SET_KINDS, WATCHED_KINDS } from '../core/kinds';
-import { DEFAULT_REQUEUE_AFTER_SECONDS, GROUP, KIND, SyncInput } from '../core/model';
+import { DEFAULT_REQUEUE_AFTER_SECONDS, GROUP, KIND, SyncInput, WebService } from '../core/model';
 import { keyOf } from '../core/object-index';
 import type { Observation } from '../core/observation';
 import { observe } from '../core/observe';
@@ -15,6 +15,7 @@ import { Context, requireTarget } from '../cli/context';
 import type { TargetArgs } from '../cli/target';
 import { parseWholeSeconds } from '../cli/duration';
 import { UserError } from '../kube/errors';
+import { WEBSERVICE_TYPE } from '../core/resource-types';
 
 export type { TargetArgs };
 
@@ -78,7 +79,9 @@ export async function gatherTarget(
   const inputs = await gatherAll(await ctx.client(), namespace, options);
   if (args.selector === undefined) return inputs;
   // The API server matches the selector; every WebService is still read, as dependencies.
-  const selected = await (await ctx.client()).listWebServices(namespace, { labelSelector: args.selector });
+  const selected = await (
+    await ctx.client()
+  ).list<WebService>(WEBSERVICE_TYPE, namespace, { labelSelector: args.selector });
   const keys = new Set(selected.items.map(keyOf));
   return inputs.filter((input) => keys.has(keyOf(input.parent)));
 }

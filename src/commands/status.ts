@@ -2,7 +2,7 @@
 // through the status subresource only when it differs. With -w, keep watching.
 import type { CommandModule } from 'yargs';
 import { decide } from '../core/decide';
-import { SyncInput, WebServiceStatus } from '../core/model';
+import { SyncInput, WebServiceStatus, WebService } from '../core/model';
 import { keyOf, objectKey } from '../core/object-index';
 import { observe } from '../core/observe';
 import { checkName, checkNamespace } from '../core/validate';
@@ -26,6 +26,7 @@ import {
   requeueOption,
   targetOptions,
 } from './shared';
+import { WEBSERVICE_TYPE } from '../core/resource-types';
 
 interface Args extends TargetArgs, RequeueArgs, DryRunArgs {
   watch?: boolean;
@@ -125,7 +126,7 @@ async function writeStatus(
     const { row, patch, observation, decision } = computed;
     if (!patch) return row;
     const client = await ctx.client();
-    await client.patchWebServiceStatus(row.namespace, row.name, patch);
+    await client.patchStatus<WebService>(WEBSERVICE_TYPE, row.namespace, row.name, patch);
     // The Event of a transition goes with the write that makes it (a rollout that stalls,
     // say): a later pass finds the new reason already stored and would say nothing.
     const events = transitionEvents(decision, readyOf(observation.status), readyOf(row.status ?? undefined));

@@ -19,6 +19,7 @@ import {
 import type { KubeApi } from '../kube/api';
 import { absentKinds } from '../kube/discovery';
 import { ListWatchSource, Reflector, ReflectorOptions, ReflectorStats } from './reflector';
+import { WEBSERVICE_TYPE } from '../core/resource-types';
 
 const OWNED = { labelSelector: OWNED_SELECTOR };
 
@@ -28,9 +29,9 @@ const OWNED = { labelSelector: OWNED_SELECTOR };
  */
 function childSource(client: KubeApi, row: KindRow, namespace: string | null): ListWatchSource<Child> {
   return {
-    list: () => client.listChildren(row, namespace, OWNED),
+    list: () => client.list<Child>(row, namespace, OWNED),
     watch: (rv, timeout, onEvent, options) =>
-      client.watchChildren(row, namespace, rv, timeout, OWNED, onEvent, options),
+      client.watch<Child>(row, namespace, { ...OWNED, resourceVersion: rv, timeoutSeconds: timeout }, onEvent, options),
   };
 }
 
@@ -94,9 +95,15 @@ export class WebServiceCache {
     this.webServicesFirstListed = new Promise((resolve) => (this.webServicesListed = resolve));
     this.webServices = new Reflector<WebService>(
       {
-        list: () => client.listWebServices(namespace),
+        list: () => client.list<WebService>(WEBSERVICE_TYPE, namespace),
         watch: (rv, timeout, onEvent, watchOptions) =>
-          client.watchWebServices(namespace, rv, timeout, onEvent, watchOptions),
+          client.watch<WebService>(
+            WEBSERVICE_TYPE,
+            namespace,
+            { resourceVersion: rv, timeoutSeconds: timeout },
+            onEvent,
+            watchOptions,
+          ),
       },
       {
         upsert: (ws, previous, initialList) => {

@@ -139,15 +139,14 @@ export class ConfigWatch {
     return new Reflector<ObjectMetadata>(
       {
         list: async () => {
-          const list = await client.listChildMetadata(type, namespace);
+          const list = await client.list<ObjectMetadata>(type, namespace, { metadataOnly: true });
           return { ...list, items: list.items.filter((item) => this.wanted(kind, item)) };
         },
         watch: (rv, timeout, onEvent, watchOptions) =>
-          client.watchMetadata(
+          client.watch<ObjectMetadata>(
             type,
             namespace,
-            rv,
-            timeout,
+            { resourceVersion: rv, timeoutSeconds: timeout, metadataOnly: true },
             (event) => {
               if (keep(event)) onEvent(event);
             },

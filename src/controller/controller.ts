@@ -21,7 +21,7 @@ import { EQUAL_JITTER, ItemExponentialFailureRateLimiter } from '../core/retry';
 import { readyOf } from '../core/status';
 import { ReconcileResult, reconcile } from '../engine/reconcile';
 import type { KubeApi } from '../kube/api';
-import { NotLeaderError } from '../kube/errors';
+import { NotLeaderError, orNull } from '../kube/errors';
 import { WebServiceCache } from './cache';
 import { ConfigWatch } from './config-watch';
 import { EventRecorder } from './event-recorder';
@@ -29,6 +29,7 @@ import type { Logger } from './log';
 import type { ControllerMetrics } from './metrics';
 import { LOW_PRIORITY, NORMAL_PRIORITY, WorkQueue } from './queue';
 import { stripManagedFields } from './reflector';
+import { EVENTS_V1 } from '../core/resource-types';
 
 /** How long a shutdown waits for queued Events to go out. */
 const EVENTS_DRAIN_MS = 5_000;
@@ -138,7 +139,7 @@ export class Controller {
     });
     // As many Events in flight as workers: the reconciles that make them are never waiting on them.
     this.events = new EventRecorder({
-      send: (event) => client.createEvent(event),
+      send: (event) => client.create(EVENTS_V1, event.metadata.namespace, event),
       inFlight: options.concurrency,
       log: options.log,
     });
@@ -400,7 +401,7 @@ export class Controller {
       if (absent.includes(row.kind)) continue;
       const key = childKey(row.kind, namespace, row.nameFor(name));
       if (!this.foreign.has(key)) continue;
-      const fresh = await client.getChild(row, namespace, row.nameFor(name));
+      const fresh = await orNull(client.get<Child>(row, namespace, row.nameFor(name)));
       const cached = this.index.childrenByKey.get(key);
       if (fresh) {
         addChild(this.index, stripManagedFields(fresh));

@@ -3,6 +3,7 @@
 // Loaded only by `kubectl webservice run`.
 import type { KubeClient } from '../kube/client';
 import { NotLeaderError, UserError } from '../kube/errors';
+import { guardWrites } from '../kube/write-guard';
 import { Controller, ControllerOptions } from './controller';
 import { startProbeServer } from './http';
 import { LeaderElector, defaultIdentity } from './leader';
@@ -36,7 +37,18 @@ export async function runManager(client: KubeClient, options: ManagerOptions): P
   client.transport.identify(`run/${identity}`);
   const metrics = createMetrics('webservice');
 
-  const controller = new Controller(client, { ...options, identity, metrics });
+  // Every write of the controller asks whether this replica leads (the Lease's own writes,
+  // leader election itself, go through the client unguarded).
+  let leading = () => true;
+  const guarded = client.intercept(
+    guardWrites(
+      () => {
+        if (!leading()) throw new NotLeaderError('not the leader: refusing to write');
+      },
+      (verb, resource) => metrics.write(verb, resource),
+    ),
+  );
+  const controller = new Controller(guarded, { ...options, identity, metrics });
 
   let stopping = false;
   let synced: Promise<void> = Promise.resolve();
@@ -69,12 +81,7 @@ export async function runManager(client: KubeClient, options: ManagerOptions): P
     () => controller.webServices(),
     () => !elector || elector.isLeader(),
   );
-  client.guardWrites(
-    () => {
-      if (elector && !elector.isLeader()) throw new NotLeaderError('not the leader: refusing to write');
-    },
-    (verb, resource) => metrics.write(verb, resource),
-  );
+  if (elector) leading = () => elector.isLeader();
 
   const servers = await Promise.all([
     startProbeServer({ address: options.metricsBindAddress, metrics: metrics.registry }),

@@ -74,6 +74,8 @@ export interface ResourceType {
   group: string;
   /** The REST resource (plural). */
   resource: string;
+  /** False for a cluster-scoped kind (a CRD, a ClusterRole); unset: it lives in a namespace. */
+  namespaced?: false;
 }
 
 /** What every row says: where its kind lives, how its children are written, how healthy one is. */
@@ -260,7 +262,7 @@ const SERVICE: ChildKindRow = {
   health: serviceHealth,
 };
 
-const POD_DISRUPTION_BUDGET: ChildKindRow = {
+export const POD_DISRUPTION_BUDGET: ChildKindRow = {
   kind: 'PodDisruptionBudget',
   apiVersion: 'policy/v1',
   group: 'policy',
@@ -276,7 +278,7 @@ const POD_DISRUPTION_BUDGET: ChildKindRow = {
   health: podDisruptionBudgetHealth,
 };
 
-const NETWORK_POLICY: ChildKindRow = {
+export const NETWORK_POLICY: ChildKindRow = {
   kind: 'NetworkPolicy',
   apiVersion: 'networking.k8s.io/v1',
   group: 'networking.k8s.io',

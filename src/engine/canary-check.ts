@@ -5,7 +5,7 @@
 import { checkDue } from '../core/canary';
 import { TRACK_LABEL } from '../core/canary-requests';
 import { CANARY_PODS } from '../core/kinds';
-import { INSTANCE_LABEL, instanceLabelValue } from '../core/model';
+import { INSTANCE_LABEL, instanceLabelValue, Child } from '../core/model';
 import type { CanaryCheckResult, SyncInput } from '../core/model';
 import type { KubeApi } from '../kube/api';
 
@@ -65,7 +65,7 @@ function resultOf(body: unknown): CanaryCheckResult {
 /** The input with what its running canary needs read: its check's result and its pods' restarts. */
 export async function withCanaryReads(
   input: SyncInput,
-  client: Pick<KubeApi, 'listChildren'>,
+  client: Pick<KubeApi, 'list'>,
   metrics: MetricsApi | undefined,
   at: string = new Date().toISOString(),
 ): Promise<SyncInput> {
@@ -103,11 +103,11 @@ interface PodStatusView {
  * The input with the most restarts of any one of its running canary's pods (a LIST by the
  * canary's labels), where a canary runs; the core weighs it against maxRestarts.
  */
-async function withCanaryRestarts(input: SyncInput, client: Pick<KubeApi, 'listChildren'>): Promise<SyncInput> {
+async function withCanaryRestarts(input: SyncInput, client: Pick<KubeApi, 'list'>): Promise<SyncInput> {
   const { metadata, spec } = input.parent;
   if (!spec.rollout || !canaryRuns(input.parent)) return input;
   const selector = `${TRACK_LABEL}=canary,${INSTANCE_LABEL}=${instanceLabelValue(metadata.name)}`;
-  const pods = await client.listChildren(CANARY_PODS, metadata.namespace ?? 'default', { labelSelector: selector });
+  const pods = await client.list<Child>(CANARY_PODS, metadata.namespace ?? 'default', { labelSelector: selector });
   const restarts = (pods.items as unknown as PodStatusView[])
     .filter((pod) => !pod.metadata.deletionTimestamp)
     .map((pod) =>

@@ -10,7 +10,7 @@ import { ConfigReference, configReferences, configTarget } from '../core/config'
 import type { ResourceType } from '../core/kinds';
 import { ConfigKind, ConfigState, MANAGED_BY_LABEL, MANAGED_BY_VALUE, ObjectMeta, WebService } from '../core/model';
 import type { KubeApi } from '../kube/api';
-import { ConflictError, KubeError } from '../kube/errors';
+import { ConflictError, KubeError, orNull } from '../kube/errors';
 
 export const CONFIG_TYPES: Record<ConfigKind, ResourceType> = {
   Secret: { kind: 'Secret', apiVersion: 'v1', group: '', resource: 'secrets' },
@@ -116,7 +116,7 @@ export class ConfigReader {
     const target = configTarget(reference);
     const who = `a snapshot of ${target}`;
     const [source, key] = await Promise.all([
-      named(client.getResource<ConfigObject>(CONFIG_TYPES[kind], namespace, from.name), `${who} reads ${target}`),
+      named(orNull(client.get<ConfigObject>(CONFIG_TYPES[kind], namespace, from.name)), `${who} reads ${target}`),
       this.keyFor(client, namespace, who),
     ]);
     if (!source || digestOf(key, reference, valueDigests(key, source)) !== from.digest) {
@@ -171,7 +171,7 @@ export class ConfigReader {
     const kept = this.objects.get(objectId(reference.kind, namespace, reference.name));
     if (kept && this.options.watched?.() && !this.tooOld(kept)) return kept;
     return named(
-      client.getResource<ConfigObject>(CONFIG_TYPES[reference.kind], namespace, reference.name),
+      orNull(client.get<ConfigObject>(CONFIG_TYPES[reference.kind], namespace, reference.name)),
       `${who} reads ${configTarget(reference)}`,
     );
   }
@@ -223,7 +223,7 @@ async function readOrMakeKey(client: KubeApi, namespace: string, make: boolean):
     object?.data?.[KEY_FIELD]
       ? { secret: Buffer.from(object.data[KEY_FIELD], 'base64'), resourceVersion: object.metadata.resourceVersion }
       : null;
-  const found = asKey(await client.getResource<ConfigObject>(type, namespace, CONFIG_KEY_SECRET));
+  const found = asKey(await orNull(client.get<ConfigObject>(type, namespace, CONFIG_KEY_SECRET)));
   if (found) return found;
   const fresh = randomBytes(KEY_BYTES);
   if (!make) return { secret: fresh };
@@ -236,12 +236,12 @@ async function readOrMakeKey(client: KubeApi, namespace: string, make: boolean):
     data: { [KEY_FIELD]: fresh.toString('base64') },
   };
   try {
-    const made = await client.createResource(type, namespace, secret);
+    const made = await client.create(type, namespace, secret);
     return { secret: fresh, resourceVersion: (made as ConfigObject).metadata.resourceVersion };
   } catch (err) {
     // `apply` and `run` (or two replicas) made it at once: the one that landed is the key.
     if (!(err instanceof ConflictError && err.alreadyExists)) throw err;
-    const landed = asKey(await client.getResource<ConfigObject>(type, namespace, CONFIG_KEY_SECRET));
+    const landed = asKey(await orNull(client.get<ConfigObject>(type, namespace, CONFIG_KEY_SECRET)));
     if (!landed) throw err;
     return landed;
   }

@@ -43,12 +43,12 @@ export async function gatherDescribeReads(
     ...descendantsOf(childKinds).map(async (row) => {
       const labelSelector = one ? row.selector(one.name, pods) : row.scopeSelector;
       const list = await client
-        .listObjects<LiveObject>(row.type, namespace, labelSelector ? { labelSelector } : {})
+        .list<LiveObject>(row.type, namespace, labelSelector ? { labelSelector } : {})
         .catch(refused(resourceName(row.type)));
       if (list) reads.related[row.type.kind] = list.items;
     }),
     (async () => {
-      const list = await client.listObjects<RawEvent>(EVENT, namespace).catch(refused(resourceName(EVENT)));
+      const list = await client.list<RawEvent>(EVENT, namespace).catch(refused(resourceName(EVENT)));
       for (const event of list?.items ?? []) {
         const ns = event.metadata.namespace ?? namespace ?? '';
         const inNamespace = reads.events.get(ns) ?? [];

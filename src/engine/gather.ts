@@ -16,9 +16,10 @@ import { childKey, childKeyOf, indexObjects, keyOf, syncInputFor } from '../core
 import { WORKLOAD_ANNOTATION } from '../core/workload';
 import { absentKinds } from '../kube/discovery';
 import { orNull } from '../kube/errors';
-import type { KubeApi } from '../kube/api';
+import type { KubeApi, ObjectMetadata } from '../kube/api';
 import { MetricsApi, withCanaryReads } from './canary-check';
 import { ConfigReader } from './config';
+import { WEBSERVICE_TYPE } from '../core/resource-types';
 
 export interface GatherOptions {
   /**
@@ -51,12 +52,12 @@ export async function gatherOne(
 ): Promise<SyncInput> {
   // The child's name is known before the CR is read: both GETs go out at once. The
   // CR's error (e.g. not found) is the one to report, so the child's waits behind it.
-  const child = client.getChild(CONFIG_MAP, namespace, CONFIG_MAP.nameFor(name));
+  const child = orNull(client.get<Child>(CONFIG_MAP, namespace, CONFIG_MAP.nameFor(name)));
   child.catch(() => undefined);
-  const parent = await client.getWebService(namespace, name);
+  const parent = await client.get<WebService>(WEBSERVICE_TYPE, namespace, name);
   const [configMaps, related] = await Promise.all([
     parent.metadata.deletionTimestamp
-      ? client.listChildren(CONFIG_MAP, namespace, { labelSelector: OWNED_SELECTOR }).then((list) => list.items)
+      ? client.list<Child>(CONFIG_MAP, namespace, { labelSelector: OWNED_SELECTOR }).then((list) => list.items)
       : child.then((found) => (found ? [found] : [])),
     gatherDependencies(client, namespace, parent),
   ]);
@@ -66,8 +67,8 @@ export async function gatherOne(
     absent = await absentKinds(client);
     const served = APPLIED_KINDS.filter((row) => !absent.includes(row.kind));
     const [found, sets] = await Promise.all([
-      Promise.all(served.map((row) => client.getChild(row, namespace, row.nameFor(name)))),
-      gatherSets([parent], (row) => client.listChildren(row, namespace, { labelSelector: setSelector(row, name) })),
+      Promise.all(served.map((row) => orNull(client.get<Child>(row, namespace, row.nameFor(name))))),
+      gatherSets([parent], (row) => client.list<Child>(row, namespace, { labelSelector: setSelector(row, name) })),
     ]);
     for (const object of found) if (object) children.push(object);
     children.push(...sets.filter((child) => !children.some((c) => sameObject(c, child))));
@@ -145,8 +146,10 @@ async function gatherDependencies(client: KubeApi, namespace: string, parent: We
   let gets = 0;
   while (level.length > 0) {
     gets += level.length;
-    if (gets > MAX_DEPENDENCY_GETS) return (await client.listWebServices(namespace)).items;
-    const fetched = await Promise.all(level.map((dep) => orNull(client.getWebService(namespace, dep))));
+    if (gets > MAX_DEPENDENCY_GETS) return (await client.list<WebService>(WEBSERVICE_TYPE, namespace)).items;
+    const fetched = await Promise.all(
+      level.map((dep) => orNull(client.get<WebService>(WEBSERVICE_TYPE, namespace, dep))),
+    );
     const next: string[] = [];
     for (const ws of fetched) {
       if (!ws) continue;
@@ -183,8 +186,8 @@ export async function gatherAll(
   options: GatherOptions = {},
 ): Promise<SyncInput[]> {
   const [parents, owned] = await bothOrFirstError(
-    client.listWebServices(namespace),
-    client.listChildren(CONFIG_MAP, namespace, { labelSelector: OWNED_SELECTOR }),
+    client.list<WebService>(WEBSERVICE_TYPE, namespace),
+    client.list<Child>(CONFIG_MAP, namespace, { labelSelector: OWNED_SELECTOR }),
   );
   const children: Child[] = owned.items;
   const ownedKeys = new Set(children.map(keyOf));
@@ -194,7 +197,7 @@ export async function gatherAll(
       .filter((key) => !ownedKeys.has(key)),
   );
   if (missing.size > 0) {
-    const all = await client.listChildMetadata(CONFIG_MAP, namespace);
+    const all = await client.list<ObjectMetadata>(CONFIG_MAP, namespace, { metadataOnly: true });
     for (const meta of all.items) {
       if (missing.has(keyOf(meta)) && !ownedKeys.has(keyOf(meta))) children.push({ metadata: meta.metadata });
     }
@@ -206,7 +209,7 @@ export async function gatherAll(
       gatherWorkloads(client, namespace, parents.items, absent),
       gatherSets(
         parents.items,
-        (row) => client.listChildren(row, namespace, { labelSelector: OWNED_SELECTOR }),
+        (row) => client.list<Child>(row, namespace, { labelSelector: OWNED_SELECTOR }),
         children,
       ),
     ]);
@@ -237,7 +240,7 @@ async function gatherWorkloads(
   const served = APPLIED_KINDS.filter((row) => !absent.includes(row.kind));
   // One LIST per kind: rows of one kind (the canary's Deployment and the Deployment) share it.
   const lists = await allOrFirstError(
-    onePerKind(served).map((row) => client.listChildren(row, namespace, { labelSelector: OWNED_SELECTOR })),
+    onePerKind(served).map((row) => client.list<Child>(row, namespace, { labelSelector: OWNED_SELECTOR })),
   );
   const children: Child[] = lists.flatMap((list) => list.items);
   const owned = new Set(children.map(childKeyOf));
@@ -249,7 +252,7 @@ async function gatherWorkloads(
         .filter((key) => !owned.has(key)),
     );
     if (missing.size === 0) continue;
-    for (const item of (await client.listChildMetadata(row, namespace)).items) {
+    for (const item of (await client.list<ObjectMetadata>(row, namespace, { metadataOnly: true })).items) {
       const key = childKey(row.kind, item.metadata.namespace, item.metadata.name);
       if (missing.has(key)) children.push({ apiVersion: row.apiVersion, kind: row.kind, metadata: item.metadata });
     }

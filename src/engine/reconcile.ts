@@ -26,6 +26,7 @@ import { ConflictError, NotLeaderError, orNull } from '../kube/errors';
 import type { KubeApi, KubeEvent } from '../kube/api';
 import { ConfigReader } from './config';
 import { gatherOne } from './gather';
+import { EVENTS_V1, WEBSERVICE_TYPE } from '../core/resource-types';
 
 /** Ready's reasons that no waiting ends: someone must act (apply --wait stops, exit 1). */
 const STALLED_REASONS = new Set(['ProgressDeadlineExceeded', FAILED_CREATE, CONFIG_NOT_FOUND, CANARY_ABORTED]);
@@ -118,7 +119,12 @@ export async function reconcile(
     let statusError: Error | undefined;
     if (patch) {
       try {
-        applied.written.parent = await client.patchWebServiceStatus(observation.namespace, observation.name, patch);
+        applied.written.parent = await client.patchStatus<WebService>(
+          WEBSERVICE_TYPE,
+          observation.namespace,
+          observation.name,
+          patch,
+        );
         statusWritten = true;
       } catch (err) {
         if (err instanceof NotLeaderError) throw err;
@@ -223,7 +229,7 @@ export async function recordEvents(
     return undefined;
   }
   try {
-    for (const body of bodies) await client.createEvent(body);
+    for (const body of bodies) await client.create(EVENTS_V1, body.metadata.namespace, body);
     return undefined;
   } catch (err) {
     return err as Error;
@@ -307,7 +313,7 @@ async function execute(
   const { namespace, name } = decision;
   switch (op.op) {
     case 'removeFinalizer': {
-      const patched = client.patchWebService(namespace, name, {
+      const patched = client.patch<WebService>(WEBSERVICE_TYPE, namespace, name, {
         metadata: { resourceVersion: op.resourceVersion, finalizers: op.finalizers },
       });
       // The object is already gone once its last finalizer is off: nothing left to do.
@@ -319,20 +325,20 @@ async function execute(
       const patch = {
         metadata: { resourceVersion: op.resourceVersion, annotations: { [CONFIG_PINS_ANNOTATION]: op.pins } },
       };
-      applied.written.parent = await client.patchWebService(namespace, name, patch);
+      applied.written.parent = await client.patch<WebService>(WEBSERVICE_TYPE, namespace, name, patch);
       return;
     }
     case 'createChild':
-      applied.written.children.push(await client.createChild(rowOf(op.kind), namespace, op.object));
+      applied.written.children.push(await client.create<Child>(rowOf(op.kind), namespace, op.object));
       return;
     case 'patchChild':
-      applied.written.children.push(await client.patchChild(rowOf(op.kind), namespace, op.name, op.patch));
+      applied.written.children.push(await client.patch<Child>(rowOf(op.kind), namespace, op.name, op.patch));
       return;
     case 'copyChild': {
       // The source's content as decided on, or a 409 that makes the reconcile read and decide again.
       const content = await reader.snapshotContent(client, namespace, op.kind as ConfigKind, op.from);
       const object = { ...op.object, ...content } as unknown as Child;
-      applied.written.children.push(await client.createChild(rowOf(op.kind), namespace, object));
+      applied.written.children.push(await client.create<Child>(rowOf(op.kind), namespace, object));
       return;
     }
     case 'takeOverChild':
@@ -354,7 +360,7 @@ async function execute(
       return;
     case 'deleteChild': {
       const row = rowOf(op.kind);
-      const deleted = await client.deleteChild(row, namespace, op.name, op.uid);
+      const deleted = await client.delete(row, namespace, op.name, { uid: op.uid });
       if (deleted) applied.cleaned.push(`${row.kind.toLowerCase()}/${op.name}`);
       return;
     }

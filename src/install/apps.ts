@@ -38,7 +38,7 @@ export async function appsOf(client: KubeApi, webServices: WebService[]): Promis
   const absent = await absentKinds(client);
   const served = WATCHED_KINDS.filter((row) => !absent.includes(row.kind));
   const lists = await Promise.all(
-    served.map((row) => client.listChildren(row, null, { labelSelector: OWNED_SELECTOR })),
+    served.map((row) => client.list<Child>(row, null, { labelSelector: OWNED_SELECTOR })),
   );
   return groupChildren(
     webServices,
@@ -100,12 +100,12 @@ async function releaseChild(client: KubeApi, child: Child, parentUid: string): P
   const namespace = child.metadata.namespace ?? '';
   const { name, uid } = child.metadata;
   return retryOnConflict(async (attempt) => {
-    const current = attempt === 1 ? child : await orNull(client.getChild(row, namespace, name));
+    const current = attempt === 1 ? child : await orNull(client.get<Child>(row, namespace, name));
     if (!current || current.metadata.uid !== uid) return false;
     const refs = current.metadata.ownerReferences ?? [];
     const kept = ownerReferencesWithout(current, parentUid);
     if (kept.length === refs.length) return false;
-    const patched = client.patchChild(row, namespace, name, {
+    const patched = client.patch<Child>(row, namespace, name, {
       metadata: { resourceVersion: current.metadata.resourceVersion, ownerReferences: kept.length > 0 ? kept : null },
     });
     // Gone (404) meanwhile: nothing left to release.

@@ -11,6 +11,8 @@ import type { KubeObject } from '../kube/object-location';
 import { App, AppSummary, appsOf, describeApps, releaseChildren, summarize } from './apps';
 import { containedIn, crdVersionState } from './compare';
 import { VERSION_LABEL, displayName, installedVersion, isCrd } from './manifests';
+import { CUSTOM_RESOURCE_DEFINITION, WEBSERVICE_TYPE } from '../core/resource-types';
+import { getInstalled, applyInstalled, deleteInstalled } from '../kube/installed-objects';
 
 type InstallAction = 'created' | 'configured' | 'unchanged';
 
@@ -59,7 +61,7 @@ export async function install(
       continue;
     }
     if (options.dryRun !== 'client')
-      await client.applyObject(object, { force: true, dryRun: options.dryRun === 'server' });
+      await applyInstalled(client, object, { force: true, dryRun: options.dryRun === 'server' });
     results.push({ object, action: current ? 'configured' : 'created' });
   }
   const crdChanged = results.find((r) => isCrd(r.object) && r.action !== 'unchanged');
@@ -90,12 +92,12 @@ async function waitEstablished(client: InstallApi, name: string, timeoutMs: numb
   let lastError: Error | undefined;
   while (Date.now() < deadline) {
     if (!established) {
-      crd = await client.getCustomResourceDefinition(name);
+      crd = await orNull(client.get<CustomResourceDefinition>(CUSTOM_RESOURCE_DEFINITION, null, name));
       established = Boolean(crd?.status?.conditions?.some((c) => c.type === 'Established' && c.status === 'True'));
     }
     if (established) {
       try {
-        await client.listWebServices(null, { limit: 1 });
+        await client.list<WebService>(WEBSERVICE_TYPE, null, { limit: 1 });
         return;
       } catch (err) {
         if (err instanceof KubeError && (err.kind === 'Forbidden' || err.kind === 'Unauthorized')) return; // not ours to see
@@ -196,7 +198,7 @@ export async function uninstall(
     }
     const deleted =
       options.dryRun === 'client' ||
-      (await client.deleteObject(object, { uid: current.metadata.uid, dryRun: options.dryRun === 'server' }));
+      (await deleteInstalled(client, object, { uid: current.metadata.uid, dryRun: options.dryRun === 'server' }));
     results.push({ object, action: deleted ? 'deleted' : 'not found' });
   }
   if (options.timeoutMs > 0 && options.dryRun === 'none') {
@@ -247,7 +249,7 @@ async function orphanApps(
       const { namespace = '', name, uid = '' } = app.webService.metadata;
       await releaseChildren(client, app);
       const finalizer = await removeFinalizer(client, app.webService);
-      await client.deleteWebService(namespace, name, { uid, propagationPolicy: 'Orphan' });
+      await client.delete(WEBSERVICE_TYPE, namespace, name, { uid, propagationPolicy: 'Orphan' });
       return finalizer;
     });
     finalizersRemoved += removed.filter(Boolean).length;
@@ -292,7 +294,7 @@ async function waitWebServicesGone(
 /** One GET after another: a handful of objects, over one kept-alive connection. */
 async function readLive(client: InstallApi, objects: KubeObject[]): Promise<(KubeObject | null)[]> {
   const live: (KubeObject | null)[] = [];
-  for (const object of objects) live.push(await client.getObject(object));
+  for (const object of objects) live.push(await getInstalled(client, object));
   return live;
 }
 
@@ -332,7 +334,7 @@ async function lingeringFinalizers(client: InstallApi, remaining: KubeObject[]):
 
 /** The WebServices still there while the CRD is deleted; none once it no longer serves them (404). */
 async function webServicesLeft(client: InstallApi): Promise<WebService[]> {
-  return (await orNull(client.listWebServices(null)))?.items ?? [];
+  return (await orNull(client.list<WebService>(WEBSERVICE_TYPE, null)))?.items ?? [];
 }
 
 /** Takes our finalizer off each WebService that has it; returns how many it changed. */
@@ -348,10 +350,10 @@ async function removeFinalizer(client: InstallApi, ws: WebService): Promise<bool
   const { name } = ws.metadata;
   return retryOnConflict(async (attempt) => {
     // Gone (404) at any step: the finalizer went with it.
-    const current = attempt === 1 ? ws : await orNull(client.getWebService(namespace, name));
+    const current = attempt === 1 ? ws : await orNull(client.get<WebService>(WEBSERVICE_TYPE, namespace, name));
     const finalizers = current?.metadata.finalizers ?? [];
     if (!current || !finalizers.includes(FINALIZER)) return false;
-    const patched = client.patchWebService(namespace, name, {
+    const patched = client.patch<WebService>(WEBSERVICE_TYPE, namespace, name, {
       metadata: {
         resourceVersion: current.metadata.resourceVersion,
         finalizers: finalizers.filter((f) => f !== FINALIZER),

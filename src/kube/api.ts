@@ -3,9 +3,8 @@
 // so does the unit tests' in-memory server (test/support/fake-api.ts): whatever takes one of
 // them runs against either.
 import type { ResourceType } from '../core/kinds';
-import type { Child, ConfigMap, ObjectMeta, WebService } from '../core/model';
+import type { Child, ConfigMap, ObjectMeta } from '../core/model';
 import type { MovedEntry } from '../core/moved';
-import type { StatusPatch } from '../core/status';
 import type { KubeObject } from './object-location';
 import type { WatchEvent, WatchOptions } from './transport';
 
@@ -117,12 +116,92 @@ export interface ApplyPrecondition {
   handedOver?: { spec: Record<string, unknown> };
 }
 
+/** A LIST's options, and whether to ask for the items' metadata only (PartialObjectMetadata). */
+export interface ListRequest extends ListOptions {
+  /** Names, labels and owners without the data: bytes per object, not per value. */
+  metadataOnly?: boolean;
+}
+
+/** Where a watch starts and how long the server keeps it open, with a LIST's options. */
+export interface WatchRequest extends ListRequest {
+  resourceVersion: string;
+  timeoutSeconds: number;
+}
+
+/** Options of a write: the server records fieldManager as the writer of the fields it sets. */
+export interface WriteOptions {
+  fieldManager?: string;
+  /** This write alone as a server-side dry run: admitted, validated, and not persisted. */
+  dryRun?: boolean;
+  /** Keep the answer's managedFields (a write's answer comes without them: nothing reads them). */
+  keepManagedFields?: boolean;
+}
+
+/** A server-side apply's options: its field manager is required, force takes fields from others. */
+export interface ApplyRequest extends WriteOptions {
+  fieldManager: string;
+  force?: boolean;
+}
+
+/** A delete's options; a delete goes in the background unless told otherwise. */
+export interface DeleteRequest extends DeleteOptions {
+  propagationPolicy?: 'Background' | 'Foreground' | 'Orphan';
+}
+
+/**
+ * The generic verbs, over any type of the registry (the kind table, core/resource-types.ts),
+ * as controller-runtime's client.Client: each one request. The objects they answer carry their
+ * apiVersion and kind (a LIST's items and a watch's objects do not, from the server), except
+ * metadata only. namespace is ignored for a cluster-scoped type; null reads every namespace.
+ */
+export interface ResourceClient {
+  /** The object; NotFoundError when there is none. */
+  get<T extends object>(type: ResourceType, namespace: string | null, name: string): Promise<T>;
+  list<T extends object>(type: ResourceType, namespace: string | null, options?: ListRequest): Promise<ObjectList<T>>;
+  /** Streams changes from resourceVersion (with bookmarks) until the server ends the stream. */
+  watch<T extends object>(
+    type: ResourceType,
+    namespace: string | null,
+    request: WatchRequest,
+    onEvent: (event: WatchEvent<T>) => void,
+    options: WatchOptions,
+  ): Promise<void>;
+  /** A POST: refused with AlreadyExists when the name is taken. */
+  create<T extends { metadata: { name?: string } }>(
+    type: ResourceType,
+    namespace: string | null,
+    object: T,
+    options?: WriteOptions,
+  ): Promise<T>;
+  /** A JSON merge patch: only the fields it names change; a resourceVersion in it is a precondition. */
+  patch<T extends object>(
+    type: ResourceType,
+    namespace: string | null,
+    name: string,
+    patch: object,
+    options?: WriteOptions,
+  ): Promise<T>;
+  /** A JSON merge patch of the status subresource. */
+  patchStatus<T extends object>(type: ResourceType, namespace: string | null, name: string, patch: object): Promise<T>;
+  /** Server-side apply of the whole object; a uid and resourceVersion in its metadata are preconditions. */
+  apply<T extends { metadata: ObjectMeta }>(
+    type: ResourceType,
+    namespace: string | null,
+    object: T,
+    options: ApplyRequest,
+  ): Promise<T>;
+  /** A PUT of the whole object, carrying the resourceVersion read: refused (409) if it changed since. */
+  update<T extends { metadata: ObjectMeta }>(type: ResourceType, namespace: string | null, object: T): Promise<T>;
+  /** Deletes (only the object of this uid, when given); false when it was already gone. */
+  delete(type: ResourceType, namespace: string | null, name: string, options?: DeleteRequest): Promise<boolean>;
+}
+
 /**
  * What reading and reconciling WebServices asks of the API server: the WebServices, and their
  * children through the kind table. gather, the engine, the watch cache and the controller take
  * this.
  */
-export interface KubeApi {
+export interface KubeApi extends ResourceClient {
   /** Fixed for the client's life, so no write can slip out before a command sets it. */
   readonly dryRun: DryRun;
   /** This API with every request cut off once signal aborts (a reconcile past its deadline). */
@@ -130,41 +209,7 @@ export interface KubeApi {
   /** Whether the cluster serves a kind's resource (discovery); fresh asks again. */
   apiServed(type: ResourceType, options?: { fresh?: boolean }): Promise<boolean>;
 
-  getWebService(namespace: string, name: string): Promise<WebService>;
-  /** All WebServices in a namespace, or in every namespace when namespace is null. */
-  listWebServices(namespace: string | null, options?: ListOptions): Promise<ObjectList<WebService>>;
-  watchWebServices(
-    namespace: string | null,
-    resourceVersion: string,
-    timeoutSeconds: number,
-    onEvent: (event: WatchEvent<WebService>) => void,
-    options: WatchOptions,
-  ): Promise<void>;
-  /** A JSON merge patch of the WebService (its finalizers, its pins). */
-  patchWebService(namespace: string, name: string, patch: object): Promise<WebService>;
-  /** A JSON merge patch of the status subresource. */
-  patchWebServiceStatus(namespace: string, name: string, patch: StatusPatch): Promise<WebService>;
-
-  /** A child of a kind in the kind table, or null when there is none. */
-  getChild(row: ResourceType, namespace: string, name: string): Promise<Child | null>;
-  listChildren(row: ResourceType, namespace: string | null, options?: ListOptions): Promise<ObjectList<Child>>;
-  listChildMetadata(
-    row: ResourceType,
-    namespace: string | null,
-    options?: ListOptions,
-  ): Promise<ObjectList<ObjectMetadata>>;
-  watchChildren(
-    row: ResourceType,
-    namespace: string | null,
-    resourceVersion: string,
-    timeoutSeconds: number,
-    listOptions: ListOptions,
-    onEvent: (event: WatchEvent<Child>) => void,
-    options: WatchOptions,
-  ): Promise<void>;
-  createChild(row: ResourceType, namespace: string, object: Child): Promise<Child>;
-  /** A JSON merge patch: only the fields it names change. */
-  patchChild(row: ResourceType, namespace: string, name: string, patch: object): Promise<Child>;
+  // The two writes of a child that are not one request (child-writes.ts, over the verbs above).
   /** Server-side apply of a whole child, forced, under the precondition. */
   applyChild(row: ResourceType, namespace: string, object: Child, precondition: ApplyPrecondition): Promise<Child>;
   /** Makes entries of the child's keyed lists ours (core/moved.ts), before an apply that drops them. */
@@ -175,50 +220,10 @@ export interface KubeApi {
     entries: MovedEntry[],
     precondition: ApplyPrecondition,
   ): Promise<void>;
-  /** Deletes (only the object of this uid, when given); false when it was already gone. */
-  deleteChild(row: ResourceType, namespace: string, name: string, uid?: string): Promise<boolean>;
-
-  /** An object of any namespaced type, whole, or null when there is none. */
-  getResource<T>(type: ResourceType, namespace: string, name: string): Promise<T | null>;
-  createResource<T extends { metadata: ObjectMeta }>(type: ResourceType, namespace: string, object: T): Promise<T>;
-  /** Objects of any namespaced kind, read only, each stamped with its kind. */
-  listObjects<T extends { metadata: ObjectMeta }>(
-    type: ResourceType,
-    namespace: string | null,
-    options?: ListOptions,
-  ): Promise<ObjectList<T & { apiVersion: string; kind: string }>>;
-  watchMetadata(
-    type: ResourceType,
-    namespace: string | null,
-    resourceVersion: string,
-    timeoutSeconds: number,
-    onEvent: (event: WatchEvent<ObjectMetadata>) => void,
-    options: WatchOptions,
-  ): Promise<void>;
-
-  createEvent(event: KubeEvent): Promise<KubeEvent>;
-}
-
-/** The objects `install` ships (object-location.ts), by apiVersion, kind, namespace and name. */
-interface ObjectApi {
-  /** The live copy, or null when there is none. */
-  getObject<T extends KubeObject>(object: KubeObject): Promise<T | null>;
-  /** Server-side apply of the whole object, as install's field manager. */
-  applyObject<T extends KubeObject>(object: KubeObject, options?: ApplyOptions): Promise<T>;
-  /** Deletes in the background; false when it was already gone. */
-  deleteObject(object: KubeObject, options?: DeleteOptions): Promise<boolean>;
-  getCustomResourceDefinition(name: string): Promise<CustomResourceDefinition | null>;
 }
 
 /** What install and uninstall ask: the objects they ship, and the WebServices and children left. */
-export interface InstallApi extends KubeApi, ObjectApi {
-  /** Deletes the WebService of this uid, its children orphaned; false when it was already gone. */
-  deleteWebService(
-    namespace: string,
-    name: string,
-    options: { uid: string; propagationPolicy: 'Orphan' },
-  ): Promise<boolean>;
-}
+export type InstallApi = KubeApi;
 
 /** What the cluster says of itself and of the caller: its address and version, discovery, authorization. */
 interface ClusterApi {
@@ -230,15 +235,8 @@ interface ClusterApi {
   reviewAccess(attributes: ResourceAttributes): Promise<AccessReview>;
 }
 
-/** The leader election's Lease; its writes are leader election itself, so no write guard applies. */
-export interface LeaseApi {
-  getLease(namespace: string, name: string): Promise<Lease | null>;
-  createLease(lease: Lease): Promise<Lease>;
-  /** A PUT carrying the resourceVersion read: two candidates can never both win. */
-  updateLease(lease: Lease): Promise<Lease>;
-}
+/** What the leader election's Lease needs: a PUT carries the resourceVersion read, so two candidates never both win. */
+export type LeaseApi = Pick<ResourceClient, 'get' | 'create' | 'update'>;
 
 /** What `check` reads: the cluster, the installed objects, the Lease, and the WebServices as apply --all does. */
-export interface CheckApi extends KubeApi, ObjectApi, ClusterApi {
-  getLease: LeaseApi['getLease'];
-}
+export type CheckApi = KubeApi & ClusterApi;

@@ -5,29 +5,30 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { KubeConfig } from '@kubernetes/client-node/dist/config.js';
 import { ResourceType, resourceName } from '../core/kinds';
-import { CRD_VERSION, Child, GROUP, MANAGED_BY_VALUE, ObjectMeta, PLURAL, RESOURCE, WebService } from '../core/model';
-import type { StatusPatch } from '../core/status';
-import { ManagedFieldsEntry, MovedEntry, takeOverEntries } from '../core/moved';
-import { CONVERSION_ATTEMPTS, CONVERSION_BACKOFF } from '../core/retry';
-import { ConflictError, UserError, ignoreNotFound, orNull } from './errors';
-import { retryOnConflict } from './retry';
+import type { Child, ObjectMeta } from '../core/model';
+import type { MovedEntry } from '../core/moved';
+import { UserError, ignoreNotFound, orNull } from './errors';
+import * as childWrites from './child-writes';
 import { Request, Transport, WatchEvent, WatchOptions } from './transport';
-import { KubeObject, objectLocation } from './object-location';
+import { abortOn } from './abort-signal';
+import { dryRun } from './dry-run';
+import type { ApiRequest, Interceptor, Send } from './send';
+import { resourcePath, whatOf } from './object-location';
 import type {
   AccessReview,
-  ApplyOptions,
+  ApplyRequest,
+  DeleteRequest,
+  ListRequest,
+  ResourceClient,
+  WatchRequest,
+  WriteOptions,
   ApplyPrecondition,
   CheckApi,
-  CustomResourceDefinition,
-  DeleteOptions,
   DryRun,
   InstallApi,
-  KubeEvent,
-  Lease,
   LeaseApi,
   ListOptions,
   ObjectList,
-  ObjectMetadata,
   ResourceAttributes,
   ServerVersion,
 } from './api';
@@ -158,104 +159,19 @@ export interface RequestCounter {
   writes: number;
 }
 
-export type WriteVerb = 'create' | 'patch' | 'update' | 'delete';
-
 const METADATA_LIST = 'application/json;as=PartialObjectMetadataList;g=meta.k8s.io;v=v1,application/json';
 /** A watch's events as PartialObjectMetadata: the objects' metadata, never their data. */
 const METADATA = 'application/json;as=PartialObjectMetadata;g=meta.k8s.io;v=v1,application/json';
 const MERGE_PATCH = 'application/merge-patch+json';
 const APPLY_PATCH = 'application/apply-patch+yaml';
-/** The field manager of everything `install` applies (server-side apply). */
-const FIELD_MANAGER = 'kubectl-webservice';
-/** The field manager of the children we apply, from `apply` and `run` alike: one owner of their fields. */
-const CHILD_FIELD_MANAGER = MANAGED_BY_VALUE;
-/**
- * The field manager of a handover: fields we hand to another controller (a Deployment's
- * replicas, to its autoscaler) are applied by it just before our apply stops setting them.
- * The other controller's first update of a field takes it whole, and then this manager owns
- * nothing and leaves managedFields.
- */
-const HANDOVER_FIELD_MANAGER = `${MANAGED_BY_VALUE}-handover`;
-
-const wsPath = (namespace: string | null, name?: string) =>
-  `/apis/${GROUP}/${CRD_VERSION}${namespace === null ? '' : `/namespaces/${encodeURIComponent(namespace)}`}/${PLURAL}` +
-  (name === undefined ? '' : `/${encodeURIComponent(name)}`);
-/** Where a kind lives: /api/v1/namespaces/NS/configmaps/NAME, /apis/apps/v1/.../deployments/NAME. */
-const childPath = (row: ResourceType, namespace: string | null, name?: string) =>
-  `${row.group ? `/apis/${row.apiVersion}` : `/api/${row.apiVersion}`}` +
-  `${namespace === null ? '' : `/namespaces/${encodeURIComponent(namespace)}`}/${row.resource}` +
-  (name === undefined ? '' : `/${encodeURIComponent(name)}`);
-
-/**
- * The object's managedFields, with our manager's Update entry made an Apply entry. Fields
- * handed over (a create's handover, as fieldsV1) go from that entry to an Apply entry of the
- * handover's manager: the server then keeps them when our apply leaves them out.
- */
-function asApplied(
-  object: { metadata: { managedFields?: ManagedFieldsEntry[] } },
-  handedOver: FieldSet = {},
-): ManagedFieldsEntry[] {
-  return (object.metadata.managedFields ?? []).flatMap((entry) => {
-    if (entry.manager !== CHILD_FIELD_MANAGER || entry.operation !== 'Update') return [entry];
-    const ours = structuredClone((entry.fieldsV1 ?? {}) as FieldSet);
-    const moved = takeFields(ours, handedOver);
-    const applied = { ...entry, operation: 'Apply', fieldsV1: ours };
-    // None left to move: another manager (the autoscaler) has taken them already.
-    if (moved === null) return [applied];
-    return [applied, { ...entry, manager: HANDOVER_FIELD_MANAGER, operation: 'Apply', fieldsV1: moved }];
-  });
-}
-
-/** A set of fields as managedFields' fieldsV1 has it: {"f:spec": {"f:replicas": {}}}. */
-type FieldSet = { [field: string]: FieldSet };
-
-/** The fields an object sets, as a FieldSet: each member of a plain object, down to the leaves. */
-function fieldSetOf(value: Record<string, unknown>): FieldSet {
-  return Object.fromEntries(
-    Object.entries(value).map(([key, member]) => [
-      `f:${key}`,
-      typeof member === 'object' && member !== null && !Array.isArray(member)
-        ? fieldSetOf(member as Record<string, unknown>)
-        : {},
-    ]),
-  );
-}
-
-/** Takes the fields `wanted` names out of `from`; what it took, or null when none of them is there. */
-function takeFields(from: FieldSet, wanted: FieldSet): FieldSet | null {
-  const taken: FieldSet = {};
-  for (const [key, below] of Object.entries(wanted)) {
-    if (!Object.hasOwn(from, key)) continue;
-    if (Object.keys(below).length === 0) {
-      taken[key] = from[key];
-      delete from[key];
-      continue;
-    }
-    const inner = takeFields(from[key], below);
-    if (inner === null) continue;
-    taken[key] = inner;
-    if (Object.keys(from[key]).length === 0) delete from[key];
-  }
-  return Object.keys(taken).length > 0 ? taken : null;
-}
-
-function withoutManagedFields<T extends { metadata: object }>(object: T): T {
-  const { managedFields: _dropped, ...metadata } = object.metadata as { managedFields?: unknown };
-  return { ...object, metadata };
-}
-
-const leasePath = (namespace: string, name?: string) =>
-  `/apis/coordination.k8s.io/v1/namespaces/${encodeURIComponent(namespace)}/leases${name === undefined ? '' : `/${encodeURIComponent(name)}`}`;
-
-export class KubeClient implements InstallApi, CheckApi, LeaseApi {
+export class KubeClient implements ResourceClient, InstallApi, CheckApi, LeaseApi {
   readonly requests: RequestCounter = { reads: 0, writes: 0 };
   readonly transport: Transport;
   /** Fixed for the client's life, so no write can slip out before a command sets it. */
   readonly dryRun: DryRun;
-  /** Called before every write; throws to refuse it (a replica that is not the leader). */
-  private writeGuard: () => void = () => {};
-  private writeObserver: (verb: WriteVerb, resource: string) => void = () => {};
-  /** Set on a client made by withSignal: every read and write it sends carries it. */
+  /** How this client's requests go out: the transport, through the interceptors added (intercept). */
+  private send: Send;
+  /** Set on a client made by withSignal: a wait between its requests ends when it aborts. */
   private signal?: AbortSignal;
   /** apiServed's answers by resource, for this client's life (shared with its withSignal copies). */
   private readonly served = new Map<string, Promise<boolean>>();
@@ -271,16 +187,27 @@ export class KubeClient implements InstallApi, CheckApi, LeaseApi {
       options.asGroups,
     );
     this.dryRun = options.dryRun ?? 'none';
+    this.send = <T>(req: ApiRequest): Promise<T> => {
+      if (req.verb === 'read') this.requests.reads++;
+      else this.requests.writes++;
+      return this.transport.request<T>(req);
+    };
   }
 
+  /** A client of the configured cluster; a dry run's writes go through its interceptor (dry-run.ts). */
   static connect(options: ConnectOptions): KubeClient {
-    return new KubeClient(loadConnection(options), options);
+    const client = new KubeClient(loadConnection(options), options);
+    return client.dryRun === 'none' ? client : client.intercept(dryRun(client.dryRun));
   }
 
-  /** Every write asks guard first; observer hears of each write made (metrics). */
-  guardWrites(guard: () => void, observer?: (verb: WriteVerb, resource: string) => void): void {
-    this.writeGuard = guard;
-    if (observer) this.writeObserver = observer;
+  /**
+   * This client with interceptor around every request it sends (a write guard, a signal): a
+   * copy made once, which shares everything else (transport, counters) with this client.
+   */
+  intercept(interceptor: Interceptor): KubeClient {
+    const copy = Object.create(this) as KubeClient;
+    copy.send = interceptor(this.send);
+    return copy;
   }
 
   close(): void {
@@ -293,405 +220,225 @@ export class KubeClient implements InstallApi, CheckApi, LeaseApi {
    * The copy shares everything else (transport, write guard, counters) with this client.
    */
   withSignal(signal: AbortSignal): KubeClient {
-    const copy = Object.create(this) as KubeClient;
+    const copy = this.intercept(abortOn(signal));
     copy.signal = signal;
     return copy;
   }
 
-  getWebService(namespace: string, name: string): Promise<WebService> {
-    return this.read({ method: 'GET', path: wsPath(namespace, name), what: `${RESOURCE} "${name}"` });
-  }
+  // --- the generic verbs, over any type of the registry --------------------------------
 
-  /** All WebServices in a namespace, or in every namespace when namespace is null. */
-  listWebServices(namespace: string | null, options: ListOptions = {}): Promise<ObjectList<WebService>> {
-    return this.list({ method: 'GET', path: wsPath(namespace), query: { ...options }, what: RESOURCE });
-  }
-
-  /** A child of a kind in the kind table, or null when there is none. */
-  async getChild(row: ResourceType, namespace: string, name: string): Promise<Child | null> {
-    const found = await orNull(
-      this.read<Child>({ method: 'GET', path: childPath(row, namespace, name), what: whatChild(row, name) }),
-    );
-    return found && withKind(row, found);
-  }
-
-  async listChildren(
-    row: ResourceType,
-    namespace: string | null,
-    options: ListOptions = {},
-  ): Promise<ObjectList<Child>> {
-    const list = await this.list<Child>({
+  async get<T extends object>(type: ResourceType, namespace: string | null, name: string): Promise<T> {
+    const object = await this.send<T>({
+      verb: 'read',
+      resource: type.resource,
       method: 'GET',
-      path: childPath(row, namespace),
-      query: { ...options },
-      what: resourceName(row),
+      path: resourcePath(type, namespace, name),
+      what: whatOf(type, name),
     });
-    return { ...list, items: list.items.map((item) => withKind(row, item)) };
+    return stamp(type, object);
   }
 
-  /**
-   * Objects of any namespaced kind, read only (describe's ReplicaSets, pods, EndpointSlices
-   * and Events): the kind is stamped on each item, as on children.
-   */
-  async listObjects<T extends { metadata: ObjectMeta }>(
+  async list<T extends object>(
     type: ResourceType,
     namespace: string | null,
-    options: ListOptions = {},
-  ): Promise<ObjectList<T & { apiVersion: string; kind: string }>> {
-    const list = await this.list<T>({
+    options: ListRequest = {},
+  ): Promise<ObjectList<T>> {
+    const { metadataOnly, ...query } = options;
+    // Without the items' managedFields: nothing reads them, and they are half the bytes.
+    const list = await this.send<{ items?: T[]; metadata?: { resourceVersion?: string } }>({
+      verb: 'read',
+      resource: type.resource,
       method: 'GET',
-      path: childPath(type, namespace),
-      query: { ...options },
+      path: resourcePath(type, namespace),
+      query,
+      ...(metadataOnly ? { accept: METADATA_LIST } : {}),
       what: resourceName(type),
+      dropManagedFields: true,
     });
-    return { ...list, items: list.items.map((item) => ({ ...item, apiVersion: type.apiVersion, kind: type.kind })) };
+    const items = list.items ?? [];
+    if (!metadataOnly) for (const item of items) stamp(type, item);
+    return { items, resourceVersion: list.metadata?.resourceVersion ?? '' };
   }
 
-  /** Metadata only: a name check that costs bytes per object, not per value (a foreign object on a child's name). */
-  listChildMetadata(
-    row: ResourceType,
-    namespace: string | null,
-    options: ListOptions = {},
-  ): Promise<ObjectList<ObjectMetadata>> {
-    return this.list({
-      method: 'GET',
-      path: childPath(row, namespace),
-      query: { ...options },
-      accept: METADATA_LIST,
-      what: resourceName(row),
-    });
-  }
-
-  /** An object of any namespaced type, whole (a Secret or ConfigMap the pods read), or null when there is none. */
-  getResource<T>(type: ResourceType, namespace: string, name: string): Promise<T | null> {
-    return orNull(this.read<T>({ method: 'GET', path: childPath(type, namespace, name), what: whatChild(type, name) }));
-  }
-
-  /** Creates an object of any namespaced type (the namespace's config key). */
-  createResource<T extends { metadata: ObjectMeta }>(type: ResourceType, namespace: string, object: T): Promise<T> {
-    return this.write<T>('create', type.resource, {
-      method: 'POST',
-      path: childPath(type, namespace),
-      body: object,
-      what: whatChild(type, object.metadata.name),
-    });
-  }
-
-  /** Watches the metadata only (PartialObjectMetadata) of a type's objects: names and versions, never data. */
-  watchMetadata(
+  watch<T extends object>(
     type: ResourceType,
     namespace: string | null,
-    resourceVersion: string,
-    timeoutSeconds: number,
-    onEvent: (event: WatchEvent<ObjectMetadata>) => void,
+    request: WatchRequest,
+    onEvent: (event: WatchEvent<T>) => void,
     options: WatchOptions,
   ): Promise<void> {
-    const path = childPath(type, namespace);
-    return this.watch(path, resourceName(type), resourceVersion, timeoutSeconds, {}, onEvent, options, METADATA);
+    const { resourceVersion, timeoutSeconds, metadataOnly, ...listOptions } = request;
+    // Like a LIST's items, a watch event's object may carry no kind: the core needs it.
+    const stamped = metadataOnly
+      ? onEvent
+      : (event: WatchEvent<T>) => {
+          if (event.type === 'ADDED' || event.type === 'MODIFIED' || event.type === 'DELETED')
+            stamp(type, event.object);
+          onEvent(event);
+        };
+    return this.openWatch(
+      resourcePath(type, namespace),
+      resourceName(type),
+      resourceVersion,
+      timeoutSeconds,
+      listOptions,
+      stamped,
+      options,
+      metadataOnly ? METADATA : undefined,
+    );
   }
 
-  async createChild(row: ResourceType, namespace: string, object: Child): Promise<Child> {
-    const created = await this.write<Child>('create', row.resource, {
+  async create<T extends { metadata: { name?: string } }>(
+    type: ResourceType,
+    namespace: string | null,
+    object: T,
+    options: WriteOptions = {},
+  ): Promise<T> {
+    const created = await this.send<T>({
+      verb: 'create',
+      resource: type.resource,
       method: 'POST',
-      path: childPath(row, namespace),
-      body: object,
-      what: whatChild(row, object.metadata.name),
+      path: resourcePath(type, namespace),
+      query: writeQuery(options),
+      body: withTypeMeta(type, object),
+      what: object.metadata.name === undefined ? resourceName(type) : whatOf(type, object.metadata.name),
+      dropManagedFields: !options.keepManagedFields,
     });
-    return withKind(row, created);
+    return stamp(type, created);
   }
 
-  /** A JSON merge patch (the lab's ConfigMap): only the fields it names change. */
-  async patchChild(row: ResourceType, namespace: string, name: string, patch: object): Promise<Child> {
-    const patched = await this.write<Child>('patch', row.resource, {
+  async patch<T extends object>(
+    type: ResourceType,
+    namespace: string | null,
+    name: string,
+    patch: object,
+    options: WriteOptions = {},
+  ): Promise<T> {
+    const patched = await this.send<T>({
+      verb: 'patch',
+      resource: type.resource,
       method: 'PATCH',
-      path: childPath(row, namespace, name),
+      path: resourcePath(type, namespace, name),
+      query: writeQuery(options),
       body: patch,
       contentType: MERGE_PATCH,
-      what: whatChild(row, name),
+      what: whatOf(type, name),
+      dropManagedFields: !options.keepManagedFields,
     });
-    return withKind(row, patched);
+    return stamp(type, patched);
   }
 
-  /**
-   * Server-side apply of a whole child as the controller's field manager, forced: the fields
-   * it sets are ours, the server drops those we stopped setting and keeps everyone else's.
-   * With a uid (and resourceVersion), the child we read and nothing else: a successor of the
-   * same name, or a change since, is refused (409). Without, the child must not exist yet.
-   */
-  async applyChild(
-    row: ResourceType,
-    namespace: string,
-    object: Child,
-    precondition: ApplyPrecondition,
-  ): Promise<Child> {
-    if (precondition.uid === undefined) return this.createApplied(row, namespace, object, precondition.handedOver);
-    const { name } = object.metadata;
-    const metadata = { ...object.metadata, uid: precondition.uid, resourceVersion: precondition.resourceVersion };
-    // A handover at the live values only shares them (no conflict, so force takes nothing);
-    // one that raises a count to the autoscaler's minimum takes the field from our own manager.
-    const query = { fieldManager: precondition.handover ? HANDOVER_FIELD_MANAGER : CHILD_FIELD_MANAGER, force: true };
-    const applied = await this.write<Child>('patch', row.resource, {
+  async patchStatus<T extends object>(
+    type: ResourceType,
+    namespace: string | null,
+    name: string,
+    patch: object,
+  ): Promise<T> {
+    const patched = await this.send<T>({
+      verb: 'patch',
+      resource: `${type.resource}/status`,
+      dropManagedFields: true,
       method: 'PATCH',
-      path: childPath(row, namespace, name),
-      query,
-      body: { ...object, metadata },
-      contentType: APPLY_PATCH,
-      what: whatChild(row, name),
+      path: resourcePath(type, namespace, name, 'status'),
+      body: patch,
+      contentType: MERGE_PATCH,
+      what: whatOf(type, name),
     });
-    return withKind(row, applied);
+    return stamp(type, patched);
   }
 
-  /**
-   * Makes entries of the child's keyed lists ours (core/moved.ts): its managedFields, read now,
-   * with those entries' fields moved to our Apply entry, written back with the resourceVersion
-   * the decision read (409 if the child changed since). Nothing is written when no other
-   * manager holds them. The apply that follows, which does not set them, removes them.
-   */
-  async takeOverChild(
+  async apply<T extends { metadata: ObjectMeta }>(
+    type: ResourceType,
+    namespace: string | null,
+    object: T,
+    options: ApplyRequest,
+  ): Promise<T> {
+    const applied = await this.send<T>({
+      verb: 'patch',
+      resource: type.resource,
+      method: 'PATCH',
+      path: resourcePath(type, namespace, object.metadata.name),
+      query: { ...writeQuery(options), force: options.force || undefined },
+      body: withTypeMeta(type, object),
+      contentType: APPLY_PATCH,
+      what: whatOf(type, object.metadata.name),
+      dropManagedFields: !options.keepManagedFields,
+    });
+    return stamp(type, applied);
+  }
+
+  async update<T extends { metadata: ObjectMeta }>(
+    type: ResourceType,
+    namespace: string | null,
+    object: T,
+  ): Promise<T> {
+    const updated = await this.send<T>({
+      verb: 'update',
+      resource: type.resource,
+      dropManagedFields: true,
+      method: 'PUT',
+      path: resourcePath(type, namespace, object.metadata.name),
+      body: withTypeMeta(type, object),
+      what: whatOf(type, object.metadata.name),
+    });
+    return stamp(type, updated);
+  }
+
+  delete(type: ResourceType, namespace: string | null, name: string, options: DeleteRequest = {}): Promise<boolean> {
+    const deleted = this.send({
+      verb: 'delete',
+      resource: type.resource,
+      dropManagedFields: true,
+      method: 'DELETE',
+      path: resourcePath(type, namespace, name),
+      body: {
+        kind: 'DeleteOptions',
+        apiVersion: 'v1',
+        propagationPolicy: options.propagationPolicy ?? 'Background',
+        ...(options.uid ? { preconditions: { uid: options.uid } } : {}),
+        ...(options.dryRun ? { dryRun: ['All'] } : {}),
+      },
+      what: whatOf(type, name),
+    });
+    return ignoreNotFound(
+      deleted.then(() => true),
+      false,
+    );
+  }
+
+  /** Server-side apply of a whole child, forced, under the precondition (child-writes.ts). */
+  applyChild(row: ResourceType, namespace: string, object: Child, precondition: ApplyPrecondition): Promise<Child> {
+    return childWrites.applyChild(this, row, namespace, object, precondition, this.signal);
+  }
+
+  /** Makes entries of the child's keyed lists ours (child-writes.ts), before an apply that drops them. */
+  takeOverChild(
     row: ResourceType,
     namespace: string,
     name: string,
     entries: MovedEntry[],
     precondition: ApplyPrecondition,
   ): Promise<void> {
-    const path = childPath(row, namespace, name);
-    const what = whatChild(row, name);
-    const current = await this.read<Child & { metadata: { managedFields?: ManagedFieldsEntry[] } }>({
-      method: 'GET',
-      path,
-      what,
-    });
-    if (precondition.uid !== undefined && current.metadata.uid !== precondition.uid)
-      throw new ConflictError(`${what} is not the object that was read (uid ${precondition.uid})`);
-    const managedFields = takeOverEntries(
-      current.metadata.managedFields ?? [],
-      entries.map((entry) => entry.steps),
-      CHILD_FIELD_MANAGER,
-      row.apiVersion,
-    );
-    if (!managedFields) return;
-    await this.write('patch', row.resource, {
-      method: 'PATCH',
-      path,
-      body: {
-        metadata: { resourceVersion: precondition.resourceVersion ?? current.metadata.resourceVersion, managedFields },
-      },
-      contentType: MERGE_PATCH,
-      what,
-    });
-  }
-
-  /**
-   * An apply that must create. Server-side apply has no "create only": on an object that
-   * appeared meanwhile (someone else's, which the label-selected cache cannot see) it would
-   * take it over. So a POST, which is refused with AlreadyExists, and then its fields are made
-   * ours as an apply's would be (our manager's Update entry becomes an Apply entry, as kubectl's
-   * client-side-apply upgrade does): without that, a field set at creation would stay forever,
-   * however the spec changes later. Fields handed over at creation go to the handover's manager.
-   */
-  private async createApplied(
-    row: ResourceType,
-    namespace: string,
-    object: Child,
-    handedOver?: { spec: Record<string, unknown> },
-  ): Promise<Child> {
-    const handedFields = handedOver ? fieldSetOf({ spec: handedOver.spec }) : {};
-    const { name } = object.metadata;
-    const created = await this.write<Child & { metadata: { managedFields?: ManagedFieldsEntry[] } }>(
-      'create',
-      row.resource,
-      {
-        method: 'POST',
-        path: childPath(row, namespace),
-        query: { fieldManager: CHILD_FIELD_MANAGER },
-        body: object,
-        what: whatChild(row, name),
-      },
-      { keepManagedFields: true },
-    );
-    // A server dry run stored nothing to convert.
-    if (this.dryRun === 'server') return withKind(row, withoutManagedFields(created));
-    const path = childPath(row, namespace, name);
-    // Its controller may change it at once (a Deployment's revision annotation, its status):
-    // then read it again a moment later and convert what it holds now.
-    const wait = { policy: CONVERSION_BACKOFF, signal: this.signal };
-    const converted = await retryOnConflict(
-      async (attempt) => {
-        const current =
-          attempt === 1
-            ? created
-            : await this.read<typeof created>({ method: 'GET', path, what: whatChild(row, name) });
-        return this.write<Child>('patch', row.resource, {
-          method: 'PATCH',
-          path,
-          body: {
-            metadata: {
-              resourceVersion: current.metadata.resourceVersion,
-              managedFields: asApplied(current, handedFields),
-            },
-          },
-          contentType: MERGE_PATCH,
-          what: whatChild(row, name),
-        });
-      },
-      CONVERSION_ATTEMPTS,
-      wait,
-    );
-    return withKind(row, converted);
-  }
-
-  /**
-   * Deletes with a uid precondition, so a same-named replacement is never hit; Background, so
-   * a Deployment's ReplicaSets and pods go after it. Not found is fine: false.
-   */
-  async deleteChild(row: ResourceType, namespace: string, name: string, uid?: string): Promise<boolean> {
-    const deleted = this.write('delete', row.resource, {
-      method: 'DELETE',
-      path: childPath(row, namespace, name),
-      body: {
-        kind: 'DeleteOptions',
-        apiVersion: 'v1',
-        propagationPolicy: 'Background',
-        ...(uid ? { preconditions: { uid } } : {}),
-      },
-      what: whatChild(row, name),
-    });
-    return ignoreNotFound(
-      deleted.then(() => true),
-      false,
-    );
-  }
-
-  watchChildren(
-    row: ResourceType,
-    namespace: string | null,
-    resourceVersion: string,
-    timeoutSeconds: number,
-    listOptions: ListOptions,
-    onEvent: (event: WatchEvent<Child>) => void,
-    options: WatchOptions,
-  ): Promise<void> {
-    // Like a LIST's items, a watch event's object may carry no kind: the core needs it.
-    const stamped = (event: WatchEvent<Child>) =>
-      onEvent(
-        event.type === 'ADDED' || event.type === 'MODIFIED' || event.type === 'DELETED'
-          ? { ...event, object: withKind(row, event.object) }
-          : event,
-      );
-    return this.watch(
-      childPath(row, namespace),
-      resourceName(row),
-      resourceVersion,
-      timeoutSeconds,
-      listOptions,
-      stamped,
-      options,
-    );
-  }
-
-  patchWebService(namespace: string, name: string, patch: object): Promise<WebService> {
-    return this.write('patch', PLURAL, {
-      method: 'PATCH',
-      path: wsPath(namespace, name),
-      body: patch,
-      contentType: MERGE_PATCH,
-      what: `${RESOURCE} "${name}"`,
-    });
-  }
-
-  /**
-   * Deletes the WebService of this uid (never a same-named successor). Orphan, as
-   * `kubectl delete --cascade=orphan`: the garbage collector takes this WebService's
-   * ownerReference off whatever still carries it, and deletes none of it. False when it was
-   * already gone.
-   */
-  async deleteWebService(
-    namespace: string,
-    name: string,
-    options: { uid: string; propagationPolicy: 'Orphan' },
-  ): Promise<boolean> {
-    const deleted = this.write('delete', PLURAL, {
-      method: 'DELETE',
-      path: wsPath(namespace, name),
-      body: {
-        kind: 'DeleteOptions',
-        apiVersion: 'v1',
-        propagationPolicy: options.propagationPolicy,
-        preconditions: { uid: options.uid },
-      },
-      what: `${RESOURCE} "${name}"`,
-    });
-    return ignoreNotFound(
-      deleted.then(() => true),
-      false,
-    );
-  }
-
-  patchWebServiceStatus(namespace: string, name: string, patch: StatusPatch): Promise<WebService> {
-    return this.write('patch', `${PLURAL}/status`, {
-      method: 'PATCH',
-      path: `${wsPath(namespace, name)}/status`,
-      body: patch,
-      contentType: MERGE_PATCH,
-      what: `${RESOURCE} "${name}"`,
-    });
-  }
-
-  /** Watches WebServices from resourceVersion (with bookmarks) until the server ends the stream. */
-  watchWebServices(
-    namespace: string | null,
-    resourceVersion: string,
-    timeoutSeconds: number,
-    onEvent: (event: WatchEvent<WebService>) => void,
-    options: WatchOptions,
-  ): Promise<void> {
-    return this.watch(wsPath(namespace), RESOURCE, resourceVersion, timeoutSeconds, {}, onEvent, options);
-  }
-
-  async getLease(namespace: string, name: string): Promise<Lease | null> {
-    return orNull(this.read<Lease>({ method: 'GET', path: leasePath(namespace, name), what: `leases "${name}"` }));
-  }
-
-  /** Lease writes are leader election itself, so the write guard does not apply to them. */
-  createLease(lease: Lease): Promise<Lease> {
-    this.requests.writes++;
-    return this.transport.request({
-      method: 'POST',
-      path: leasePath(lease.metadata.namespace ?? 'default'),
-      body: { apiVersion: 'coordination.k8s.io/v1', kind: 'Lease', ...lease },
-      what: `leases "${lease.metadata.name}"`,
-    });
-  }
-
-  /** A PUT carrying the resourceVersion it read: two candidates can never both win. */
-  updateLease(lease: Lease): Promise<Lease> {
-    this.requests.writes++;
-    return this.transport.request({
-      method: 'PUT',
-      path: leasePath(lease.metadata.namespace ?? 'default', lease.metadata.name),
-      body: { apiVersion: 'coordination.k8s.io/v1', kind: 'Lease', ...lease },
-      what: `leases "${lease.metadata.name}"`,
-    });
-  }
-
-  createEvent(event: KubeEvent): Promise<KubeEvent> {
-    return this.write('create', 'events', {
-      method: 'POST',
-      path: `/apis/events.k8s.io/v1/namespaces/${encodeURIComponent(event.metadata.namespace)}/events`,
-      body: { apiVersion: 'events.k8s.io/v1', kind: 'Event', ...event },
-      what: 'events',
-    });
+    return childWrites.takeOverChild(this, row, namespace, name, entries, precondition);
   }
 
   /** The API server's version (GET /version, which every client may read). */
   serverVersion(): Promise<ServerVersion> {
-    return this.read({ method: 'GET', path: '/version', what: 'the server version' });
+    return this.send({
+      verb: 'read',
+      resource: 'version',
+      method: 'GET',
+      path: '/version',
+      what: 'the server version',
+    });
   }
 
   /** The resources a group/version serves (discovery, readable by every user), or null if it is not served. */
   async servedResources(groupVersion: string): Promise<string[] | null> {
     const list = await orNull(
-      this.read<{ resources?: { name: string }[] }>({
+      this.send<{ resources?: { name: string }[] }>({
+        verb: 'read',
+        resource: 'discovery',
         method: 'GET',
         path: `/apis/${groupVersion}`,
         what: `the API ${groupVersion}`,
@@ -718,64 +465,14 @@ export class KubeClient implements InstallApi, CheckApi, LeaseApi {
     return asked;
   }
 
-  getCustomResourceDefinition(name: string): Promise<CustomResourceDefinition | null> {
-    return this.getObject<CustomResourceDefinition>({
-      apiVersion: 'apiextensions.k8s.io/v1',
-      kind: 'CustomResourceDefinition',
-      metadata: { name },
-    });
-  }
-
-  /** The live copy of an installable object (by kind, namespace and name), or null when there is none. */
-  async getObject<T extends KubeObject>(object: KubeObject): Promise<T | null> {
-    const { path, what } = objectLocation(object);
-    return orNull(this.read<T>({ method: 'GET', path, what }));
-  }
-
-  /** Server-side apply of a whole object, as field manager kubectl-webservice. */
-  applyObject<T extends KubeObject>(object: KubeObject, options: ApplyOptions = {}): Promise<T> {
-    const { path, resource, what } = objectLocation(object);
-    return this.write('patch', resource, {
-      method: 'PATCH',
-      path,
-      query: {
-        fieldManager: FIELD_MANAGER,
-        force: options.force || undefined,
-        dryRun: options.dryRun ? 'All' : undefined,
-      },
-      body: object,
-      contentType: APPLY_PATCH,
-      what,
-    });
-  }
-
-  /** Deletes an installable object in the background; false when it was already gone. */
-  async deleteObject(object: KubeObject, options: DeleteOptions = {}): Promise<boolean> {
-    const { path, resource, what } = objectLocation(object);
-    const deleted = this.write('delete', resource, {
-      method: 'DELETE',
-      path,
-      body: {
-        kind: 'DeleteOptions',
-        apiVersion: 'v1',
-        propagationPolicy: 'Background',
-        ...(options.uid ? { preconditions: { uid: options.uid } } : {}),
-        ...(options.dryRun ? { dryRun: ['All'] } : {}),
-      },
-      what,
-    });
-    return ignoreNotFound(
-      deleted.then(() => true),
-      false,
-    );
-  }
-
   /**
    * Asks the authorizer whether the current user may do something (SelfSubjectAccessReview).
    * A POST, but it stores nothing: counted as a read.
    */
   async reviewAccess(attributes: ResourceAttributes): Promise<AccessReview> {
-    const review = await this.read<{ status?: AccessReview }>({
+    const review = await this.send<{ status?: AccessReview }>({
+      verb: 'read',
+      resource: 'selfsubjectaccessreviews',
       method: 'POST',
       path: '/apis/authorization.k8s.io/v1/selfsubjectaccessreviews',
       body: {
@@ -788,48 +485,12 @@ export class KubeClient implements InstallApi, CheckApi, LeaseApi {
     return { allowed: false, ...review.status };
   }
 
-  private read<T>(req: Request): Promise<T> {
-    this.requests.reads++;
-    return this.transport.request<T>(this.signal ? { ...req, signal: this.signal } : req);
-  }
-
-  /** A LIST, without the items' managedFields: nothing reads them, and they are half the bytes. */
-  private async list<T>(req: Request): Promise<ObjectList<T>> {
-    const list = await this.read<{ items?: T[]; metadata?: { resourceVersion?: string } }>({
-      ...req,
-      dropManagedFields: true,
-    });
-    return { items: list.items ?? [], resourceVersion: list.metadata?.resourceVersion ?? '' };
-  }
-
-  /** A write; its response without managedFields, like a LIST's (results keep these objects), unless asked. */
-  private async write<T>(
-    verb: WriteVerb,
-    resource: string,
-    req: Request,
-    options: { keepManagedFields?: boolean } = {},
-  ): Promise<T> {
-    // A client dry run decides and prints, and never gets here: this is the proof, not the path.
-    if (this.dryRun === 'client') throw new Error(`a client dry run must not write (${verb} ${req.what})`);
-    // Asked twice: now, to refuse before any work, and again as the bytes go out (see Request.gate).
-    this.writeGuard();
-    this.requests.writes++;
-    const result = await this.transport.request<T>({
-      ...(this.dryRun === 'server' ? serverDryRun(req) : req),
-      dropManagedFields: !options.keepManagedFields,
-      gate: () => this.writeGuard(),
-      signal: this.signal,
-    });
-    this.writeObserver(verb, resource);
-    return result;
-  }
-
   /** Resolves once no write is waiting for its answer, or after timeoutMs at the latest. */
   writesSettled(timeoutMs: number): Promise<void> {
     return this.transport.gatedSettled(timeoutMs);
   }
 
-  private watch<T>(
+  private openWatch<T>(
     path: string,
     what: string,
     resourceVersion: string,
@@ -860,24 +521,24 @@ export class KubeClient implements InstallApi, CheckApi, LeaseApi {
   }
 }
 
-/** The API server's answers carry their kind, but LIST items do not, nor a fake's or a proxy's: the core needs it. */
-function withKind(row: ResourceType, object: Child): Child {
-  return { ...object, apiVersion: row.apiVersion, kind: row.kind };
+/** The object as the server answers it: with its apiVersion and kind (set in place: it is the client's own copy). */
+function stamp<T>(type: ResourceType, object: T): T {
+  const typed = object as { apiVersion?: string; kind?: string };
+  typed.apiVersion = type.apiVersion;
+  typed.kind = type.kind;
+  return object;
 }
 
-/** kubectl's name of one child in messages: configmaps "checkout-desired", deployments.apps "checkout". */
-function whatChild(row: ResourceType, name: string): string {
-  return `${resourceName(row)} "${name}"`;
+/** An object to send, with its apiVersion and kind when it lacks them (the server needs them). */
+function withTypeMeta<T extends object>(type: ResourceType, object: T): T {
+  const typed = object as { apiVersion?: string; kind?: string };
+  return typed.apiVersion === type.apiVersion && typed.kind === type.kind
+    ? object
+    : { ...object, apiVersion: type.apiVersion, kind: type.kind };
 }
 
-/**
- * A write as a server-side dry run. The API server reads a DELETE's options from its body when
- * it has one, and then ignores the query: dryRun goes in both.
- */
-function serverDryRun(req: Request): Request {
-  const query = { ...req.query, dryRun: 'All' };
-  if (req.method === 'DELETE' && typeof req.body === 'object' && req.body !== null) {
-    return { ...req, query, body: { ...req.body, dryRun: ['All'] } };
-  }
-  return { ...req, query };
+/** A write's query: its field manager, and dryRun=All for a server dry run of this write alone. */
+function writeQuery(options: WriteOptions): Request['query'] {
+  if (options.fieldManager === undefined && !options.dryRun) return undefined;
+  return { fieldManager: options.fieldManager, dryRun: options.dryRun ? 'All' : undefined };
 }

@@ -1,7 +1,9 @@
-// The objects `install` ships, and where each of their kinds lives in the REST API. Apart from
-// the client so that unit tests can check every bundled manifest against it without loading
-// client-node, and so that the client imports it, never the other way round.
+// Where each type's objects live in the REST API, and which type an object `install` ships is
+// of. Apart from the client so that unit tests can check every bundled manifest against it
+// without loading client-node, and so that the client imports it, never the other way round.
+import { ResourceType, resourceName } from '../core/kinds';
 import type { ObjectMeta } from '../core/model';
+import { installedType } from '../core/resource-types';
 import { UserError } from './errors';
 
 /** An object of one of the kinds `install` ships (CRD, RBAC, the controller's Deployment...). */
@@ -12,47 +14,46 @@ export interface KubeObject {
   [field: string]: unknown;
 }
 
-/** The kinds `install` ships: their resource name and whether they live in a namespace. */
-interface InstallableKind {
-  resource: string;
-  namespaced: boolean;
+/**
+ * The REST path of a type's objects: /api/v1/namespaces/NS/configmaps/NAME,
+ * /apis/apps/v1/namespaces/NS/deployments, /apis/apiextensions.k8s.io/v1/customresourcedefinitions/NAME.
+ * A namespaced type with namespace null: its objects in every namespace. A cluster-scoped type
+ * has no namespace in its path.
+ */
+export function resourcePath(
+  type: ResourceType,
+  namespace: string | null,
+  name?: string,
+  subresource?: string,
+): string {
+  const base = type.group ? `/apis/${type.apiVersion}` : `/api/${type.apiVersion}`;
+  const scope = type.namespaced === false || namespace === null ? '' : `/namespaces/${encodeURIComponent(namespace)}`;
+  const object = name === undefined ? '' : `/${encodeURIComponent(name)}${subresource ? `/${subresource}` : ''}`;
+  return `${base}${scope}/${type.resource}${object}`;
 }
 
-const INSTALLABLE_KINDS: Record<string, InstallableKind> = {
-  'apiextensions.k8s.io/v1 CustomResourceDefinition': { resource: 'customresourcedefinitions', namespaced: false },
-  'v1 Namespace': { resource: 'namespaces', namespaced: false },
-  'v1 ServiceAccount': { resource: 'serviceaccounts', namespaced: true },
-  'rbac.authorization.k8s.io/v1 ClusterRole': { resource: 'clusterroles', namespaced: false },
-  'rbac.authorization.k8s.io/v1 ClusterRoleBinding': { resource: 'clusterrolebindings', namespaced: false },
-  'rbac.authorization.k8s.io/v1 Role': { resource: 'roles', namespaced: true },
-  'rbac.authorization.k8s.io/v1 RoleBinding': { resource: 'rolebindings', namespaced: true },
-  'admissionregistration.k8s.io/v1 ValidatingAdmissionPolicy': {
-    resource: 'validatingadmissionpolicies',
-    namespaced: false,
-  },
-  'admissionregistration.k8s.io/v1 ValidatingAdmissionPolicyBinding': {
-    resource: 'validatingadmissionpolicybindings',
-    namespaced: false,
-  },
-  'networking.k8s.io/v1 NetworkPolicy': { resource: 'networkpolicies', namespaced: true },
-  'policy/v1 PodDisruptionBudget': { resource: 'poddisruptionbudgets', namespaced: true },
-  'apps/v1 Deployment': { resource: 'deployments', namespaced: true },
-};
-
-/** The REST path of an installable object, and how kubectl names it in messages. */
-export function objectLocation(object: KubeObject): { path: string; resource: string; what: string } {
-  const key = `${object.apiVersion} ${object.kind}`;
-  const kind = Object.hasOwn(INSTALLABLE_KINDS, key) ? INSTALLABLE_KINDS[key] : null;
-  if (!kind) throw new UserError(`cannot install ${object.apiVersion} ${object.kind}: not a kind the plugin ships`);
+/** The type of an object `install` ships, and its namespace (null for a cluster-scoped kind). */
+export function installedLocation(object: KubeObject): { type: ResourceType; namespace: string | null } {
+  const type = installedType(object);
+  if (!type) throw new UserError(`cannot install ${object.apiVersion} ${object.kind}: not a kind the plugin ships`);
   const { name, namespace } = object.metadata;
-  if (kind.namespaced && !namespace) throw new UserError(`${object.kind} "${name}" has no metadata.namespace`);
-  const group = object.apiVersion.includes('/') ? object.apiVersion.split('/')[0] : '';
-  const base = group ? `/apis/${object.apiVersion}` : `/api/${object.apiVersion}`;
-  const scope = kind.namespaced ? `/namespaces/${encodeURIComponent(namespace!)}` : '';
-  const resource = group ? `${kind.resource}.${group}` : kind.resource;
+  if (type.namespaced === false) return { type, namespace: null };
+  if (!namespace) throw new UserError(`${object.kind} "${name}" has no metadata.namespace`);
+  return { type, namespace };
+}
+
+/** The REST path of an object `install` ships, its resource, and how kubectl names it in messages. */
+export function objectLocation(object: KubeObject): { path: string; resource: string; what: string } {
+  const { type, namespace } = installedLocation(object);
+  const { name } = object.metadata;
   return {
-    path: `${base}${scope}/${kind.resource}/${encodeURIComponent(name)}`,
-    resource: kind.resource,
-    what: `${resource} "${name}"`,
+    path: resourcePath(type, namespace, name),
+    resource: type.resource,
+    what: whatOf(type, name),
   };
+}
+
+/** How kubectl names one object in messages: configmaps "checkout-desired", deployments.apps "checkout". */
+export function whatOf(type: ResourceType, name: string): string {
+  return `${resourceName(type)} "${name}"`;
 }

@@ -8,6 +8,7 @@ import { CONFIG_MAP_SUFFIX, Child, KIND, MANAGED_BY_LABEL, MANAGED_BY_VALUE, Syn
 import { controllerKeyOf, dependentsOf, keyOf, objectKey } from '../core/object-index';
 import { WebServiceCache } from '../controller/cache';
 import type { KubeApi } from '../kube/api';
+import { orNull } from '../kube/errors';
 
 export interface SyncInputWatchOptions {
   /** null: every namespace. */
@@ -117,7 +118,7 @@ export async function watchSyncInputs(client: KubeApi, options: SyncInputWatchOp
     const { namespace: ns, name } = input.parent.metadata;
     const wanted = CONFIG_MAP.nameFor(name);
     if (input.children.some((child) => child.metadata.name === wanted)) return input;
-    const found = await client.getChild(CONFIG_MAP, ns ?? '', wanted);
+    const found = await orNull(client.get<Child>(CONFIG_MAP, ns ?? '', wanted));
     if (!found) return input;
     // Like gatherAll, metadata only for a foreign one; a labelled one is just not in the cache yet.
     const labelled = found.metadata.labels?.[MANAGED_BY_LABEL] === MANAGED_BY_VALUE;

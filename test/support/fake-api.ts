@@ -12,21 +12,21 @@ import {
   MANAGED_BY_VALUE,
   ObjectMeta,
   PLURAL,
-  RESOURCE,
   WebService,
   kindOf,
 } from '../../src/core/model';
 import type {
   AccessReview,
-  ApplyOptions,
+  ApplyRequest,
+  DeleteRequest,
+  ListRequest,
+  ResourceClient,
+  WatchRequest,
+  WriteOptions,
   ApplyPrecondition,
   CheckApi,
-  CustomResourceDefinition,
-  DeleteOptions,
   DryRun,
   InstallApi,
-  KubeEvent,
-  Lease,
   LeaseApi,
   ListOptions,
   ObjectList,
@@ -34,7 +34,7 @@ import type {
   ServerVersion,
 } from '../../src/kube/api';
 import { ForbiddenError, NotFoundError } from '../../src/kube/errors';
-import { KubeObject, objectLocation } from '../../src/kube/object-location';
+import { KubeObject } from '../../src/kube/object-location';
 import type { WatchEvent, WatchOptions } from '../../src/kube/transport';
 import { ObjectTracker, StoredObject } from './tracker';
 
@@ -51,7 +51,6 @@ export interface FakeRequest {
 type Handler = (event: WatchEvent<never>) => void;
 
 const WEBSERVICE = 'WebService';
-const LEASE = 'Lease';
 const CRD = 'CustomResourceDefinition';
 
 export interface FakeApiOptions {
@@ -72,7 +71,7 @@ export interface FakeApiOptions {
   denied?: string[];
 }
 
-export class FakeApi implements InstallApi, CheckApi, LeaseApi {
+export class FakeApi implements ResourceClient, InstallApi, CheckApi, LeaseApi {
   readonly dryRun: DryRun;
   readonly connection = { server: 'https://fake.invalid:6443' };
   readonly requests: FakeRequest[] = [];
@@ -157,113 +156,159 @@ export class FakeApi implements InstallApi, CheckApi, LeaseApi {
     return release;
   }
 
-  // --- WebServices ----------------------------------------------------------------
+  // --- the generic verbs, over any type ----------------------------------------------
 
-  getWebService(namespace: string, name: string): Promise<WebService> {
-    return this.answer({ verb: 'get', resource: PLURAL, namespace, name }, () => {
-      const found = this.tracker.get<WebService>(WEBSERVICE, namespace, name);
-      if (!found) throw new NotFoundError(`${RESOURCE} "${name}" not found`);
-      return found;
+  get<T extends object>(type: ResourceType, namespace: string | null, name: string): Promise<T> {
+    return this.answer({ verb: 'get', resource: type.resource, namespace: scopeOf(type, namespace), name }, () => {
+      const found = this.tracker.get<T>(type.kind, keyNamespace(type, namespace), name);
+      if (!found) throw new NotFoundError(`${whatOf(type, name)} not found`);
+      return stampedAs(type, found);
     });
   }
 
-  async listWebServices(namespace: string | null, options: ListOptions = {}): Promise<ObjectList<WebService>> {
-    const request: FakeRequest = { verb: 'list', resource: PLURAL, namespace, detail: options };
+  async list<T extends object>(
+    type: ResourceType,
+    namespace: string | null,
+    options: ListRequest = {},
+  ): Promise<ObjectList<T>> {
+    const { metadataOnly, ...listOptions } = options;
+    const resource = metadataOnly ? `${type.resource} metadata` : type.resource;
+    const request: FakeRequest = { verb: 'list', resource, namespace: scopeOf(type, namespace), detail: listOptions };
     this.record(request);
-    await this.held;
-    return this.answer(request, () => this.listOf<WebService>(WEBSERVICE, namespace, options), false);
+    if (type.kind === WEBSERVICE) await this.held;
+    const list = this.listOf<T & StoredObject>(type.kind, keyNamespace(type, namespace) ?? null, listOptions);
+    const items = list.items.map((item) => (metadataOnly ? { metadata: item.metadata } : stampedAs(type, item)));
+    return { ...list, items: items as T[] };
   }
 
-  watchWebServices(
+  watch<T extends object>(
+    type: ResourceType,
     namespace: string | null,
-    _resourceVersion: string,
-    _timeoutSeconds: number,
-    onEvent: (event: WatchEvent<WebService>) => void,
+    request: WatchRequest,
+    onEvent: (event: WatchEvent<T>) => void,
     options: WatchOptions,
   ): Promise<void> {
-    return this.watch(PLURAL, namespace, {}, onEvent, options);
+    const { resourceVersion: _from, timeoutSeconds: _timeout, metadataOnly, ...listOptions } = request;
+    const resource = metadataOnly ? `${type.resource} metadata` : type.resource;
+    return this.openWatch(resource, namespace, listOptions, onEvent, options);
   }
 
-  /** A merge patch of the WebService; its status is the status subresource's to change. */
-  patchWebService(namespace: string, name: string, patch: object): Promise<WebService> {
-    return this.patchParent(PLURAL, namespace, name, patch, (current, patched) => ({
+  create<T extends { metadata: { name?: string } }>(
+    type: ResourceType,
+    namespace: string | null,
+    object: T,
+    options: WriteOptions = {},
+  ): Promise<T> {
+    const { name } = object.metadata;
+    return this.answer({ verb: 'create', resource: type.resource, namespace: scopeOf(type, namespace), name }, () => {
+      const { generateName } = object.metadata as { generateName?: string };
+      // The server names an object created by generateName.
+      const named = {
+        ...object,
+        metadata: { ...object.metadata, name: name ?? `${generateName}${this.tracker.resourceVersion}` },
+      };
+      const stored = storedAs(type, namespace, named);
+      return this.tracker.create(stored, whatOf(type, stored.metadata.name), this.dry(options)) as unknown as T;
+    });
+  }
+
+  /** A merge patch; a resourceVersion in it is a precondition, and the status is the status subresource's to change. */
+  patch<T extends object>(
+    type: ResourceType,
+    namespace: string | null,
+    name: string,
+    patch: object,
+    options: WriteOptions = {},
+  ): Promise<T> {
+    return this.patched(type.resource, type, namespace, name, patch, options, (current, patched) => ({
       ...patched,
       status: current.status,
     }));
   }
 
   /** The status subresource: only the status changes, whatever else the patch says. */
-  patchWebServiceStatus(namespace: string, name: string, patch: object): Promise<WebService> {
-    return this.patchParent(`${PLURAL}/status`, namespace, name, patch, (current, patched) => ({
+  patchStatus<T extends object>(type: ResourceType, namespace: string | null, name: string, patch: object): Promise<T> {
+    return this.patched(`${type.resource}/status`, type, namespace, name, patch, {}, (current, patched) => ({
       ...current,
       status: patched.status,
     }));
   }
 
-  /** Deletes the WebService of this uid; its children stay (the fake has no garbage collector). */
-  deleteWebService(
-    namespace: string,
-    name: string,
-    options: { uid: string; propagationPolicy: 'Orphan' },
-  ): Promise<boolean> {
-    return this.answer({ verb: 'delete', resource: PLURAL, namespace, name, detail: options }, () =>
-      this.tracker.delete(WEBSERVICE, namespace, name, `${RESOURCE} "${name}"`, { uid: options.uid }, this.dry()),
+  /**
+   * Server-side apply of the whole object, forced: created when missing, else its fields
+   * replace the stored ones, under the uid and resourceVersion its metadata carries. What the
+   * server owns (a status) stays. A CRD is Established at once, and its resource served.
+   */
+  apply<T extends { metadata: ObjectMeta }>(
+    type: ResourceType,
+    namespace: string | null,
+    object: T,
+    options: ApplyRequest,
+  ): Promise<T> {
+    const { name, uid, resourceVersion } = object.metadata;
+    const request: FakeRequest = {
+      verb: 'apply',
+      resource: type.resource,
+      namespace: scopeOf(type, namespace),
+      name,
+      detail: options,
+    };
+    return this.answer(request, () => {
+      const what = whatOf(type, name);
+      const dry = this.dry(options);
+      const live = this.tracker.get(type.kind, keyNamespace(type, namespace), name);
+      const applied: StoredObject = storedAs(type, namespace, object);
+      if (type.kind === CRD) applied.status = { conditions: ESTABLISHED };
+      // The server owns a status: an apply of the object leaves it be.
+      if (live?.status !== undefined) applied.status = live.status;
+      const stored = live
+        ? this.tracker.update(applied, what, { uid, resourceVersion }, dry)
+        : this.tracker.create(applied, what, dry);
+      if (type.kind === CRD && !dry.dryRun) this.install(crdResource(applied as KubeObject));
+      return stored as unknown as T;
+    });
+  }
+
+  /** A PUT: the resourceVersion it carries must be the stored one. */
+  update<T extends { metadata: ObjectMeta }>(type: ResourceType, namespace: string | null, object: T): Promise<T> {
+    const { name, resourceVersion } = object.metadata;
+    return this.answer(
+      { verb: 'update', resource: type.resource, namespace: scopeOf(type, namespace), name },
+      () =>
+        this.tracker.update(
+          storedAs(type, namespace, object),
+          whatOf(type, name),
+          { resourceVersion },
+          this.dry(),
+        ) as unknown as T,
     );
   }
+
+  /** Deletes with a uid precondition; a CRD takes its resource and every object of its kind with it. */
+  delete(type: ResourceType, namespace: string | null, name: string, options: DeleteRequest = {}): Promise<boolean> {
+    const scope = keyNamespace(type, namespace);
+    const request: FakeRequest = {
+      verb: 'delete',
+      resource: type.resource,
+      namespace: scopeOf(type, namespace),
+      name,
+      detail: options,
+    };
+    return this.answer(request, () => {
+      const dry = this.dry(options);
+      const live = this.tracker.get<KubeObject>(type.kind, scope, name);
+      const deleted = this.tracker.delete(type.kind, scope, name, whatOf(type, name), { uid: options.uid }, dry);
+      if (deleted && live && type.kind === CRD && !dry.dryRun) {
+        const names = (live.spec as { names: { kind: string } }).names;
+        this.uninstall({ kind: names.kind, resource: crdResource(live) });
+      }
+      return deleted;
+    });
+  }
+
+  // --- WebServices ----------------------------------------------------------------
 
   // --- children -------------------------------------------------------------------
-
-  getChild(row: ResourceType, namespace: string, name: string): Promise<Child | null> {
-    return this.answer({ verb: 'get', resource: row.resource, namespace, name }, () =>
-      this.tracker.get<Child>(row.kind, namespace, name),
-    );
-  }
-
-  listChildren(row: ResourceType, namespace: string | null, options: ListOptions = {}): Promise<ObjectList<Child>> {
-    return this.answer({ verb: 'list', resource: row.resource, namespace, detail: options }, () =>
-      this.listOf<Child>(row.kind, namespace, options),
-    );
-  }
-
-  listChildMetadata(
-    row: ResourceType,
-    namespace: string | null,
-    options: ListOptions = {},
-  ): Promise<ObjectList<{ metadata: Child['metadata'] }>> {
-    return this.answer({ verb: 'list', resource: `${row.resource} metadata`, namespace, detail: options }, () => {
-      const list = this.listOf<Child>(row.kind, namespace, options);
-      return { ...list, items: list.items.map((c) => ({ metadata: c.metadata })) };
-    });
-  }
-
-  watchChildren(
-    row: ResourceType,
-    namespace: string | null,
-    _resourceVersion: string,
-    _timeoutSeconds: number,
-    listOptions: ListOptions,
-    onEvent: (event: WatchEvent<Child>) => void,
-    options: WatchOptions,
-  ): Promise<void> {
-    return this.watch(row.resource, namespace, listOptions, onEvent, options);
-  }
-
-  createChild(row: ResourceType, namespace: string, object: Child): Promise<Child> {
-    return this.answer({ verb: 'create', resource: row.resource, namespace, name: object.metadata.name }, () =>
-      this.tracker.create(stamped(row, namespace, object), whatOf(row, object.metadata.name), this.dry()),
-    );
-  }
-
-  /** A merge patch; a resourceVersion in it is a precondition, as the server takes it. */
-  patchChild(row: ResourceType, namespace: string, name: string, patch: object): Promise<Child> {
-    return this.answer({ verb: 'patch', resource: row.resource, namespace, name, detail: patch }, () => {
-      const what = whatOf(row, name);
-      const current = this.tracker.get<Child>(row.kind, namespace, name);
-      if (!current) throw new NotFoundError(`${what} not found`);
-      const patched = mergePatch(current, patch) as Child;
-      return this.tracker.update(stamped(row, namespace, patched), what, preconditionOf(patch), this.dry());
-    });
-  }
 
   /**
    * Server-side apply, as the client sends it: without a uid the child must not exist yet (a
@@ -302,101 +347,9 @@ export class FakeApi implements InstallApi, CheckApi, LeaseApi {
     );
   }
 
-  deleteChild(row: ResourceType, namespace: string, name: string, uid?: string): Promise<boolean> {
-    return this.answer({ verb: 'delete', resource: row.resource, namespace, name, detail: uid }, () =>
-      this.tracker.delete(row.kind, namespace, name, whatOf(row, name), { uid }, this.dry()),
-    );
-  }
-
   // --- objects of any kind --------------------------------------------------------
 
-  listObjects<T extends { metadata: ObjectMeta }>(
-    type: ResourceType,
-    namespace: string | null,
-    options: ListOptions = {},
-  ): Promise<ObjectList<T & { apiVersion: string; kind: string }>> {
-    return this.answer({ verb: 'list', resource: type.resource, namespace, detail: options }, () => {
-      const list = this.listOf<T>(type.kind, namespace, options);
-      return { ...list, items: list.items.map((o) => ({ ...o, apiVersion: type.apiVersion, kind: type.kind })) };
-    });
-  }
-
-  getResource<T>(type: ResourceType, namespace: string, name: string): Promise<T | null> {
-    return this.answer({ verb: 'get', resource: type.resource, namespace, name }, () =>
-      this.tracker.get<T>(type.kind, namespace, name),
-    );
-  }
-
-  createResource<T extends { metadata: ObjectMeta }>(type: ResourceType, namespace: string, object: T): Promise<T> {
-    return this.answer({ verb: 'create', resource: type.resource, namespace, name: object.metadata.name }, () => {
-      const stored = { ...object, kind: type.kind, metadata: { ...object.metadata, namespace } };
-      return this.tracker.create(stored, whatOf(type, object.metadata.name), this.dry());
-    });
-  }
-
-  watchMetadata(
-    type: ResourceType,
-    namespace: string | null,
-    _resourceVersion: string,
-    _timeoutSeconds: number,
-    onEvent: (event: WatchEvent<{ metadata: ObjectMeta }>) => void,
-    options: WatchOptions,
-  ): Promise<void> {
-    return this.watch(`${type.resource} metadata`, namespace, {}, onEvent, options);
-  }
-
-  createEvent(event: KubeEvent): Promise<KubeEvent> {
-    return this.answer({ verb: 'create', resource: 'events', namespace: null, detail: event }, () => event);
-  }
-
   // --- what install ships ---------------------------------------------------------
-
-  getObject<T extends KubeObject>(object: KubeObject): Promise<T | null> {
-    const { resource } = objectLocation(object);
-    const { namespace, name } = object.metadata;
-    return this.answer({ verb: 'get', resource, namespace: namespace ?? null, name }, () =>
-      this.tracker.get<T>(object.kind, namespace, name),
-    );
-  }
-
-  /**
-   * Server-side apply of the whole object, forced: created when missing, else its fields
-   * replace the stored ones. A CRD is Established at once, and its resource served.
-   */
-  applyObject<T extends KubeObject>(object: KubeObject, options: ApplyOptions = {}): Promise<T> {
-    const { resource, what } = objectLocation(object);
-    const { namespace, name } = object.metadata;
-    return this.answer({ verb: 'apply', resource, namespace: namespace ?? null, name, detail: options }, () => {
-      const dry = { dryRun: options.dryRun || this.dryRun === 'server' };
-      const live = this.tracker.get(object.kind, namespace, name);
-      const applied: StoredObject = structuredClone(object);
-      if (object.kind === CRD) applied.status = { conditions: ESTABLISHED };
-      // The server owns a status: an apply of the object leaves it be.
-      if (live?.status !== undefined) applied.status = live.status;
-      const stored = live ? this.tracker.update(applied, what, {}, dry) : this.tracker.create(applied, what, dry);
-      if (object.kind === CRD && !dry.dryRun) this.install(crdResource(object));
-      return stored as T;
-    });
-  }
-
-  /** Deletes with a uid precondition; a CRD takes its resource and every object of its kind with it. */
-  deleteObject(object: KubeObject, options: DeleteOptions = {}): Promise<boolean> {
-    const { resource, what } = objectLocation(object);
-    const { namespace, name } = object.metadata;
-    return this.answer({ verb: 'delete', resource, namespace: namespace ?? null, name, detail: options }, () => {
-      const dry = { dryRun: options.dryRun || this.dryRun === 'server' };
-      const deleted = this.tracker.delete(object.kind, namespace, name, what, { uid: options.uid }, dry);
-      if (deleted && object.kind === CRD && !dry.dryRun) {
-        const names = (object.spec as { names: { kind: string } }).names;
-        this.uninstall({ kind: names.kind, resource: crdResource(object) });
-      }
-      return deleted;
-    });
-  }
-
-  getCustomResourceDefinition(name: string): Promise<CustomResourceDefinition | null> {
-    return this.getObject({ apiVersion: 'apiextensions.k8s.io/v1', kind: CRD, metadata: { name } });
-  }
 
   // --- the cluster, the caller, the Lease -----------------------------------------
 
@@ -421,29 +374,6 @@ export class FakeApi implements InstallApi, CheckApi, LeaseApi {
     const named = `${verb} ${group ? `${resource}.${group}` : resource}${subresource ? `/${subresource}` : ''}`;
     return this.answer({ verb: 'review', resource: 'selfsubjectaccessreviews', namespace: namespace ?? null }, () =>
       this.denied.has(named) ? { allowed: false, reason: 'denied by the fake' } : { allowed: true },
-    );
-  }
-
-  getLease(namespace: string, name: string): Promise<Lease | null> {
-    return this.answer({ verb: 'get', resource: 'leases', namespace, name }, () =>
-      this.tracker.get<Lease>(LEASE, namespace, name),
-    );
-  }
-
-  createLease(lease: Lease): Promise<Lease> {
-    const { namespace = 'default', name } = lease.metadata;
-    return this.answer({ verb: 'create', resource: 'leases', namespace, name }, () =>
-      this.tracker.create({ ...lease, kind: LEASE, metadata: { ...lease.metadata, namespace } }, `leases "${name}"`),
-    );
-  }
-
-  /** A PUT: the resourceVersion it carries must be the stored one. */
-  updateLease(lease: Lease): Promise<Lease> {
-    const { namespace = 'default', name, resourceVersion } = lease.metadata;
-    return this.answer({ verb: 'update', resource: 'leases', namespace, name }, () =>
-      this.tracker.update({ ...lease, kind: LEASE, metadata: { ...lease.metadata, namespace } }, `leases "${name}"`, {
-        resourceVersion,
-      }),
     );
   }
 
@@ -506,9 +436,9 @@ export class FakeApi implements InstallApi, CheckApi, LeaseApi {
     return [...this.forbidden].some((kind) => resourceOfKind(kind) === resource);
   }
 
-  /** A server dry run: answered, not stored. */
-  private dry(): { dryRun: boolean } {
-    return { dryRun: this.dryRun === 'server' };
+  /** A server dry run (the client's, or this write's alone): answered, not stored. */
+  private dry(options: { dryRun?: boolean } = {}): { dryRun: boolean } {
+    return { dryRun: this.dryRun === 'server' || options.dryRun === true };
   }
 
   private listOf<T>(kind: string, namespace: string | null, options: ListOptions): ObjectList<T> {
@@ -518,23 +448,33 @@ export class FakeApi implements InstallApi, CheckApi, LeaseApi {
     };
   }
 
-  private patchParent(
+  /** A merge patch of an object, of which keep says what stays. */
+  private patched<T>(
     resource: string,
-    namespace: string,
+    type: ResourceType,
+    namespace: string | null,
     name: string,
     patch: object,
-    keep: (current: WebService, patched: WebService) => WebService,
-  ): Promise<WebService> {
-    return this.answer({ verb: 'patch', resource, namespace, name, detail: patch }, () => {
-      const what = `${RESOURCE} "${name}"`;
-      const current = this.tracker.get<WebService>(WEBSERVICE, namespace, name);
+    options: WriteOptions,
+    keep: (current: StoredObject, patched: StoredObject) => StoredObject,
+  ): Promise<T> {
+    const scope = keyNamespace(type, namespace);
+    const request: FakeRequest = { verb: 'patch', resource, namespace: scopeOf(type, namespace), name, detail: patch };
+    return this.answer(request, () => {
+      const what = whatOf(type, name);
+      const current = this.tracker.get(type.kind, scope, name);
       if (!current) throw new NotFoundError(`${what} not found`);
-      const patched = keep(current, mergePatch(current, patch) as WebService);
-      return this.tracker.update({ ...patched, kind: WEBSERVICE }, what, preconditionOf(patch), this.dry());
+      const patched = keep(current, mergePatch(current, patch) as StoredObject);
+      return this.tracker.update(
+        storedAs(type, namespace, patched),
+        what,
+        preconditionOf(patch),
+        this.dry(options),
+      ) as T;
     });
   }
 
-  private watch(
+  private openWatch(
     resource: string,
     namespace: string | null,
     listOptions: ListOptions,
@@ -577,6 +517,29 @@ function stamped(row: ResourceType, namespace: string, object: Child): Child & S
     kind: row.kind,
     metadata: { ...object.metadata, namespace },
   };
+}
+
+/** A request's namespace: null for a cluster-scoped type. */
+function scopeOf(type: ResourceType, namespace: string | null): string | null {
+  return type.namespaced === false ? null : namespace;
+}
+
+/** The namespace the tracker keeps an object of the type under. */
+function keyNamespace(type: ResourceType, namespace: string | null): string | undefined {
+  return type.namespaced === false ? undefined : (namespace ?? undefined);
+}
+
+/** An object as the server keeps it: with its apiVersion, kind and namespace. */
+function storedAs(type: ResourceType, namespace: string | null, object: { metadata: ObjectMeta }): StoredObject {
+  const stored: StoredObject = { ...structuredClone(object), apiVersion: type.apiVersion, kind: type.kind };
+  const scope = keyNamespace(type, namespace);
+  stored.metadata = { ...stored.metadata, ...(scope === undefined ? {} : { namespace: scope }) };
+  return stored;
+}
+
+/** An object as the client answers it: with its apiVersion and kind. */
+function stampedAs<T>(type: ResourceType, object: T): T {
+  return { ...object, apiVersion: type.apiVersion, kind: type.kind };
 }
 
 /** How the server names an object in its messages: deployments.apps "web". */

@@ -6,6 +6,7 @@ import type { WebService } from '../../src/core/model';
 import { CONFIG_KEY_SECRET, CONFIG_TYPES } from '../../src/engine/config';
 import { FakeApi } from '../support/fake-api';
 import { until } from '../support/wait';
+import { orNull } from '../../src/kube/errors';
 
 const reads = (name: string, secret: string): WebService => ({
   metadata: { name, namespace: 'ns', uid: `u-${name}`, resourceVersion: '1' },
@@ -83,7 +84,7 @@ describe("run's watch of the config the pods read", () => {
     expect(changed).toEqual([['ns/shop']]);
     // The key's own event, at the version it was made with, changes nothing; another key does.
     changed.length = 0;
-    const key = await api.getResource<WebService>(CONFIG_TYPES.Secret, 'ns', CONFIG_KEY_SECRET);
+    const key = await orNull(api.get<WebService>(CONFIG_TYPES.Secret, 'ns', CONFIG_KEY_SECRET));
     const keyEvent = (resourceVersion: string) =>
       api.watchers['secrets metadata']({
         type: 'MODIFIED',

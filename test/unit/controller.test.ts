@@ -10,10 +10,11 @@ import { LOW_PRIORITY, NORMAL_PRIORITY } from '../../src/controller/queue';
 import { Child, MANAGED_BY_LABEL, MANAGED_BY_VALUE, WebService } from '../../src/core/model';
 import type { KubeApi } from '../../src/kube/api';
 import { Request, Transport, WatchOptions } from '../../src/kube/transport';
-import { AbortedError, ConflictError } from '../../src/kube/errors';
+import { AbortedError, ConflictError, orNull } from '../../src/kube/errors';
 import { FakeApi } from '../support/fake-api';
 import { useLocalServer } from '../support/local-transport';
 import { until } from '../support/wait';
+import { WEBSERVICE_TYPE } from '../../src/core/resource-types';
 
 const WEB: WebService = {
   apiVersion: 'apps.labhub.io/v1',
@@ -152,7 +153,7 @@ describe('Controller conflicts', () => {
 
       client.removeChild('ConfigMap', 'ns', 'web-desired');
       await until(() => Promise.resolve(client.writes.filter((w) => w.resource === 'configmaps').length === 2));
-      const made = await client.getChild(CHILD_KINDS[0], 'ns', 'web-desired');
+      const made = await orNull(client.get<Child>(CHILD_KINDS[0], 'ns', 'web-desired'));
       expect(made?.metadata.uid).not.toBe('u-foreign');
       expect(made?.metadata.ownerReferences?.[0].uid).toBe('u-web');
     } finally {
@@ -190,7 +191,7 @@ describe('Controller conflicts', () => {
       // Deleted by the garbage collector, and the DELETED event never reaches the cache.
       client.removeChild('ConfigMap', 'ns', 'web-desired');
       await until(() => Promise.resolve(client.hasChild('ConfigMap', 'ns', 'web-desired')));
-      const made = await client.getChild(CHILD_KINDS[0], 'ns', 'web-desired');
+      const made = await orNull(client.get<Child>(CHILD_KINDS[0], 'ns', 'web-desired'));
       expect(made?.metadata.ownerReferences?.[0].uid).toBe('u-web');
     } finally {
       await controller.shutDown();
@@ -212,15 +213,15 @@ describe('Controller conflicts, rechecked under the deadline', () => {
     };
     // Once the conflict is known, a GET of the child answers only when its signal aborts it.
     let hang = false;
-    const getChild = client.getChild.bind(client);
+    const get = client.get.bind(client);
     client.withSignal = (signal: AbortSignal) =>
       Object.assign(Object.create(client) as FakeApi, {
-        getChild: (...args: Parameters<FakeApi['getChild']>) =>
-          hang
+        get: (...args: Parameters<FakeApi['get']>) =>
+          hang && args[0] !== WEBSERVICE_TYPE
             ? new Promise<never>((_resolve, reject) =>
                 signal.addEventListener('abort', () => reject(new AbortedError('configmaps "web-desired"'))),
               )
-            : getChild(...args),
+            : get(...args),
       });
     const { controller, metrics, logs } = controllerFor(client, { reconcileTimeoutMs: 100 });
     try {
@@ -248,13 +249,13 @@ describe('Controller read-your-writes', () => {
       spec: { image: 'nginx:1.27', workload: {} },
     };
     const client = new FakeApi({ webServices: [now] });
-    const patchStatus = client.patchWebServiceStatus.bind(client);
+    const patchStatus = client.patchStatus.bind(client);
     // As the API server answers a write: with a new resourceVersion.
-    client.patchWebServiceStatus = async (namespace, name, patch) => {
-      const written = await patchStatus(namespace, name, patch);
+    client.patchStatus = (async (...args: Parameters<FakeApi['patchStatus']>) => {
+      const written = await patchStatus<WebService>(...args);
       written.metadata.resourceVersion = '9';
       return written;
-    };
+    }) as FakeApi['patchStatus'];
     const { controller, logs } = controllerFor(client);
     try {
       await started(controller);
@@ -299,11 +300,8 @@ function transportClient(transport: Transport, signal?: AbortSignal): KubeApi {
     withSignal: (s: AbortSignal) => transportClient(transport, s),
     // Discovery: every API is served (the writes are what this server holds).
     apiServed: () => Promise.resolve(true),
-    listWebServices: () => list('/webservices'),
-    listChildren: (row: { resource: string }) => list(`/${row.resource}`),
-    watchChildren: (...args: unknown[]) => silentWatch(args[6] as WatchOptions),
-    watchWebServices: (_ns: unknown, _rv: unknown, _t: unknown, _on: unknown, options: WatchOptions) =>
-      silentWatch(options),
+    list: (type: { resource: string }) => list(`/${type.resource}`),
+    watch: (_type: unknown, _ns: unknown, _from: unknown, _on: unknown, options: WatchOptions) => silentWatch(options),
   };
   return new Proxy(base, {
     get: (target, prop) =>

@@ -5,7 +5,6 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { SyncInput } from '../../src/core/model';
 import { reconcile } from '../../src/engine/reconcile';
-import type { KubeEvent } from '../../src/kube/api';
 import { FakeApi } from '../support/fake-api';
 
 const NOW = '2026-12-02T14:05:09Z';
@@ -19,7 +18,7 @@ it('names the Events of one reconcile apart, even when their random part is the 
   const client = new FakeApi({ webServices: [start.parent] });
   jest.spyOn(Math, 'random').mockReturnValue(0.5);
   await reconcile(client, start, { now: () => NOW, reportingInstance: 'test' });
-  const names = client.writes.filter((w) => w.resource === 'events').map((w) => (w.detail as KubeEvent).metadata.name);
+  const names = client.writes.filter((w) => w.resource === 'events').map((w) => w.name);
   expect(names).toHaveLength(3);
   expect(new Set(names).size).toBe(3);
   for (const name of names) expect(name).toMatch(/^checkout\.[0-9a-f]+$/);

@@ -69,7 +69,7 @@ describe('carrying out workload ops', () => {
       ['delete', 'Service'],
       ['patch', 'ConfigMap'],
     ]);
-    expect(writes()[0]).toEqual(['delete', 'Deployment', 'crd-lab', 'checkout', 'deploy-uid-1']);
+    expect(writes()[0]).toEqual(['delete', 'Deployment', 'crd-lab', 'checkout', { uid: 'deploy-uid-1' }]);
     expect(applied.cleaned).toEqual(['deployment/checkout', 'service/checkout']);
   });
 

@@ -2,8 +2,10 @@
 // what the installer, check and the engine are tested against must not be kinder than it.
 import { CONFIG_MAP } from '../../src/core/kinds';
 import type { Child, WebService } from '../../src/core/model';
-import { ConflictError, NotFoundError } from '../../src/kube/errors';
+import { ConflictError, NotFoundError, orNull } from '../../src/kube/errors';
 import { FakeApi } from '../support/fake-api';
+import { LEASE, WEBSERVICE_TYPE } from '../../src/core/resource-types';
+import type { Lease } from '../../src/kube/api';
 
 const cm = (name: string, labels: Record<string, string> = {}): Child => ({
   apiVersion: 'v1',
@@ -19,25 +21,25 @@ const ws = (finalizers: string[] = []): WebService => ({
 describe('the fake API server', () => {
   it('gives a created object a uid and a resourceVersion, and refuses a second of that name: AlreadyExists', async () => {
     const api = new FakeApi();
-    const created = await api.createChild(CONFIG_MAP, 'ns', cm('a'));
+    const created = await api.create<Child>(CONFIG_MAP, 'ns', cm('a'));
     expect(created.metadata).toMatchObject({ uid: expect.any(String), resourceVersion: expect.any(String) });
-    const again = api.createChild(CONFIG_MAP, 'ns', cm('a'));
+    const again = api.create<Child>(CONFIG_MAP, 'ns', cm('a'));
     await expect(again).rejects.toBeInstanceOf(ConflictError);
     await expect(again).rejects.toMatchObject({ kind: 'AlreadyExists', message: 'configmaps "a" already exists' });
   });
 
   it('answers a patch of nothing with NotFound, and one with a stale resourceVersion with Conflict', async () => {
     const api = new FakeApi({ children: [cm('a')] });
-    await expect(api.patchChild(CONFIG_MAP, 'ns', 'b', { data: { a: '2' } })).rejects.toBeInstanceOf(NotFoundError);
-    const live = (await api.getChild(CONFIG_MAP, 'ns', 'a'))!;
-    const patched = await api.patchChild(CONFIG_MAP, 'ns', 'a', {
+    await expect(api.patch<Child>(CONFIG_MAP, 'ns', 'b', { data: { a: '2' } })).rejects.toBeInstanceOf(NotFoundError);
+    const live = (await orNull(api.get<Child>(CONFIG_MAP, 'ns', 'a')))!;
+    const patched = await api.patch<Child>(CONFIG_MAP, 'ns', 'a', {
       metadata: { resourceVersion: live.metadata.resourceVersion },
       data: { b: '2' },
     });
     expect(patched).toMatchObject({ data: { a: '1', b: '2' } });
     expect(patched.metadata.resourceVersion).not.toBe(live.metadata.resourceVersion);
     await expect(
-      api.patchChild(CONFIG_MAP, 'ns', 'a', { metadata: { resourceVersion: live.metadata.resourceVersion } }),
+      api.patch<Child>(CONFIG_MAP, 'ns', 'a', { metadata: { resourceVersion: live.metadata.resourceVersion } }),
     ).rejects.toMatchObject({ kind: 'Conflict' });
   });
 
@@ -55,7 +57,7 @@ describe('the fake API server', () => {
   it('lists by label selector: equality, inequality, existence and absence', async () => {
     const api = new FakeApi({ children: [cm('a', { app: 'web' }), cm('b', { app: 'api' }), cm('c')] });
     const names = async (labelSelector: string) =>
-      (await api.listChildren(CONFIG_MAP, 'ns', { labelSelector })).items.map((c) => c.metadata.name);
+      (await api.list<Child>(CONFIG_MAP, 'ns', { labelSelector })).items.map((c) => c.metadata.name);
     expect(await names('app=web')).toEqual(['a']);
     expect(await names('app!=web')).toEqual(['b', 'c']);
     expect(await names('app')).toEqual(['a', 'b']);
@@ -65,25 +67,25 @@ describe('the fake API server', () => {
   it('keeps a WebService with finalizers, marked, until its last finalizer goes; deletes by uid only', async () => {
     const api = new FakeApi({ webServices: [ws(['x'])] });
     await expect(
-      api.deleteWebService('ns', 'web', { uid: 'other', propagationPolicy: 'Orphan' }),
+      api.delete(WEBSERVICE_TYPE, 'ns', 'web', { uid: 'other', propagationPolicy: 'Orphan' }),
     ).rejects.toMatchObject({ kind: 'Conflict' });
-    expect(await api.deleteWebService('ns', 'web', { uid: 'uid-web', propagationPolicy: 'Orphan' })).toBe(true);
-    const marked = await api.getWebService('ns', 'web');
+    expect(await api.delete(WEBSERVICE_TYPE, 'ns', 'web', { uid: 'uid-web', propagationPolicy: 'Orphan' })).toBe(true);
+    const marked = await api.get<WebService>(WEBSERVICE_TYPE, 'ns', 'web');
     expect(marked.metadata.deletionTimestamp).toBeDefined();
-    await api.patchWebService('ns', 'web', { metadata: { finalizers: null } });
-    await expect(api.getWebService('ns', 'web')).rejects.toBeInstanceOf(NotFoundError);
-    expect(await api.deleteWebService('ns', 'web', { uid: 'uid-web', propagationPolicy: 'Orphan' })).toBe(false);
+    await api.patch<WebService>(WEBSERVICE_TYPE, 'ns', 'web', { metadata: { finalizers: null } });
+    await expect(api.get<WebService>(WEBSERVICE_TYPE, 'ns', 'web')).rejects.toBeInstanceOf(NotFoundError);
+    expect(await api.delete(WEBSERVICE_TYPE, 'ns', 'web', { uid: 'uid-web', propagationPolicy: 'Orphan' })).toBe(false);
   });
 
   it('changes only the status through the status subresource, and never the status through the object', async () => {
     const api = new FakeApi({ webServices: [ws()] });
-    await api.patchWebServiceStatus('ns', 'web', {
+    await api.patchStatus<WebService>(WEBSERVICE_TYPE, 'ns', 'web', {
       metadata: {},
       status: { observedGeneration: 1 },
       spec: { image: 'ignored' },
     });
-    await api.patchWebService('ns', 'web', { status: { observedGeneration: 9 } });
-    expect(await api.getWebService('ns', 'web')).toMatchObject({
+    await api.patch<WebService>(WEBSERVICE_TYPE, 'ns', 'web', { status: { observedGeneration: 9 } });
+    expect(await api.get<WebService>(WEBSERVICE_TYPE, 'ns', 'web')).toMatchObject({
       spec: { image: 'nginx:1.27' },
       status: { observedGeneration: 1 },
     });
@@ -91,18 +93,21 @@ describe('the fake API server', () => {
 
   it('stores nothing in a server dry run, and answers as if it had', async () => {
     const api = new FakeApi({ dryRun: 'server' });
-    expect((await api.createChild(CONFIG_MAP, 'ns', cm('a'))).metadata.name).toBe('a');
+    expect((await api.create<Child>(CONFIG_MAP, 'ns', cm('a'))).metadata.name).toBe('a');
     expect(api.hasChild('ConfigMap', 'ns', 'a')).toBe(false);
   });
 
   it('updates a Lease only at the resourceVersion read: two candidates never both win', async () => {
     const api = new FakeApi();
-    const created = await api.createLease({ metadata: { name: 'l', namespace: 'ns' }, spec: { holderIdentity: 'a' } });
+    const created = await api.create<Lease>(LEASE, 'ns', {
+      metadata: { name: 'l', namespace: 'ns' },
+      spec: { holderIdentity: 'a' },
+    });
     const read = { metadata: { ...created.metadata }, spec: { holderIdentity: 'b' } };
-    await api.updateLease(read);
-    await expect(api.updateLease({ ...read, spec: { holderIdentity: 'c' } })).rejects.toMatchObject({
+    await api.update(LEASE, 'ns', read);
+    await expect(api.update(LEASE, 'ns', { ...read, spec: { holderIdentity: 'c' } })).rejects.toMatchObject({
       kind: 'Conflict',
     });
-    expect((await api.getLease('ns', 'l'))?.spec?.holderIdentity).toBe('b');
+    expect((await orNull(api.get<Lease>(LEASE, 'ns', 'l')))?.spec?.holderIdentity).toBe('b');
   });
 });

@@ -6,9 +6,12 @@ import { Child, FINALIZER, WebService } from '../../src/core/model';
 import { desiredLabels, desiredOwnerReference } from '../../src/core/ownership';
 import { InstallOptions, UninstallOptions, install, uninstall } from '../../src/install/installer';
 import { CRD_NAME, VERSION_LABEL, allBundledManifests, bundledManifests } from '../../src/install/manifests';
-import { NotFoundError, UserError } from '../../src/kube/errors';
+import { NotFoundError, UserError, orNull } from '../../src/kube/errors';
 import { KubeObject, objectLocation } from '../../src/kube/object-location';
 import { FakeApi } from '../support/fake-api';
+import { CUSTOM_RESOURCE_DEFINITION, WEBSERVICE_TYPE } from '../../src/core/resource-types';
+import type { CustomResourceDefinition } from '../../src/kube/api';
+import { getInstalled } from '../../src/kube/installed-objects';
 
 const VERSION = '0.5.0';
 const INSTALL: InstallOptions = { dryRun: 'none', establishTimeoutMs: 1_000, version: VERSION };
@@ -54,7 +57,7 @@ describe('install', () => {
     expect(api.writes.every((w) => (w.detail as { force?: boolean }).force === true)).toBe(true);
     // Established, and its WebServices listed once: apply --all works right after.
     expect(api.calls.slice(-2)).toEqual(['get customresourcedefinitions', 'list webservices']);
-    const crd = await api.getCustomResourceDefinition(CRD_NAME);
+    const crd = await orNull(api.get<CustomResourceDefinition>(CUSTOM_RESOURCE_DEFINITION, null, CRD_NAME));
     expect(crd?.metadata.labels?.[VERSION_LABEL]).toBe(VERSION);
   });
 
@@ -117,12 +120,15 @@ describe('install', () => {
 
   it('says what a CRD that is never Established is waiting for', async () => {
     const api = new FakeApi();
-    jest.spyOn(api, 'getCustomResourceDefinition').mockResolvedValue({
+    const get = api.get.bind(api);
+    const crd: CustomResourceDefinition = {
       apiVersion: 'apiextensions.k8s.io/v1',
       kind: 'CustomResourceDefinition',
       metadata: { name: CRD_NAME },
       status: { conditions: [{ type: 'NamesAccepted', status: 'False', message: '"ws" is already in use' }] },
-    });
+    };
+    api.get = ((...args: Parameters<FakeApi['get']>) =>
+      args[0] === CUSTOM_RESOURCE_DEFINITION ? Promise.resolve(crd) : get(...args)) as FakeApi['get'];
     await expect(install(api, bundledManifests({}, VERSION), { ...INSTALL, establishTimeoutMs: 100 })).rejects.toThrow(
       `customresourcedefinition ${CRD_NAME} was applied but is not Established after 0.1s: "ws" is already in use`,
     );
@@ -132,7 +138,7 @@ describe('install', () => {
 describe('uninstall', () => {
   it('deletes every object that exists, the controller first and the CRD last, each by its uid', async () => {
     const api = await installed(everything());
-    const uids = await Promise.all(everything().map(async (o) => (await api.getObject(o))?.metadata.uid));
+    const uids = await Promise.all(everything().map(async (o) => (await getInstalled(api, o))?.metadata.uid));
     api.requests.length = 0;
     const report = await uninstall(api, everything(), UNINSTALL);
     const reversed = [...everything()].reverse();
@@ -170,7 +176,7 @@ describe('uninstall', () => {
       metadata: { resourceVersion: expect.any(String), finalizers: [] },
     });
     expect(report).toMatchObject({ webServicesLost: 2, finalizersRemoved: 1 });
-    await expect(api.listWebServices(null)).rejects.toBeInstanceOf(NotFoundError);
+    await expect(api.list<WebService>(WEBSERVICE_TYPE, null)).rejects.toBeInstanceOf(NotFoundError);
   });
 
   it('orphaned, releases each child, lets each WebService go, then deletes the CRD: the children stay', async () => {
@@ -192,7 +198,7 @@ describe('uninstall', () => {
       finalizersRemoved: 1,
       apps: [{ namespace: 'shop', name: 'web', children: ['configmap/web-desired', 'deployment/web'] }],
     });
-    const left = await api.getChild(DEPLOYMENT, 'shop', 'web');
+    const left = await orNull(api.get<Child>(DEPLOYMENT, 'shop', 'web'));
     expect(left?.metadata.ownerReferences).toBeUndefined();
     expect(api.hasChild('ConfigMap', 'shop', 'web-desired')).toBe(true);
   });

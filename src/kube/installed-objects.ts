@@ -1,0 +1,37 @@
+// The objects `install` ships, read, applied and deleted through the generic verbs: each
+// object's type is found in the registry by its apiVersion and kind (object-location.ts).
+import type { ApplyOptions, DeleteOptions, ResourceClient } from './api';
+import { orNull } from './errors';
+import { KubeObject, installedLocation } from './object-location';
+
+/** The field manager of everything `install` applies (server-side apply). */
+const INSTALL_FIELD_MANAGER = 'kubectl-webservice';
+
+/** The live copy of an object `install` ships, or null when there is none. */
+export function getInstalled<T extends KubeObject>(
+  client: Pick<ResourceClient, 'get'>,
+  object: KubeObject,
+): Promise<T | null> {
+  const { type, namespace } = installedLocation(object);
+  return orNull(client.get<T>(type, namespace, object.metadata.name));
+}
+
+/** Server-side apply of a whole object, as install's field manager. */
+export function applyInstalled(
+  client: Pick<ResourceClient, 'apply'>,
+  object: KubeObject,
+  options: ApplyOptions = {},
+): Promise<KubeObject> {
+  const { type, namespace } = installedLocation(object);
+  return client.apply(type, namespace, object, { fieldManager: INSTALL_FIELD_MANAGER, ...options });
+}
+
+/** Deletes an object `install` ships, in the background; false when it was already gone. */
+export function deleteInstalled(
+  client: Pick<ResourceClient, 'delete'>,
+  object: KubeObject,
+  options: DeleteOptions = {},
+): Promise<boolean> {
+  const { type, namespace } = installedLocation(object);
+  return client.delete(type, namespace, object.metadata.name, options);
+}
