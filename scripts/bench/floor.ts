@@ -8,7 +8,7 @@ import { API_VERSION, KIND, WebService } from '../../src/core/model';
 import { observe } from '../../src/core/observe';
 import { emptyIndex, syncInputFor } from '../../src/core/object-index';
 import { computeStatus, readyOf, statusPatch } from '../../src/core/status';
-import { Audit } from './audit';
+import { Audit, figures } from './audit';
 import { BareClient } from './bare-client';
 import { webService } from './cluster';
 import { BurstCreator } from './controller';
@@ -169,10 +169,7 @@ export async function writeFloor(audit: Audit | undefined, namespace: string, n:
       inFlight,
       wallMs: Math.round(wallMs),
       createsMs: Math.round(createdMs),
-      requests: count?.requests ?? null,
-      writes: count?.writes ?? null,
-      events: count?.events ?? null,
-      ...(count ? { writesByKind: count.byKind } : {}),
+      ...figures(count),
       clientCpuMs: round((cpu.user + cpu.system) / 1000),
     };
   } finally {

@@ -1,6 +1,6 @@
 // The shape of bench/results.json (and scale.json), from which report.ts alone makes RESULTS.md's
 // table: what each case returns, as it returns it.
-import type { RequestCount } from './audit';
+import { Figures, RequestCount, figures } from './audit';
 import type { controllerBacklog } from './backlog';
 import type { canaryCase } from './canary';
 import type { pluginCases } from './cases';
@@ -15,15 +15,10 @@ import type { workloadBurst } from './workload';
 type Returned<F extends (...args: never[]) => unknown> = Awaited<ReturnType<F>>;
 
 /** One run of a case. */
-export interface Sample {
+export interface Sample extends Figures {
   wallMs: number;
   cpuMs: number | null;
   peakRssMiB: number | null;
-  requests: number | null;
-  reads: number | null;
-  writes: number | null;
-  events: number | null;
-  writesByKind?: Record<string, number>;
 }
 
 /** A case's runs: wall time and CPU their medians; requests, writes and peak RSS the most of any run. */
@@ -115,11 +110,7 @@ export function sampleOf(measured: Measured, count: RequestCount | null): Sample
     wallMs: Math.round(measured.wallMs),
     cpuMs: measured.cpuMs,
     peakRssMiB: measured.peakRssMiB,
-    requests: count?.requests ?? null,
-    reads: count?.reads ?? null,
-    writes: count?.writes ?? null,
-    events: count?.events ?? null,
-    ...(count && Object.keys(count.byKind).length > 0 ? { writesByKind: count.byKind } : {}),
+    ...figures(count),
   };
 }
 
