@@ -18,7 +18,7 @@ import { createNamespace, createWebServices, deleteNamespace } from './cluster';
 import { controllerBurst, controllerStartup } from './controller';
 import { FLOOR_CREATOR, FLOOR_IN_FLIGHT, writeFloor } from './floor';
 import { runtimeCases } from './runtimes';
-import { checkWorkloadCapacity, podsNeeded, workloadBurst } from './workload';
+import { WorkloadCase, checkWorkloadCapacity, podsNeeded, workloadBurst } from './workload';
 import { configCase } from './config';
 import { canaryCase } from './canary';
 import { CASES, Case, mergeResults } from './merge';
@@ -217,22 +217,27 @@ async function measureAll(options: Options): Promise<Results> {
     const n = caseSize(options, 2000);
     results.backlog = [await inNamespace(`bench-backlog-${tag}`, (namespace) => controllerBacklog(namespace, n))];
   });
+  const workloads: WorkloadCase = { audit, tag, n: n1000, steadySeconds: steady, samples };
   await attempt('workload', async () => {
-    results.workloadBurst = await workloadBurst(audit, `bench-workload-${tag}`, caseSize(options, 200), steady);
+    const n = caseSize(options, 200);
+    results.workloadBurst = await workloadBurst({ ...workloads, namespace: `bench-workload-${tag}`, n });
   });
   await attempt('every-field', async () => {
     // The port-only burst at this N too (kube-controller-manager's throttling makes a burst's time
     // per WebService grow with N), unless the workload case just ran it.
     if (results.workloadBurst?.n !== n1000)
-      results.portBurstSameN = await workloadBurst(audit, `bench-workload-${n1000}-${tag}`, n1000, steady);
-    results.everyFieldBurst = await workloadBurst(audit, `bench-every-field-${tag}`, n1000, steady, 'every field');
+      results.portBurstSameN = await workloadBurst({ ...workloads, namespace: `bench-workload-${n1000}-${tag}` });
+    results.everyFieldBurst = await workloadBurst(
+      { ...workloads, namespace: `bench-every-field-${tag}` },
+      'every field',
+    );
   });
   await attempt('config', async () => {
     const port = [results.portBurstSameN, results.workloadBurst].find((b) => b?.n === n1000);
-    results.config = await configCase(audit, tag, n1000, steady, samples, port);
+    results.config = await configCase(workloads, port);
   });
   await attempt('canary', async () => {
-    results.canary = await canaryCase(audit, tag, n1000, steady, samples);
+    results.canary = await canaryCase(workloads);
   });
   results.finishedAt = stamp();
   results.loadAverage.end = loadAverage();

@@ -6,11 +6,10 @@
 // write of ours. Then `promote`, one WebService at a time: from the annotation's watch event to
 // the HTTPRoute's at the next step's weight, on the bench's watches.
 import { gatewayApiCrdFiles } from '../../harness/gateway-api-crds';
-import { Audit } from './audit';
 import { WatchLine, WatchStream, sendLists, webServiceName } from './cluster';
 import { ControllerProcess, oneAtATime } from './controller';
 import { PLUGIN, kubectl, progress, run, sleep, until } from './proc';
-import { CANARY_STEPS, steadyState, workloadBurst, workloadWebService } from './workload';
+import { CANARY_STEPS, WorkloadCase, WorkloadRun, steadyState, workloadBurst, workloadWebService } from './workload';
 
 /** The route's canary weight where each canary pauses, and at the step a promote takes it to. */
 const PAUSED_WEIGHT = String(CANARY_STEPS[0].weight);
@@ -68,21 +67,16 @@ async function removeGatewayApi(): Promise<void> {
   );
 }
 
-export async function canaryCase(
-  audit: Audit | undefined,
-  tag: string,
-  n: number,
-  steadySeconds: number,
-  samples: number,
-) {
+export async function canaryCase({ tag, samples, ...each }: WorkloadCase) {
   await installGatewayApi();
   try {
-    const without = await workloadBurst(audit, `bench-gateway-${tag}`, n, steadySeconds, 'gateway');
+    const without = await workloadBurst({ ...each, namespace: `bench-gateway-${tag}` }, 'gateway');
     let paused: Awaited<ReturnType<typeof pauseAndPromote>> | undefined;
-    const burst = await workloadBurst(audit, `bench-canary-${tag}`, n, 0, 'canary', async (controller) => {
-      paused = await pauseAndPromote(audit, controller, `bench-canary-${tag}`, n, steadySeconds, samples);
+    const canary = { ...each, namespace: `bench-canary-${tag}` };
+    const burst = await workloadBurst({ ...canary, steadySeconds: 0 }, 'canary', async (controller) => {
+      paused = await pauseAndPromote(canary, controller, samples);
     });
-    return { n, without, burst, ...paused! };
+    return { n: each.n, without, burst, ...paused! };
   } finally {
     await removeGatewayApi();
   }
@@ -94,14 +88,8 @@ interface Promotion {
   routeAt?: number;
 }
 
-async function pauseAndPromote(
-  audit: Audit | undefined,
-  controller: ControllerProcess,
-  namespace: string,
-  n: number,
-  steadySeconds: number,
-  samples: number,
-) {
+async function pauseAndPromote(w: WorkloadRun, controller: ControllerProcess, samples: number) {
+  const { audit, namespace, n } = w;
   const each = { listEach: true };
   const pausedAt = new Map<string, boolean>();
   const canaryWeight = new Map<string, string>();
@@ -127,7 +115,7 @@ async function pauseAndPromote(
     const what = `${n} canaries paused at ${PAUSED_WEIGHT}%`;
     await until(what, paused, { timeoutMs: PAUSED_TIMEOUT_MS, everyMs: 200, watches: streams });
     const pausedMs = Math.round(performance.now() - started);
-    const steady = await steadyState(audit, namespace, steadySeconds);
+    const steady = await steadyState(w);
     const peakRssMiB = controller.peakRssMiB();
 
     // Each of a different WebService: one promote each, from 10% to 50%.

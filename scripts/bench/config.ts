@@ -5,12 +5,15 @@
 // them: its peak RSS, and what it received of them.
 import { randomBytes } from 'node:crypto';
 import { CONFIG_DIGEST_ANNOTATION } from '../../src/core/config';
-import { Audit, AuditEvent } from './audit';
+import { AuditEvent } from './audit';
 import { WatchLine, WatchStream, sendLists, webServiceName } from './cluster';
 import { ControllerProcess, oneAtATime, steadyWindow } from './controller';
 import { countingProxy } from './proxy';
 import { kubectl, progress, round, sleep, until } from './proc';
-import { ownSecret, ownSecretName, steadyState, workloadBurst } from './workload';
+import { WorkloadCase, WorkloadRun, ownSecret, ownSecretName, steadyState, workloadBurst } from './workload';
+import type { WorkloadBurst } from './results';
+
+type Templates = ReturnType<typeof watchTemplates>;
 
 /** Unreferenced Secrets per WebService, and the bytes of each one's value. */
 const UNREFERENCED_EACH = 10;
@@ -86,14 +89,8 @@ function countsOf(values: Iterable<number | string>): Record<string, number> {
 }
 
 /** Every Secret rotated at once, until each WebService is Ready on a new revision; then a steady state. */
-async function rotateAll(
-  audit: Audit | undefined,
-  namespace: string,
-  n: number,
-  steadySeconds: number,
-  templates: ReturnType<typeof watchTemplates>,
-  revisions: ReturnType<typeof watchRevisions>,
-) {
+async function rotateAll(run: WorkloadRun, templates: Templates, revisions: ReturnType<typeof watchRevisions>) {
+  const { namespace, n } = run;
   await listed(n, templates, revisions);
   progress(`rotation: all ${n} Secrets at once`);
   const started = performance.now();
@@ -106,7 +103,7 @@ async function rotateAll(
     watches,
   });
   const readyMs = round(performance.now() - started);
-  const steady = await steadyState(audit, namespace, steadySeconds);
+  const steady = await steadyState(run);
   // Deployments by how many ReplicaSets they own.
   const owner = 'jsonpath={range .items[*]}{.metadata.ownerReferences[0].name}{"\\n"}{end}';
   const { stdout } = await kubectl(['get', 'replicasets', '-n', namespace, '-o', owner], { capture: true });
@@ -120,13 +117,7 @@ async function rotateAll(
 }
 
 /** Single rotations, one at a time: from the Secret's watch event to its Deployment's new template's. */
-async function rotationLatency(
-  audit: Audit | undefined,
-  namespace: string,
-  n: number,
-  samples: number,
-  templates: ReturnType<typeof watchTemplates>,
-) {
+async function rotationLatency({ audit, namespace, n }: WorkloadRun, samples: number, templates: Templates) {
   progress(`${samples} single rotations, one at a time`);
   type Rotation = { secret: string; value: string; writtenAt?: number };
   let current: Rotation | undefined;
@@ -169,10 +160,7 @@ function unreferencedSecret(version: number): (index: number) => Record<string, 
  * the audit log, its GETs of unreferenced ones; by the proxy, what it received.
  */
 async function controllerOverConfig(
-  audit: Audit | undefined,
-  namespace: string,
-  n: number,
-  seconds: number,
+  { audit, namespace, n, steadySeconds }: WorkloadRun,
   meanwhile?: () => Promise<unknown>,
 ) {
   const proxy = await countingProxy(MARKER);
@@ -182,7 +170,7 @@ async function controllerOverConfig(
     controller = await ControllerProcess.start(namespace, { KUBECONFIG: proxy.kubeconfig });
     const reconciledMs = round(await controller.waitReconciled(n, 10 * 60_000));
     await meanwhile?.();
-    const steady = await steadyWindow(audit, controller, n, seconds);
+    const steady = await steadyWindow(audit, controller, n, steadySeconds);
     controller.mustHaveNoErrors();
     const peakRssMiB = controller.peakRssMiB();
     const unreferenced = (e: AuditEvent) => e.objectRef?.name?.startsWith(UNREFERENCED_PREFIX);
@@ -204,33 +192,26 @@ async function controllerOverConfig(
   }
 }
 
-async function unreferencedSecrets(audit: Audit | undefined, namespace: string, n: number, seconds: number) {
+async function unreferencedSecrets(run: WorkloadRun) {
+  const { namespace, n } = run;
   const count = UNREFERENCED_EACH * n;
   progress(`run over ${n} converged WebServices, without unreferenced Secrets`);
-  const without = await controllerOverConfig(audit, namespace, n, seconds);
+  const without = await controllerOverConfig(run);
   progress(`creating ${count} unreferenced Secrets of ${UNREFERENCED_BYTES} bytes`);
   await sendLists('create', namespace, count, unreferencedSecret(1));
   progress(`run over ${n} converged WebServices and ${count} unreferenced Secrets, rewritten meanwhile`);
-  const withThem = await controllerOverConfig(audit, namespace, n, seconds, () =>
-    sendLists('replace', namespace, count, unreferencedSecret(2)),
-  );
+  const withThem = await controllerOverConfig(run, () => sendLists('replace', namespace, count, unreferencedSecret(2)));
   return { count, bytes: UNREFERENCED_BYTES, without, with: withThem };
 }
 
 /** After the burst, on its controller: every Secret rotated at once, then single rotations, until all are at rest. */
-async function rotations(
-  audit: Audit | undefined,
-  controller: ControllerProcess,
-  namespace: string,
-  n: number,
-  steadySeconds: number,
-  samples: number,
-) {
+async function rotations(run: WorkloadRun, controller: ControllerProcess, samples: number) {
+  const { namespace, n } = run;
   const [templates, revisions] = [watchTemplates(namespace), watchRevisions(namespace)];
   try {
-    const rotation = await rotateAll(audit, namespace, n, steadySeconds, templates, revisions);
+    const rotation = await rotateAll(run, templates, revisions);
     const rotationPeak = controller.peakRssMiB();
-    const latency = await rotationLatency(audit, namespace, n, samples, templates);
+    const latency = await rotationLatency(run, samples, templates);
     // The last single rotations still roll out: `run` starts again over WebServices at rest.
     await sleep(2000);
     const settled = () => revisions.settled.size >= n;
@@ -249,22 +230,15 @@ async function rotations(
  * The config case at N: `port` is the port-only burst of N that the run already made (the
  * every-field case's); without one, this case makes its own.
  */
-export async function configCase(
-  audit: Audit | undefined,
-  tag: string,
-  n: number,
-  steadySeconds: number,
-  samples: number,
-  port?: Awaited<ReturnType<typeof workloadBurst>>,
-) {
-  const portBurst = port ?? (await workloadBurst(audit, `bench-workload-${n}-${tag}`, n, steadySeconds));
-  const namespace = `bench-config-${tag}`;
+export async function configCase({ tag, samples, ...each }: WorkloadCase, port?: WorkloadBurst) {
+  const portBurst = port ?? (await workloadBurst({ ...each, namespace: `bench-workload-${each.n}-${tag}` }));
+  const run = { ...each, namespace: `bench-config-${tag}` };
   let after:
     | (Awaited<ReturnType<typeof rotations>> & { unreferenced: Awaited<ReturnType<typeof unreferencedSecrets>> })
     | undefined;
-  const burst = await workloadBurst(audit, namespace, n, steadySeconds, 'own secret', async (controller) => {
-    const rotated = await rotations(audit, controller, namespace, n, steadySeconds, samples);
-    after = { ...rotated, unreferenced: await unreferencedSecrets(audit, namespace, n, steadySeconds) };
+  const burst = await workloadBurst(run, 'own secret', async (controller) => {
+    const rotated = await rotations(run, controller, samples);
+    after = { ...rotated, unreferenced: await unreferencedSecrets(run) };
   });
-  return { n, burst, portBurst, portBurstBy: port ? 'every-field' : 'config', ...after! };
+  return { n: run.n, burst, portBurst, portBurstBy: port ? 'every-field' : 'config', ...after! };
 }

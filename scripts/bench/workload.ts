@@ -149,11 +149,22 @@ export async function checkWorkloadCapacity(wanted: number): Promise<{ nodes: nu
   return { nodes: usable.length, pods };
 }
 
+/** What a workload case runs with: the audit log, its namespace, its N and its window of steady state. */
+export interface WorkloadRun {
+  audit: Audit | undefined;
+  namespace: string;
+  n: number;
+  steadySeconds: number;
+}
+
+/** A workload case of the run: its tag for namespaces, and how many single changes it times. */
+export type WorkloadCase = Omit<WorkloadRun, 'namespace'> & { tag: string; samples: number };
+
 /**
  * A window of steady state, once a burst's last status patches and rollouts settled (5 s, and
  * our controller quiet for a second): our controller's requests about the namespace.
  */
-export async function steadyState(audit: Audit | undefined, namespace: string, seconds: number): Promise<Quiet> {
+export async function steadyState({ audit, namespace, steadySeconds: seconds }: WorkloadRun): Promise<Quiet> {
   progress(`steady state for ${seconds}s`);
   const settling = audit?.mark() ?? 0;
   await sleep(5000);
@@ -169,13 +180,11 @@ export async function steadyState(audit: Audit | undefined, namespace: string, s
  * the same controller and namespace before they go (a rotation after the burst).
  */
 export async function workloadBurst(
-  audit: Audit | undefined,
-  namespace: string,
-  n: number,
-  steadySeconds: number,
+  run: WorkloadRun,
   fields: WorkloadFields = 'port',
   then?: (controller: ControllerProcess) => Promise<void>,
 ) {
+  const { namespace, n } = run;
   const capacity = await checkWorkloadCapacity(podsNeeded(n, fields));
   await createNamespace(namespace);
   await createReadObjects(namespace, n, fields);
@@ -190,7 +199,7 @@ export async function workloadBurst(
     const createMs = await createWebServices(namespace, n, workloadWebService(fields));
     await ready.all(n, BURST_TIMEOUT_SECONDS * 1000);
     const readyMs = Math.round(performance.now() - started);
-    const steady = await steadyState(audit, namespace, steadySeconds);
+    const steady = await steadyState(run);
     controller.mustHaveNoErrors();
     const result = {
       n,
