@@ -30,12 +30,9 @@ export interface CaseResult extends Sample {
 }
 
 export type PluginSize = Returned<typeof pluginCases>;
-export type ControllerSteady = Returned<typeof steadyWindow>;
 export type ControllerBurst = Returned<typeof controllerBurst>['burst'];
 export type WriteFloor = Returned<typeof writeFloor>;
 export type WorkloadBurst = Returned<typeof workloadBurst>;
-export type ConfigRun = Returned<typeof configCase>;
-export type CanaryRun = Returned<typeof canaryCase>;
 
 /** Our controller's requests about a namespace over a window of steady state. */
 export interface Quiet {
@@ -57,7 +54,7 @@ export interface Results {
     startup: Returned<typeof controllerStartup>['startup'][];
     bursts: ControllerBurst[];
     latency: Returned<typeof controllerBurst>['latency'];
-    steady: ControllerSteady | null;
+    steady: Returned<typeof steadyWindow> | null;
   };
   /** The cases a run was asked for (--only); absent: every case. */
   only?: string[];
@@ -73,8 +70,8 @@ export interface Results {
   /** The port-only burst at the every-field burst's N, where workloadBurst has another. */
   portBurstSameN?: WorkloadBurst;
   backlog?: Returned<typeof controllerBacklog>[];
-  config?: ConfigRun;
-  canary?: CanaryRun;
+  config?: Returned<typeof configCase>;
+  canary?: Returned<typeof canaryCase>;
 }
 
 interface Machine {
