@@ -34,7 +34,8 @@ export async function countingProxy(marker: string): Promise<{ kubeconfig: strin
       return child.exitCode === null ? undefined : `the counting proxy exited ${child.exitCode}`;
     },
   };
-  const port = await until('the counting proxy to listen', () => lines[0], { timeoutMs: 10_000, watches: [proxy] });
+  const listening = () => /^\d+$/.test(lines[0] ?? '') && lines[0];
+  const port = await until('the counting proxy to listen', listening, { timeoutMs: 10_000, watches: [proxy] });
   const kubeconfig = path.join(dir, 'kubeconfig');
   fs.writeFileSync(kubeconfig, JSON.stringify(throughProxy(config, port)));
   const stop = async () => {
