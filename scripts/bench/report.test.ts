@@ -31,54 +31,26 @@ function burstOf(n: number, readyMs: number, extra: Partial<ControllerBurst> = {
   return { n, readyMs, ...by, ...none, cpuMs: 0, peakRssMiB: 100, ...extra };
 }
 
-const floorOf = (n: number, inFlight: number, wallMs: number) => ({
-  n,
-  inFlight,
-  wallMs,
-  createsMs: 0,
-  ...none,
-  clientCpuMs: 0,
-});
+function floorOf(n: number, inFlight: number, wallMs: number) {
+  return { n, inFlight, wallMs, createsMs: 0, ...none, clientCpuMs: 0 };
+}
 
 /** A steady state with that many writes of ours. */
 const quietOf = (writes: number): Quiet => ({ seconds: 60, byClient: { controller: { ...zero, writes, byKind: {} } } });
 
 /** A workload burst of n, Ready after readyMs. */
 function workloadOf(n: number, readyMs: number, peakRssMiB = 0): WorkloadBurst {
-  return {
-    n,
-    fields: 'port',
-    replicas: 3,
-    nodes: 4,
-    podCapacity: 4000,
-    readyMs,
-    createMs: 1,
-    peakRssMiB,
-    steady: quietOf(0),
-  };
+  const plane = { fields: 'port', replicas: 3, nodes: 4, podCapacity: 4000 } as const;
+  return { n, ...plane, readyMs, createMs: 1, peakRssMiB, steady: quietOf(0) };
 }
 
-const latencyOf = (p50Ms: number, p99Ms: number, samples = 100) => ({
-  samples,
-  n: 1000,
-  p50Ms,
-  p99Ms,
-  latenciesMs: [],
-  maxMs: p99Ms,
-  ...zero,
-});
+function latencyOf(p50Ms: number, p99Ms: number, samples = 100) {
+  return { samples, n: 1000, p50Ms, p99Ms, latenciesMs: [], maxMs: p99Ms, ...zero };
+}
 
 function results(extra: Partial<Results>): Results {
-  const machine = {
-    cpus: 2,
-    cpuModel: 'x',
-    memoryGiB: 8,
-    node: 'v24',
-    kubernetes: 'v1',
-    plugin: '0',
-    commit: null,
-    srcChanges: [],
-  };
+  const [node, kubernetes, plugin] = ['v24', 'v1', '0'];
+  const machine = { cpus: 2, cpuModel: 'x', memoryGiB: 8, node, kubernetes, plugin, commit: null, srcChanges: [] };
   return {
     ...{ schema: 1, quick: false, startedAt: '2026-01-01T00:00:00Z', finishedAt: '2026-01-01T00:10:00Z', machine },
     ...{ loadAverage: { start: [0], end: [0] }, sizes: [1000], plugin: [] },
