@@ -40,14 +40,18 @@ export interface Quiet {
   byClient: { controller?: RequestCount };
 }
 
-export interface Results {
+/** What results.json and scale.json say of the run that wrote them. */
+interface Run {
   schema: 1;
-  quick: boolean;
   startedAt: string;
   finishedAt: string;
   machine: Machine;
   /** os.loadavg() when the run started and ended: the cores are shared. */
   loadAverage: { start: number[]; end: number[] };
+}
+
+export interface Results extends Run {
+  quick: boolean;
   sizes: number[];
   plugin: PluginSize[];
   controller: {
@@ -94,13 +98,7 @@ export interface Carried {
 }
 
 /** bench/scale.json. */
-export type ScaleRun = Returned<typeof scaleRun> & {
-  schema: 1;
-  startedAt: string;
-  finishedAt: string;
-  machine: Machine;
-  loadAverage: { start: number[]; end: number[] };
-};
+export type ScaleRun = Returned<typeof scaleRun> & Run;
 
 export function sampleOf(measured: Measured, count: RequestCount | null): Sample {
   return {
