@@ -4,7 +4,7 @@
 // until it shows up: everything sent before it is then in the log.
 import * as fs from 'node:fs';
 import * as readline from 'node:readline';
-import { kubectl, sleep } from './proc';
+import { kubectl, until } from './proc';
 
 const READ_VERBS = new Set(['get', 'list', 'watch']);
 const MARKER = 'bench-audit-marker';
@@ -99,15 +99,12 @@ export class Audit {
    * counts `quietMs` apart (a controller sends its Events in the background after its reconciles).
    */
   async countSettled(since: number, client: Client, quietMs = 1000, timeoutMs = 60_000): Promise<RequestCount> {
-    const deadline = Date.now() + timeoutMs;
-    let last = await this.count(since, client);
-    for (;;) {
-      await sleep(quietMs);
-      const next = await this.count(since, client);
-      if (next.requests === last.requests) return next;
-      if (Date.now() > deadline) throw new Error(`${client}: still sending requests after ${timeoutMs / 1000}s`);
-      last = next;
-    }
+    let last: RequestCount | undefined;
+    const settled = async () => {
+      const [was, next] = [last, (last = await this.count(since, client))];
+      return was?.requests === next.requests && next;
+    };
+    return until(`${client} to stop sending requests`, settled, { timeoutMs, everyMs: quietMs });
   }
 
   /** One client's requests since the mark, in the order the log has them. */
@@ -118,15 +115,11 @@ export class Audit {
   private async eventsSince(since: number): Promise<AuditEvent[]> {
     const tag = `${MARKER}-${process.pid}-${Date.now()}-${Math.floor(Math.random() * 1e6)}`;
     await kubectl(['get', '--raw', `/api/v1/namespaces/default?${tag}=1`]);
-    const deadline = Date.now() + 30_000;
-    for (;;) {
+    const logged = async () => {
       const events = await this.read(since);
-      if (events.some((e) => e.requestURI?.includes(tag))) {
-        return events.filter((e) => !e.requestURI?.includes(MARKER));
-      }
-      if (Date.now() > deadline) throw new Error('the audit marker request never reached the audit log');
-      await sleep(100);
-    }
+      return events.some((e) => e.requestURI?.includes(tag)) && events.filter((e) => !e.requestURI?.includes(MARKER));
+    };
+    return until('the audit marker request in the audit log', logged, { timeoutMs: 30_000, everyMs: 100 });
   }
 
   /**
@@ -153,19 +146,28 @@ export class Audit {
 }
 
 /** The fields the bench reads, so that a large window's events take little memory. */
-function slim(e: AuditEvent): AuditEvent {
+function slim({ auditID, stage, verb, userAgent, requestURI, stageTimestamp, objectRef: o }: AuditEvent): AuditEvent {
+  const objectRef = o && { resource: o.resource, namespace: o.namespace, name: o.name, subresource: o.subresource };
+  return { auditID, stage, verb, userAgent, requestURI, stageTimestamp, objectRef };
+}
+
+/** A count's figures as results.json keeps them: null without an audit log. */
+export interface Figures {
+  requests: number | null;
+  reads: number | null;
+  writes: number | null;
+  events: number | null;
+  writesByKind?: Record<string, number>;
+}
+
+export function figures(count: RequestCount | null): Figures {
+  const [requests, reads, writes, events] = count ? [count.requests, count.reads, count.writes, count.events] : [];
+  const byKind = count && Object.keys(count.byKind).length > 0 ? { writesByKind: count.byKind } : {};
   return {
-    auditID: e.auditID,
-    stage: e.stage,
-    verb: e.verb,
-    userAgent: e.userAgent,
-    requestURI: e.requestURI,
-    stageTimestamp: e.stageTimestamp,
-    objectRef: e.objectRef && {
-      resource: e.objectRef.resource,
-      namespace: e.objectRef.namespace,
-      name: e.objectRef.name,
-      subresource: e.objectRef.subresource,
-    },
+    requests: requests ?? null,
+    reads: reads ?? null,
+    writes: writes ?? null,
+    events: events ?? null,
+    ...byKind,
   };
 }

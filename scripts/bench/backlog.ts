@@ -1,9 +1,9 @@
 // The backlog case (issue 19): `run` started over N WebServices that all need a write, then one
 // new WebService created. With the priority queue (the default) its event goes ahead of the
 // initial list's keys; its Ready is timed on a watch.
-import { WatchStream, createWebServices, until } from './cluster';
+import { WatchStream, createWebServices } from './cluster';
 import { ControllerProcess, READY_FIELDS, isReadyLine } from './controller';
-import { kubectl, progress, round } from './proc';
+import { kubectl, progress, round, until } from './proc';
 
 export async function controllerBacklog(namespace: string, n: number) {
   progress(`backlog: creating ${n} WebServices while no controller runs`);
@@ -28,14 +28,14 @@ export async function controllerBacklog(namespace: string, n: number) {
       spec: { image: 'nginx:1.27' },
     };
     await kubectl(['create', '-n', namespace, '-f', '-'], { input: JSON.stringify(newcomer) });
-    const ready = () => {
-      if (stream.failure) throw new Error(stream.failure);
-      return readyAt !== undefined;
-    };
-    await until(`${name} Ready`, ready, 5 * 60_000, 5);
+    await until(`${name} Ready`, () => readyAt, { timeoutMs: 5 * 60_000, everyMs: 5, watches: [stream] });
     controller.mustHaveNoErrors();
-    const readyMs = Math.round(readyAt! - createdAt);
-    return { n, priorityQueue: true, readyMs, seenToReadyMs: round(readyAt! - seenAt!, 1) };
+    return {
+      n,
+      priorityQueue: true,
+      readyMs: Math.round(readyAt! - createdAt),
+      seenToReadyMs: round(readyAt! - seenAt!, 1),
+    };
   } finally {
     await controller?.stop();
     await stream.stop();

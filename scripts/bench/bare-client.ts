@@ -4,6 +4,7 @@ import { execFileSync } from 'node:child_process';
 import * as https from 'node:https';
 import * as http from 'node:http';
 import type { ReadyWatch } from './controller';
+import { eachLine } from './proc';
 
 /** The floor's User-Agent, so the audit log counts its requests apart from everyone else's. */
 const FLOOR_USER_AGENT = 'webservice-bench-floor/1';
@@ -36,33 +37,25 @@ export class BareClient {
     if (typeof user.token === 'string') this.headers.authorization = `Bearer ${user.token}`;
   }
 
+  private options(apiPath: string, method: string, headers = this.headers): https.RequestOptions {
+    const { protocol, hostname, port } = this.url;
+    return { protocol, hostname, port, path: apiPath, method, agent: this.agent, headers };
+  }
+
   request<T>(method: 'POST' | 'PATCH', apiPath: string, body: unknown, contentType = 'application/json'): Promise<T> {
-    const payload = body === undefined ? undefined : Buffer.from(JSON.stringify(body));
-    const headers = payload
-      ? { ...this.headers, 'content-type': contentType, 'content-length': String(payload.length) }
-      : this.headers;
+    const payload = Buffer.from(JSON.stringify(body));
+    const headers = { ...this.headers, 'content-type': contentType, 'content-length': String(payload.length) };
     return new Promise((resolve, reject) => {
-      const req = https.request(
-        {
-          protocol: this.url.protocol,
-          hostname: this.url.hostname,
-          port: this.url.port,
-          path: apiPath,
-          method,
-          agent: this.agent,
-          headers,
-        },
-        (res: http.IncomingMessage) => {
-          const chunks: Buffer[] = [];
-          res.on('data', (chunk: Buffer) => chunks.push(chunk));
-          res.on('end', () => {
-            const text = Buffer.concat(chunks).toString('utf8');
-            if ((res.statusCode ?? 0) >= 300) reject(new Error(`${method} ${apiPath}: ${res.statusCode} ${text}`));
-            else resolve(JSON.parse(text) as T);
-          });
-          res.on('error', reject);
-        },
-      );
+      const req = https.request(this.options(apiPath, method, headers), (res: http.IncomingMessage) => {
+        const chunks: Buffer[] = [];
+        res.on('data', (chunk: Buffer) => chunks.push(chunk));
+        res.on('end', () => {
+          const text = Buffer.concat(chunks).toString('utf8');
+          if ((res.statusCode ?? 0) >= 300) reject(new Error(`${method} ${apiPath}: ${res.statusCode} ${text}`));
+          else resolve(JSON.parse(text) as T);
+        });
+        res.on('error', reject);
+      });
       req.on('error', reject);
       req.end(payload);
     });
@@ -72,33 +65,15 @@ export class BareClient {
   watch(apiPath: string, onObject: (object: Record<string, unknown>, atMs: number) => void): ReadyWatch {
     let failure: string | undefined;
     let stopped = false;
-    let pending = '';
-    const req = https.get(
-      {
-        protocol: this.url.protocol,
-        hostname: this.url.hostname,
-        port: this.url.port,
-        path: `${apiPath}?watch=true`,
-        agent: this.agent,
-        headers: this.headers,
-      },
-      (res) => {
-        if ((res.statusCode ?? 0) >= 300) failure = `watch ${apiPath}: ${res.statusCode}`;
-        res.on('data', (chunk: Buffer) => {
-          const atMs = performance.now();
-          pending += chunk.toString('utf8');
-          let newline: number;
-          while ((newline = pending.indexOf('\n')) >= 0) {
-            const line = pending.slice(0, newline);
-            pending = pending.slice(newline + 1);
-            const event = JSON.parse(line) as { type: string; object: Record<string, unknown> };
-            if (event.type === 'ERROR') failure = `watch ${apiPath}: ${JSON.stringify(event.object)}`;
-            else onObject(event.object, atMs);
-          }
-        });
-        res.on('end', () => (failure ??= stopped ? undefined : `watch ${apiPath}: ended`));
-      },
-    );
+    const req = https.get(this.options(`${apiPath}?watch=true`, 'GET'), (res) => {
+      if ((res.statusCode ?? 0) >= 300) failure = `watch ${apiPath}: ${res.statusCode}`;
+      eachLine(res, (line, atMs) => {
+        const event = JSON.parse(line) as { type: string; object: Record<string, unknown> };
+        if (event.type === 'ERROR') failure = `watch ${apiPath}: ${JSON.stringify(event.object)}`;
+        else onObject(event.object, atMs);
+      });
+      res.on('end', () => (failure ??= stopped ? undefined : `watch ${apiPath}: ended`));
+    });
     req.on('error', (err) => (failure ??= stopped ? undefined : `watch ${apiPath}: ${err.message}`));
     return {
       get failure() {

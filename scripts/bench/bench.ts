@@ -18,56 +18,47 @@ import { createNamespace, createWebServices, deleteNamespace } from './cluster';
 import { controllerBurst, controllerStartup } from './controller';
 import { FLOOR_CREATOR, FLOOR_IN_FLIGHT, writeFloor } from './floor';
 import { runtimeCases } from './runtimes';
-import { checkWorkloadCapacity, podsNeeded, workloadBurst } from './workload';
+import { WorkloadCase, checkWorkloadCapacity, podsNeeded, workloadBurst } from './workload';
 import { configCase } from './config';
 import { canaryCase } from './canary';
 import { CASES, Case, mergeResults } from './merge';
 import { resultsMarkdown, targets } from './report';
-import { Results, ScaleRun } from './results';
+import { ControllerBurst, Results, ScaleRun, WriteFloor } from './results';
 import { SCALE_N, scaleRun } from './scale';
 import { PLUGIN, ROOT, kubectl, progress, run } from './proc';
 
-interface Options {
-  quick: boolean;
-  sizes: number[];
-  sized: boolean;
-  only: Case[];
-  out: string;
-  reportOnly: boolean;
-  scale: number | null;
-}
+type Options = ReturnType<typeof parseArgs>;
 
-function parseArgs(argv: string[]): Options {
-  const options: Options = {
+function parseArgs(argv: string[]) {
+  const options = {
     quick: false,
-    sizes: [],
+    sizes: [] as number[],
     sized: false,
-    only: [...CASES],
+    only: [...CASES] as Case[],
     out: '',
     reportOnly: false,
-    scale: null,
+    scale: null as number | null,
   };
-  const wholes = (flag: string, values: number[]) => {
-    if (values.some((n) => !Number.isInteger(n) || n < 1))
-      throw new Error(`${flag} wants whole numbers, got ${values.join(',')}`);
+  const wholes = (flag: string, value: string) => {
+    const values = value.split(',').map(Number);
+    if (!value || values.some((n) => !Number.isInteger(n) || n < 1))
+      throw new Error(`${flag} wants whole numbers, got ${value}`);
     return values;
   };
   for (const arg of argv) {
     const [flag, value = ''] = arg.split(/=(.*)/s);
     if (arg === '--quick') options.quick = true;
     else if (arg === '--report-only') options.reportOnly = true;
-    else if (flag === '--sizes' && value)
-      [options.sizes, options.sized] = [wholes(flag, value.split(',').map(Number)), true];
+    else if (arg === '--scale') options.scale = SCALE_N;
+    else if (flag === '--scale') options.scale = wholes(flag, value)[0];
+    else if (flag === '--sizes') [options.sizes, options.sized] = [wholes(flag, value), true];
+    else if (flag === '--out' && value) options.out = value;
     else if (flag === '--only' && value) {
-      const only = value.split(',');
-      const unknown = only.filter((c) => !(CASES as readonly string[]).includes(c));
+      const unknown = value.split(',').filter((c) => !(CASES as readonly string[]).includes(c));
       if (unknown.length > 0)
         throw new Error(`--only: unknown case(s) ${unknown.join(',')}: want some of ${CASES.join(',')}`);
-      options.only = CASES.filter((c) => only.includes(c));
-    } else if (flag === '--out' && value) options.out = value;
-    else if (arg === '--scale') options.scale = SCALE_N;
-    else if (flag === '--scale' && value) options.scale = wholes(flag, [Number(value)])[0];
-    else
+      options.only = CASES.filter((c) => value.split(',').includes(c));
+    } else
       throw new Error(
         `unknown argument ${arg}: want --quick, --sizes=A,B, --only=A,B, --scale[=N], --out=DIR or --report-only`,
       );
@@ -81,11 +72,7 @@ async function machine(): Promise<Results['machine']> {
   const version = JSON.parse((await kubectl(['version', '-o', 'json'], { capture: true })).stdout) as {
     serverVersion?: { gitVersion?: string };
   };
-  const git = async (...args: string[]) => {
-    const result = await run(['git', '-C', ROOT, ...args], { capture: true });
-    return result.status === 0 ? result.stdout.trim() : null;
-  };
-  const changes = await git('status', '--porcelain', '--', 'src');
+  const git = async (...args: string[]) => (await run(['git', '-C', ROOT, ...args], { capture: true })).stdout.trim();
   return {
     cpus: os.cpus().length,
     cpuModel: os.cpus()[0]?.model.trim() ?? 'unknown',
@@ -93,8 +80,8 @@ async function machine(): Promise<Results['machine']> {
     node: process.version,
     kubernetes: version.serverVersion?.gitVersion ?? 'unknown',
     plugin: (await run([PLUGIN, '--version'], { capture: true })).stdout.trim(),
-    commit: await git('rev-parse', 'HEAD'),
-    srcChanges: (changes ?? '')
+    commit: (await git('rev-parse', 'HEAD')) || null,
+    srcChanges: (await git('status', '--porcelain', '--', 'src'))
       .split('\n')
       .filter(Boolean)
       .map((line) => line.slice(3)),
@@ -163,63 +150,15 @@ async function measureAll(options: Options): Promise<Results> {
     ...(options.only.length < CASES.length ? { only: options.only } : {}),
   };
   const wants = (c: Case) => options.only.includes(c);
-  const [n1000, steady] = [caseSize(options, 1000), options.quick ? 15 : 60];
-  if (wants('workload') || wants('every-field') || wants('config') || wants('canary')) {
-    await checkWorkloadCapacity(
-      Math.max(
-        podsNeeded(wants('workload') ? caseSize(options, 200) : 0),
-        podsNeeded(n1000, wants('config') ? 'own secret' : 'port'),
-        podsNeeded(wants('canary') ? n1000 : 0, 'canary'),
-      ),
-    );
+  const [n1000, steady, samples] = [caseSize(options, 1000), options.quick ? 15 : 60, options.quick ? 30 : 100];
+  if (['workload', 'every-field', 'config', 'canary'].some((c) => wants(c as Case))) {
+    const port = podsNeeded(wants('workload') ? caseSize(options, 200) : 0);
+    const each = podsNeeded(n1000, wants('config') ? 'own secret' : 'port');
+    await checkWorkloadCapacity(Math.max(port, each, podsNeeded(wants('canary') ? n1000 : 0, 'canary')));
   }
   await warmUp();
   const tag = `${process.pid}`;
-
-  for (const n of wants('plugin') ? options.sizes : []) {
-    await inNamespace(`bench-${n}-${tag}`, async (namespace) => {
-      progress(`N=${n}: creating ${n} WebServices`);
-      const setupMs = await createWebServices(namespace, n);
-      results.plugin.push(await pluginCases(audit, namespace, n, setupMs));
-      const largest = n === Math.max(...options.sizes);
-      const { startup, steady: quiet } = await controllerStartup(audit, namespace, n, largest ? steady : 0);
-      results.controller.startup.push(startup);
-      if (quiet) results.controller.steady = quiet;
-    });
-  }
-  const bursts = wants('burst') ? (options.quick ? 1 : 3) : 0;
-  for (let i = 0; i < bursts; i++) {
-    // The latency is measured after the last burst, on its N converged WebServices.
-    const latencySamples = i === bursts - 1 ? (options.quick ? 30 : 200) : 0;
-    const { burst, latency } = await inNamespace(`bench-controller-${i}-${tag}`, (namespace) =>
-      controllerBurst(audit, namespace, n1000, { latencySamples }),
-    );
-    results.controller.bursts.push(burst);
-    if (latency) results.controller.latency = latency;
-  }
-  if (wants('runtimes')) results.runtimes = await runtimeCases(audit, tag, n1000);
-  if (wants('floor')) {
-    // Rounds of the floor at each concurrency and `run`'s burst beside it, so that the machine's
-    // drift falls on both alike; the burst's creates come from the floor's own client.
-    [results.writeFloor, results.floorBursts] = [[], []];
-    for (let round = 1; round <= (options.quick ? 1 : 3); round++) {
-      for (const inFlight of FLOOR_IN_FLIGHT) {
-        const ns = `bench-floor-${inFlight}-${round}-${tag}`;
-        results.writeFloor.push(await inNamespace(ns, (namespace) => writeFloor(audit, namespace, n1000, inFlight)));
-      }
-      const { burst } = await inNamespace(`bench-floor-run-${round}-${tag}`, (namespace) =>
-        controllerBurst(audit, namespace, n1000, { creator: FLOOR_CREATOR }),
-      );
-      results.floorBursts.push(burst);
-    }
-  }
-  if (wants('backlog')) {
-    const n = caseSize(options, 2000);
-    results.backlog = [await inNamespace(`bench-backlog-${tag}`, (namespace) => controllerBacklog(namespace, n))];
-  }
-
-  // The workload cases come last and depend most on the plane: one that fails is recorded, and
-  // the run's other figures are still written.
+  // A case that fails is recorded, and the run's other figures are still written.
   const attempt = async (name: Case, body: () => Promise<void>) => {
     if (!wants(name)) return;
     try {
@@ -229,22 +168,76 @@ async function measureAll(options: Options): Promise<Results> {
       (results.failed ??= []).push({ case: name, error: (err as Error).message });
     }
   };
+
+  await attempt('plugin', async () => {
+    for (const n of options.sizes) {
+      await inNamespace(`bench-${n}-${tag}`, async (namespace) => {
+        progress(`N=${n}: creating ${n} WebServices`);
+        await createWebServices(namespace, n);
+        results.plugin.push(await pluginCases(audit, namespace, n));
+        const largest = n === Math.max(...options.sizes);
+        const { startup, steady: quiet } = await controllerStartup(audit, namespace, n, largest ? steady : 0);
+        results.controller.startup.push(startup);
+        if (quiet) results.controller.steady = quiet;
+      });
+    }
+  });
+  await attempt('burst', async () => {
+    const bursts = options.quick ? 1 : 3;
+    for (let i = 0; i < bursts; i++) {
+      // The latency is measured after the last burst, on its N converged WebServices.
+      const latencySamples = i === bursts - 1 ? (options.quick ? 30 : 200) : 0;
+      const { burst, latency } = await inNamespace(`bench-controller-${i}-${tag}`, (namespace) =>
+        controllerBurst(audit, namespace, n1000, { latencySamples }),
+      );
+      results.controller.bursts.push(burst);
+      if (latency) results.controller.latency = latency;
+    }
+  });
+  await attempt('runtimes', async () => {
+    results.runtimes = await runtimeCases(audit, tag, n1000);
+  });
+  await attempt('floor', async () => {
+    // Rounds of the floor at each concurrency and `run`'s burst beside it, so that the machine's
+    // drift falls on both alike; the burst's creates come from the floor's own client.
+    const [floors, bursts]: [WriteFloor[], ControllerBurst[]] = [[], []];
+    for (let round = 1; round <= (options.quick ? 1 : 3); round++) {
+      for (const inFlight of FLOOR_IN_FLIGHT) {
+        const ns = `bench-floor-${inFlight}-${round}-${tag}`;
+        floors.push(await inNamespace(ns, (namespace) => writeFloor(audit, namespace, n1000, inFlight)));
+      }
+      const { burst } = await inNamespace(`bench-floor-run-${round}-${tag}`, (namespace) =>
+        controllerBurst(audit, namespace, n1000, { creator: FLOOR_CREATOR }),
+      );
+      bursts.push(burst);
+    }
+    [results.writeFloor, results.floorBursts] = [floors, bursts];
+  });
+  await attempt('backlog', async () => {
+    const n = caseSize(options, 2000);
+    results.backlog = [await inNamespace(`bench-backlog-${tag}`, (namespace) => controllerBacklog(namespace, n))];
+  });
+  const workloads: WorkloadCase = { audit, tag, n: n1000, steadySeconds: steady, samples };
   await attempt('workload', async () => {
-    results.workloadBurst = await workloadBurst(audit, `bench-workload-${tag}`, caseSize(options, 200), steady);
+    const n = caseSize(options, 200);
+    results.workloadBurst = await workloadBurst({ ...workloads, namespace: `bench-workload-${tag}`, n });
   });
   await attempt('every-field', async () => {
     // The port-only burst at this N too (kube-controller-manager's throttling makes a burst's time
     // per WebService grow with N), unless the workload case just ran it.
     if (results.workloadBurst?.n !== n1000)
-      results.portBurstSameN = await workloadBurst(audit, `bench-workload-${n1000}-${tag}`, n1000, steady);
-    results.everyFieldBurst = await workloadBurst(audit, `bench-every-field-${tag}`, n1000, steady, 'every field');
+      results.portBurstSameN = await workloadBurst({ ...workloads, namespace: `bench-workload-${n1000}-${tag}` });
+    results.everyFieldBurst = await workloadBurst(
+      { ...workloads, namespace: `bench-every-field-${tag}` },
+      'every field',
+    );
   });
   await attempt('config', async () => {
     const port = [results.portBurstSameN, results.workloadBurst].find((b) => b?.n === n1000);
-    results.config = await configCase(audit, tag, n1000, steady, options.quick ? 30 : 100, port);
+    results.config = await configCase(workloads, port);
   });
   await attempt('canary', async () => {
-    results.canary = await canaryCase(audit, tag, n1000, steady, options.quick ? 30 : 100);
+    results.canary = await canaryCase(workloads);
   });
   results.finishedAt = stamp();
   results.loadAverage.end = loadAverage();

@@ -6,11 +6,10 @@
 // write of ours. Then `promote`, one WebService at a time: from the annotation's watch event to
 // the HTTPRoute's at the next step's weight, on the bench's watches.
 import { gatewayApiCrdFiles } from '../../harness/gateway-api-crds';
-import { Audit } from './audit';
-import { WatchLine, WatchStream, sendLists, until, webServiceName } from './cluster';
-import { ControllerProcess, latencies } from './controller';
-import { PLUGIN, kubectl, progress, round, run, sleep } from './proc';
-import { CANARY_STEPS, steadyState, workloadBurst, workloadWebService } from './workload';
+import { WatchLine, WatchStream, sendLists, webServiceName } from './cluster';
+import { ControllerProcess, oneAtATime } from './controller';
+import { PLUGIN, kubectl, progress, run, sleep, until } from './proc';
+import { CANARY_STEPS, WorkloadCase, WorkloadRun, steadyState, workloadBurst, workloadWebService } from './workload';
 
 /** The route's canary weight where each canary pauses, and at the step a promote takes it to. */
 const PAUSED_WEIGHT = String(CANARY_STEPS[0].weight);
@@ -38,13 +37,16 @@ function crds(): { file: string; crd: string }[] {
 async function installGatewayApi(): Promise<void> {
   const files = crds();
   await kubectl(['apply', '--server-side', ...files.flatMap(({ file }) => ['-f', file])]);
-  const names = files.map(({ crd }) => `crd/${crd}`);
+  const wait = [
+    'kubectl',
+    'wait',
+    '--for=condition=Established',
+    '--timeout=10s',
+    ...files.map(({ crd }) => `crd/${crd}`),
+  ];
   // kubectl wait fails at once, rather than waits, on a CRD with no condition yet: ask again.
-  for (let i = 0; i < 60; i++) {
-    if ((await run(['kubectl', 'wait', '--for=condition=Established', '--timeout=10s', ...names])).status === 0) return;
-    await sleep(1000);
-  }
-  throw new Error('the Gateway API CRDs are not established after a minute');
+  const established = async () => (await run(wait)).status === 0;
+  await until('the Gateway API CRDs to be established', established, { timeoutMs: 60_000, everyMs: 1000 });
 }
 
 /**
@@ -54,35 +56,27 @@ async function installGatewayApi(): Promise<void> {
 async function removeGatewayApi(): Promise<void> {
   const names = crds().map(({ crd }) => crd);
   await kubectl(['delete', '--ignore-not-found', '--wait=false', ...names.map((crd) => `crd/${crd}`)]);
-  const deadline = Date.now() + REMOVAL_TIMEOUT_MS;
-  for (;;) {
-    const left = (await kubectl(['get', 'crd', '--ignore-not-found', '-o', 'name', ...names], { capture: true }))
-      .stdout;
-    if (left.trim() === '') return;
-    if (Date.now() > deadline) {
-      progress(`the Gateway API's CRDs are not gone after ${REMOVAL_TIMEOUT_MS / 1000} s: ${left.trim()}`);
-      return;
-    }
+  const gone = async () => {
+    const left = await kubectl(['get', 'crd', '--ignore-not-found', '-o', 'name', ...names], { capture: true });
+    if (left.stdout.trim() === '') return true;
     await run(['kubectl', 'get', names.join(','), '-A', '--ignore-not-found', '-o', 'name', '--request-timeout=10s']);
-    await sleep(2000);
-  }
+    return false;
+  };
+  await until("the Gateway API's CRDs to go", gone, { timeoutMs: REMOVAL_TIMEOUT_MS, everyMs: 2000 }).catch(
+    (err: Error) => progress(err.message),
+  );
 }
 
-export async function canaryCase(
-  audit: Audit | undefined,
-  tag: string,
-  n: number,
-  steadySeconds: number,
-  samples: number,
-) {
+export async function canaryCase({ tag, samples, ...each }: WorkloadCase) {
   await installGatewayApi();
   try {
-    const without = await workloadBurst(audit, `bench-gateway-${tag}`, n, steadySeconds, 'gateway');
+    const without = await workloadBurst({ ...each, namespace: `bench-gateway-${tag}` }, 'gateway');
     let paused: Awaited<ReturnType<typeof pauseAndPromote>> | undefined;
-    const burst = await workloadBurst(audit, `bench-canary-${tag}`, n, 0, 'canary', async (controller) => {
-      paused = await pauseAndPromote(audit, controller, `bench-canary-${tag}`, n, steadySeconds, samples);
+    const canary = { ...each, namespace: `bench-canary-${tag}` };
+    const burst = await workloadBurst({ ...canary, steadySeconds: 0 }, 'canary', async (controller) => {
+      paused = await pauseAndPromote(canary, controller, samples);
     });
-    return { n, without, burst, ...paused! };
+    return { n: each.n, without, burst, ...paused! };
   } finally {
     await removeGatewayApi();
   }
@@ -94,14 +88,8 @@ interface Promotion {
   routeAt?: number;
 }
 
-async function pauseAndPromote(
-  audit: Audit | undefined,
-  controller: ControllerProcess,
-  namespace: string,
-  n: number,
-  steadySeconds: number,
-  samples: number,
-) {
+async function pauseAndPromote(w: WorkloadRun, controller: ControllerProcess, samples: number) {
+  const { audit, namespace, n } = w;
   const each = { listEach: true };
   const pausedAt = new Map<string, boolean>();
   const canaryWeight = new Map<string, string>();
@@ -118,52 +106,29 @@ async function pauseAndPromote(
     new WatchStream('webservices', namespace, WEBSERVICE_FIELDS, onWebService, each),
     new WatchStream('httproutes', namespace, ROUTE_FIELDS, onRoute, each),
   ];
-  const failure = () => streams.map((s) => s.failure).find(Boolean);
   try {
     await sleep(2000); // both watches have listed and are streaming
     progress(`canary: a new image for ${n} WebServices, each to pause at ${PAUSED_WEIGHT}%`);
     const started = performance.now();
     const applyMs = await sendLists('apply', namespace, n, workloadWebService('canary', 'nginx:canary'));
-    const count = () => [...pausedAt].filter(([name, p]) => p && canaryWeight.get(name) === PAUSED_WEIGHT).length;
-    await until(
-      `${n} canaries paused at ${PAUSED_WEIGHT}%`,
-      () => {
-        const why = failure();
-        if (why) throw new Error(why);
-        return count() >= n;
-      },
-      PAUSED_TIMEOUT_MS,
-      200,
-    );
+    const paused = () => [...pausedAt].filter(([name, p]) => p && canaryWeight.get(name) === PAUSED_WEIGHT).length >= n;
+    const what = `${n} canaries paused at ${PAUSED_WEIGHT}%`;
+    await until(what, paused, { timeoutMs: PAUSED_TIMEOUT_MS, everyMs: 200, watches: streams });
     const pausedMs = Math.round(performance.now() - started);
-    const steady = await steadyState(audit, namespace, steadySeconds);
+    const steady = await steadyState(w);
     const peakRssMiB = controller.peakRssMiB();
 
-    // Each of a different WebService (37 is prime to 1000): one promote each, from 10% to 50%.
+    // Each of a different WebService: one promote each, from 10% to 50%.
     const promotes = Math.min(samples, n);
     progress(`canary: ${promotes} promotes, one at a time`);
-    const since = audit?.mark() ?? 0;
-    const latenciesMs: number[] = [];
-    for (let i = 0; i < promotes; i++) {
-      const current: Promotion = { name: webServiceName((i * 37) % n) };
+    const latency = await oneAtATime(audit, n, promotes, streams, async (_, index) => {
+      const current: Promotion = { name: webServiceName(index) };
       promotion = current;
-      const promote = run([PLUGIN, 'promote', current.name, '-n', namespace], { capture: true });
-      await until(
-        `promote ${i} (${current.name}) to reach its HTTPRoute`,
-        () => {
-          const why = failure();
-          if (why) throw new Error(why);
-          return current.seenAt !== undefined && current.routeAt !== undefined;
-        },
-        30_000,
-        2,
-      );
-      const result = await promote;
+      const result = await run([PLUGIN, 'promote', current.name, '-n', namespace], { capture: true });
       if (result.status !== 0) throw new Error(`promote ${current.name} exited ${result.status}: ${result.stderr}`);
-      latenciesMs.push(round(current.routeAt! - current.seenAt!, 1));
-    }
-    promotion = undefined;
-    const latency = latencies(n, latenciesMs, audit ? await audit.count(since, 'controller') : null);
+      return () =>
+        current.seenAt !== undefined && current.routeAt !== undefined ? current.routeAt - current.seenAt : undefined;
+    });
     return { applyMs, pausedMs, steady, peakRssMiB, latency };
   } finally {
     await Promise.all(streams.map((s) => s.stop()));

@@ -4,11 +4,9 @@
 import { Audit, Client } from './audit';
 import { createNamespace, createWebServices, deleteNamespace, webServiceName } from './cluster';
 import { CaseResult, Sample, sampleOf, summarize } from './results';
-import { Measured, kubectl, progress, runMeasured, runPlugin } from './proc';
+import { Measured, kubectl, progress, run, runPlugin } from './proc';
 
 const WEBSERVICES = '/apis/apps.labhub.io/v1/namespaces';
-
-type PluginCase = 'cold' | 'noop' | 'oneChange' | 'planName' | 'kubectlGetName' | 'floor';
 
 /** Runs a case `runs` times, each in its own audit window; before and after run outside it. */
 export async function measure(
@@ -59,77 +57,72 @@ export async function applyAll(
 export async function rawFloor(namespace: string): Promise<Measured> {
   const started = performance.now();
   const [webServices, configMaps] = await Promise.all([
-    runMeasured(['kubectl', 'get', '--raw', `${WEBSERVICES}/${namespace}/webservices`]),
-    runMeasured(['kubectl', 'get', '--raw', `/api/v1/namespaces/${namespace}/configmaps`]),
+    run(['kubectl', 'get', '--raw', `${WEBSERVICES}/${namespace}/webservices`]),
+    run(['kubectl', 'get', '--raw', `/api/v1/namespaces/${namespace}/configmaps`]),
   ]);
   return { ...(configMaps.status !== 0 ? configMaps : webServices), wallMs: performance.now() - started };
 }
 
-interface Repeats {
-  /** Each cold run but the last on a fresh namespace of N new WebServices. */
-  cold: number;
-  noop: number;
-  oneChange: number;
-  name: number;
-  floor: number;
-}
+/** How many runs each case takes at N; each cold run but the last on a fresh namespace of N new WebServices. */
+export const repeatsFor = (n: number) => ({ cold: n <= 1000 ? 3 : 1, noop: 5, oneChange: 3, name: 10, floor: 5 });
 
-export function repeatsFor(n: number): Repeats {
-  return { cold: n <= 1000 ? 3 : 1, noop: 5, oneChange: 3, name: 10, floor: 5 };
+/**
+ * `runs` cold passes over n new WebServices: the last on `namespace` (holding them already), each
+ * other on a namespace of its own, made before it and deleted after.
+ */
+export function coldPasses(audit: Audit | undefined, namespace: string, n: number, runs: number, program?: string[]) {
+  const other = (i: number) => (i === runs - 1 ? undefined : `${namespace}-cold${i}`);
+  return measure(audit, 'plugin', runs, (i) => applyAll(other(i) ?? namespace, { create: n }, { program }), {
+    before: async (i) => {
+      const ns = other(i);
+      if (ns) await createNamespace(ns).then(() => createWebServices(ns, n));
+    },
+    after: async (i) => {
+      const ns = other(i);
+      if (ns) await deleteNamespace(ns);
+    },
+  });
 }
 
 let changes = 0;
 
-/** Changes one WebService's image (outside the timed run). */
-async function changeOne(namespace: string, index: number): Promise<void> {
-  const patch = JSON.stringify({ spec: { image: `nginx:changed-${++changes}` } });
-  await kubectl(['patch', 'webservice', webServiceName(index), '-n', namespace, '--type=merge', '-p', patch]);
-}
-
 /** Every plugin case at one N, on a namespace holding N new WebServices. */
-export async function pluginCases(
-  audit: Audit | undefined,
-  namespace: string,
-  n: number,
-  setupMs: number,
-): Promise<{ n: number; setupMs: number } & Record<PluginCase, CaseResult>> {
+export async function pluginCases(audit: Audit | undefined, namespace: string, n: number) {
   const repeats = repeatsFor(n);
   const name = webServiceName(0);
-
   progress(`N=${n}: apply --all, cold (${n} creates, ${repeats.cold} run(s))`);
-  // The last cold run is on `namespace`; the others each on a fresh one, deleted right after.
-  const coldNamespace = (run: number) => (run === repeats.cold - 1 ? namespace : `${namespace}-cold${run}`);
-  const cold = await measure(audit, 'plugin', repeats.cold, (run) => applyAll(coldNamespace(run), { create: n }), {
-    before: async (run) => {
-      if (coldNamespace(run) === namespace) return;
-      await createNamespace(coldNamespace(run));
-      await createWebServices(coldNamespace(run), n);
-    },
-    after: async (run) => {
-      if (coldNamespace(run) !== namespace) await deleteNamespace(coldNamespace(run));
-    },
-  });
-
+  const cold = await coldPasses(audit, namespace, n, repeats.cold);
   progress(`N=${n}: apply --all, no-op (${repeats.noop} runs)`);
   const noop = await measure(audit, 'plugin', repeats.noop, () => applyAll(namespace, { noop: n }));
-
   progress(`N=${n}: raw floor`);
   const floor = await measure(audit, 'kubectl', repeats.floor, () => rawFloor(namespace));
-
   progress(`N=${n}: apply --all, one change (${repeats.oneChange} runs)`);
   const oneChange = await measure(
     audit,
     'plugin',
     repeats.oneChange,
     () => applyAll(namespace, { update: 1, noop: n - 1 }),
-    { before: (run) => changeOne(namespace, (run * 7) % n) },
+    {
+      // One WebService's image changed, outside the timed run.
+      before: async (i) => {
+        const patch = JSON.stringify({ spec: { image: `nginx:changed-${++changes}` } });
+        await kubectl([
+          'patch',
+          'webservice',
+          webServiceName((i * 7) % n),
+          '-n',
+          namespace,
+          '--type=merge',
+          '-p',
+          patch,
+        ]);
+      },
+    },
   );
-
   progress(`N=${n}: plan NAME and kubectl get webservice NAME (${repeats.name} runs each)`);
   const planName = await measure(audit, 'plugin', repeats.name, () => runPlugin(['plan', name, '-n', namespace]));
   const kubectlGetName = await measure(audit, 'kubectl', repeats.name, () =>
-    runMeasured(['kubectl', 'get', 'webservice', name, '-n', namespace, '-o', 'json']),
+    run(['kubectl', 'get', 'webservice', name, '-n', namespace, '-o', 'json']),
   );
-
-  return { n, setupMs, cold, noop, oneChange, planName, kubectlGetName, floor };
+  return { n, cold, noop, oneChange, planName, kubectlGetName, floor };
 }

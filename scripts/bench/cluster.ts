@@ -1,7 +1,7 @@
 // The bench's fixtures, made and watched with plain kubectl: namespaces, many WebServices at
 // once, and watch streams read line by line.
 import { ChildProcess, spawn } from 'node:child_process';
-import { kubectl, pool, progress, run, sleep } from './proc';
+import { Watched, eachLine, kubectl, pool, progress, run, until } from './proc';
 
 /** kubectl create of a List: 250 per call stays under kubectl's client-side burst (300). */
 const CREATE_CHUNK = 250;
@@ -25,13 +25,8 @@ export async function createNamespace(name: string): Promise<void> {
 }
 
 /** Creates WebServices 0..count-1; how long it took. */
-export function createWebServices(
-  namespace: string,
-  count: number,
-  make: (index: number) => Record<string, unknown> = webService,
-): Promise<number> {
-  return sendLists('create', namespace, count, make);
-}
+export const createWebServices = (namespace: string, count: number, make = webService) =>
+  sendLists('create', namespace, count, make);
 
 /** Creates (replaces, applies server-side) objects 0..count-1 by Lists, several calls at once; how long it took. */
 export async function sendLists(
@@ -92,16 +87,10 @@ async function deleteCollection(collection: string): Promise<void> {
 export async function deleteNamespace(name: string, timeoutMs = 20 * 60_000): Promise<void> {
   for (const collection of BULK_COLLECTIONS) await deleteCollection(collection.replace('NS', name));
   await run(['kubectl', 'delete', 'namespace', name, '--wait=false']);
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const exists = await run(['kubectl', 'get', 'namespace', name, '-o', 'name']);
-    if (exists.status !== 0) return;
-    if (Date.now() > deadline) {
-      progress(`namespace ${name} still terminating after ${timeoutMs / 1000}s; moving on`);
-      return;
-    }
-    await sleep(2000);
-  }
+  const gone = async () => (await run(['kubectl', 'get', 'namespace', name])).status !== 0;
+  await until(`namespace ${name} to go`, gone, { timeoutMs, everyMs: 2000 }).catch((err: Error) =>
+    progress(`${err.message}; moving on`),
+  );
 }
 
 /** One line of a watch stream, with the bench's clock when it arrived. */
@@ -114,9 +103,8 @@ export interface WatchLine {
  * `kubectl get -w -o jsonpath=…`: a line of space-separated fields per change, after the current
  * list (in chunks of 500, each one line of empty fields; `listEach`: a line per object).
  */
-export class WatchStream {
+export class WatchStream implements Watched {
   private readonly child: ChildProcess;
-  private pending = '';
   private stderr = '';
   readonly exited: Promise<void>;
 
@@ -132,37 +120,19 @@ export class WatchStream {
     if (selector) args.push('-l', selector);
     if (listEach) args.push('--chunk-size=0');
     this.child = spawn('kubectl', args, { stdio: ['ignore', 'pipe', 'pipe'] });
-    this.child.stdout!.on('data', (chunk: Buffer) => {
-      const atMs = performance.now();
-      this.pending += chunk.toString('utf8');
-      let newline: number;
-      while ((newline = this.pending.indexOf('\n')) >= 0) {
-        const line = this.pending.slice(0, newline);
-        this.pending = this.pending.slice(newline + 1);
-        if (line.trim() !== '') onLine({ atMs, fields: line.split(' ') });
-      }
+    eachLine(this.child.stdout!, (line, atMs) => {
+      if (line.trim() !== '') onLine({ atMs, fields: line.split(' ') });
     });
     this.child.stderr!.on('data', (chunk: Buffer) => (this.stderr += chunk.toString('utf8')));
     this.exited = new Promise((resolve) => this.child.on('close', () => resolve()));
   }
 
   get failure(): string | undefined {
-    return this.child.exitCode !== null
-      ? `kubectl get -w exited ${this.child.exitCode}: ${this.stderr.trim()}`
-      : undefined;
+    return this.child.exitCode !== null ? `kubectl get -w exited ${this.child.exitCode}: ${this.stderr}` : undefined;
   }
 
   async stop(): Promise<void> {
     if (this.child.exitCode === null && this.child.signalCode === null) this.child.kill('SIGTERM');
     await this.exited;
-  }
-}
-
-/** Waits until check() holds, polling; throws after the timeout with what it was waiting for. */
-export async function until(what: string, check: () => boolean, timeoutMs: number, everyMs = 20): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!check()) {
-    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs / 1000}s waiting for ${what}`);
-    await sleep(everyMs);
   }
 }

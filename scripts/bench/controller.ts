@@ -5,9 +5,9 @@
 import { ChildProcess, spawn } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as net from 'node:net';
-import { Audit, RequestCount } from './audit';
-import { WatchLine, WatchStream, createWebServices, until, webServiceName } from './cluster';
-import { PLUGIN, kubectl, percentile, processCpuMs, progress, round, sleep } from './proc';
+import { Audit, figures } from './audit';
+import { WatchLine, WatchStream, createWebServices, webServiceName } from './cluster';
+import { PLUGIN, Watched, eachLine, kubectl, percentile, progress, round, run, sleep, until } from './proc';
 
 interface LogEntry {
   msg: string;
@@ -24,12 +24,13 @@ async function freePort(): Promise<number> {
   return port;
 }
 
+let clockTicks: number | undefined;
+
 export class ControllerProcess {
   readonly entries: LogEntry[] = [];
   readonly startedAt = performance.now();
   private readonly child: ChildProcess;
   private stderr = '';
-  private exitCode: number | null = null;
   private readonly exited: Promise<void>;
 
   private constructor(
@@ -43,53 +44,37 @@ export class ControllerProcess {
       stdio: ['ignore', 'ignore', 'pipe'],
       env: { ...process.env, NO_COLOR: '1', ...env },
     });
-    let pending = '';
-    this.child.stderr!.on('data', (chunk: Buffer) => {
-      const text = chunk.toString('utf8');
-      this.stderr = (this.stderr + text).slice(-20_000);
-      const lines = (pending + text).split('\n');
-      pending = lines.pop()!;
-      for (const line of lines) {
-        try {
-          this.entries.push({ ...(JSON.parse(line) as LogEntry), atMs: performance.now() - this.startedAt });
-        } catch {
-          // an `error:` line before the logger exists
-        }
+    eachLine(this.child.stderr!, (line, atMs) => {
+      this.stderr = `${this.stderr.slice(-20_000)}${line}\n`;
+      try {
+        this.entries.push({ ...(JSON.parse(line) as LogEntry), atMs: atMs - this.startedAt });
+      } catch {
+        // an `error:` line before the logger exists
       }
     });
-    this.exited = new Promise((resolve) =>
-      this.child.on('close', (code) => {
-        this.exitCode = code ?? -1;
-        resolve();
-      }),
-    );
+    this.exited = new Promise((resolve) => this.child.on('close', () => resolve()));
   }
 
   /** Starts `run` on a namespace (`env` beside the bench's own) and waits until its workers run. */
   static async start(namespace: string, env: NodeJS.ProcessEnv = {}, timeoutMs?: number): Promise<ControllerProcess> {
     const controller = new ControllerProcess(namespace, await freePort(), env);
-    try {
-      await controller.waitForLog(/^controller working/, timeoutMs);
-    } catch (err) {
+    await controller.waitForLog(/^controller working/, timeoutMs).catch(async (err: Error) => {
       await controller.stop();
       throw err;
-    }
+    });
     return controller;
+  }
+
+  /** The controller, failed once it has exited. */
+  get failure(): string | undefined {
+    const code = this.child.exitCode ?? this.child.signalCode;
+    return code === null ? undefined : `the controller exited ${code}: ${this.stderr.slice(-2000)}`;
   }
 
   /** Milliseconds since start at which a log line matching `pattern` came. */
   async waitForLog(pattern: RegExp, timeoutMs = 120_000): Promise<number> {
-    let found: LogEntry | undefined;
-    await until(
-      `controller log "${pattern.source}"`,
-      () => {
-        if (this.exitCode !== null)
-          throw new Error(`the controller exited ${this.exitCode}: ${this.stderr.slice(-2000)}`);
-        return (found = this.entries.find((e) => pattern.test(e.msg))) !== undefined;
-      },
-      timeoutMs,
-    );
-    return found!.atMs;
+    const found = () => this.entries.find((e) => pattern.test(e.msg));
+    return (await until(`controller log "${pattern.source}"`, found, { timeoutMs, watches: [this] })).atMs;
   }
 
   /** A run that logged errors is not a clean figure. */
@@ -105,16 +90,19 @@ export class ControllerProcess {
     return round(Number(match[1]) / 1024, 1);
   }
 
+  /** CPU (user + system) so far, ms. */
   async cpuMs(): Promise<number> {
-    const cpu = await processCpuMs(this.child.pid!);
-    if (cpu === null) throw new Error(`the controller exited: ${this.stderr.slice(-2000)}`);
-    return cpu;
+    clockTicks ??= Number((await run(['getconf', 'CLK_TCK'], { capture: true })).stdout.trim()) || 100;
+    if (this.failure) throw new Error(this.failure);
+    const stat = fs.readFileSync(`/proc/${this.child.pid}/stat`, 'utf8');
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return Math.round(((Number(fields[11]) + Number(fields[12])) * 1000) / clockTicks); // utime, stime
   }
 
   /** Waits until keys were reconciled `count` times in all and the queue is empty. */
   async waitReconciled(count: number, timeoutMs: number): Promise<number> {
-    const deadline = Date.now() + timeoutMs;
-    for (;;) {
+    let seen = '';
+    const done = async () => {
       // One scrape a poll: at 10 000 WebServices a scrape is 5.7 MB of text.
       const text = await (await fetch(`http://127.0.0.1:${this.metricsPort}/metrics`)).text();
       const sum = (name: string) =>
@@ -123,15 +111,14 @@ export class ControllerProcess {
           .filter((line) => line.startsWith(`${name}{`) || line.startsWith(`${name} `))
           .reduce((total, line) => total + Number(line.slice(line.lastIndexOf(' ') + 1)), 0);
       const [reconciled, depth] = [sum('controller_runtime_reconcile_total'), sum('workqueue_depth')];
-      if (reconciled >= count && depth === 0) return performance.now() - this.startedAt;
-      if (Date.now() > deadline)
-        throw new Error(`controller: ${reconciled} of ${count} reconciled, queue ${depth}, after ${timeoutMs / 1000}s`);
-      await sleep(100);
-    }
+      seen = `${reconciled} of ${count} reconciled, queue ${depth}`;
+      return reconciled >= count && depth === 0 && performance.now() - this.startedAt;
+    };
+    return until(() => `every key reconciled (${seen})`, done, { timeoutMs, everyMs: 100, watches: [this] });
   }
 
   async stop(): Promise<void> {
-    if (this.exitCode === null) this.child.kill('SIGTERM');
+    if (!this.failure) this.child.kill('SIGTERM');
     const timer = setTimeout(() => this.child.kill('SIGKILL'), 20_000);
     await this.exited;
     clearTimeout(timer);
@@ -152,8 +139,7 @@ export function isReadyLine(fields: string[]): boolean {
 }
 
 /** A watch of the WebServices, READY_FIELDS per event. */
-export interface ReadyWatch {
-  readonly failure: string | undefined;
+export interface ReadyWatch extends Watched {
   stop(): Promise<void>;
 }
 
@@ -174,11 +160,7 @@ export class ReadySet {
   }
 
   async all(n: number, timeoutMs: number, everyMs?: number): Promise<void> {
-    const ready = () => {
-      if (this.watch.failure) throw new Error(this.watch.failure);
-      return this.ready.size >= n;
-    };
-    await until(`${n} WebServices Ready`, ready, timeoutMs, everyMs);
+    await until(`${n} WebServices Ready`, () => this.ready.size >= n, { timeoutMs, everyMs, watches: [this.watch] });
   }
 }
 
@@ -191,31 +173,17 @@ export async function controllerStartup(audit: Audit | undefined, namespace: str
   const since = audit?.mark() ?? 0;
   const controller = await ControllerProcess.start(namespace);
   try {
-    const syncedMs = await controller.waitForLog(/^caches synced/);
-    const reconciledMs = await controller.waitReconciled(n, 10 * 60_000);
+    const syncedMs = Math.round(await controller.waitForLog(/^caches synced/));
+    const reconciledMs = Math.round(await controller.waitReconciled(n, 10 * 60_000));
     const count = audit ? await audit.count(since, 'controller') : null;
-    const startup = {
-      n,
-      syncedMs: Math.round(syncedMs),
-      reconciledMs: Math.round(reconciledMs),
-      ...requestsOf(count),
-      cpuMs: await controller.cpuMs(),
-      peakRssMiB: controller.peakRssMiB(),
-    };
+    const [cpuMs, peakRssMiB] = [await controller.cpuMs(), controller.peakRssMiB()];
+    const startup = { n, syncedMs, reconciledMs, ...figures(count), cpuMs, peakRssMiB };
     const steady = steadySeconds > 0 ? await steadyWindow(audit, controller, n, steadySeconds) : null;
     controller.mustHaveNoErrors();
     return { startup, steady };
   } finally {
     await controller.stop();
   }
-}
-
-function requestsOf(count: RequestCount | null): {
-  requests: number | null;
-  writes: number | null;
-  events: number | null;
-} {
-  return { requests: count?.requests ?? null, writes: count?.writes ?? null, events: count?.events ?? null };
 }
 
 /** The controller's requests, writes and CPU over a window of steady state, after 2 s to settle. */
@@ -231,14 +199,8 @@ export async function steadyWindow(
   const window = audit?.mark() ?? 0;
   await sleep(seconds * 1000);
   const quiet = audit ? await audit.count(window, 'controller') : null;
-  return {
-    n,
-    seconds,
-    ...requestsOf(quiet),
-    reads: quiet?.reads ?? null,
-    cpuMs: (await controller.cpuMs()) - cpuBefore,
-    peakRssMiB: controller.peakRssMiB(),
-  };
+  const cpuMs = (await controller.cpuMs()) - cpuBefore;
+  return { n, seconds, ...figures(quiet), cpuMs, peakRssMiB: controller.peakRssMiB() };
 }
 
 /** Who creates a burst's N WebServices (returning how long it took, ms), and how the bench sees them Ready. */
@@ -277,7 +239,7 @@ export async function controllerBurst(
     const [started, startedAt] = [performance.now(), Date.now()];
     const createMs = await creator.create(namespace, n);
     await ready.all(n, 10 * 60_000);
-    const readyMs = performance.now() - started;
+    const readyMs = Math.round(performance.now() - started);
     // Its Events go out in the background: count (and take its CPU) once it is quiet.
     await controller.waitReconciled(n, 60_000);
     const count = audit ? await audit.countSettled(since, 'controller') : null;
@@ -285,18 +247,17 @@ export async function controllerBurst(
     const mutating = count ? count.writes + count.events : 0;
     const burst = {
       n,
-      readyMs: Math.round(readyMs),
+      readyMs,
       writesDoneMs: count?.lastWriteAt ? Math.max(0, count.lastWriteAt - startedAt) : null,
       createMs,
       createdBy: creator.createdBy,
       workers: DEFAULT_WORKERS,
-      ...requestsOf(count),
-      ...(count ? { writesByKind: count.byKind } : {}),
+      ...figures(count),
       cpuMs,
       cpuPerWriteMs: mutating > 0 ? round(cpuMs / mutating, 3) : null,
       peakRssMiB: controller.peakRssMiB(),
     };
-    const latency = latencySamples > 0 ? await measureLatency(audit, controller, namespace, n, latencySamples) : null;
+    const latency = latencySamples > 0 ? await specChanges(audit, controller, namespace, n, latencySamples) : null;
     controller.mustHaveNoErrors();
     return { burst, latency };
   } finally {
@@ -306,11 +267,36 @@ export async function controllerBurst(
 }
 
 /**
+ * `samples` changes, one at a time, each to another WebService ((i × 37) mod n: 37 is prime to
+ * 1000): `start(i, index)` makes the i-th and gives what reads its latency once the watches saw
+ * it through (undefined until then). Their percentiles, and the controller's requests over them.
+ */
+export async function oneAtATime(
+  audit: Audit | undefined,
+  n: number,
+  samples: number,
+  watches: Watched[],
+  start: (i: number, index: number) => Promise<() => number | undefined>,
+) {
+  const since = audit?.mark() ?? 0;
+  const latenciesMs: number[] = [];
+  for (let i = 0; i < samples; i++) {
+    const index = (i * 37) % n;
+    const through = await start(i, index);
+    const what = `change ${i} (${webServiceName(index)}) to go through`;
+    latenciesMs.push(round(await until(what, through, { timeoutMs: 30_000, everyMs: 2, watches }), 1));
+  }
+  const count = audit ? await audit.count(since, 'controller') : null;
+  const [p50Ms, p99Ms, maxMs] = [percentile(latenciesMs, 50), percentile(latenciesMs, 99), Math.max(...latenciesMs)];
+  return { samples, n, latenciesMs, p50Ms, p99Ms, maxMs, ...figures(count) };
+}
+
+/**
  * One spec change at a time: a new spec.image, until the watches show the WebService Ready for
  * it and its child's data.image changed; from the event that carried the new spec to the later
  * of the two.
  */
-async function measureLatency(
+async function specChanges(
   audit: Audit | undefined,
   controller: ControllerProcess,
   namespace: string,
@@ -338,44 +324,18 @@ async function measureLatency(
   ];
   try {
     await sleep(2000); // both watches have listed and are streaming
-    const since = audit?.mark() ?? 0;
-    const latenciesMs: number[] = [];
-    for (let i = 0; i < samples; i++) {
-      const current: Change = { name: webServiceName((i * 37) % n), image: `nginx:latency-${i}` };
+    const latency = await oneAtATime(audit, n, samples, streams, async (i, index) => {
+      const current: Change = { name: webServiceName(index), image: `nginx:latency-${i}` };
       change = current;
       const spec = JSON.stringify({ spec: { image: current.image } });
-      const patch = kubectl(['patch', 'webservice', current.name, '-n', namespace, '--type=merge', '-p', spec]);
-      await until(
-        `change ${i} (${current.name}) to converge`,
-        () => {
-          const failure = streams.map((s) => s.failure).find(Boolean);
-          if (failure) throw new Error(failure);
-          return current.seenAt !== undefined && current.parentAt !== undefined && current.childAt !== undefined;
-        },
-        30_000,
-        2,
-      );
-      await patch;
-      latenciesMs.push(round(Math.max(current.parentAt!, current.childAt!) - current.seenAt!, 1));
-    }
-    change = undefined;
-    const count = audit ? await audit.count(since, 'controller') : null;
-    return { ...latencies(n, latenciesMs, count), peakRssMiB: controller.peakRssMiB() };
+      await kubectl(['patch', 'webservice', current.name, '-n', namespace, '--type=merge', '-p', spec]);
+      return () =>
+        current.seenAt !== undefined && current.parentAt !== undefined && current.childAt !== undefined
+          ? Math.max(current.parentAt, current.childAt) - current.seenAt
+          : undefined;
+    });
+    return { ...latency, peakRssMiB: controller.peakRssMiB() };
   } finally {
     await Promise.all(streams.map((s) => s.stop()));
   }
-}
-
-/** Latencies of changes one at a time, their percentiles and the controller's requests over them. */
-export function latencies(n: number, latenciesMs: number[], count: RequestCount | null) {
-  return {
-    samples: latenciesMs.length,
-    n,
-    latenciesMs,
-    p50Ms: percentile(latenciesMs, 50),
-    p99Ms: percentile(latenciesMs, 99),
-    maxMs: Math.max(...latenciesMs),
-    ...requestsOf(count),
-    ...(count ? { writesByKind: count.byKind } : {}),
-  };
 }

@@ -8,7 +8,7 @@ import { API_VERSION, KIND, WebService } from '../../src/core/model';
 import { observe } from '../../src/core/observe';
 import { emptyIndex, syncInputFor } from '../../src/core/object-index';
 import { computeStatus, readyOf, statusPatch } from '../../src/core/status';
-import { Audit } from './audit';
+import { Audit, figures } from './audit';
 import { BareClient } from './bare-client';
 import { webService } from './cluster';
 import { BurstCreator } from './controller';
@@ -79,43 +79,28 @@ function webServicesPath(namespace: string): string {
 }
 
 /** Creates every WebService with at most `inFlight` requests at once; the created objects, in order. */
-async function createAll(
-  client: BareClient,
-  namespace: string,
-  webServices: WebService[],
-  inFlight: number,
-): Promise<WebService[]> {
-  const created = new Array<WebService>(webServices.length);
-  await pool(
-    inFlight,
-    webServices.map((body, i) => async () => {
-      created[i] = await client.request<WebService>('POST', webServicesPath(namespace), body);
-    }),
-  );
+async function createAll(client: BareClient, namespace: string, bodies: WebService[], inFlight: number) {
+  const created = new Array<WebService>(bodies.length);
+  const creates = bodies.map((body, i) => async () => {
+    created[i] = await client.request<WebService>('POST', webServicesPath(namespace), body);
+  });
+  await pool(inFlight, creates);
   return created;
 }
 
 /** The floor's concurrencies, most first. */
 export const FLOOR_IN_FLIGHT = [16, 4] as const;
-const FLOOR_CREATOR_IN_FLIGHT = FLOOR_IN_FLIGHT[0];
-
-/** Creates WebServices as the floor does (a burst so created differs from it only in who sends the rest); how long it took. */
-async function createWebServicesAsTheFloor(namespace: string, count: number): Promise<number> {
-  const client = new BareClient(FLOOR_CREATOR_IN_FLIGHT);
-  const started = performance.now();
-  try {
-    const bodies = Array.from({ length: count }, (_, i) => webService(i) as unknown as WebService);
-    await createAll(client, namespace, bodies, FLOOR_CREATOR_IN_FLIGHT);
-    return Math.round(performance.now() - started);
-  } finally {
-    client.close();
-  }
-}
+const CREATOR_IN_FLIGHT = FLOOR_IN_FLIGHT[0];
 
 /** The bursts beside the floor: its client creates the WebServices and watches them. */
 export const FLOOR_CREATOR: BurstCreator = {
-  createdBy: `the floor's client, ${FLOOR_CREATOR_IN_FLIGHT} in flight`,
-  create: createWebServicesAsTheFloor,
+  createdBy: `the floor's client, ${CREATOR_IN_FLIGHT} in flight`,
+  create: async (namespace, count) => {
+    const [client, started] = [new BareClient(CREATOR_IN_FLIGHT), performance.now()];
+    const bodies = Array.from({ length: count }, (_, i) => webService(i) as unknown as WebService);
+    await createAll(client, namespace, bodies, CREATOR_IN_FLIGHT).finally(() => client.close());
+    return Math.round(performance.now() - started);
+  },
   watch: (namespace, onLine) =>
     new BareClient(1).watch(webServicesPath(namespace), (object, atMs) =>
       onLine({ atMs, fields: readyFieldsOf(object) }),
@@ -133,10 +118,8 @@ export async function writeFloor(audit: Audit | undefined, namespace: string, n:
   const bodies = Array.from({ length: n }, (_, i) => bodiesFor(namespace, i, now));
   const client = new BareClient(inFlight);
   const ns = encodeURIComponent(namespace);
-  const wsPath = webServicesPath(namespace);
   const since = audit?.mark() ?? 0;
-  const cpuBefore = process.cpuUsage();
-  const started = performance.now();
+  const [cpuBefore, started] = [process.cpuUsage(), performance.now()];
   try {
     const created = await createAll(
       client,
@@ -144,37 +127,25 @@ export async function writeFloor(audit: Audit | undefined, namespace: string, n:
       bodies.map((b) => b.webService),
       inFlight,
     );
-    const createdMs = performance.now() - started;
-    const rest: (() => Promise<void>)[] = [];
-    bodies.forEach((b, i) => {
-      const { uid, resourceVersion, name } = created[i].metadata;
-      rest.push(async () => {
-        b.child.metadata.ownerReferences[0].uid = uid!;
-        await client.request('POST', `/api/v1/namespaces/${ns}/configmaps`, b.child);
-        b.status.metadata.resourceVersion = resourceVersion;
-        await client.request('PATCH', `${wsPath}/${name}/status`, b.status, 'application/merge-patch+json');
-        for (const event of b.events) {
-          (event.regarding as { uid: string }).uid = uid!;
-          await client.request('POST', `/apis/events.k8s.io/v1/namespaces/${ns}/events`, event);
-        }
-      });
-    });
+    const createsMs = Math.round(performance.now() - started);
     // Each CR's writes in order (the status patch names the create's resourceVersion), CRs side by side.
+    const rest = bodies.map((b, i) => async () => {
+      const { uid, resourceVersion, name } = created[i].metadata;
+      b.child.metadata.ownerReferences[0].uid = uid!;
+      await client.request('POST', `/api/v1/namespaces/${ns}/configmaps`, b.child);
+      b.status.metadata.resourceVersion = resourceVersion;
+      const status = `${webServicesPath(namespace)}/${name}/status`;
+      await client.request('PATCH', status, b.status, 'application/merge-patch+json');
+      for (const event of b.events) {
+        (event.regarding as { uid: string }).uid = uid!;
+        await client.request('POST', `/apis/events.k8s.io/v1/namespaces/${ns}/events`, event);
+      }
+    });
     await pool(inFlight, rest);
-    const wallMs = performance.now() - started;
+    const wallMs = Math.round(performance.now() - started);
     const cpu = process.cpuUsage(cpuBefore);
     const count = audit ? await audit.count(since, 'floor') : null;
-    return {
-      n,
-      inFlight,
-      wallMs: Math.round(wallMs),
-      createsMs: Math.round(createdMs),
-      requests: count?.requests ?? null,
-      writes: count?.writes ?? null,
-      events: count?.events ?? null,
-      ...(count ? { writesByKind: count.byKind } : {}),
-      clientCpuMs: round((cpu.user + cpu.system) / 1000),
-    };
+    return { n, inFlight, wallMs, createsMs, ...figures(count), clientCpuMs: round((cpu.user + cpu.system) / 1000) };
   } finally {
     client.close();
   }

@@ -39,22 +39,18 @@ function originOf(file: Results, name: Case, n?: number): Omit<Carried, 'case' |
 /** The plugin case's sizes that this run did not measure (all, when it did not run it), kept beside those it did. */
 function mergePlugin(previous: Results, current: Results, merged: Results): Carried[] {
   const measured = new Set(current.plugin.map((p) => p.n));
-  const kept = previous.plugin.filter((p) => !measured.has(p.n));
-  const byN = <T extends { n: number }>(a: T, b: T) => a.n - b.n;
-  merged.plugin = [...kept, ...current.plugin].sort(byN);
-  merged.controller.startup = [
-    ...previous.controller.startup.filter((s) => !measured.has(s.n)),
-    ...current.controller.startup,
-  ].sort(byN);
+  const keep = <T extends { n: number }>(was: T[], now: T[]) =>
+    [...was.filter((p) => !measured.has(p.n)), ...now].sort((a, b) => a.n - b.n);
+  merged.plugin = keep(previous.plugin, current.plugin);
+  merged.controller.startup = keep(previous.controller.startup, current.controller.startup);
   merged.controller.steady = current.controller.steady ?? previous.controller.steady;
   merged.sizes = [...new Set([...previous.sizes, ...current.sizes])].sort((a, b) => a - b);
   const carried = new Map<string, Carried>();
-  for (const { n } of kept) {
+  for (const { n } of previous.plugin.filter((p) => !measured.has(p.n))) {
     const origin = originOf(previous, 'plugin', n);
     const key = `${origin.startedAt} ${origin.commit}`;
-    const entry = carried.get(key) ?? { case: 'plugin', sizes: [], ...origin };
-    entry.sizes!.push(n);
-    carried.set(key, entry);
+    if (!carried.has(key)) carried.set(key, { case: 'plugin', sizes: [], ...origin });
+    carried.get(key)!.sizes!.push(n);
   }
   return [...carried.values()];
 }

@@ -1,12 +1,10 @@
 // Running and timing child processes for the bench: the plugin as a user runs it, and kubectl.
 // Wall time from the bench's clock; the plugin's CPU and peak RSS from its own -v line.
 import { spawn } from 'node:child_process';
-import * as fs from 'node:fs';
 import * as path from 'node:path';
 
-const DIST = __dirname;
 export const ROOT = path.resolve(__dirname, '..');
-export const PLUGIN = path.join(DIST, 'kubectl-webservice');
+export const PLUGIN = path.join(__dirname, 'kubectl-webservice');
 
 export interface RunOptions {
   input?: string;
@@ -16,26 +14,25 @@ export interface RunOptions {
   timeoutMs?: number;
 }
 
-export interface RunResult {
+/** A run, with its CPU (user + system) and peak RSS where the program reports them. */
+export interface Measured {
   status: number;
   stdout: string;
   stderr: string;
   wallMs: number;
+  cpuMs: number | null;
+  peakRssMiB: number | null;
 }
 
 /** Runs a program to completion. Never throws on a non-zero exit: callers decide. */
-export function run(argv: string[], options: RunOptions = {}): Promise<RunResult> {
+export function run(argv: string[], options: RunOptions = {}): Promise<Measured> {
   return new Promise((resolve, reject) => {
-    const started = process.hrtime.bigint();
-    const env: NodeJS.ProcessEnv = { ...process.env, NO_COLOR: '1', ...options.env };
-    // A variable given as undefined is unset, not inherited (spawn would pass "undefined").
-    for (const [key, value] of Object.entries(env)) if (value === undefined) delete env[key];
+    const started = performance.now();
     const child = spawn(argv[0], argv.slice(1), {
-      env,
+      env: { ...process.env, NO_COLOR: '1', ...options.env },
       stdio: [options.input === undefined ? 'ignore' : 'pipe', options.capture ? 'pipe' : 'ignore', 'pipe'],
     });
-    const out: Buffer[] = [];
-    const err: Buffer[] = [];
+    const [out, err] = [[] as Buffer[], [] as Buffer[]];
     child.stdout?.on('data', (chunk: Buffer) => out.push(chunk));
     child.stderr?.on('data', (chunk: Buffer) => err.push(chunk));
     const timer = options.timeoutMs ? setTimeout(() => child.kill('SIGKILL'), options.timeoutMs) : undefined;
@@ -46,7 +43,9 @@ export function run(argv: string[], options: RunOptions = {}): Promise<RunResult
         status: code ?? (signal ? 128 : -1),
         stdout: Buffer.concat(out).toString('utf8'),
         stderr: Buffer.concat(err).toString('utf8'),
-        wallMs: Number(process.hrtime.bigint() - started) / 1e6,
+        wallMs: performance.now() - started,
+        cpuMs: null,
+        peakRssMiB: null,
       });
     });
     if (options.input !== undefined) child.stdin?.end(options.input);
@@ -54,19 +53,11 @@ export function run(argv: string[], options: RunOptions = {}): Promise<RunResult
 }
 
 /** kubectl, whose non-zero exit is an error carrying its stderr. */
-export async function kubectl(args: string[], options: RunOptions = {}): Promise<RunResult> {
+export async function kubectl(args: string[], options: RunOptions = {}): Promise<Measured> {
   const result = await run(['kubectl', ...args], options);
   if (result.status !== 0)
-    throw new Error(
-      `kubectl ${args.slice(0, 3).join(' ')}… exited ${result.status}: ${result.stderr.trim().slice(-2000)}`,
-    );
+    throw new Error(`kubectl ${args.slice(0, 3).join(' ')}… exited ${result.status}: ${result.stderr.slice(-2000)}`);
   return result;
-}
-
-/** A run with its CPU (user + system) and peak RSS, where the program reports them. */
-export interface Measured extends RunResult {
-  cpuMs: number | null;
-  peakRssMiB: number | null;
 }
 
 /**
@@ -82,9 +73,15 @@ export async function runPlugin(args: string[], options: RunOptions = {}, progra
   return { ...result, cpuMs: Number(usage[1]), peakRssMiB: Number(usage[2]) };
 }
 
-/** Runs another program: its wall time only. */
-export async function runMeasured(argv: string[], options: RunOptions = {}): Promise<Measured> {
-  return { ...(await run(argv, options)), cpuMs: null, peakRssMiB: null };
+/** Calls onLine with each whole line of a child's output as it comes, and the bench's clock then. */
+export function eachLine(stream: NodeJS.ReadableStream, onLine: (line: string, atMs: number) => void): void {
+  let pending = '';
+  stream.on('data', (chunk: Buffer) => {
+    const atMs = performance.now();
+    const lines = (pending + chunk.toString('utf8')).split('\n');
+    pending = lines.pop()!;
+    for (const line of lines) onLine(line, atMs);
+  });
 }
 
 /** Runs `tasks` with at most `limit` of them at once. */
@@ -96,19 +93,30 @@ export async function pool(limit: number, tasks: (() => Promise<unknown>)[]): Pr
   await Promise.all(Array.from({ length: Math.min(limit, tasks.length) }, worker));
 }
 
-let clockTicks: number | undefined;
+/** Anything watched that can fail, such as a watch stream. */
+export interface Watched {
+  readonly failure: string | undefined;
+}
 
-/** CPU (user + system) a running process has used so far, ms; null once it is gone. */
-export async function processCpuMs(pid: number): Promise<number | null> {
-  clockTicks ??= Number((await run(['getconf', 'CLK_TCK'], { capture: true })).stdout.trim()) || 100;
-  let stat: string;
-  try {
-    stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
-  } catch {
-    return null;
+/**
+ * Polls check() until it gives a value other than undefined or false, and gives that; throws
+ * at once when a watch fails, and after the timeout with what it waited for.
+ */
+export async function until<T>(
+  what: string | (() => string),
+  check: () => T | undefined | false | Promise<T | undefined | false>,
+  { timeoutMs, everyMs = 20, watches = [] }: { timeoutMs: number; everyMs?: number; watches?: Watched[] },
+): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const failure = watches.map((w) => w.failure).find(Boolean);
+    if (failure) throw new Error(failure);
+    const value = await check();
+    if (value !== undefined && value !== false) return value;
+    if (Date.now() > deadline)
+      throw new Error(`timed out after ${timeoutMs / 1000}s waiting for ${typeof what === 'string' ? what : what()}`);
+    await sleep(everyMs);
   }
-  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-  return Math.round(((Number(fields[11]) + Number(fields[12])) * 1000) / clockTicks); // utime, stime
 }
 
 export function median(values: number[]): number {
@@ -120,13 +128,11 @@ export function median(values: number[]): number {
 /** Nearest-rank percentile (p in 0..100). */
 export function percentile(values: number[], p: number): number {
   const sorted = [...values].sort((a, b) => a - b);
-  const rank = Math.max(1, Math.ceil((p / 100) * sorted.length));
-  return sorted[rank - 1];
+  return sorted[Math.max(1, Math.ceil((p / 100) * sorted.length)) - 1];
 }
 
 export function round(value: number, digits = 0): number {
-  const factor = 10 ** digits;
-  return Math.round(value * factor) / factor;
+  return Math.round(value * 10 ** digits) / 10 ** digits;
 }
 
 export function sleep(ms: number): Promise<void> {

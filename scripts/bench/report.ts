@@ -72,7 +72,7 @@ const noopBesideFloor = plugin(10_000, ({ noop, floor }) => [
 const runtimePlan =
   (runtime: 'sea' | 'node24'): Judge =>
   ({ runtimes: rt }) => {
-    const plan = rt?.plans.find((p) => p.runtime === runtime && p.extraCa === (rt.extraCaCerts !== null));
+    const plan = rt?.plans.find((p) => p.runtime === runtime);
     const skipped = rt?.skipped.find((s) => s.runtime === runtime);
     if (!rt || !plan) return skipped && `not measured: ${skipped.reason}`;
     const [wall, get] = [plan.planName.wallMs, rt.kubectlGetName.wallMs];
@@ -109,16 +109,16 @@ const everyFieldRss =
     return rssWithin(ef.peakRssMiB, median(recordOnly), limit, ef.n);
   };
 
-/** The config case's targets, judged at N = 1000. */
-const config =
-  (judged: (c: NonNullable<Results['config']>, note: string) => [string, Standing]): Judge =>
-  ({ config: c }) =>
-    c && judged(c, at(c.n, 1000));
-
-const canary =
-  (judged: (c: NonNullable<Results['canary']>, note: string) => [string, Standing]): Judge =>
-  ({ canary: c }) =>
-    c && judged(c, at(c.n, 1000));
+/** The config or canary case's targets, with a note when it ran at another N than 1000. */
+const at1000 =
+  <K extends 'config' | 'canary'>(
+    key: K,
+    judged: (c: NonNullable<Results[K]>, note: string) => [string, Standing],
+  ): Judge =>
+  (r) => {
+    const c = r[key];
+    return c && judged(c, at(c.n, 1000));
+  };
 
 const scale =
   (judged: (s: ScaleRun, note: string) => [string, Standing]): Judge =>
@@ -190,7 +190,7 @@ const besidePortSameN: Judge = ({ everyFieldBurst: ef, workloadBurst: wb, portBu
   return [vs(ef.readyMs, same.readyMs), holds(ef.readyMs <= same.readyMs)];
 };
 
-const rotation = config(({ n, rotation: r }, note) => {
+const rotation = at1000('config', ({ n, rotation: r }, note) => {
   const [once, two] = [r.rolled['1'] ?? 0, r.replicaSets['2'] ?? 0];
   const [after, still] = quiet(r);
   return [
@@ -199,7 +199,7 @@ const rotation = config(({ n, rotation: r }, note) => {
   ];
 });
 
-const unreferencedReads = config(({ n, unreferenced }, note) => {
+const unreferencedReads = at1000('config', ({ n, unreferenced }, note) => {
   const { secrets, received: got } = unreferenced.with;
   if (!secrets) return ['no audit log', 'not measured'];
   const text = `${secrets.unreferencedGets} GETs, ${got.unreferencedRead} reads of one by name, ${got.lists} whole lists, ${got.marked} answers with a value`;
@@ -261,29 +261,34 @@ const TARGETS = [
   }),
   ...goals('#38', '1000 WebServices, each reading its own Secret', {
     'all Secrets rotated at once: each rolls exactly once (2 ReplicaSets), then 0 writes': rotation,
-    "… the controller's peak RSS ≤ 1.2× a port-only burst's of 1000, same run": config((c) =>
+    "… the controller's peak RSS ≤ 1.2× a port-only burst's of 1000, same run": at1000('config', (c) =>
       rssWithin(c.peakRssMiB.whole, c.portBurst.peakRssMiB, 1.2, c.n),
     ),
-    "a single rotation reaches a new pod template ≤ 1 s after the Secret's write (p50 of 100)": config(
+    "a single rotation reaches a new pod template ≤ 1 s after the Secret's write (p50 of 100)": at1000(
+      'config',
       ({ n, latency: l }, note) => [
         `p50 ${ms(l.p50Ms)} over ${l.samples}${note}`,
         judge(n === 1000 && l.samples >= 100, l.p50Ms <= 1000),
       ],
     ),
-    "with 10 000 unreferenced Secrets beside them: the controller's peak RSS ≤ 1.15× without": config(
+    "with 10 000 unreferenced Secrets beside them: the controller's peak RSS ≤ 1.15× without": at1000(
+      'config',
       ({ n, unreferenced: u }) => rssWithin(u.with.peakRssMiB, u.without.peakRssMiB, 1.15, n),
     ),
     '… and it reads the data of none of them (audit log and counting proxy)': unreferencedReads,
   }),
   ...goals('#40', 'A canary step change (`promote`) reaches the HTTPRoute, N = 1000 with `run`', {
-    'p50 ≤ 1 s over 100 step changes': canary(({ n, latency: l }, note) => [
+    'p50 ≤ 1 s over 100 step changes': at1000('canary', ({ n, latency: l }, note) => [
       `p50 ${ms(l.p50Ms)}, p99 ${ms(l.p99Ms)} over ${l.samples}${note}`,
       judge(n === 1000 && l.samples >= 100, l.p50Ms <= 1000),
     ]),
   }),
   ...goals('#40', '1000 WebServices in a paused canary', {
-    '0 writes at steady state': canary((c, note) => [`${quietOver(c)}${note}`, judge(c.n === 1000, quiet(c)[1])]),
-    "controller peak RSS ≤ 1.2× the same 1000's without a canary": canary((c) =>
+    '0 writes at steady state': at1000('canary', (c, note) => [
+      `${quietOver(c)}${note}`,
+      judge(c.n === 1000, quiet(c)[1]),
+    ]),
+    "controller peak RSS ≤ 1.2× the same 1000's without a canary": at1000('canary', (c) =>
       rssWithin(c.peakRssMiB, c.without.peakRssMiB, 1.2, c.n),
     ),
   }),
@@ -315,20 +320,18 @@ export function targets(results: Results, scale?: ScaleRun): TargetRow[] {
 }
 
 /** The run the figures come from, and those a run of some cases kept them from (merge.ts). */
-function runText(r: Results): string {
+function runText({ machine: m, ...r }: Results): string {
   const commit = (c: string | null) => (c ? `commit ${c.slice(0, 12)}` : 'an unknown commit');
-  const m = r.machine;
   const dirty =
     m.srcChanges.length > 0 ? `, with uncommitted changes in ${m.srcChanges.length} path(s) under src/` : '';
-  const only = r.only ? ` of ${r.only.join(', ')} only` : '';
   const carried = (r.carried ?? []).map(
     (c) =>
       `${c.case}${c.sizes ? ` at N = ${c.sizes.join(', ')}` : ''} from the run of ${c.startedAt} at ${commit(c.commit)}`,
   );
   return (
-    `${r.quick ? 'A --quick run' : 'The run'}${only}, from ${r.startedAt} to ${r.finishedAt}, at ${commit(m.commit)}${dirty}:` +
-    ` ${m.cpus} cores (${m.cpuModel}), ${m.memoryGiB} GiB, Node ${m.node}, Kubernetes ${m.kubernetes},` +
-    ` load average ${r.loadAverage.start[0]} to ${r.loadAverage.end[0]}.` +
+    `${r.quick ? 'A --quick run' : 'The run'}${r.only ? ` of ${r.only.join(', ')} only` : ''}, from ${r.startedAt} to ` +
+    `${r.finishedAt}, at ${commit(m.commit)}${dirty}: ${m.cpus} cores (${m.cpuModel}), ${m.memoryGiB} GiB, Node ${m.node},` +
+    ` Kubernetes ${m.kubernetes}, load average ${r.loadAverage.start[0]} to ${r.loadAverage.end[0]}.` +
     (carried.length > 0 ? ` Kept from earlier runs: ${carried.join('; ')}.` : '')
   );
 }

@@ -1,6 +1,6 @@
 // The shape of bench/results.json (and scale.json), from which report.ts alone makes RESULTS.md's
 // table: what each case returns, as it returns it.
-import type { RequestCount } from './audit';
+import { Figures, RequestCount, figures } from './audit';
 import type { controllerBacklog } from './backlog';
 import type { canaryCase } from './canary';
 import type { pluginCases } from './cases';
@@ -15,15 +15,10 @@ import type { workloadBurst } from './workload';
 type Returned<F extends (...args: never[]) => unknown> = Awaited<ReturnType<F>>;
 
 /** One run of a case. */
-export interface Sample {
+export interface Sample extends Figures {
   wallMs: number;
   cpuMs: number | null;
   peakRssMiB: number | null;
-  requests: number | null;
-  reads: number | null;
-  writes: number | null;
-  events: number | null;
-  writesByKind?: Record<string, number>;
 }
 
 /** A case's runs: wall time and CPU their medians; requests, writes and peak RSS the most of any run. */
@@ -35,12 +30,9 @@ export interface CaseResult extends Sample {
 }
 
 export type PluginSize = Returned<typeof pluginCases>;
-export type ControllerSteady = Returned<typeof steadyWindow>;
 export type ControllerBurst = Returned<typeof controllerBurst>['burst'];
 export type WriteFloor = Returned<typeof writeFloor>;
 export type WorkloadBurst = Returned<typeof workloadBurst>;
-export type ConfigRun = Returned<typeof configCase>;
-export type CanaryRun = Returned<typeof canaryCase>;
 
 /** Our controller's requests about a namespace over a window of steady state. */
 export interface Quiet {
@@ -48,21 +40,25 @@ export interface Quiet {
   byClient: { controller?: RequestCount };
 }
 
-export interface Results {
+/** What results.json and scale.json say of the run that wrote them. */
+interface Run {
   schema: 1;
-  quick: boolean;
   startedAt: string;
   finishedAt: string;
   machine: Machine;
   /** os.loadavg() when the run started and ended: the cores are shared. */
   loadAverage: { start: number[]; end: number[] };
+}
+
+export interface Results extends Run {
+  quick: boolean;
   sizes: number[];
   plugin: PluginSize[];
   controller: {
     startup: Returned<typeof controllerStartup>['startup'][];
     bursts: ControllerBurst[];
     latency: Returned<typeof controllerBurst>['latency'];
-    steady: ControllerSteady | null;
+    steady: Returned<typeof steadyWindow> | null;
   };
   /** The cases a run was asked for (--only); absent: every case. */
   only?: string[];
@@ -78,8 +74,8 @@ export interface Results {
   /** The port-only burst at the every-field burst's N, where workloadBurst has another. */
   portBurstSameN?: WorkloadBurst;
   backlog?: Returned<typeof controllerBacklog>[];
-  config?: ConfigRun;
-  canary?: CanaryRun;
+  config?: Returned<typeof configCase>;
+  canary?: Returned<typeof canaryCase>;
 }
 
 interface Machine {
@@ -102,24 +98,14 @@ export interface Carried {
 }
 
 /** bench/scale.json. */
-export type ScaleRun = Returned<typeof scaleRun> & {
-  schema: 1;
-  startedAt: string;
-  finishedAt: string;
-  machine: Machine;
-  loadAverage: { start: number[]; end: number[] };
-};
+export type ScaleRun = Returned<typeof scaleRun> & Run;
 
 export function sampleOf(measured: Measured, count: RequestCount | null): Sample {
   return {
     wallMs: Math.round(measured.wallMs),
     cpuMs: measured.cpuMs,
     peakRssMiB: measured.peakRssMiB,
-    requests: count?.requests ?? null,
-    reads: count?.reads ?? null,
-    writes: count?.writes ?? null,
-    events: count?.events ?? null,
-    ...(count && Object.keys(count.byKind).length > 0 ? { writesByKind: count.byKind } : {}),
+    ...figures(count),
   };
 }
 

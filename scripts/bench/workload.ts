@@ -115,31 +115,6 @@ async function createReadObjects(namespace: string, n: number, fields: WorkloadF
   }
 }
 
-/** A Node's pod capacity, a quantity: the server writes 1000 as `1k`. */
-function podCount(quantity: string): number {
-  const match = /^(\d+)(k?)$/.exec(quantity);
-  if (!match) throw new Error(`a Node's pod capacity of ${quantity}: not a count the bench reads`);
-  return Number(match[1]) * (match[2] ? 1000 : 1);
-}
-
-/** The Ready, schedulable Nodes and the pods they hold in all. */
-async function nodeCapacity(): Promise<{ nodes: number; pods: number }> {
-  const list = JSON.parse((await kubectl(['get', 'nodes', '-o', 'json'], { capture: true })).stdout) as {
-    items: {
-      spec?: { unschedulable?: boolean };
-      status?: { allocatable?: { pods?: string }; conditions?: { type: string; status: string }[] };
-    }[];
-  };
-  const usable = list.items.filter(
-    (node) =>
-      !node.spec?.unschedulable && node.status?.conditions?.some((c) => c.type === 'Ready' && c.status === 'True'),
-  );
-  return {
-    nodes: usable.length,
-    pods: usable.reduce((sum, node) => sum + podCount(node.status?.allocatable?.pods ?? '0'), 0),
-  };
-}
-
 /**
  * The pods a burst of N needs: with its own Secret, while all of them roll at once, one pod more
  * each (the Deployment's default surge of 25% of 3 replicas rounds up to 1); with a canary, its
@@ -149,23 +124,47 @@ export function podsNeeded(n: number, fields: WorkloadFields = 'port'): number {
   return n * (replicasOf(fields) + (fields === 'own secret' || fields === 'canary' ? 1 : 0));
 }
 
-/** Throws unless the plane's Nodes hold that many pods: a bench finds out at its start, not after 20 minutes. */
+/** The Ready, schedulable Nodes and the pods they hold in all; throws unless that is `wanted` or more. */
 export async function checkWorkloadCapacity(wanted: number): Promise<{ nodes: number; pods: number }> {
-  const capacity = await nodeCapacity();
-  if (capacity.nodes === 0 || capacity.pods < wanted) {
+  type Node = {
+    spec?: { unschedulable?: boolean };
+    status?: { allocatable?: { pods?: string }; conditions?: { type: string; status: string }[] };
+  };
+  const { items } = JSON.parse((await kubectl(['get', 'nodes', '-o', 'json'], { capture: true })).stdout) as {
+    items: Node[];
+  };
+  const ready = (node: Node) => node.status?.conditions?.some((c) => c.type === 'Ready' && c.status === 'True');
+  const usable = items.filter((node) => !node.spec?.unschedulable && ready(node));
+  // A quantity: the server writes 1000 as `1k`.
+  const pods = usable.reduce(
+    (sum, node) => sum + Number((node.status?.allocatable?.pods ?? '0').replace(/k$/, '000')),
+    0,
+  );
+  if (usable.length === 0 || !(pods >= wanted)) {
     throw new Error(
-      `the workload cases need ${wanted} pods, the plane's ${capacity.nodes} Ready Node(s) hold ${capacity.pods}: ` +
+      `the workload cases need ${wanted} pods, the plane's ${usable.length} Ready Node(s) hold ${pods}: ` +
         'start it with WEBSERVICE_CP_WORKLOADS=true WEBSERVICE_CP_NODES=4 WEBSERVICE_CP_NODE_PODS=1000 (after control-plane.sh down)',
     );
   }
-  return capacity;
+  return { nodes: usable.length, pods };
 }
+
+/** What a workload case runs with: the audit log, its namespace, its N and its window of steady state. */
+export interface WorkloadRun {
+  audit: Audit | undefined;
+  namespace: string;
+  n: number;
+  steadySeconds: number;
+}
+
+/** A workload case of the run: its tag for namespaces, and how many single changes it times. */
+export type WorkloadCase = Omit<WorkloadRun, 'namespace'> & { tag: string; samples: number };
 
 /**
  * A window of steady state, once a burst's last status patches and rollouts settled (5 s, and
  * our controller quiet for a second): our controller's requests about the namespace.
  */
-export async function steadyState(audit: Audit | undefined, namespace: string, seconds: number): Promise<Quiet> {
+export async function steadyState({ audit, namespace, steadySeconds: seconds }: WorkloadRun): Promise<Quiet> {
   progress(`steady state for ${seconds}s`);
   const settling = audit?.mark() ?? 0;
   await sleep(5000);
@@ -181,13 +180,11 @@ export async function steadyState(audit: Audit | undefined, namespace: string, s
  * the same controller and namespace before they go (a rotation after the burst).
  */
 export async function workloadBurst(
-  audit: Audit | undefined,
-  namespace: string,
-  n: number,
-  steadySeconds: number,
+  run: WorkloadRun,
   fields: WorkloadFields = 'port',
   then?: (controller: ControllerProcess) => Promise<void>,
 ) {
+  const { namespace, n } = run;
   const capacity = await checkWorkloadCapacity(podsNeeded(n, fields));
   await createNamespace(namespace);
   await createReadObjects(namespace, n, fields);
@@ -202,7 +199,7 @@ export async function workloadBurst(
     const createMs = await createWebServices(namespace, n, workloadWebService(fields));
     await ready.all(n, BURST_TIMEOUT_SECONDS * 1000);
     const readyMs = Math.round(performance.now() - started);
-    const steady = await steadyState(audit, namespace, steadySeconds);
+    const steady = await steadyState(run);
     controller.mustHaveNoErrors();
     const result = {
       n,
