@@ -5,7 +5,7 @@ import { Decision, DecideOptions, Op, decide } from '../core/decide';
 import { EventRecord, REPORTING_CONTROLLER, eventsFor, foldCreated } from '../core/events';
 import { KindRow, kindRow } from '../core/kinds';
 import { CONFIG_PINS_ANNOTATION } from '../core/config';
-import { API_VERSION, Child, ConfigKind, KIND, SyncInput, WebService, kindOf } from '../core/model';
+import { API_VERSION, Child, ConfigKind, KIND, MANAGED_BY_VALUE, SyncInput, WebService, kindOf } from '../core/model';
 import type { Observation } from '../core/observation';
 import { observe } from '../core/observe';
 import {
@@ -24,9 +24,17 @@ import { ReportItem } from '../core/report';
 import { MAX_ATTEMPTS } from '../core/retry';
 import { ConflictError, NotLeaderError, orNull } from '../kube/errors';
 import type { KubeApi, KubeEvent } from '../kube/api';
+import { ChildWriter, applyChild, takeOverChild } from '../kube/child-writes';
+import { withFieldOwner } from '../kube/field-owner';
 import { ConfigReader } from './config';
 import { gatherOne } from './gather';
 import { EVENTS_V1, WEBSERVICE_TYPE } from '../core/resource-types';
+
+/**
+ * The field manager of the children we apply (and of the handover's, its name with -handover),
+ * from `apply` and `run` alike: one owner of their fields. The other writes name none.
+ */
+const CHILD_FIELD_OWNER = MANAGED_BY_VALUE;
 
 /** Ready's reasons that no waiting ends: someone must act (apply --wait stops, exit 1). */
 const STALLED_REASONS = new Set(['ProgressDeadlineExceeded', FAILED_CREATE, CONFIG_NOT_FOUND, CANARY_ABORTED]);
@@ -296,8 +304,9 @@ export async function carryOut(
   applied: Applied = { cleaned: [], written: { children: [] }, done: [] },
   reader: ConfigReader = new ConfigReader(client),
 ): Promise<Applied> {
+  const children = withFieldOwner(client, CHILD_FIELD_OWNER);
   for (const op of decision.ops) {
-    await execute(client, decision, op, applied, reader);
+    await execute(client, children, decision, op, applied, reader);
     applied.done.push(op);
   }
   return applied;
@@ -305,6 +314,7 @@ export async function carryOut(
 
 async function execute(
   client: KubeApi,
+  children: ChildWriter,
   decision: Decision,
   op: Op,
   applied: Applied,
@@ -343,14 +353,14 @@ async function execute(
     }
     case 'takeOverChild':
       // Nothing to record: the apply after it writes the child.
-      await client.takeOverChild(rowOf(op.kind), namespace, op.name, op.entries, {
+      await takeOverChild(children, rowOf(op.kind), namespace, op.name, op.entries, {
         uid: op.uid,
         resourceVersion: op.resourceVersion,
       });
       return;
     case 'applyChild':
       applied.written.children.push(
-        await client.applyChild(rowOf(op.kind), namespace, op.object, {
+        await applyChild(children, rowOf(op.kind), namespace, op.object, {
           uid: op.uid,
           resourceVersion: op.resourceVersion,
           ...(op.handover ? { handover: true } : {}),

@@ -13,6 +13,7 @@ import { containedIn, crdVersionState } from './compare';
 import { VERSION_LABEL, displayName, installedVersion, isCrd } from './manifests';
 import { CUSTOM_RESOURCE_DEFINITION, WEBSERVICE_TYPE } from '../core/resource-types';
 import { getInstalled, applyInstalled, deleteInstalled } from '../kube/installed-objects';
+import { withFieldOwner } from '../kube/field-owner';
 
 type InstallAction = 'created' | 'configured' | 'unchanged';
 
@@ -32,6 +33,8 @@ export interface InstallOptions {
 }
 
 const POLL_MS = 250;
+/** The field manager of everything `install` applies (server-side apply). */
+const INSTALL_FIELD_OWNER = 'kubectl-webservice';
 
 export async function install(
   client: InstallApi,
@@ -44,6 +47,7 @@ export async function install(
     const current = live[i];
     if (isCrd(object) && current) refuseNewer(current, options.version);
   });
+  const owned = withFieldOwner(client, INSTALL_FIELD_OWNER);
   const namespacesToCreate = new Set(
     objects.filter((o, i) => o.kind === 'Namespace' && !live[i]).map((o) => o.metadata.name),
   );
@@ -61,7 +65,7 @@ export async function install(
       continue;
     }
     if (options.dryRun !== 'client')
-      await applyInstalled(client, object, { force: true, dryRun: options.dryRun === 'server' });
+      await applyInstalled(owned, object, { force: true, dryRun: options.dryRun === 'server' });
     results.push({ object, action: current ? 'configured' : 'created' });
   }
   const crdChanged = results.find((r) => isCrd(r.object) && r.action !== 'unchanged');

@@ -3,8 +3,7 @@
 // so does the unit tests' in-memory server (test/support/fake-api.ts): whatever takes one of
 // them runs against either.
 import type { ResourceType } from '../core/kinds';
-import type { Child, ConfigMap, ObjectMeta } from '../core/model';
-import type { MovedEntry } from '../core/moved';
+import type { ConfigMap, ObjectMeta } from '../core/model';
 import type { KubeObject } from './object-location';
 import type { WatchEvent, WatchOptions } from './transport';
 
@@ -206,20 +205,10 @@ export interface KubeApi extends ResourceClient {
   readonly dryRun: DryRun;
   /** This API with every request cut off once signal aborts (a reconcile past its deadline). */
   withSignal(signal: AbortSignal): KubeApi;
+  /** The signal of withSignal, if any: a wait between requests (a retry's backoff) ends with it too. */
+  readonly signal?: AbortSignal;
   /** Whether the cluster serves a kind's resource (discovery); fresh asks again. */
   apiServed(type: ResourceType, options?: { fresh?: boolean }): Promise<boolean>;
-
-  // The two writes of a child that are not one request (child-writes.ts, over the verbs above).
-  /** Server-side apply of a whole child, forced, under the precondition. */
-  applyChild(row: ResourceType, namespace: string, object: Child, precondition: ApplyPrecondition): Promise<Child>;
-  /** Makes entries of the child's keyed lists ours (core/moved.ts), before an apply that drops them. */
-  takeOverChild(
-    row: ResourceType,
-    namespace: string,
-    name: string,
-    entries: MovedEntry[],
-    precondition: ApplyPrecondition,
-  ): Promise<void>;
 }
 
 /** What install and uninstall ask: the objects they ship, and the WebServices and children left. */

@@ -1,28 +1,36 @@
-// The writes of a child that are not one request, over the generic verbs: an apply that must
-// create (a POST, then its fields made ours as an apply's), and the take-over of keyed list
-// entries (a GET of managedFields, then a merge patch of them). The field managers of the
-// children are theirs.
+// The writes of a child that are not one request, as functions over the generic verbs (so the
+// same code runs against the API server and the unit tests' fake): an apply that must create (a
+// POST, then its fields made ours as an apply's), and the take-over of keyed list entries (a GET
+// of managedFields, then a merge patch of them). Whose fields they are is the client's field
+// owner (field-owner.ts): the caller wraps the client once, and names the manager there.
 import type { ResourceType } from '../core/kinds';
-import { Child, MANAGED_BY_VALUE } from '../core/model';
+import type { Child } from '../core/model';
 import { ManagedFieldsEntry, MovedEntry, takeOverEntries } from '../core/moved';
 import { CONVERSION_ATTEMPTS, CONVERSION_BACKOFF } from '../core/retry';
 import type { ApplyPrecondition, DryRun, ResourceClient } from './api';
 import { ConflictError } from './errors';
+import type { FieldOwned } from './field-owner';
 import { whatOf } from './object-location';
 import { retryOnConflict } from './retry';
 
-/** What a child's writes need of the client: the verbs, and whether it is a server dry run. */
-type ChildWriter = Pick<ResourceClient, 'get' | 'create' | 'patch' | 'apply'> & { readonly dryRun: DryRun };
+/**
+ * What a child's writes need of the client: the verbs, as its field owner; whether it is a
+ * server dry run; and its abort signal, if any, which ends a wait between its requests.
+ */
+export type ChildWriter = Pick<FieldOwned<ResourceClient>, 'get' | 'create' | 'patch' | 'apply' | 'fieldOwner'> & {
+  readonly dryRun: DryRun;
+  readonly signal?: AbortSignal;
+};
 
-/** The field manager of the children we apply, from `apply` and `run` alike: one owner of their fields. */
-const CHILD_FIELD_MANAGER = MANAGED_BY_VALUE;
 /**
  * The field manager of a handover: fields we hand to another controller (a Deployment's
  * replicas, to its autoscaler) are applied by it just before our apply stops setting them.
  * The other controller's first update of a field takes it whole, and then this manager owns
  * nothing and leaves managedFields.
  */
-const HANDOVER_FIELD_MANAGER = `${MANAGED_BY_VALUE}-handover`;
+function handoverManager(owner: string): string {
+  return `${owner}-handover`;
+}
 
 /**
  * The object's managedFields, with our manager's Update entry made an Apply entry. Fields
@@ -31,16 +39,17 @@ const HANDOVER_FIELD_MANAGER = `${MANAGED_BY_VALUE}-handover`;
  */
 function asApplied(
   object: { metadata: { managedFields?: ManagedFieldsEntry[] } },
+  owner: string,
   handedOver: FieldSet = {},
 ): ManagedFieldsEntry[] {
   return (object.metadata.managedFields ?? []).flatMap((entry) => {
-    if (entry.manager !== CHILD_FIELD_MANAGER || entry.operation !== 'Update') return [entry];
+    if (entry.manager !== owner || entry.operation !== 'Update') return [entry];
     const ours = structuredClone((entry.fieldsV1 ?? {}) as FieldSet);
     const moved = takeFields(ours, handedOver);
     const applied = { ...entry, operation: 'Apply', fieldsV1: ours };
     // None left to move: another manager (the autoscaler) has taken them already.
     if (moved === null) return [applied];
-    return [applied, { ...entry, manager: HANDOVER_FIELD_MANAGER, operation: 'Apply', fieldsV1: moved }];
+    return [applied, { ...entry, manager: handoverManager(owner), operation: 'Apply', fieldsV1: moved }];
   });
 }
 
@@ -83,10 +92,10 @@ function withoutManagedFields<T extends { metadata: object }>(object: T): T {
 }
 
 /**
- * Server-side apply of a whole child as the controller's field manager, forced: the fields
- * it sets are ours, the server drops those we stopped setting and keeps everyone else's.
- * With a uid (and resourceVersion), the child we read and nothing else: a successor of the
- * same name, or a change since, is refused (409). Without, the child must not exist yet.
+ * Server-side apply of a whole child as the client's field owner, forced: the fields it sets
+ * are ours, the server drops those we stopped setting and keeps everyone else's. With a uid
+ * (and resourceVersion), the child we read and nothing else: a successor of the same name, or
+ * a change since, is refused (409). Without, the child must not exist yet.
  */
 export function applyChild(
   client: ChildWriter,
@@ -94,15 +103,13 @@ export function applyChild(
   namespace: string,
   object: Child,
   precondition: ApplyPrecondition,
-  signal?: AbortSignal,
 ): Promise<Child> {
-  if (precondition.uid === undefined)
-    return createApplied(client, row, namespace, object, precondition.handedOver, signal);
+  if (precondition.uid === undefined) return createApplied(client, row, namespace, object, precondition.handedOver);
   const metadata = { ...object.metadata, uid: precondition.uid, resourceVersion: precondition.resourceVersion };
   // A handover at the live values only shares them (no conflict, so force takes nothing);
   // one that raises a count to the autoscaler's minimum takes the field from our own manager.
-  const fieldManager = precondition.handover ? HANDOVER_FIELD_MANAGER : CHILD_FIELD_MANAGER;
-  return client.apply(row, namespace, { ...object, metadata }, { fieldManager, force: true });
+  const handover = precondition.handover ? { fieldManager: handoverManager(client.fieldOwner) } : {};
+  return client.apply(row, namespace, { ...object, metadata }, { ...handover, force: true });
 }
 
 /**
@@ -129,7 +136,7 @@ export async function takeOverChild(
   const managedFields = takeOverEntries(
     current.metadata.managedFields ?? [],
     entries.map((entry) => entry.steps),
-    CHILD_FIELD_MANAGER,
+    client.fieldOwner,
     row.apiVersion,
   );
   if (!managedFields) return;
@@ -152,27 +159,23 @@ async function createApplied(
   namespace: string,
   object: Child,
   handedOver: { spec: Record<string, unknown> } | undefined,
-  signal: AbortSignal | undefined,
 ): Promise<Child> {
   const handedFields = handedOver ? fieldSetOf({ spec: handedOver.spec }) : {};
   const { name } = object.metadata;
   type WithManagedFields = Child & { metadata: { managedFields?: ManagedFieldsEntry[] } };
-  const created = await client.create<WithManagedFields>(row, namespace, object, {
-    fieldManager: CHILD_FIELD_MANAGER,
-    keepManagedFields: true,
-  });
+  const created = await client.create<WithManagedFields>(row, namespace, object, { keepManagedFields: true });
   // A server dry run stored nothing to convert.
   if (client.dryRun === 'server') return withoutManagedFields(created);
   // Its controller may change it at once (a Deployment's revision annotation, its status):
   // then read it again a moment later and convert what it holds now.
-  const wait = { policy: CONVERSION_BACKOFF, signal };
+  const wait = { policy: CONVERSION_BACKOFF, signal: client.signal };
   return retryOnConflict(
     async (attempt) => {
       const current = attempt === 1 ? created : await client.get<WithManagedFields>(row, namespace, name);
       return client.patch<Child>(row, namespace, name, {
         metadata: {
           resourceVersion: current.metadata.resourceVersion,
-          managedFields: asApplied(current, handedFields),
+          managedFields: asApplied(current, client.fieldOwner, handedFields),
         },
       });
     },

@@ -5,10 +5,8 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { KubeConfig } from '@kubernetes/client-node/dist/config.js';
 import { ResourceType, resourceName } from '../core/kinds';
-import type { Child, ObjectMeta } from '../core/model';
-import type { MovedEntry } from '../core/moved';
+import type { ObjectMeta } from '../core/model';
 import { UserError, ignoreNotFound, orNull } from './errors';
-import * as childWrites from './child-writes';
 import { Request, Transport, WatchEvent, WatchOptions } from './transport';
 import { abortOn } from './abort-signal';
 import { dryRun } from './dry-run';
@@ -22,7 +20,6 @@ import type {
   ResourceClient,
   WatchRequest,
   WriteOptions,
-  ApplyPrecondition,
   CheckApi,
   DryRun,
   InstallApi,
@@ -172,7 +169,7 @@ export class KubeClient implements ResourceClient, InstallApi, CheckApi, LeaseAp
   /** How this client's requests go out: the transport, through the interceptors added (intercept). */
   private send: Send;
   /** Set on a client made by withSignal: a wait between its requests ends when it aborts. */
-  private signal?: AbortSignal;
+  readonly signal?: AbortSignal;
   /** apiServed's answers by resource, for this client's life (shared with its withSignal copies). */
   private readonly served = new Map<string, Promise<boolean>>();
 
@@ -220,9 +217,7 @@ export class KubeClient implements ResourceClient, InstallApi, CheckApi, LeaseAp
    * The copy shares everything else (transport, write guard, counters) with this client.
    */
   withSignal(signal: AbortSignal): KubeClient {
-    const copy = this.intercept(abortOn(signal));
-    copy.signal = signal;
-    return copy;
+    return Object.assign(this.intercept(abortOn(signal)), { signal });
   }
 
   // --- the generic verbs, over any type of the registry --------------------------------
@@ -404,22 +399,6 @@ export class KubeClient implements ResourceClient, InstallApi, CheckApi, LeaseAp
       deleted.then(() => true),
       false,
     );
-  }
-
-  /** Server-side apply of a whole child, forced, under the precondition (child-writes.ts). */
-  applyChild(row: ResourceType, namespace: string, object: Child, precondition: ApplyPrecondition): Promise<Child> {
-    return childWrites.applyChild(this, row, namespace, object, precondition, this.signal);
-  }
-
-  /** Makes entries of the child's keyed lists ours (child-writes.ts), before an apply that drops them. */
-  takeOverChild(
-    row: ResourceType,
-    namespace: string,
-    name: string,
-    entries: MovedEntry[],
-    precondition: ApplyPrecondition,
-  ): Promise<void> {
-    return childWrites.takeOverChild(this, row, namespace, name, entries, precondition);
   }
 
   /** The API server's version (GET /version, which every client may read). */

@@ -2,10 +2,8 @@
 // object's type is found in the registry by its apiVersion and kind (object-location.ts).
 import type { ApplyOptions, DeleteOptions, ResourceClient } from './api';
 import { orNull } from './errors';
+import type { FieldOwned } from './field-owner';
 import { KubeObject, installedLocation } from './object-location';
-
-/** The field manager of everything `install` applies (server-side apply). */
-const INSTALL_FIELD_MANAGER = 'kubectl-webservice';
 
 /** The live copy of an object `install` ships, or null when there is none. */
 export function getInstalled<T extends KubeObject>(
@@ -16,14 +14,14 @@ export function getInstalled<T extends KubeObject>(
   return orNull(client.get<T>(type, namespace, object.metadata.name));
 }
 
-/** Server-side apply of a whole object, as install's field manager. */
+/** Server-side apply of a whole object, as the client's field owner. */
 export function applyInstalled(
-  client: Pick<ResourceClient, 'apply'>,
+  client: Pick<FieldOwned<ResourceClient>, 'apply'>,
   object: KubeObject,
   options: ApplyOptions = {},
 ): Promise<KubeObject> {
   const { type, namespace } = installedLocation(object);
-  return client.apply(type, namespace, object, { fieldManager: INSTALL_FIELD_MANAGER, ...options });
+  return client.apply(type, namespace, object, options);
 }
 
 /** Deletes an object `install` ships, in the background; false when it was already gone. */

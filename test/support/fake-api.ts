@@ -2,8 +2,10 @@
 // gather, the engine, the watch cache, install and check ask for) served from one in-memory
 // tracker (tracker.ts), every request recorded. Writes are answered the server's way: a uid
 // and resourceVersion on create, AlreadyExists, NotFound and Conflict where the server says
-// them, finalizers holding a deletion. Its watches stay open until aborted, and hear nothing
-// by themselves: a test sends their events through `watchers`.
+// them, finalizers holding a deletion. It records who wrote (an entry in managedFields for each
+// field manager and operation) but not which fields: a test that needs them seeds them. Its
+// watches stay open until aborted, and hear nothing by themselves: a test sends their events
+// through `watchers`.
 import { CHILD_KINDS, ResourceType, resourceName } from '../../src/core/kinds';
 import {
   API_VERSION,
@@ -23,7 +25,6 @@ import type {
   ResourceClient,
   WatchRequest,
   WriteOptions,
-  ApplyPrecondition,
   CheckApi,
   DryRun,
   InstallApi,
@@ -33,6 +34,7 @@ import type {
   ResourceAttributes,
   ServerVersion,
 } from '../../src/kube/api';
+import type { ManagedFieldsEntry } from '../../src/core/moved';
 import { ForbiddenError, NotFoundError } from '../../src/kube/errors';
 import { KubeObject } from '../../src/kube/object-location';
 import type { WatchEvent, WatchOptions } from '../../src/kube/transport';
@@ -46,6 +48,8 @@ export interface FakeRequest {
   name?: string;
   /** A list's or watch's options; a write's body or precondition. */
   detail?: unknown;
+  /** The field manager a write names. */
+  fieldManager?: string;
 }
 
 type Handler = (event: WatchEvent<never>) => void;
@@ -177,7 +181,10 @@ export class FakeApi implements ResourceClient, InstallApi, CheckApi, LeaseApi {
     this.record(request);
     if (type.kind === WEBSERVICE) await this.held;
     const list = this.listOf<T & StoredObject>(type.kind, keyNamespace(type, namespace) ?? null, listOptions);
-    const items = list.items.map((item) => (metadataOnly ? { metadata: item.metadata } : stampedAs(type, item)));
+    // As the client's: without the items' managedFields.
+    const items = list.items.map((item) =>
+      withoutManagedFields(metadataOnly ? { metadata: item.metadata } : stampedAs(type, item)),
+    );
     return { ...list, items: items as T[] };
   }
 
@@ -200,15 +207,23 @@ export class FakeApi implements ResourceClient, InstallApi, CheckApi, LeaseApi {
     options: WriteOptions = {},
   ): Promise<T> {
     const { name } = object.metadata;
-    return this.answer({ verb: 'create', resource: type.resource, namespace: scopeOf(type, namespace), name }, () => {
+    const request: FakeRequest = {
+      verb: 'create',
+      resource: type.resource,
+      namespace: scopeOf(type, namespace),
+      name,
+      ...managedBy(options),
+    };
+    return this.answer(request, () => {
       const { generateName } = object.metadata as { generateName?: string };
       // The server names an object created by generateName.
       const named = {
         ...object,
         metadata: { ...object.metadata, name: name ?? `${generateName}${this.tracker.resourceVersion}` },
       };
-      const stored = storedAs(type, namespace, named);
-      return this.tracker.create(stored, whatOf(type, stored.metadata.name), this.dry(options)) as unknown as T;
+      const stored = writtenBy(storedAs(type, namespace, named), null, options.fieldManager, 'Update');
+      const created = this.tracker.create(stored, whatOf(type, stored.metadata.name), this.dry(options));
+      return answered(created, options) as unknown as T;
     });
   }
 
@@ -251,13 +266,19 @@ export class FakeApi implements ResourceClient, InstallApi, CheckApi, LeaseApi {
       resource: type.resource,
       namespace: scopeOf(type, namespace),
       name,
-      detail: options,
+      // Its options, and the preconditions its metadata carries.
+      ...managedBy(options),
+      detail: {
+        ...options,
+        ...(uid === undefined ? {} : { uid }),
+        ...(resourceVersion === undefined ? {} : { resourceVersion }),
+      },
     };
     return this.answer(request, () => {
       const what = whatOf(type, name);
       const dry = this.dry(options);
       const live = this.tracker.get(type.kind, keyNamespace(type, namespace), name);
-      const applied: StoredObject = storedAs(type, namespace, object);
+      const applied = writtenBy(storedAs(type, namespace, object), live, options.fieldManager, 'Apply');
       if (type.kind === CRD) applied.status = { conditions: ESTABLISHED };
       // The server owns a status: an apply of the object leaves it be.
       if (live?.status !== undefined) applied.status = live.status;
@@ -265,23 +286,18 @@ export class FakeApi implements ResourceClient, InstallApi, CheckApi, LeaseApi {
         ? this.tracker.update(applied, what, { uid, resourceVersion }, dry)
         : this.tracker.create(applied, what, dry);
       if (type.kind === CRD && !dry.dryRun) this.install(crdResource(applied as KubeObject));
-      return stored as unknown as T;
+      return answered(stored, options) as unknown as T;
     });
   }
 
   /** A PUT: the resourceVersion it carries must be the stored one. */
   update<T extends { metadata: ObjectMeta }>(type: ResourceType, namespace: string | null, object: T): Promise<T> {
     const { name, resourceVersion } = object.metadata;
-    return this.answer(
-      { verb: 'update', resource: type.resource, namespace: scopeOf(type, namespace), name },
-      () =>
-        this.tracker.update(
-          storedAs(type, namespace, object),
-          whatOf(type, name),
-          { resourceVersion },
-          this.dry(),
-        ) as unknown as T,
-    );
+    return this.answer({ verb: 'update', resource: type.resource, namespace: scopeOf(type, namespace), name }, () => {
+      const live = this.tracker.get(type.kind, keyNamespace(type, namespace), name);
+      const stored = writtenBy(storedAs(type, namespace, object), live, undefined, 'Update');
+      return answered(this.tracker.update(stored, whatOf(type, name), { resourceVersion }, this.dry())) as unknown as T;
+    });
   }
 
   /** Deletes with a uid precondition; a CRD takes its resource and every object of its kind with it. */
@@ -305,51 +321,6 @@ export class FakeApi implements ResourceClient, InstallApi, CheckApi, LeaseApi {
       return deleted;
     });
   }
-
-  // --- WebServices ----------------------------------------------------------------
-
-  // --- children -------------------------------------------------------------------
-
-  /**
-   * Server-side apply, as the client sends it: without a uid the child must not exist yet (a
-   * create); with one, it must be that object (and at that resourceVersion, when given). Our
-   * fields replace the stored object's; what the server owns (its status) stays.
-   */
-  applyChild(row: ResourceType, namespace: string, object: Child, precondition: ApplyPrecondition): Promise<Child> {
-    const request: FakeRequest = {
-      verb: 'apply',
-      resource: row.resource,
-      namespace,
-      name: object.metadata.name,
-      detail: precondition,
-    };
-    return this.answer(request, () => {
-      const what = whatOf(row, object.metadata.name);
-      const applied = stamped(row, namespace, object);
-      if (precondition.uid === undefined) return this.tracker.create(applied, what, this.dry());
-      const live = this.tracker.get(row.kind, namespace, object.metadata.name);
-      // The server owns a status: an apply of the object leaves it be.
-      if (live?.status !== undefined) applied.status = live.status;
-      return this.tracker.update(applied, what, precondition, this.dry());
-    });
-  }
-
-  /** Only managedFields change, which the fake does not keep: it checks the child is the one read. */
-  takeOverChild(
-    ...[row, namespace, name, entries, precondition]: Parameters<InstallApi['takeOverChild']>
-  ): Promise<void> {
-    return this.answer(
-      { verb: 'patch', resource: row.resource, namespace, name, detail: { entries, precondition } },
-      () => {
-        const live = this.tracker.get(row.kind, namespace, name);
-        if (!live) throw new NotFoundError(`${whatOf(row, name)} not found`);
-      },
-    );
-  }
-
-  // --- objects of any kind --------------------------------------------------------
-
-  // --- what install ships ---------------------------------------------------------
 
   // --- the cluster, the caller, the Lease -----------------------------------------
 
@@ -459,18 +430,28 @@ export class FakeApi implements ResourceClient, InstallApi, CheckApi, LeaseApi {
     keep: (current: StoredObject, patched: StoredObject) => StoredObject,
   ): Promise<T> {
     const scope = keyNamespace(type, namespace);
-    const request: FakeRequest = { verb: 'patch', resource, namespace: scopeOf(type, namespace), name, detail: patch };
+    const request: FakeRequest = {
+      verb: 'patch',
+      resource,
+      namespace: scopeOf(type, namespace),
+      name,
+      detail: patch,
+      ...managedBy(options),
+    };
     return this.answer(request, () => {
       const what = whatOf(type, name);
       const current = this.tracker.get(type.kind, scope, name);
       if (!current) throw new NotFoundError(`${what} not found`);
+      // managedFields the patch sets are taken as they are, as the server does.
+      const setsManagers = (patch as { metadata?: { managedFields?: unknown } }).metadata?.managedFields !== undefined;
       const patched = keep(current, mergePatch(current, patch) as StoredObject);
-      return this.tracker.update(
+      const stored = writtenBy(
         storedAs(type, namespace, patched),
-        what,
-        preconditionOf(patch),
-        this.dry(options),
-      ) as T;
+        current,
+        setsManagers ? undefined : options.fieldManager,
+        'Update',
+      );
+      return answered(this.tracker.update(stored, what, preconditionOf(patch), this.dry(options)), options) as T;
     });
   }
 
@@ -509,14 +490,37 @@ function crdResource(object: KubeObject): string {
   return (object.spec as { names: { plural: string } }).names.plural;
 }
 
-/** A child as the server keeps it: with its kind and namespace. */
-function stamped(row: ResourceType, namespace: string, object: Child): Child & StoredObject {
-  return {
-    ...structuredClone(object),
-    apiVersion: row.apiVersion,
-    kind: row.kind,
-    metadata: { ...object.metadata, namespace },
-  };
+/**
+ * The object as a write by manager leaves it: the live object's managedFields (unless it sets
+ * its own), with an entry for manager and operation. The fake keeps no field sets.
+ */
+function writtenBy(
+  object: StoredObject,
+  live: StoredObject | null,
+  manager: string | undefined,
+  operation: 'Update' | 'Apply',
+): StoredObject {
+  const managersOf = (o: StoredObject | null) =>
+    (o?.metadata as { managedFields?: ManagedFieldsEntry[] } | undefined)?.managedFields;
+  const entries = structuredClone(managersOf(object) ?? managersOf(live) ?? []);
+  if (manager !== undefined && !entries.some((entry) => entry.manager === manager && entry.operation === operation))
+    entries.push({ manager, operation, apiVersion: object.apiVersion, fieldsType: 'FieldsV1', fieldsV1: {} });
+  return { ...object, metadata: { ...object.metadata, ...(entries.length > 0 ? { managedFields: entries } : {}) } };
+}
+
+/** A request's record of the field manager its options name. */
+function managedBy(options: WriteOptions): Pick<FakeRequest, 'fieldManager'> {
+  return options.fieldManager === undefined ? {} : { fieldManager: options.fieldManager };
+}
+
+/** A write's answer, as the client gives it: without managedFields unless asked to keep them. */
+function answered<T extends StoredObject>(object: T, options: WriteOptions = {}): T {
+  return options.keepManagedFields ? object : withoutManagedFields(object);
+}
+
+function withoutManagedFields<T extends { metadata: object }>(object: T): T {
+  const { managedFields: _dropped, ...metadata } = object.metadata as { managedFields?: unknown };
+  return { ...object, metadata };
 }
 
 /** A request's namespace: null for a cluster-scoped type. */

@@ -298,6 +298,7 @@ function transportClient(transport: Transport, signal?: AbortSignal): KubeApi {
   const base: Record<string, unknown> = {
     dryRun: 'none',
     withSignal: (s: AbortSignal) => transportClient(transport, s),
+    signal,
     // Discovery: every API is served (the writes are what this server holds).
     apiServed: () => Promise.resolve(true),
     list: (type: { resource: string }) => list(`/${type.resource}`),

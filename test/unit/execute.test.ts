@@ -1,11 +1,15 @@
-// The engine carries out each op through the client's one method for it, with the kind's
-// row: the ConfigMap created and merge-patched as before, a Deployment or a Service applied
-// whole with its uid and resourceVersion as preconditions, deletes by uid.
+// The engine carries out each op through the generic verbs, with the kind's row: the ConfigMap
+// created and merge-patched as before, a Deployment or a Service applied whole as our field
+// manager with its uid and resourceVersion as preconditions (a new one created, then its
+// fields made ours as an apply's), deletes by uid.
 import { decide } from '../../src/core/decide';
 import { observe } from '../../src/core/observe';
 import { carryOut } from '../../src/engine/reconcile';
 import { FakeApi } from '../support/fake-api';
 import { decideFixture } from '../support/decide-fixtures';
+
+/** The field manager of the children we apply. */
+const OURS = 'webservice-controller';
 
 /**
  * The decision of a fixture, and a fake API server holding its objects, with what it was asked
@@ -42,9 +46,25 @@ describe('carrying out workload ops', () => {
     expect(writes()).toEqual([
       ['create', 'ConfigMap', 'crd-lab', 'checkout-desired'],
       ['create', 'ControllerRevision', 'crd-lab', expect.stringMatching(/^checkout-[0-9a-f]{8}$/)],
-      ['apply', 'Deployment', 'crd-lab', 'checkout', { uid: undefined, resourceVersion: undefined }],
-      ['apply', 'Service', 'crd-lab', 'checkout', { uid: undefined, resourceVersion: undefined }],
+      ...['Deployment', 'Service'].flatMap((kind) => [
+        ['create', kind, 'crd-lab', 'checkout'],
+        // The create's entry in managedFields, made an Apply entry.
+        [
+          'patch',
+          kind,
+          'crd-lab',
+          'checkout',
+          {
+            metadata: {
+              resourceVersion: expect.any(String),
+              managedFields: [expect.objectContaining({ manager: OURS, operation: 'Apply' })],
+            },
+          },
+        ],
+      ]),
     ]);
+    // The children applied go as our field manager; the ConfigMap and the revision name none.
+    expect(client.writes.map((w) => w.fieldManager)).toEqual([undefined, undefined, OURS, OURS, OURS, OURS]);
     expect(applied.written.children.map((c) => c.kind)).toEqual([
       'ConfigMap',
       'ControllerRevision',
@@ -57,7 +77,13 @@ describe('carrying out workload ops', () => {
     const { client, decision, writes } = fakeClient('update-workload-hand-edited-replicas');
     await carryOut(client, decision);
     expect(writes().filter(([, kind]) => kind === 'Deployment')).toEqual([
-      ['apply', 'Deployment', 'crd-lab', 'checkout', { uid: 'deploy-uid-1', resourceVersion: '3003' }],
+      [
+        'apply',
+        'Deployment',
+        'crd-lab',
+        'checkout',
+        { fieldManager: OURS, force: true, uid: 'deploy-uid-1', resourceVersion: '3003' },
+      ],
     ]);
   });
 

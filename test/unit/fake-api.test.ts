@@ -43,15 +43,28 @@ describe('the fake API server', () => {
     ).rejects.toMatchObject({ kind: 'Conflict' });
   });
 
-  it('applies a child by uid only to that object, and keeps its status', async () => {
+  it('applies an object by uid only to that object, and keeps its status', async () => {
     const api = new FakeApi({ children: [{ ...cm('a'), metadata: { ...cm('a').metadata, uid: 'u1' } }] });
     api.changeChild('ConfigMap', 'ns', 'a', (child) => Object.assign(child, { status: { seen: true } }));
-    const applied = await api.applyChild(CONFIG_MAP, 'ns', { ...cm('a'), data: { a: '3' } }, { uid: 'u1' });
+    const as = { fieldManager: 'me', force: true };
+    const withUid = (uid: string) => ({ ...cm('a'), data: { a: '3' }, metadata: { ...cm('a').metadata, uid } });
+    const applied = await api.apply<Child>(CONFIG_MAP, 'ns', withUid('u1'), as);
     expect(applied).toMatchObject({ data: { a: '3' }, status: { seen: true }, metadata: { uid: 'u1' } });
-    await expect(api.applyChild(CONFIG_MAP, 'ns', cm('a'), { uid: 'other' })).rejects.toMatchObject({
-      kind: 'Conflict',
-    });
-    await expect(api.applyChild(CONFIG_MAP, 'ns', cm('a'), {})).rejects.toMatchObject({ kind: 'AlreadyExists' });
+    await expect(api.apply(CONFIG_MAP, 'ns', withUid('other'), as)).rejects.toMatchObject({ kind: 'Conflict' });
+  });
+
+  it('records who wrote, by field manager and operation, and answers a write without managedFields unless asked', async () => {
+    const api = new FakeApi();
+    const created = await api.create<Child>(CONFIG_MAP, 'ns', cm('a'), { fieldManager: 'me', keepManagedFields: true });
+    expect(created.metadata).toMatchObject({ managedFields: [{ manager: 'me', operation: 'Update' }] });
+    const applied = await api.apply<Child>(CONFIG_MAP, 'ns', cm('a'), { fieldManager: 'you' });
+    expect(applied.metadata).not.toHaveProperty('managedFields');
+    const live = await api.get<Child & { metadata: { managedFields?: object[] } }>(CONFIG_MAP, 'ns', 'a');
+    expect(live.metadata.managedFields).toEqual([
+      expect.objectContaining({ manager: 'me', operation: 'Update' }),
+      expect.objectContaining({ manager: 'you', operation: 'Apply' }),
+    ]);
+    expect((await api.list<Child>(CONFIG_MAP, 'ns')).items[0].metadata).not.toHaveProperty('managedFields');
   });
 
   it('lists by label selector: equality, inequality, existence and absence', async () => {

@@ -55,6 +55,7 @@ describe('install', () => {
     expect(results.map((r) => r.action)).toEqual(objects.map(() => 'created'));
     expect(writesOf(api)).toEqual(written(objects, 'apply'));
     expect(api.writes.every((w) => (w.detail as { force?: boolean }).force === true)).toBe(true);
+    expect(new Set(api.writes.map((w) => w.fieldManager))).toEqual(new Set(['kubectl-webservice']));
     // Established, and its WebServices listed once: apply --all works right after.
     expect(api.calls.slice(-2)).toEqual(['get customresourcedefinitions', 'list webservices']);
     const crd = await orNull(api.get<CustomResourceDefinition>(CUSTOM_RESOURCE_DEFINITION, null, CRD_NAME));

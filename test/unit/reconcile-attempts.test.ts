@@ -36,7 +36,7 @@ describe('a reconcile cut short by a 409 after some of its writes', () => {
     const client = new FakeApi({ webServices: [start.parent] });
     let refused = false;
     client.beforeWrite = (request) => {
-      if (refused || request.verb !== 'apply' || request.resource !== 'services') return;
+      if (refused || request.verb !== 'create' || request.resource !== 'services') return;
       refused = true;
       // Meanwhile the Deployment made before it rolled out: the fresh read sees it complete.
       client.changeChild('Deployment', 'crd-lab', 'checkout', (d) => rolledOut(d));
@@ -51,9 +51,11 @@ describe('a reconcile cut short by a 409 after some of its writes', () => {
     expect(client.writes.map((w) => `${w.verb} ${w.resource}`)).toEqual([
       'create configmaps',
       'create controllerrevisions',
-      'apply deployments',
-      'apply services',
-      'apply services',
+      'create deployments',
+      'patch deployments',
+      'create services',
+      'create services',
+      'patch services',
       'patch webservices/status',
       'create events',
       'create events',
@@ -111,7 +113,7 @@ describe('a reconcile whose Deployment is refused after its revision was made', 
     const start = input('create-workload');
     const client = new FakeApi({ webServices: [start.parent] });
     client.beforeWrite = (request) => {
-      if (request.verb === 'apply' && request.resource === 'deployments') {
+      if (request.verb === 'create' && request.resource === 'deployments') {
         throw new KubeError('Invalid', 'Deployment.apps "checkout" is invalid: refused by a test');
       }
     };
