@@ -2,7 +2,7 @@
 // `kind: List`, a `WebServiceList`, or this plugin's own `{items: [...]}`), from a file or
 // from stdin ("-"). What each document is (raw objects, an observation, a decision) is for
 // the command to say; the objects as `kubectl get` prints them are grouped here.
-import * as fs from 'node:fs';
+import { readFileSync } from 'node:fs';
 import * as yaml from 'js-yaml';
 import { UserError } from '../kube/errors';
 import type { Json } from '../core/model';
@@ -14,7 +14,7 @@ const isObject = (value: unknown): value is Json =>
 export function readDocuments(file: string): unknown[] {
   let text: string;
   try {
-    text = fs.readFileSync(file === '-' ? 0 : file, 'utf8');
+    text = readFileSync(file === '-' ? 0 : file, 'utf8');
   } catch (err) {
     throw new UserError(`cannot read ${file}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`);
   }

@@ -1,6 +1,6 @@
 // kubectl webservice run: the reconcile core as a long-running, watch-driven controller,
 // in a terminal or in the cluster (deploy/), with leader election, metrics and probes.
-import * as fs from 'node:fs';
+import { readFileSync } from 'node:fs';
 import type { CommandModule } from 'yargs';
 import { Context } from '../cli/context';
 import { parseDuration } from '../cli/duration';
@@ -167,7 +167,7 @@ async function runController(ctx: Context, args: Args): Promise<number> {
 
 function inClusterNamespace(): string | undefined {
   try {
-    return fs.readFileSync(IN_CLUSTER_NAMESPACE, 'utf8').trim() || undefined;
+    return readFileSync(IN_CLUSTER_NAMESPACE, 'utf8').trim() || undefined;
   } catch {
     return undefined;
   }

@@ -1,5 +1,5 @@
 // Pieces every command shares: NAME/--all, --requeue-after, reading a scope, printing results.
-import * as os from 'node:os';
+import { hostname } from 'node:os';
 import type { Argv } from 'yargs';
 import { Decision, decide } from '../core/decide';
 import { NAMED_KINDS, SET_KINDS, WATCHED_KINDS } from '../core/kinds';
@@ -113,7 +113,7 @@ export async function printResults<T>(
 
 /** Events from a terminal say which machine's plugin reported them. */
 export function reportingInstance(): string {
-  return `kubectl-webservice-${os.hostname()}`.slice(0, 128);
+  return `kubectl-webservice-${hostname()}`.slice(0, 128);
 }
 
 export function nowIso(ctx: Context): () => string {

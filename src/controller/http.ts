@@ -1,7 +1,7 @@
 // The controller's HTTP endpoints, like controller-runtime's manager: /metrics for Prometheus,
 // /healthz and /readyz for the kubelet. Metrics and probes may share one server or have one
 // each: call startProbeServer once per bind address, with what that address should serve.
-import * as http from 'node:http';
+import { type IncomingMessage, type ServerResponse, createServer } from 'node:http';
 import { AddressInfo } from 'node:net';
 import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
@@ -53,7 +53,7 @@ export async function startProbeServer(options: ProbeServerOptions): Promise<Pro
   const bind = parseBindAddress(options.address);
   if (!bind) return undefined;
 
-  const server = http.createServer((req, res) => handle(options, req, res));
+  const server = createServer((req, res) => handle(options, req, res));
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(bind.port, bind.host, () => {
@@ -74,7 +74,7 @@ export async function startProbeServer(options: ProbeServerOptions): Promise<Pro
   };
 }
 
-function handle(options: ProbeServerOptions, req: http.IncomingMessage, res: http.ServerResponse): void {
+function handle(options: ProbeServerOptions, req: IncomingMessage, res: ServerResponse): void {
   if (req.method !== 'GET' && req.method !== 'HEAD') {
     res.setHeader('Allow', 'GET, HEAD');
     send(res, 405, 'method not allowed\n');
@@ -115,7 +115,7 @@ function check<T>(probe: () => T): T | false {
   }
 }
 
-function send(res: http.ServerResponse, status: number, body: string, contentType = 'text/plain; charset=utf-8'): void {
+function send(res: ServerResponse, status: number, body: string, contentType = 'text/plain; charset=utf-8'): void {
   res.writeHead(status, { 'Content-Type': contentType, 'Content-Length': Buffer.byteLength(body) });
   res.end(body);
 }

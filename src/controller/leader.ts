@@ -7,8 +7,8 @@
 //
 // The leader renews every retryPeriod. If no renew has succeeded for renewDeadline (shorter
 // than the lease duration), it stops leading before anyone else could take the lease.
-import * as crypto from 'node:crypto';
-import * as os from 'node:os';
+import { randomBytes } from 'node:crypto';
+import { hostname } from 'node:os';
 import { Clock, systemClock } from './clock';
 
 /** client-go's JitterFactor: candidates wait retryPeriod plus up to 1.2 × retryPeriod more. */
@@ -74,7 +74,7 @@ export function microTime(ms: number): string {
  * (deploy/15-leader-fence.yaml) matches the part before "_" with the pod its token names.
  */
 export function defaultIdentity(podName = process.env.POD_NAME): string {
-  return `${podName || os.hostname()}_${crypto.randomBytes(4).toString('hex')}`;
+  return `${podName || hostname()}_${randomBytes(4).toString('hex')}`;
 }
 
 export class LeaderElector {

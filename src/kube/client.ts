@@ -1,8 +1,8 @@
 // The one module that talks to the API server. Everything else sees plain JSON
 // objects and the typed errors in ./errors; client-node stays behind this file.
-import * as fs from 'node:fs';
-import * as os from 'node:os';
-import * as path from 'node:path';
+import { existsSync, readFileSync } from 'node:fs';
+import { homedir } from 'node:os';
+import { delimiter, join } from 'node:path';
 import { KubeConfig } from '@kubernetes/client-node/dist/config.js';
 import { ResourceType, resourceName } from '../core/kinds';
 import type { ObjectMeta } from '../core/model';
@@ -66,10 +66,10 @@ function loadConnection(options: ConnectOptions): Connection {
   const kc = new KubeConfig();
   const explicit = options.kubeconfig;
   if (explicit) {
-    if (!fs.existsSync(explicit)) throw new UserError(`stat ${explicit}: no such file or directory`);
+    if (!existsSync(explicit)) throw new UserError(`stat ${explicit}: no such file or directory`);
     loadFile(kc, explicit);
   } else if (process.env.KUBECONFIG) {
-    const files = process.env.KUBECONFIG.split(path.delimiter).filter((f) => f && fs.existsSync(f));
+    const files = process.env.KUBECONFIG.split(delimiter).filter((f) => f && existsSync(f));
     if (files.length === 0) {
       throw new UserError(`none of the files in KUBECONFIG exist (${process.env.KUBECONFIG})`);
     }
@@ -79,9 +79,9 @@ function loadConnection(options: ConnectOptions): Connection {
       loadFile(next, file);
       kc.mergeConfig(next, true);
     }
-  } else if (fs.existsSync(path.join(os.homedir(), '.kube', 'config'))) {
-    loadFile(kc, path.join(os.homedir(), '.kube', 'config'));
-  } else if (process.env.KUBERNETES_SERVICE_HOST && fs.existsSync(SERVICE_ACCOUNT_TOKEN)) {
+  } else if (existsSync(join(homedir(), '.kube', 'config'))) {
+    loadFile(kc, join(homedir(), '.kube', 'config'));
+  } else if (process.env.KUBERNETES_SERVICE_HOST && existsSync(SERVICE_ACCOUNT_TOKEN)) {
     kc.loadFromCluster();
   } else {
     throw new UserError(
@@ -134,7 +134,7 @@ function overrideCredentials(kc: KubeConfig, options: ConnectOptions): void {
 function loadFile(kc: KubeConfig, file: string): void {
   let text: string;
   try {
-    text = fs.readFileSync(file, 'utf8');
+    text = readFileSync(file, 'utf8');
   } catch (err) {
     throw new UserError(
       `cannot read kubeconfig ${file}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`,

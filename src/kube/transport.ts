@@ -3,12 +3,13 @@
 // tokens, exec and auth-provider plugins, rotating token files); the TLS context is
 // built once, so a pass of thousands of requests reuses a handful of connections
 // instead of paying a handshake and a new SecureContext for each one.
-import * as fs from 'node:fs';
-import * as http from 'node:http';
-import * as https from 'node:https';
+// Named imports: a namespace import of a builtin costs a copy of all its exports at start-up.
+import { readFileSync } from 'node:fs';
+import { Agent as HttpAgent, type ClientRequest, type IncomingMessage, request as httpRequest } from 'node:http';
+import { Agent as HttpsAgent, type AgentOptions, type RequestOptions, request as httpsRequest } from 'node:https';
 import type * as net from 'node:net';
 import { StringDecoder } from 'node:string_decoder';
-import * as tls from 'node:tls';
+import { createSecureContext, type SecureContextOptions } from 'node:tls';
 import type { KubeConfig } from '@kubernetes/client-node/dist/config.js';
 import { USER_AGENT } from '../core/version';
 import { ManagedFieldsStripper, withoutManagedFields } from './managed-fields';
@@ -84,7 +85,7 @@ export const MAX_SOCKETS = 32;
 
 export class Transport {
   readonly stats: TransportStats = { connections: 0, requests: 0 };
-  private readonly agent: http.Agent;
+  private readonly agent: HttpAgent;
   private readonly url: URL;
   private readonly secure: boolean;
   private readonly staticHeaders: Record<string, string | string[]>;
@@ -116,14 +117,14 @@ export class Transport {
     if (user?.impersonateUser) this.staticHeaders['Impersonate-User'] = user.impersonateUser;
     if (impersonateGroups.length > 0) this.staticHeaders['Impersonate-Group'] = impersonateGroups;
 
-    const agentOptions: https.AgentOptions = { keepAlive: true, maxSockets: MAX_SOCKETS, maxFreeSockets: MAX_SOCKETS };
+    const agentOptions: AgentOptions = { keepAlive: true, maxSockets: MAX_SOCKETS, maxFreeSockets: MAX_SOCKETS };
     if (this.secure) {
       const tlsOptions = tlsMaterial(kubeConfig);
-      agentOptions.secureContext = tls.createSecureContext(tlsOptions);
+      agentOptions.secureContext = createSecureContext(tlsOptions);
       if (cluster?.skipTLSVerify) agentOptions.rejectUnauthorized = false;
       if (cluster?.tlsServerName) agentOptions.servername = cluster.tlsServerName;
     }
-    this.agent = this.secure ? new https.Agent(agentOptions) : new http.Agent(agentOptions);
+    this.agent = this.secure ? new HttpsAgent(agentOptions) : new HttpAgent(agentOptions);
     const createConnection = (this.agent as unknown as { createConnection: (...a: unknown[]) => unknown })
       .createConnection;
     (this.agent as unknown as { createConnection: (...a: unknown[]) => unknown }).createConnection = (
@@ -274,7 +275,7 @@ export class Transport {
     this.agent.destroy();
   }
 
-  private async send(req: Request): Promise<{ request: http.ClientRequest; response: Promise<http.IncomingMessage> }> {
+  private async send(req: Request): Promise<{ request: ClientRequest; response: Promise<IncomingMessage> }> {
     const headers: Record<string, string | string[]> = {
       ...this.staticHeaders,
       Accept: req.accept ?? 'application/json',
@@ -286,10 +287,10 @@ export class Transport {
       headers['Content-Length'] = String(payload.length);
     }
     this.stats.requests++;
-    const lib = this.secure ? https : http;
-    let request!: http.ClientRequest;
-    const response = new Promise<http.IncomingMessage>((resolve, reject) => {
-      request = lib.request(
+    const sendRequest = this.secure ? httpsRequest : httpRequest;
+    let request!: ClientRequest;
+    const response = new Promise<IncomingMessage>((resolve, reject) => {
+      request = sendRequest(
         {
           protocol: this.url.protocol,
           hostname: this.url.hostname,
@@ -330,7 +331,7 @@ export class Transport {
   }
 
   private async freshAuthHeaders(): Promise<Record<string, string>> {
-    const opts: https.RequestOptions = {};
+    const opts: RequestOptions = {};
     try {
       await this.kubeConfig.applyToHTTPSOptions(opts);
     } catch {
@@ -351,15 +352,15 @@ export class Transport {
 }
 
 /** CA, client certificate and key of the current context, read once. */
-function tlsMaterial(kc: KubeConfig): tls.SecureContextOptions {
+function tlsMaterial(kc: KubeConfig): SecureContextOptions {
   const cluster = kc.getCurrentCluster();
   const user = kc.getCurrentUser();
   const read = (file?: string, data?: string): Buffer | undefined => {
-    if (file) return fs.readFileSync(file);
+    if (file) return readFileSync(file);
     if (data) return Buffer.from(data, 'base64');
     return undefined;
   };
-  const options: tls.SecureContextOptions = {};
+  const options: SecureContextOptions = {};
   const ca = read(cluster?.caFile, cluster?.caData);
   if (ca) options.ca = ca;
   const cert = read(user?.certFile, user?.certData);
@@ -383,7 +384,7 @@ function queryString(query: Request['query']): string {
  * The body as text, decoded as it arrives (and without managedFields, when asked): a list of
  * 10 000 objects is never held whole as bytes beside its text.
  */
-function readText(res: http.IncomingMessage, dropManagedFields = false): Promise<string> {
+function readText(res: IncomingMessage, dropManagedFields = false): Promise<string> {
   const decoder = new StringDecoder('utf8');
   const stripper = dropManagedFields ? new ManagedFieldsStripper() : null;
   const parts: string[] = [];
