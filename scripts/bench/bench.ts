@@ -230,7 +230,7 @@ async function measureAll(options: Options): Promise<Results> {
     results.canary = await canaryCase(workloads);
   });
   await attempt('peer', async () => {
-    results.peer = await peerCase(tag, n1000, options.quick);
+    results.peer = await peerCase(audit, tag, n1000, options.quick);
   });
   results.finishedAt = stamp();
   results.loadAverage.end = loadAverage();

@@ -4,6 +4,7 @@
 // single spec changes over the N converged.
 import * as fs from 'node:fs';
 import * as path from 'node:path';
+import { Audit } from './audit';
 import { inNamespace } from './cluster';
 import { DEFAULT_WORKERS, controllerBurst } from './controller';
 import { ROOT, progress, run } from './proc';
@@ -24,7 +25,7 @@ async function buildPeer(): Promise<string> {
 type Side = 'ours' | 'peer';
 type Measured = Awaited<ReturnType<typeof controllerBurst>>;
 
-export async function peerCase(tag: string, n: number, quick: boolean) {
+export async function peerCase(audit: Audit | undefined, tag: string, n: number, quick: boolean) {
   const peer = await buildPeer();
   const [count, latencyPairs, samples] = quick ? [2, 2, 30] : [6, 5, 200];
   const pairs: ({ first: Side } & Record<Side, Measured>)[] = [];
@@ -35,7 +36,7 @@ export async function peerCase(tag: string, n: number, quick: boolean) {
       progress(`peer: pair ${i + 1} of ${count}, ${side === 'ours' ? '`run`' : 'the peer'}`);
       const options = { latencySamples: i < latencyPairs ? samples : 0, peer: side === 'peer' ? peer : undefined };
       measured[side] = await inNamespace(`bench-peer-${i}-${side}-${tag}`, (namespace) =>
-        controllerBurst(undefined, namespace, n, options),
+        controllerBurst(audit, namespace, n, options),
       );
     }
     pairs.push({ first: order[0], ours: measured.ours!, peer: measured.peer! });
