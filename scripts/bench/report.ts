@@ -209,6 +209,7 @@ const unreferencedReads = at1000('config', ({ n, unreferenced }, note) => {
 
 type Pair = NonNullable<Results['peer']>['pairs'][number];
 const times = (x: number) => `${x.toFixed(2)}×`;
+const mib = (m: number) => `${m.toFixed(1)} MiB`;
 
 /**
  * Ours over the peer, pair by pair (pairs where `of` has both sides): the median ratio and its
@@ -242,12 +243,10 @@ const peerBurst = besidePeer(
   6,
   0.8,
   (s) => s.burst.readyMs,
-  (p) =>
-    `${sides(p, (s) => s.burst.readyMs)}; peak RSS ${sides(
-      p,
-      (s) => s.burst.peakRssMiB,
-      (m) => `${m.toFixed(1)} MiB`,
-    )}`,
+  (p) => {
+    const rss = sides(p, (s) => s.burst.peakRssMiB, mib);
+    return `${sides(p, (s) => s.burst.readyMs)}, the creates ${sides(p, (s) => s.burst.createMs)}; peak RSS ${rss}`;
+  },
 );
 
 /** A target's goals, each with its judge. */
