@@ -51,7 +51,7 @@ function latencyOf(p50Ms: number, p99Ms: number, samples = 100) {
 /** One side of a pair of the peer case: its burst of 1000, and its spec changes if it had them. */
 function sideOf(readyMs: number, p99Ms?: number) {
   const latency = p99Ms === undefined ? null : { ...latencyOf(p99Ms / 2, p99Ms, 200), peakRssMiB: 100 };
-  return { burst: burstOf(1000, readyMs), latency };
+  return { burst: burstOf(1000, readyMs), latency, conflicts: 0 };
 }
 
 function results(extra: Partial<Results>): Results {
