@@ -11,7 +11,7 @@
 # the canary case (the Gateway API's CRDs installed for it, each WebService paused in a canary,
 # then promoted); for them, the plane is started with workloads and 4 Nodes of 1000 pods unless
 # WEBSERVICE_CP_WORKLOADS / _NODES / _NODE_PODS say otherwise).
-# --only=CASE,… runs some of: plugin burst runtimes floor backlog workload every-field config canary,
+# --only=CASE,… runs some of: plugin burst runtimes floor backlog workload every-field config canary peer,
 # and keeps what results.json held of the others. Writes bench/results.json and the table of
 # targets in bench/RESULTS.md (--quick: N = 10 and 100, into .cache/bench/); --report-only
 # writes the table again from results.json, measuring nothing.

@@ -40,6 +40,8 @@ export interface RequestCount {
 function clientOf(userAgent: string | undefined): Client | undefined {
   if (!userAgent) return undefined;
   if (userAgent.startsWith('kubectl-webservice/')) return userAgent.includes(' run/') ? 'controller' : 'plugin';
+  // The controller-runtime peer (peer/), client-go's default User-Agent after its binary's name.
+  if (userAgent.startsWith('ctrl-runtime-peer/')) return 'controller';
   if (userAgent.startsWith('kubectl/')) return 'kubectl';
   if (userAgent.startsWith('webservice-bench-floor/')) return 'floor';
   return undefined;

@@ -14,13 +14,14 @@ import * as path from 'node:path';
 import { Audit } from './audit';
 import { controllerBacklog } from './backlog';
 import { pluginCases } from './cases';
-import { createNamespace, createWebServices, deleteNamespace } from './cluster';
+import { createWebServices, inNamespace } from './cluster';
 import { controllerBurst, controllerStartup } from './controller';
 import { FLOOR_CREATOR, FLOOR_IN_FLIGHT, writeFloor } from './floor';
 import { runtimeCases } from './runtimes';
 import { WorkloadCase, checkWorkloadCapacity, podsNeeded, workloadBurst } from './workload';
 import { configCase } from './config';
 import { canaryCase } from './canary';
+import { peerCase } from './peer';
 import { CASES, Case, mergeResults } from './merge';
 import { resultsMarkdown, targets } from './report';
 import { ControllerBurst, Results, ScaleRun, WriteFloor } from './results';
@@ -121,17 +122,6 @@ function writeOutputs(results: Results, out: string): void {
     process.stdout.write(`${t.standing.padEnd(12)} ${t.target}: ${t.goal}\n             ${t.measured}\n`);
   }
   process.stdout.write(`\nwritten: ${path.relative(process.cwd(), out) || '.'}/{results.json,RESULTS.md}\n`);
-}
-
-/** Runs a case in a fresh namespace, deleted afterwards whatever becomes of the case. */
-async function inNamespace<T>(namespace: string, body: (namespace: string) => Promise<T>): Promise<T> {
-  await createNamespace(namespace);
-  try {
-    return await body(namespace);
-  } finally {
-    progress(`deleting namespace ${namespace}`);
-    await deleteNamespace(namespace);
-  }
 }
 
 async function measureAll(options: Options): Promise<Results> {
@@ -238,6 +228,9 @@ async function measureAll(options: Options): Promise<Results> {
   });
   await attempt('canary', async () => {
     results.canary = await canaryCase(workloads);
+  });
+  await attempt('peer', async () => {
+    results.peer = await peerCase(audit, tag, n1000, options.quick);
   });
   results.finishedAt = stamp();
   results.loadAverage.end = loadAverage();

@@ -93,6 +93,17 @@ export async function deleteNamespace(name: string, timeoutMs = 20 * 60_000): Pr
   );
 }
 
+/** Runs a case in a fresh namespace, deleted afterwards whatever becomes of the case. */
+export async function inNamespace<T>(namespace: string, body: (namespace: string) => Promise<T>): Promise<T> {
+  await createNamespace(namespace);
+  try {
+    return await body(namespace);
+  } finally {
+    progress(`deleting namespace ${namespace}`);
+    await deleteNamespace(namespace);
+  }
+}
+
 /** One line of a watch stream, with the bench's clock when it arrived. */
 export interface WatchLine {
   atMs: number;

@@ -1,4 +1,4 @@
-// `kubectl-webservice run` as a child process, as a pod runs it: its progress from its JSON log
+// `kubectl-webservice run` (or the controller-runtime peer, peer/) as a child process, as a pod runs it: its progress from its JSON log
 // and /metrics, its peak RSS (VmHWM) and CPU from /proc, its requests from the audit log, and
 // the WebServices' Ready from a watch. Then the controller's cases: its start over N converged
 // WebServices, a burst of N new ones, and single spec changes, event to converged.
@@ -12,9 +12,12 @@ import { PLUGIN, Watched, eachLine, kubectl, percentile, progress, round, run, s
 interface LogEntry {
   msg: string;
   level: string;
+  error?: string;
   /** When it came, ms since the start. */
   atMs: number;
 }
+
+const isConflict = (e: LogEntry) => e.level === 'error' && /has been modified/.test(e.error ?? '');
 
 async function freePort(): Promise<number> {
   const server = net.createServer();
@@ -37,10 +40,15 @@ export class ControllerProcess {
     namespace: string,
     private readonly metricsPort: number,
     env: NodeJS.ProcessEnv,
+    private readonly peer?: string,
   ) {
-    const args = ['run', '-n', namespace, '--log-format=json', `--metrics-bind-address=127.0.0.1:${metricsPort}`];
+    const metrics = `127.0.0.1:${metricsPort}`;
+    const args = ['run', '-n', namespace, '--log-format=json', `--metrics-bind-address=${metrics}`];
     // As deploy/Dockerfile starts it: the pinned Node 24, its young generation capped.
-    this.child = spawn(process.execPath, ['--max-semi-space-size=16', PLUGIN, ...args], {
+    const argv = peer
+      ? [peer, '-namespace', namespace, '-workers', `${DEFAULT_WORKERS}`, '-metrics-bind-address', metrics]
+      : [process.execPath, '--max-semi-space-size=16', PLUGIN, ...args];
+    this.child = spawn(argv[0], argv.slice(1), {
       stdio: ['ignore', 'ignore', 'pipe'],
       env: { ...process.env, NO_COLOR: '1', ...env },
     });
@@ -55,13 +63,15 @@ export class ControllerProcess {
     this.exited = new Promise((resolve) => this.child.on('close', () => resolve()));
   }
 
-  /** Starts `run` on a namespace (`env` beside the bench's own) and waits until its workers run. */
-  static async start(namespace: string, env: NodeJS.ProcessEnv = {}, timeoutMs?: number): Promise<ControllerProcess> {
-    const controller = new ControllerProcess(namespace, await freePort(), env);
-    await controller.waitForLog(/^controller working/, timeoutMs).catch(async (err: Error) => {
-      await controller.stop();
-      throw err;
-    });
+  /** Starts `run` (or the peer's binary) on a namespace (`env` beside the bench's own) and waits until its workers run. */
+  static async start(namespace: string, env: NodeJS.ProcessEnv = {}, timeoutMs?: number, peer?: string) {
+    const controller = new ControllerProcess(namespace, await freePort(), env, peer);
+    await controller
+      .waitForLog(peer ? /^Starting workers/ : /^controller working/, timeoutMs)
+      .catch(async (err: Error) => {
+        await controller.stop();
+        throw err;
+      });
     return controller;
   }
 
@@ -77,9 +87,17 @@ export class ControllerProcess {
     return (await until(`controller log "${pattern.source}"`, found, { timeoutMs, watches: [this] })).atMs;
   }
 
-  /** A run that logged errors is not a clean figure. */
+  /**
+   * The peer's writes from a stale cache that the API server refused (409): controller-runtime
+   * logs them as errors and retries with backoff, as it would in a cluster; counted, not fatal.
+   */
+  conflicts(): number {
+    return this.peer ? this.entries.filter(isConflict).length : 0;
+  }
+
+  /** A run that logged errors (but the peer's conflicts) is not a clean figure. */
   mustHaveNoErrors(): void {
-    const errors = this.entries.filter((e) => e.level === 'error');
+    const errors = this.entries.filter((e) => e.level === 'error' && !(this.peer && isConflict(e)));
     if (errors.length > 0) throw new Error(`the controller logged errors: ${JSON.stringify(errors.slice(0, 3))}`);
   }
 
@@ -220,16 +238,20 @@ const KUBECTL_CREATOR: BurstCreator = {
 export const DEFAULT_WORKERS = 4;
 
 /**
- * A burst: `run` on an empty namespace, then N WebServices created at once; from the first
+ * A burst: `run` (or the peer's binary) on an empty namespace, then N WebServices created at once; from the first
  * create to the last one Ready for its generation. Then, if asked, single spec changes.
  */
 export async function controllerBurst(
   audit: Audit | undefined,
   namespace: string,
   n: number,
-  { latencySamples = 0, creator = KUBECTL_CREATOR }: { latencySamples?: number; creator?: BurstCreator } = {},
+  {
+    latencySamples = 0,
+    creator = KUBECTL_CREATOR,
+    peer,
+  }: { latencySamples?: number; creator?: BurstCreator; peer?: string } = {},
 ) {
-  const controller = await ControllerProcess.start(namespace);
+  const controller = await ControllerProcess.start(namespace, {}, undefined, peer);
   const ready = new ReadySet(namespace, creator.watch);
   try {
     await sleep(1000); // the watch is open before the first create
@@ -259,7 +281,7 @@ export async function controllerBurst(
     };
     const latency = latencySamples > 0 ? await specChanges(audit, controller, namespace, n, latencySamples) : null;
     controller.mustHaveNoErrors();
-    return { burst, latency };
+    return { burst, latency, conflicts: controller.conflicts() };
   } finally {
     await ready.watch.stop();
     await controller.stop();

@@ -14,6 +14,7 @@ export const CASES = [
   'every-field',
   'config',
   'canary',
+  'peer',
 ] as const;
 export type Case = (typeof CASES)[number];
 
@@ -26,6 +27,7 @@ const FIELDS: Record<Exclude<Case, 'plugin' | 'burst'>, (keyof Results)[]> = {
   'every-field': ['everyFieldBurst', 'portBurstSameN'],
   config: ['config'],
   canary: ['canary'],
+  peer: ['peer'],
 };
 
 /** The run that measured a case (at size n) of a results file: its own, or the one it carried it from. */

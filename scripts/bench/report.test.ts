@@ -48,6 +48,12 @@ function latencyOf(p50Ms: number, p99Ms: number, samples = 100) {
   return { samples, n: 1000, p50Ms, p99Ms, latenciesMs: [], maxMs: p99Ms, ...zero };
 }
 
+/** One side of a pair of the peer case: its burst of 1000, and its spec changes if it had them. */
+function sideOf(readyMs: number, p99Ms?: number) {
+  const latency = p99Ms === undefined ? null : { ...latencyOf(p99Ms / 2, p99Ms, 200), peakRssMiB: 100 };
+  return { burst: burstOf(1000, readyMs), latency, conflicts: 0 };
+}
+
 function results(extra: Partial<Results>): Results {
   const [node, kubernetes, plugin] = ['v24', 'v1', '0'];
   const machine = { cpus: 2, cpuModel: 'x', memoryGiB: 8, node, kubernetes, plugin, commit: null, srcChanges: [] };
@@ -129,6 +135,16 @@ function allMet(): Run {
     canary: {
       ...{ n: 1000, without: workloadOf(1000, 100_000, 100), burst: workloadOf(1000, 100_000) },
       ...{ applyMs: 5000, pausedMs: 200_000, steady: quietOf(0), peakRssMiB: 120, latency: latencyOf(900, 1500) },
+    },
+    // 6 pairs at 0.8× the peer's burst, the first 5 with changes at 1.0× its p99.
+    peer: {
+      n: 1000,
+      workers: 4,
+      pairs: [0, 1, 2, 3, 4, 5].map((i) => ({
+        first: i % 2 === 0 ? ('ours' as const) : ('peer' as const),
+        ours: sideOf(8000, i < 5 ? 500 : undefined),
+        peer: sideOf(10_000, i < 5 ? 500 : undefined),
+      })),
     },
   });
   const controller = { n: 100_000, syncedMs: 1, readyMs: 1, ...zero, cpuMs: 0, peakRssMiB: 900 };
@@ -242,6 +258,20 @@ const SPOILED: [string, (run: Run) => void, Record<string, string>][] = [
   ['a canary over 1.2× the RSS', ({ r }) => (r.canary!.peakRssMiB = 121), { 'paused canary: controller': M }],
   ['the canary at another N', ({ r }) => (r.canary!.n = 100), { '#40': NOT }],
   ['no canary case', ({ r }) => delete r.canary, { '#40': NOT }],
+  [
+    'a p99 over the peer',
+    ({ r }) => r.peer!.pairs.forEach((p) => p.ours.latency && (p.ours.latency.p99Ms = 501)),
+    { 'Change → Ready': M },
+  ],
+  ['changes in 4 pairs only', ({ r }) => (r.peer!.pairs[0].ours.latency = null), { 'Change → Ready': NOT }],
+  [
+    'a burst over 0.8× the peer',
+    ({ r }) => r.peer!.pairs.forEach((p) => (p.ours.burst.readyMs = 8001)),
+    { '#42 A': M },
+  ],
+  ['5 burst pairs', ({ r }) => r.peer!.pairs.pop(), { '#42 A': NOT }],
+  ['the peer case at another N', ({ r }) => (r.peer!.n = 100), { '#42': NOT }],
+  ['no peer case', ({ r }) => delete r.peer, { '#42': NOT }],
   ['the scale run over 1 GB', ({ scale }) => (scale!.steady.peakRssMiB = 954), { 'RSS at 100,000': M }],
   ['a no-op at 100 000 over 2× the floor', ({ scale }) => (scale!.noop.wallMs = 2001), { 'all` at 100,000': M }],
   ['the scale run at another N', ({ scale }) => (scale!.n = 50_000), { '100,000': NOT }],
@@ -267,7 +297,7 @@ describe('bench targets', () => {
 describe('RESULTS.md', () => {
   it('lists every target, measured or not', () => {
     const rows = targets(results({}));
-    expect(rows).toHaveLength(36);
+    expect(rows).toHaveLength(38);
     expect(new Set(rows.map((t) => t.standing))).toEqual(new Set(['not measured']));
   });
 

@@ -207,6 +207,48 @@ const unreferencedReads = at1000('config', ({ n, unreferenced }, note) => {
   return [`${text}${note}`, judge(n === 1000, read === 0)];
 });
 
+type Pair = NonNullable<Results['peer']>['pairs'][number];
+const times = (x: number) => `${x.toFixed(2)}×`;
+const mib = (m: number) => `${m.toFixed(1)} MiB`;
+
+/**
+ * Ours over the peer, pair by pair (pairs where `of` has both sides): the median ratio and its
+ * range, judged at N = 1000 over `pairs` pairs or more.
+ */
+const besidePeer =
+  (pairs: number, limit: number, of: (side: Pair['ours']) => number | undefined, more: (p: Pair[]) => string): Judge =>
+  ({ peer }) => {
+    const both = peer?.pairs.filter((p) => of(p.ours) && of(p.peer)) ?? [];
+    if (!peer || both.length === 0) return undefined;
+    const ratios = both.map((p) => of(p.ours)! / of(p.peer)!);
+    const text = `${times(median(ratios))} (${times(Math.min(...ratios))}–${times(Math.max(...ratios))}), median of ${both.length} pairs; ${more(both)}${at(peer.n, 1000)}`;
+    return [text, judge(peer.n === 1000 && both.length >= pairs, median(ratios) <= limit)];
+  };
+
+/** Each side's median, ours first. */
+const sides = (p: Pair[], of: (side: Pair['ours']) => number, unit = ms) =>
+  `${unit(median(p.map((x) => of(x.ours))))} vs ${unit(median(p.map((x) => of(x.peer))))}`;
+
+const peerP99 = besidePeer(
+  5,
+  1,
+  (s) => s.latency?.p99Ms,
+  (p) => {
+    const p50 = median(p.map((x) => x.ours.latency!.p50Ms / x.peer.latency!.p50Ms));
+    return `p99 ${sides(p, (s) => s.latency!.p99Ms)}; p50 ${times(p50)}, ${sides(p, (s) => s.latency!.p50Ms)}`;
+  },
+);
+
+const peerBurst = besidePeer(
+  6,
+  0.8,
+  (s) => s.burst.readyMs,
+  (p) => {
+    const rss = sides(p, (s) => s.burst.peakRssMiB, mib);
+    return `${sides(p, (s) => s.burst.readyMs)}, the creates ${sides(p, (s) => s.burst.createMs)}; peak RSS ${rss}`;
+  },
+);
+
 /** A target's goals, each with its judge. */
 const goals = (issue: string, target: string, judges: Record<string, Judge>) =>
   Object.entries(judges).map(([goal, judged]) => ({ issue, target, goal, judged }));
@@ -291,6 +333,12 @@ const TARGETS = [
     "controller peak RSS ≤ 1.2× the same 1000's without a canary": at1000('canary', (c) =>
       rssWithin(c.peakRssMiB, c.without.peakRssMiB, 1.2, c.n),
     ),
+  }),
+  ...goals('#42', 'Change → Ready against the controller-runtime peer (same run, same workers)', {
+    'p99 ≤ 1.0× the peer (median of 5 pairs)': peerP99,
+  }),
+  ...goals('#42', 'A burst of 1000 to all Ready against the controller-runtime peer (same run)', {
+    '≤ 0.8× the peer (median of 6 pairs)': peerBurst,
   }),
   ...goals('#19', 'Controller peak RSS at 100,000 (`npm run bench -- --scale`)', {
     '≤ 1 GB': scale((s, note) => {

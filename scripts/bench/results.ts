@@ -4,6 +4,7 @@ import { Figures, RequestCount, figures } from './audit';
 import type { controllerBacklog } from './backlog';
 import type { canaryCase } from './canary';
 import type { pluginCases } from './cases';
+import type { peerCase } from './peer';
 import type { configCase } from './config';
 import type { controllerBurst, controllerStartup, steadyWindow } from './controller';
 import type { writeFloor } from './floor';
@@ -76,6 +77,7 @@ export interface Results extends Run {
   backlog?: Returned<typeof controllerBacklog>[];
   config?: Returned<typeof configCase>;
   canary?: Returned<typeof canaryCase>;
+  peer?: Returned<typeof peerCase>;
 }
 
 interface Machine {
