@@ -1,7 +1,8 @@
-// `kubectl-webservice run` (or the controller-runtime peer, peer/) as a child process, as a pod runs it: its progress from its JSON log
-// and /metrics, its peak RSS (VmHWM) and CPU from /proc, its requests from the audit log, and
-// the WebServices' Ready from a watch. Then the controller's cases: its start over N converged
-// WebServices, a burst of N new ones, and single spec changes, event to converged.
+// `kubectl-webservice run` (or the controller-runtime peer, peer/) as a child process, as a pod
+// runs it: its progress from its JSON log and /metrics, its peak RSS (VmHWM) and CPU from /proc,
+// its requests from the audit log, and the WebServices' Ready from a watch. Then the controller's
+// cases: its start over N converged WebServices, a burst of N new ones, and single spec changes,
+// event to converged.
 import { ChildProcess, spawn } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as net from 'node:net';
@@ -63,7 +64,7 @@ export class ControllerProcess {
     this.exited = new Promise((resolve) => this.child.on('close', () => resolve()));
   }
 
-  /** Starts `run` (or the peer's binary) on a namespace (`env` beside the bench's own) and waits until its workers run. */
+  /** Starts `run` (or the peer's binary) on a namespace (`env` beside the bench's own); waits for its workers. */
   static async start(namespace: string, env: NodeJS.ProcessEnv = {}, timeoutMs?: number, peer?: string) {
     const controller = new ControllerProcess(namespace, await freePort(), env, peer);
     await controller
@@ -238,8 +239,9 @@ const KUBECTL_CREATOR: BurstCreator = {
 export const DEFAULT_WORKERS = 4;
 
 /**
- * A burst: `run` (or the peer's binary) on an empty namespace, then N WebServices created at once; from the first
- * create to the last one Ready for its generation. Then, if asked, single spec changes.
+ * A burst: `run` (or the peer's binary) on an empty namespace, then N WebServices created at
+ * once; from the first create to the last one Ready for its generation. Then, if asked, single
+ * spec changes.
  */
 export async function controllerBurst(
   audit: Audit | undefined,

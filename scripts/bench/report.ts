@@ -28,7 +28,8 @@ function ms(value: number): string {
   return value < 1000 ? `${Math.round(value * 10) / 10} ms` : `${(value / 1000).toFixed(2)} s`;
 }
 
-const ratio = (a: number, b: number) => `${(a / b).toFixed(2)}×`;
+const times = (x: number) => `${x.toFixed(2)}×`;
+const ratio = (a: number, b: number) => times(a / b);
 const vs = (a: number, b: number) => `${ms(a)} vs ${ms(b)}: ${ratio(a, b)}`;
 const holds = (ok: boolean): Standing => (ok ? 'met' : 'missed');
 /** Judged only at the N the target names. */
@@ -208,7 +209,6 @@ const unreferencedReads = at1000('config', ({ n, unreferenced }, note) => {
 });
 
 type Pair = NonNullable<Results['peer']>['pairs'][number];
-const times = (x: number) => `${x.toFixed(2)}×`;
 const mib = (m: number) => `${m.toFixed(1)} MiB`;
 
 /**
