@@ -6,6 +6,7 @@ import { MetricsApi, withCanaryReads } from '../engine/canary-check';
 import { NAMED_KINDS, cachedForm } from '../core/kinds';
 import { Child, WebService } from '../core/model';
 import { isOurs } from '../core/ownership';
+import { withSharedParts } from '../core/shared-parts';
 import {
   ObjectIndex,
   addChild,
@@ -447,11 +448,13 @@ export class Controller {
     if (written.parent && decision.action !== 'finalize') {
       const key = keyOf(written.parent);
       const cached = this.index.parentsByKey.get(key);
-      if (cached && isNewer(written.parent, cached)) setParent(this.index, stripManagedFields(written.parent));
+      if (cached && isNewer(written.parent, cached))
+        setParent(this.index, withSharedParts(cached, stripManagedFields(written.parent)));
     }
     for (const child of written.children) {
       const cached = this.index.childrenByKey.get(childKeyOf(child));
-      if (!cached || isNewer(child, cached)) addChild(this.index, cachedForm(stripManagedFields(child)));
+      if (!cached || isNewer(child, cached))
+        addChild(this.index, withSharedParts(cached, cachedForm(stripManagedFields(child))));
     }
     if (decision.action === 'conflict') {
       // Each child that is not ours is read again before the next try (refreshForeign): the

@@ -23,6 +23,7 @@ import type { ObjectList } from '../kube/api';
 import { KubeError, WatchIdleError, isGone } from '../kube/errors';
 import type { WatchEvent, WatchOptions } from '../kube/transport';
 import { keyOf } from '../core/object-index';
+import { withSharedParts } from '../core/shared-parts';
 
 interface Meta {
   metadata: { name: string; namespace?: string; resourceVersion?: string; annotations?: Record<string, string> };
@@ -333,8 +334,9 @@ export class Reflector<T extends Meta> {
     const key = keyOf(object);
     const previous = this.store.get(key);
     if (previous && previous.metadata.resourceVersion === object.metadata.resourceVersion) return;
-    this.store.set(key, object);
-    this.handlers.upsert(object, previous, initialList);
+    const kept = withSharedParts(previous, object);
+    this.store.set(key, kept);
+    this.handlers.upsert(kept, previous, initialList);
   }
 }
 

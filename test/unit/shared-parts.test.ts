@@ -1,0 +1,46 @@
+// withSharedParts: a new version of a cached object keeps the old version's unchanged parts.
+import { withSharedParts } from '../../src/core/shared-parts';
+
+const version = (resourceVersion: string, ready: number) => ({
+  metadata: { name: 'web', resourceVersion, labels: { app: 'web' } },
+  spec: { template: { spec: { containers: [{ name: 'web', image: 'nginx:1.27', ports: [{ containerPort: 80 }] }] } } },
+  status: { readyReplicas: ready, conditions: [{ type: 'Available', status: 'True' }] },
+});
+
+describe('withSharedParts', () => {
+  it('keeps the old parts that did not change, and the new ones that did', () => {
+    const [was, is] = [version('1', 1), version('2', 2)];
+    const kept = withSharedParts(was, is);
+    expect(kept).toEqual(version('2', 2));
+    expect(kept.spec).toBe(was.spec);
+    expect(kept.metadata.labels).toBe(was.metadata.labels);
+    expect(kept.status.conditions).toBe(was.status.conditions);
+    expect(kept.metadata).not.toBe(was.metadata);
+    expect(kept.status).not.toBe(was.status);
+  });
+
+  it('is the old version itself when nothing changed', () => {
+    const was = version('1', 1);
+    expect(withSharedParts(was, version('1', 1))).toBe(was);
+  });
+
+  it('sees a key added, a key removed and an item added as changes', () => {
+    const was = { a: { b: 1 }, list: [{ x: 1 }] };
+    expect(withSharedParts(was, { a: { b: 1, c: 2 }, list: [{ x: 1 }] }).a).toEqual({ b: 1, c: 2 });
+    expect(withSharedParts(was, { a: {}, list: [{ x: 1 }] }).a).toEqual({});
+    const longer = withSharedParts(was, { a: { b: 1 }, list: [{ x: 1 }, { x: 2 }] });
+    expect(longer.list).toEqual([{ x: 1 }, { x: 2 }]);
+    expect(longer.list[0]).toBe(was.list[0]);
+    expect(longer.a).toBe(was.a);
+  });
+
+  it('tells a list from an object, null from an object, and a number from its string', () => {
+    const was: Record<string, unknown> = { a: [1], b: { c: 1 }, d: 1 };
+    expect(withSharedParts(was, { a: { 0: 1 }, b: null, d: '1' })).toEqual({ a: { 0: 1 }, b: null, d: '1' });
+  });
+
+  it('is the new version when there is no old one', () => {
+    const is = version('1', 1);
+    expect(withSharedParts(undefined, is)).toBe(is);
+  });
+});
