@@ -25,7 +25,7 @@ describe('withSharedParts', () => {
   });
 
   it('sees a key added, a key removed and an item added as changes', () => {
-    const was = { a: { b: 1 }, list: [{ x: 1 }] };
+    const was: { a: Record<string, number>; list: { x: number }[] } = { a: { b: 1 }, list: [{ x: 1 }] };
     expect(withSharedParts(was, { a: { b: 1, c: 2 }, list: [{ x: 1 }] }).a).toEqual({ b: 1, c: 2 });
     expect(withSharedParts(was, { a: {}, list: [{ x: 1 }] }).a).toEqual({});
     const longer = withSharedParts(was, { a: { b: 1 }, list: [{ x: 1 }, { x: 2 }] });
