@@ -107,6 +107,8 @@ export class Reflector<T extends Meta> {
   private watchListRefused = false;
   /** Consecutive failures since a watch last worked (delivered something): the backoff's count. */
   private failuresSinceWorked = 0;
+  /** The object the store took in last: a new one shares its equal parts (withSharedParts). */
+  private last: T | undefined;
   /** Consecutive failed attempts since a list or a watch last succeeded, and the last one's error. */
   private failing: { attempts: number; error: string } | null = null;
 
@@ -193,6 +195,7 @@ export class Reflector<T extends Meta> {
     }
     this.hasSynced = false;
     this.progress = null;
+    this.last = undefined;
   }
 
   /** A fresh list replaces the store: what vanished meanwhile is reported as removed. */
@@ -334,7 +337,8 @@ export class Reflector<T extends Meta> {
     const key = keyOf(object);
     const previous = this.store.get(key);
     if (previous && previous.metadata.resourceVersion === object.metadata.resourceVersion) return;
-    const kept = withSharedParts(previous, object);
+    const kept = withSharedParts(previous, object, this.last);
+    this.last = kept;
     this.store.set(key, kept);
     this.handlers.upsert(kept, previous, initialList);
   }
