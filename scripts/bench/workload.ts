@@ -7,6 +7,7 @@ import { Audit } from './audit';
 import { createNamespace, createWebServices, deleteNamespace, sendLists, webService, webServiceName } from './cluster';
 import { ControllerProcess, ReadySet } from './controller';
 import { Quiet } from './results';
+import { DEFAULT_REQUEUE_AFTER_SECONDS } from '../../src/core/model';
 import { EVERY_POD_FIELD, POD_FIELD_OBJECTS, POD_FIELD_PRIORITY_CLASS } from '../../harness/every-pod-field';
 import { kubectl, progress, sleep } from './proc';
 
@@ -161,15 +162,23 @@ export interface WorkloadRun {
 export type WorkloadCase = Omit<WorkloadRun, 'namespace'> & { tag: string; samples: number };
 
 /**
+ * Quiet for longer than this, the controller is done with the burst. A burst's tail is
+ * requeue-driven (a rollout is looked at again after the requeue period) and had lulls of 5 s:
+ * a window opened after one quiet second took in the tail's last status patches (29 in a run).
+ */
+const SETTLED_QUIET_MS = (DEFAULT_REQUEUE_AFTER_SECONDS + 1) * 1000;
+
+/**
  * A window of steady state, once a burst's last status patches and rollouts settled (5 s, and
- * our controller quiet for a second): our controller's requests about the namespace.
+ * our controller quiet for longer than its requeue period): our controller's requests about
+ * the namespace.
  */
 export async function steadyState({ audit, namespace, steadySeconds: seconds }: WorkloadRun): Promise<Quiet> {
   progress(`steady state for ${seconds}s`);
   const settling = audit?.mark() ?? 0;
   await sleep(5000);
-  // Not quiet within a minute: the window shows what it still sends.
-  await audit?.countSettled(settling, 'controller').catch(() => undefined);
+  // Not quiet within two minutes: the window shows what it still sends.
+  await audit?.countSettled(settling, 'controller', SETTLED_QUIET_MS, 120_000).catch(() => undefined);
   const since = audit?.mark() ?? 0;
   await sleep(seconds * 1000);
   return { seconds, byClient: audit ? { controller: await audit.count(since, 'controller', namespace) } : {} };
