@@ -180,9 +180,10 @@ if (/[^\x00-\x7f]/.test(wrapped) || wrapped.includes('\x01')) {
 const key = createHash('sha256').update(wrapped).digest('hex').slice(0, 16);
 const constants = { PROGRAM_KEY: key, COMMENT_END, COMMENT_END_ESCAPED };
 // Started by its shebang, as kubectl starts a plugin, the bundle runs node with V8's young
-// generation capped at 16 MiB a semi-space, as the standalone binary and the image do: Node 24
-// otherwise grows it to 64 MiB on a machine with much memory, which was 60-100 MiB of a pass's
-// peak RSS over 10 000 WebServices (bench/RESULTS.md). A NODE_OPTIONS that sets the cap wins.
+// generation capped at 16 MiB a semi-space, as the standalone binary does (the controller image
+// caps it at 8: deploy/README.md): Node 24 otherwise grows it to 64 MiB on a machine with much
+// memory, which was 60-100 MiB of a pass's peak RSS over 10 000 WebServices (bench/RESULTS.md).
+// A NODE_OPTIONS that sets the cap wins.
 // The second line is sh to sh, and to JavaScript a string and a comment; `node FILE` skips it.
 const SHEBANG = [
   '#!/bin/sh',

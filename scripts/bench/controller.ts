@@ -7,6 +7,7 @@ import { ChildProcess, spawn } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as net from 'node:net';
 import { Audit, figures } from './audit';
+import { IMAGE_ENV, IMAGE_NODE_FLAGS } from './image';
 import { WatchLine, WatchStream, createWebServices, webServiceName } from './cluster';
 import { PLUGIN, Watched, eachLine, kubectl, percentile, progress, round, run, sleep, until } from './proc';
 
@@ -45,13 +46,13 @@ export class ControllerProcess {
   ) {
     const metrics = `127.0.0.1:${metricsPort}`;
     const args = ['run', '-n', namespace, '--log-format=json', `--metrics-bind-address=${metrics}`];
-    // As deploy/Dockerfile starts it: the pinned Node 24, its young generation capped.
+    // As deploy/Dockerfile starts it: the pinned Node 24 with the image's flags and environment.
     const argv = peer
       ? [peer, '-namespace', namespace, '-workers', `${DEFAULT_WORKERS}`, '-metrics-bind-address', metrics]
-      : [process.execPath, '--max-semi-space-size=16', PLUGIN, ...args];
+      : [process.execPath, ...IMAGE_NODE_FLAGS, PLUGIN, ...args];
     this.child = spawn(argv[0], argv.slice(1), {
       stdio: ['ignore', 'ignore', 'pipe'],
-      env: { ...process.env, NO_COLOR: '1', ...env },
+      env: { ...process.env, ...(peer ? {} : IMAGE_ENV), NO_COLOR: '1', ...env },
     });
     eachLine(this.child.stderr!, (line, atMs) => {
       this.stderr = `${this.stderr.slice(-20_000)}${line}\n`;

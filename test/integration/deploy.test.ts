@@ -9,6 +9,7 @@ import * as yaml from 'js-yaml';
 import { CANARY_PODS } from '../../src/core/kinds';
 import { DESCENDANT_KINDS } from '../../src/core/tree';
 import { ROOT, createNamespace, kubectl } from '../support/cluster';
+import { IMAGE_ENV, IMAGE_NODE_FLAGS } from '../../scripts/bench/image';
 
 const DEPLOY = path.join(ROOT, 'deploy');
 const SYSTEM = 'webservice-system';
@@ -146,10 +147,12 @@ describe('deploy/ manifests', () => {
     expect(dockerfile).toMatch(/^COPY dist\/kubectl-webservice \/usr\/local\/bin\/kubectl-webservice$/m);
     // The distroless image's entrypoint is node alone, and the Deployment's args replace CMD.
     expect(dockerfile).toMatch(/^ARG NODE_IMAGE=gcr\.io\/distroless\/nodejs24-debian12:nonroot$/m);
-    // With the young generation capped as the standalone binary caps it (scripts/sea.sh).
-    expect(dockerfile).toContain(
-      'ENTRYPOINT ["/nodejs/bin/node", "--max-semi-space-size=16", "/usr/local/bin/kubectl-webservice"]',
-    );
+    // With the controller's node flags and environment, the ones the bench starts `run` with.
+    const entrypoint = ['/nodejs/bin/node', ...IMAGE_NODE_FLAGS, '/usr/local/bin/kubectl-webservice'];
+    expect(dockerfile).toContain(`ENTRYPOINT ${JSON.stringify(entrypoint).replaceAll('","', '", "')}`);
+    const env = Object.fromEntries([...dockerfile.matchAll(/^ENV (\w+)=(\S+)$/gm)].map((m) => [m[1], m[2]]));
+    expect(env).toEqual({ HOME: '/nonexistent', ...IMAGE_ENV });
+    // The plugin's commands, in the standalone binary, keep the young generation at 16 MiB.
     expect(fs.readFileSync(path.join(ROOT, 'scripts/sea.sh'), 'utf8')).toMatch(
       /^readonly SEMI_SPACE="--max-semi-space-size=16"$/m,
     );
