@@ -20,8 +20,8 @@ readonly FUSE="NODE_SEA_FUSE_fce680ab2cc467b6e072b8b5df1996b2"
 readonly NODE="${ROOT}/node_modules/.bin/node"
 # Node 24's young generation grows to twice Node 20's; capped at Node 20's 16 MiB, the peak
 # RSS of a pass or of run over 10 000 WebServices is back to Node 20's, with no CPU cost seen
-# in a pass (the figures: bench/RESULTS.md at f745c9c). Also in deploy/Dockerfile's ENTRYPOINT and the
-# bundle's shebang (scripts/build.mjs).
+# in a pass (the figures: bench/RESULTS.md at f745c9c). Also in the bundle's shebang
+# (scripts/build.mjs); the controller image caps it at 8 (deploy/Dockerfile, deploy/README.md).
 readonly SEMI_SPACE="--max-semi-space-size=16"
 
 die() {
