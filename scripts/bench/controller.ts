@@ -7,7 +7,7 @@ import { ChildProcess, spawn } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as net from 'node:net';
 import { Audit, figures } from './audit';
-import { IMAGE_ENV, IMAGE_NODE_FLAGS } from './image';
+import { IMAGE_ENV, IMAGE_NODE_FLAGS } from '../../harness/controller-image';
 import { WatchLine, WatchStream, createWebServices, webServiceName } from './cluster';
 import { PLUGIN, Watched, eachLine, kubectl, percentile, progress, round, run, sleep, until } from './proc';
 

@@ -9,7 +9,7 @@ import * as yaml from 'js-yaml';
 import { CANARY_PODS } from '../../src/core/kinds';
 import { DESCENDANT_KINDS } from '../../src/core/tree';
 import { ROOT, createNamespace, kubectl } from '../support/cluster';
-import { IMAGE_ENV, IMAGE_NODE_FLAGS } from '../../scripts/bench/image';
+import { IMAGE_ENV, IMAGE_NODE_FLAGS } from '../../harness/controller-image';
 
 const DEPLOY = path.join(ROOT, 'deploy');
 const SYSTEM = 'webservice-system';
