@@ -161,11 +161,11 @@ async function runController(ctx: Context, args: Args): Promise<number> {
     now: nowIso(ctx),
   };
   // The controller's machinery (and prom-client) loads only for run: other commands start faster.
-  const [{ runManager }, { limitHeapGrowth }] = await Promise.all([
+  const [{ runManager }, { tuneHeap }] = await Promise.all([
     import('../controller/manager'),
     import('../controller/heap'),
   ]);
-  limitHeapGrowth();
+  tuneHeap();
   return runManager(await ctx.client(), options);
 }
 
