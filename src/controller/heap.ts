@@ -7,9 +7,9 @@
 //   of more frequent full GCs, which mark concurrently;
 // - --optimize-for-size keeps the young generation at its minimum, grows the old one in small
 //   steps and makes each full GC give memory back, at the cost of CPU.
-// Set at start-up, as only `run` wants them, so that the bundle, the standalone binary and the
-// image behave alike: V8 reads both at each GC (test/unit/heap.test.ts checks that they take
-// effect when set at run time).
+// Set at start-up, as only `run` wants them: V8 reads both at each GC (test/unit/heap.test.ts
+// checks that they take effect when set at run time). The image gives node --optimize-for-size
+// on its command line all the same, where it did more, before V8 sized its heap (deploy/README.md).
 import { setFlagsFromString } from 'node:v8';
 
 /** The growing factor `run` gives V8's old generation: 1 + this / 100. */
